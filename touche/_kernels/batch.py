@@ -1,0 +1,196 @@
+"""Drivers: one compiled call per public query, single pair or a whole batch (prange over pairs).
+
+Batches broadcast one side: ``poses_a`` and ``poses_b`` are (na, 4, 4) and (nb, 4, 4) with
+na == nb or either == 1. Tolerances for the TOUCHING status are computed here from the shapes'
+sizes and the translations (touche.tolerance: ABSOLUTE + RELATIVE * scale).
+"""
+import numpy as np
+from numba import njit, prange
+
+from . import kinds
+from .fastpaths import fast_intersects
+from .pairs import apply_point, apply_vector, pair_distance, pair_intersects
+from .ray import (
+    ray_aabb,
+    ray_capsule,
+    ray_cone,
+    ray_convex_polygon,
+    ray_convex_polyhedron,
+    ray_cylinder,
+    ray_halfspace,
+    ray_plane,
+    ray_sphere,
+    ray_triangle,
+    ray_triangles_first,
+)
+
+TOUCH_ABSOLUTE = 1e-12
+TOUCH_RELATIVE = 1e-12
+
+
+@njit(cache=True, nogil=True)
+def touching_tolerance(scale_a, ta, scale_b, tb):
+    reach_a = scale_a + max(abs(ta[0, 3]), abs(ta[1, 3]), abs(ta[2, 3]))
+    reach_b = scale_b + max(abs(tb[0, 3]), abs(tb[1, 3]), abs(tb[2, 3]))
+    return TOUCH_ABSOLUTE + TOUCH_RELATIVE * max(reach_a, reach_b)
+
+
+@njit(cache=True, nogil=True)
+def distance_one(ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb):
+    tolerance = touching_tolerance(sa, ta, sb, tb)
+    return pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance)
+
+
+@njit(cache=True, nogil=True)
+def intersects_one(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
+    handled, result = fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb)
+    if handled:
+        return result
+    return pair_intersects(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def distance_many(ka, pa, pta, tra, eda, sa, tas, kb, pb, ptb, trb, edb, sb, tbs,
+                  out_signed, out_point_a, out_point_b, out_normal, out_status):
+    count = out_signed.shape[0]
+    step_a = 1 if tas.shape[0] > 1 else 0
+    step_b = 1 if tbs.shape[0] > 1 else 0
+    for i in prange(count):
+        ta = tas[i * step_a]
+        tb = tbs[i * step_b]
+        tolerance = touching_tolerance(sa, ta, sb, tb)
+        signed, point_a, point_b, normal, status = pair_distance(
+            ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance
+        )
+        out_signed[i] = signed
+        out_point_a[i] = point_a
+        out_point_b[i] = point_b
+        out_normal[i] = normal
+        out_status[i] = status
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def intersects_many(ka, pa, pta, tra, eda, tas, kb, pb, ptb, trb, edb, tbs, out):
+    count = out.shape[0]
+    step_a = 1 if tas.shape[0] > 1 else 0
+    step_b = 1 if tbs.shape[0] > 1 else 0
+    for i in prange(count):
+        out[i] = intersects_one(ka, pa, pta, tra, eda, tas[i * step_a], kb, pb, ptb, trb, edb, tbs[i * step_b])
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def closest_points_many(kind, params, points, tris, edges, scale, poses, queries, out_point, out_distance, out_status):
+    """Closest point of a shape to each query point; a point inside a solid is its own closest
+    point (distance 0, status PENETRATING)."""
+    count = queries.shape[0]
+    step = 1 if poses.shape[0] > 1 else 0
+    no_params = np.zeros(0)
+    no_tris = np.zeros((0, 3), dtype=np.int64)
+    no_edges = np.zeros((0, 2), dtype=np.int64)
+    for i in prange(count):
+        t = poses[i * step]
+        identity = np.eye(4)
+        query = queries[i : i + 1]
+        tolerance = touching_tolerance(scale, t, 0.0, identity)
+        signed, on_point, on_shape, normal, status = pair_distance(
+            kinds.POINT, no_params, query, no_tris, no_edges, identity, kind, params, points, tris, edges, t, tolerance
+        )
+        if status == kinds.PENETRATING:
+            out_point[i] = queries[i]
+            out_distance[i] = 0.0
+        else:
+            out_point[i] = on_shape
+            out_distance[i] = max(signed, 0.0)
+        out_status[i] = status
+
+
+@njit(cache=True, nogil=True)
+def _planes_of(params, points):
+    nv = int(params[0])
+    n_planes = int(params[1])
+    planes = np.empty((n_planes, 4))
+    for k in range(n_planes):
+        planes[k, :3] = points[nv + k]
+        planes[k, 3] = params[4 + k]
+    return planes
+
+
+@njit(cache=True, nogil=True)
+def ray_local(kind, params, points, tris, planes, o, d, t_max, solid):
+    """Ray against a shape in its own frame: (hit, t, normal, face)."""
+    face = -1
+    if kind == kinds.SPHERE:
+        hit, t, normal = ray_sphere(o, d, t_max, points[0], params[0], solid)
+    elif kind == kinds.CAPSULE:
+        hit, t, normal = ray_capsule(o, d, t_max, points[0], points[1], params[0], solid)
+    elif kind == kinds.BOX:
+        n_planes = int(params[1])
+        center = params[4 + n_planes : 7 + n_planes]
+        half = params[7 + n_planes : 10 + n_planes]
+        hit, t, normal = ray_aabb(o, d, t_max, center - half, center + half, solid)
+    elif kind == kinds.TRIANGLE:
+        hit, t, normal = ray_triangle(o, d, t_max, points[0], points[1], points[2], solid)
+    elif kind == kinds.POLYGON:
+        nv = int(params[0])
+        hit, t, normal = ray_convex_polygon(o, d, t_max, points[:nv], params[-3:], solid)
+    elif kind == kinds.TETRAHEDRON or kind == kinds.POLYHEDRON:
+        hit, t, normal = ray_convex_polyhedron(o, d, t_max, planes, solid)
+    elif kind == kinds.CYLINDER:
+        hit, t, normal = ray_cylinder(o, d, t_max, points[0], points[1], params[0], solid)
+    elif kind == kinds.CONE:
+        hit, t, normal = ray_cone(o, d, t_max, points[0], points[1], params[0], solid)
+    elif kind == kinds.PLANE:
+        n = points[1]
+        hit, t, normal = ray_plane(o, d, t_max, n, n[0] * points[0, 0] + n[1] * points[0, 1] + n[2] * points[0, 2], solid)
+    elif kind == kinds.HALFSPACE:
+        n = points[1]
+        hit, t, normal = ray_halfspace(o, d, t_max, n, n[0] * points[0, 0] + n[1] * points[0, 1] + n[2] * points[0, 2], solid)
+    elif kind == kinds.MESH:
+        hit, t, face, normal = ray_triangles_first(o, d, t_max, points, tris)
+    else:
+        hit, t, normal = False, np.inf, np.zeros(3)
+    return hit, t, normal, face
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def raycast_many(kind, params, points, tris, poses, origins, directions, t_max, solid,
+                 out_hit, out_t, out_point, out_normal, out_face):
+    """Rays in world coordinates (directions need not be unit; t is a distance along the unit
+    direction) against one shape under one pose or one pose per ray."""
+    count = origins.shape[0]
+    step = 1 if poses.shape[0] > 1 else 0
+    planes = np.zeros((0, 4))
+    if kind == kinds.TETRAHEDRON or kind == kinds.POLYHEDRON:
+        planes = _planes_of(params, points)
+    for i in prange(count):
+        pose = poses[i * step]
+        direction = directions[i]
+        length = np.sqrt(direction[0] ** 2 + direction[1] ** 2 + direction[2] ** 2)
+        unit = direction / length
+        # into the shape's frame: o' = R^T (o - t), d' = R^T d
+        o_local = np.empty(3)
+        d_local = np.empty(3)
+        for k in range(3):
+            o_local[k] = (
+                pose[0, k] * (origins[i, 0] - pose[0, 3])
+                + pose[1, k] * (origins[i, 1] - pose[1, 3])
+                + pose[2, k] * (origins[i, 2] - pose[2, 3])
+            )
+            d_local[k] = pose[0, k] * unit[0] + pose[1, k] * unit[1] + pose[2, k] * unit[2]
+        limit = t_max[i] if t_max.shape[0] > 1 else t_max[0]
+        hit, t, normal, face = ray_local(kind, params, points, tris, planes, o_local, d_local, limit, solid)
+        out_hit[i] = hit
+        out_face[i] = face
+        if hit:
+            out_t[i] = t
+            out_point[i] = origins[i] + t * unit
+            out_normal[i] = apply_vector(pose, normal)
+        else:
+            out_t[i] = np.inf
+            out_point[i] = np.nan
+            out_normal[i] = np.nan
+
+
+@njit(cache=True, nogil=True)
+def world_point(pose, p):
+    return apply_point(pose, p)

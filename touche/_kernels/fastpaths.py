@@ -1,0 +1,127 @@
+"""Allocation-light fast paths for the most common primitive pairs (robotics: spheres, capsules,
+boxes). They compute exactly what the general engine (pairs.py) computes, straight from the two
+poses, without building moved copies of the shapes. ``tests/test_fastpaths.py`` checks them
+against the engine.
+
+Each function returns ``handled`` first: False means "not a fast-path pair, use the engine".
+"""
+import numpy as np
+from numba import njit
+
+from . import kinds
+from .closest import closest_points_linear_linear
+
+OBB_EPSILON = 1e-12  # Ericson 4.4.2 (same constant as pairs.OBB_EPSILON)
+
+
+@njit(cache=True, nogil=True)
+def _box_params(params):
+    n_planes = int(params[1])
+    return params[4 + n_planes : 7 + n_planes], params[7 + n_planes : 10 + n_planes]
+
+
+@njit(cache=True, nogil=True)
+def _world(t, p, i):
+    return t[i, 0] * p[0] + t[i, 1] * p[1] + t[i, 2] * p[2] + t[i, 3]
+
+
+@njit(cache=True, nogil=True)
+def _sqdist_point_box(px, py, pz, tb, center, half):
+    """Squared distance from a world point to a posed box (box-frame clamping, Ericson 5.1.3.1)."""
+    dx = px - tb[0, 3]
+    dy = py - tb[1, 3]
+    dz = pz - tb[2, 3]
+    squared = 0.0
+    for i in range(3):
+        local = tb[0, i] * dx + tb[1, i] * dy + tb[2, i] * dz - center[i]
+        excess = abs(local) - half[i]
+        if excess > 0.0:
+            squared += excess * excess
+    return squared
+
+
+@njit(cache=True, nogil=True)
+def _obb_obb(ta, center_a, half_a, tb, center_b, half_b):
+    """Ericson 4.4.1 with the 4.4.2 epsilon; box axes are the pose rotation columns.
+    (Erratum E L5024 — `a.u[2]` used twice — does not arise: R is built by loops.)"""
+    rot = np.empty((3, 3))
+    abs_rot = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            rot[i, j] = ta[0, i] * tb[0, j] + ta[1, i] * tb[1, j] + ta[2, i] * tb[2, j]
+            abs_rot[i, j] = abs(rot[i, j]) + OBB_EPSILON
+    # centre difference in A's box frame
+    wx = _world(tb, center_b, 0) - _world(ta, center_a, 0)
+    wy = _world(tb, center_b, 1) - _world(ta, center_a, 1)
+    wz = _world(tb, center_b, 2) - _world(ta, center_a, 2)
+    t0 = ta[0, 0] * wx + ta[1, 0] * wy + ta[2, 0] * wz
+    t1 = ta[0, 1] * wx + ta[1, 1] * wy + ta[2, 1] * wz
+    t2 = ta[0, 2] * wx + ta[1, 2] * wy + ta[2, 2] * wz
+    t = (t0, t1, t2)
+    for i in range(3):  # A's face axes
+        rb = half_b[0] * abs_rot[i, 0] + half_b[1] * abs_rot[i, 1] + half_b[2] * abs_rot[i, 2]
+        if abs(t[i]) > half_a[i] + rb:
+            return False
+    for j in range(3):  # B's face axes
+        ra = half_a[0] * abs_rot[0, j] + half_a[1] * abs_rot[1, j] + half_a[2] * abs_rot[2, j]
+        if abs(t[0] * rot[0, j] + t[1] * rot[1, j] + t[2] * rot[2, j]) > ra + half_b[j]:
+            return False
+    for i in range(3):  # edge x edge axes A_i x B_j
+        i1 = (i + 1) % 3
+        i2 = (i + 2) % 3
+        for j in range(3):
+            j1 = (j + 1) % 3
+            j2 = (j + 2) % 3
+            ra = half_a[i1] * abs_rot[i2, j] + half_a[i2] * abs_rot[i1, j]
+            rb = half_b[j1] * abs_rot[i, j2] + half_b[j2] * abs_rot[i, j1]
+            if abs(t[i2] * rot[i1, j] - t[i1] * rot[i2, j]) > ra + rb:
+                return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _segment_world(points, t):
+    a = np.empty(3)
+    d = np.empty(3)
+    for i in range(3):
+        a[i] = _world(t, points[0], i)
+        d[i] = _world(t, points[1], i) - a[i]
+    return a, d
+
+
+@njit(cache=True, nogil=True)
+def fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
+    """(handled, result) for sphere/point-box, box-box, capsule/segment-capsule/segment pairs
+    in either order (overlap is symmetric)."""
+    if ka > kb:
+        return _fast_intersects_ordered(kb, pb, ptb, tb, ka, pa, pta, ta)
+    return _fast_intersects_ordered(ka, pa, pta, ta, kb, pb, ptb, tb)
+
+
+@njit(cache=True, nogil=True)
+def _fast_intersects_ordered(ka, pa, pta, ta, kb, pb, ptb, tb):
+    if ka <= kinds.SPHERE and kb == kinds.BOX:
+        radius = pa[0] if ka == kinds.SPHERE else 0.0
+        center, half = _box_params(pb)
+        squared = _sqdist_point_box(_world(ta, pta[0], 0), _world(ta, pta[0], 1), _world(ta, pta[0], 2), tb, center, half)
+        return True, squared <= radius * radius
+    if ka == kinds.BOX and kb == kinds.BOX:
+        center_a, half_a = _box_params(pa)
+        center_b, half_b = _box_params(pb)
+        return True, _obb_obb(ta, center_a, half_a, tb, center_b, half_b)
+    segment_a = ka == kinds.CAPSULE or ka == kinds.SEGMENT
+    segment_b = kb == kinds.CAPSULE or kb == kinds.SEGMENT
+    if (segment_a or ka <= kinds.SPHERE) and segment_b:
+        reach = (pa[0] if (ka == kinds.CAPSULE or ka == kinds.SPHERE) else 0.0) + (pb[0] if kb == kinds.CAPSULE else 0.0)
+        b0, db = _segment_world(ptb, tb)
+        if segment_a:
+            a0, da = _segment_world(pta, ta)
+            _, _, c1, c2 = closest_points_linear_linear(a0, da, 0.0, 1.0, b0, db, 0.0, 1.0)
+        else:
+            c1 = np.empty(3)
+            for i in range(3):
+                c1[i] = _world(ta, pta[0], i)
+            _, _, _, c2 = closest_points_linear_linear(c1, np.zeros(3), 0.0, 0.0, b0, db, 0.0, 1.0)
+        squared = (c2[0] - c1[0]) ** 2 + (c2[1] - c1[1]) ** 2 + (c2[2] - c1[2]) ** 2
+        return True, squared <= reach * reach
+    return False, False

@@ -1,0 +1,972 @@
+"""The pair engine: distance / penetration / overlap between any two packed shapes.
+
+Each shape reduces to a *core* (see kinds.py): a point or a linear element swept by a radius
+(sphere, capsule), a convex polytope (triangle .. polyhedron), a round solid (cylinder, cone), a
+plane / half-space, or a triangle mesh (a surface). A pair is handled once, for
+``kind_a <= kind_b``; the reversed pair swaps its inputs and flips the result (points swapped,
+normal negated).
+
+Numerics: the lower-kind shape is moved into the local frame of the other (``inv(T_b) @ T_a``),
+so the heavier shape (polytope, mesh) is never transformed and round-off stays near its origin;
+results are mapped back to the world at the end.
+
+Result convention (``pair_distance``): ``(signed_distance, point_a, point_b, normal, status)``
+- separated: the exact distance, the closest points, and ``normal = (point_b - point_a) / dist``;
+- overlapping: ``-depth`` where ``depth`` is the minimum translation distance along ``normal``
+  (the direction B moves to separate), ``point_a`` the deepest point of A along ``normal`` and
+  ``point_b`` the deepest point of B against it, so ``depth == (point_a - point_b) . normal``;
+  when a depth is unbounded (lines, planes) or not computed (rays/lines through polytopes), the
+  signed distance is NaN / -inf and the points and normal are NaN.
+"""
+import numpy as np
+from numba import njit
+
+from . import kinds
+from .closest import (
+    closest_point_cone,
+    closest_point_cylinder,
+    closest_point_linear,
+    closest_point_obb,
+    closest_point_triangle,
+    closest_points_linear_linear,
+    closest_points_triangle_triangle,
+)
+from .overlap import test_obb_obb, test_triangle_obb, test_triangle_triangle
+from .sat import sat_convex
+
+OBB_EPSILON = 1e-12  # Ericson 4.4.2 robustness term (touche.tolerance.OBB_EPSILON)
+
+
+# ----------------------------------------------------------------------------------------------
+# small vector helpers
+@njit(cache=True, nogil=True)
+def _dot(u, v):
+    return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
+
+
+@njit(cache=True, nogil=True)
+def _cross(u, v):
+    out = np.empty(3)
+    out[0] = u[1] * v[2] - u[2] * v[1]
+    out[1] = u[2] * v[0] - u[0] * v[2]
+    out[2] = u[0] * v[1] - u[1] * v[0]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _norm(u):
+    return np.sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2])
+
+
+@njit(cache=True, nogil=True)
+def _any_perpendicular(u):
+    """A unit vector perpendicular to u (or +z when u is zero)."""
+    if abs(u[0]) < 0.6:
+        w = _cross(u, np.array([1.0, 0.0, 0.0]))
+    else:
+        w = _cross(u, np.array([0.0, 1.0, 0.0]))
+    length = _norm(w)
+    if length == 0.0:
+        return np.array([0.0, 0.0, 1.0])
+    return w / length
+
+
+@njit(cache=True, nogil=True)
+def _nan3():
+    return np.full(3, np.nan)
+
+
+# ----------------------------------------------------------------------------------------------
+# transforms
+@njit(cache=True, nogil=True)
+def relative_transform(ta, tb):
+    """inv(tb) @ ta for rigid 4x4 transforms (moves A's local frame into B's)."""
+    out = np.zeros((4, 4))
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = tb[0, i] * ta[0, j] + tb[1, i] * ta[1, j] + tb[2, i] * ta[2, j]
+        out[i, 3] = (
+            tb[0, i] * (ta[0, 3] - tb[0, 3]) + tb[1, i] * (ta[1, 3] - tb[1, 3]) + tb[2, i] * (ta[2, 3] - tb[2, 3])
+        )
+    out[3, 3] = 1.0
+    return out
+
+
+@njit(cache=True, nogil=True)
+def apply_point(t, p):
+    out = np.empty(3)
+    for i in range(3):
+        out[i] = t[i, 0] * p[0] + t[i, 1] * p[1] + t[i, 2] * p[2] + t[i, 3]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def apply_vector(t, v):
+    out = np.empty(3)
+    for i in range(3):
+        out[i] = t[i, 0] * v[0] + t[i, 1] * v[1] + t[i, 2] * v[2]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _vector_rows_start(kind, params, points):
+    """Rows of ``points`` from this index on are direction vectors, not positions."""
+    if kind == kinds.RAY or kind == kinds.LINE or kind == kinds.PLANE or kind == kinds.HALFSPACE:
+        return 1
+    if kinds.TRIANGLE <= kind <= kinds.POLYHEDRON:
+        return int(params[0])
+    return points.shape[0]
+
+
+@njit(cache=True, nogil=True)
+def transform_shape(kind, params, points, t):
+    """Packed (params, points) of a shape moved by the rigid transform t."""
+    moved = np.empty_like(points)
+    first_vector = _vector_rows_start(kind, params, points)
+    for row in range(points.shape[0]):
+        if row < first_vector:
+            moved[row] = apply_point(t, points[row])
+        else:
+            moved[row] = apply_vector(t, points[row])
+    new_params = params.copy()
+    if kinds.TRIANGLE <= kind <= kinds.POLYHEDRON:
+        # plane offsets follow the translation: d' = d + (R n) . t
+        nv = int(params[0])
+        n_planes = int(params[1])
+        for k in range(n_planes):
+            normal = moved[nv + k]
+            new_params[4 + k] = params[4 + k] + normal[0] * t[0, 3] + normal[1] * t[1, 3] + normal[2] * t[2, 3]
+        if kind == kinds.BOX:
+            new_params[4 + n_planes : 7 + n_planes] = apply_point(t, params[4 + n_planes : 7 + n_planes])
+    return new_params, moved
+
+
+# ----------------------------------------------------------------------------------------------
+# cores
+@njit(cache=True, nogil=True)
+def _radius(kind, params):
+    if kind == kinds.SPHERE or kind == kinds.CAPSULE:
+        return params[0]
+    return 0.0
+
+
+@njit(cache=True, nogil=True)
+def _linear(kind, points):
+    """(origin, direction, t_lo, t_hi) of a linear core."""
+    if kind == kinds.SEGMENT or kind == kinds.CAPSULE:
+        return points[0], points[1] - points[0], 0.0, 1.0
+    if kind == kinds.RAY:
+        return points[0], points[1], 0.0, np.inf
+    return points[0], points[1], -np.inf, np.inf
+
+
+@njit(cache=True, nogil=True)
+def _is_flat(kind):
+    return kind == kinds.TRIANGLE or kind == kinds.POLYGON
+
+
+@njit(cache=True, nogil=True)
+def _polytope_counts(params):
+    return int(params[0]), int(params[1]), int(params[2]), int(params[3])
+
+
+@njit(cache=True, nogil=True)
+def support(kind, params, points, direction):
+    """A point of the shape maximising ``direction . x`` (finite shapes only)."""
+    if kind == kinds.POINT:
+        return points[0].copy()
+    if kind <= kinds.LINE:
+        if kind <= kinds.SPHERE:
+            best = points[0].copy()
+        else:
+            # linear core: the end point of the parameter interval that the direction favours
+            origin, slope_dir, t_lo, t_hi = _linear(kind, points)
+            slope = _dot(slope_dir, direction)
+            t = t_hi if slope > 0.0 else t_lo
+            if slope == 0.0:
+                t = t_lo if np.isfinite(t_lo) else 0.0
+            if not np.isfinite(t):
+                return _nan3()  # unbounded in this direction
+            best = origin + t * slope_dir
+        radius = _radius(kind, params)
+        length = _norm(direction)
+        if radius > 0.0 and length > 0.0:
+            return best + (radius / length) * direction
+        return best
+    if kind == kinds.CYLINDER or kind == kinds.CONE:
+        p0 = points[0]
+        p1 = points[1]
+        axis = p1 - p0
+        axis_length = _norm(axis)
+        axis_unit = axis / axis_length
+        radial = direction - _dot(direction, axis_unit) * axis_unit
+        radial_length = _norm(radial)
+        rim = np.zeros(3)
+        if radial_length > 0.0:
+            rim = (params[0] / radial_length) * radial
+        if kind == kinds.CYLINDER:
+            end = p1 if _dot(direction, axis) > 0.0 else p0
+            return end + rim
+        # cone: apex p0, base center p1
+        base_point = p1 + rim
+        if _dot(direction, p0) >= _dot(direction, base_point):
+            return p0.copy()
+        return base_point
+    # polytopes and meshes: the best vertex
+    count = points.shape[0]
+    if kinds.TRIANGLE <= kind <= kinds.POLYHEDRON:
+        count = int(params[0])
+    best_index = 0
+    best_value = _dot(points[0], direction)
+    for i in range(1, count):
+        value = _dot(points[i], direction)
+        if value > best_value:
+            best_value = value
+            best_index = i
+    return points[best_index].copy()
+
+
+@njit(cache=True, nogil=True)
+def _make_result(signed, point_a, point_b, normal):
+    return signed, point_a, point_b, normal
+
+
+# ----------------------------------------------------------------------------------------------
+# point core vs ...
+@njit(cache=True, nogil=True)
+def _finish_core_distance(core_a, ra, core_b, rb, fallback_normal, core_depth):
+    """Distance between two cores swept by radii ra, rb, given their closest points.
+    When the cores touch (core distance 0) the overlap is resolved along ``fallback_normal`` with
+    core penetration ``core_depth`` (>= 0)."""
+    delta = core_b - core_a
+    dist = _norm(delta)
+    if dist > 0.0:
+        normal = delta / dist
+        return dist - ra - rb, core_a + ra * normal, core_b - rb * normal, normal
+    normal = fallback_normal
+    depth = core_depth + ra + rb
+    return -depth, core_a + ra * normal, core_a - (core_depth + rb) * normal, normal
+
+
+@njit(cache=True, nogil=True)
+def _box_frame(params, points):
+    """(center, axes, half) of a packed box in whatever frame it was moved to: its first three
+    plane normals are its +x, +y, +z axes (columns of ``axes``)."""
+    nv = int(params[0])
+    n_planes = int(params[1])
+    axes = np.empty((3, 3))
+    for i in range(3):
+        axes[:, i] = points[nv + i]
+    return params[4 + n_planes : 7 + n_planes], axes, params[7 + n_planes : 10 + n_planes]
+
+
+@njit(cache=True, nogil=True)
+def _closest_point_polytope(p, kind, params, points, triangles):
+    """Closest point of a solid polytope to p; when p is inside, p itself with the depth
+    (distance to the nearest face plane) and that plane's outward normal."""
+    nv, n_planes, _, _ = _polytope_counts(params)
+    if kind == kinds.BOX:
+        center, axes, half = _box_frame(params, points)
+        q = closest_point_obb(p, center, axes, half)
+    else:
+        q = p.copy()
+        best = np.inf
+        for k in range(triangles.shape[0]):
+            candidate = closest_point_triangle(
+                p, points[triangles[k, 0]], points[triangles[k, 1]], points[triangles[k, 2]]
+            )
+            d2 = (candidate[0] - p[0]) ** 2 + (candidate[1] - p[1]) ** 2 + (candidate[2] - p[2]) ** 2
+            if d2 < best:
+                best = d2
+                q = candidate
+        if kinds.TETRAHEDRON <= kind <= kinds.BOX or kind == kinds.POLYHEDRON:
+            inside = True
+            for k in range(n_planes):
+                if _dot(points[nv + k], p) - params[4 + k] > 0.0:
+                    inside = False
+                    break
+            if inside:
+                q = p.copy()
+    # depth below the nearest face plane (0 on the boundary or outside)
+    depth = np.inf
+    face = np.zeros(3)
+    for k in range(n_planes):
+        gap = params[4 + k] - _dot(points[nv + k], p)
+        if gap < depth:
+            depth = gap
+            face = points[nv + k]
+    if n_planes == 0:
+        depth = 0.0
+        face = np.array([0.0, 0.0, 1.0])
+    return q, max(depth, 0.0), face
+
+
+@njit(cache=True, nogil=True)
+def _point_vs_polytope(c, r, kind, params, points, triangles):
+    q, depth, face = _closest_point_polytope(c, kind, params, points, triangles)
+    return _finish_core_distance(c, r, q, 0.0, -face, depth)
+
+
+@njit(cache=True, nogil=True)
+def _round_inside_depth(c, kind, params, points):
+    """Depth of a point inside a cylinder / cone and the outward boundary normal there."""
+    p0 = points[0]
+    p1 = points[1]
+    axis = p1 - p0
+    height = _norm(axis)
+    axis_unit = axis / height
+    rel = c - p0
+    axial = _dot(rel, axis_unit)
+    radial_vec = rel - axial * axis_unit
+    rho = _norm(radial_vec)
+    radial_unit = radial_vec / rho if rho > 0.0 else _any_perpendicular(axis_unit)
+    radius = params[0]
+    if kind == kinds.CYLINDER:
+        depth = radius - rho
+        normal = radial_unit
+        if axial < depth:
+            depth = axial
+            normal = -axis_unit
+        if height - axial < depth:
+            depth = height - axial
+            normal = axis_unit
+        return max(depth, 0.0), normal
+    # cone: apex p0 at axial 0, base at axial = height (in the meridian half-plane)
+    depth = height - axial
+    normal = axis_unit.copy()  # base disc's outward normal points away from the apex
+    # lateral line from (rho=0, axial=0) to (rho=radius, axial=height); outward 2D normal
+    slant = np.sqrt(radius * radius + height * height)
+    lateral = (height * rho - radius * axial) / slant  # > 0 outside
+    if -lateral < depth:
+        depth = -lateral
+        normal = (height * radial_unit - radius * axis_unit) / slant
+    return max(depth, 0.0), normal
+
+
+@njit(cache=True, nogil=True)
+def _point_vs_round(c, r, kind, params, points):
+    if kind == kinds.CYLINDER:
+        q = closest_point_cylinder(c, points[0], points[1], params[0])
+    else:
+        q = closest_point_cone(c, points[0], points[1], params[0])
+    depth = 0.0
+    outward = np.array([0.0, 0.0, 1.0])
+    if q[0] == c[0] and q[1] == c[1] and q[2] == c[2]:
+        depth, outward = _round_inside_depth(c, kind, params, points)
+    return _finish_core_distance(c, r, q, 0.0, -outward, depth)
+
+
+@njit(cache=True, nogil=True)
+def _point_vs_mesh(c, r, points, triangles, first_hit):
+    best = np.inf
+    q = c.copy()
+    face_normal = np.array([0.0, 0.0, 1.0])
+    for k in range(triangles.shape[0]):
+        a = points[triangles[k, 0]]
+        b = points[triangles[k, 1]]
+        cc = points[triangles[k, 2]]
+        candidate = closest_point_triangle(c, a, b, cc)
+        d2 = (candidate[0] - c[0]) ** 2 + (candidate[1] - c[1]) ** 2 + (candidate[2] - c[2]) ** 2
+        if d2 < best:
+            best = d2
+            q = candidate
+            n = _cross(b - a, cc - a)
+            length = _norm(n)
+            if length > 0.0:
+                face_normal = n / length
+            if first_hit and np.sqrt(d2) <= r:
+                break
+    return _finish_core_distance(c, r, q, 0.0, face_normal, 0.0)
+
+
+# ----------------------------------------------------------------------------------------------
+# linear core vs ...
+@njit(cache=True, nogil=True)
+def _clip_linear_polytope(p, d, lo, hi, params, points):
+    """Cyrus-Beck clip (Ericson 5.3.8) of p + t d, t in [lo, hi], against the polytope's planes.
+    Flat polytopes carry both faces (n and -n), so a crossing clips to the single t where the
+    element meets the plane: both bounds are computed from exactly negated numbers (IEEE negation
+    is exact), so the interval [t*, t*] is never lost to round-off."""
+    nv, n_planes, _, _ = _polytope_counts(params)
+    t_enter = lo
+    t_exit = hi
+    for k in range(n_planes):
+        normal = points[nv + k]
+        numerator = params[4 + k] - _dot(normal, p)
+        denominator = _dot(normal, d)
+        if denominator == 0.0:
+            if numerator < 0.0:  # parallel and outside this plane (erratum L9406: reject when outside)
+                return False, t_enter, t_exit
+        elif denominator > 0.0:
+            t_exit = min(t_exit, numerator / denominator)
+        else:
+            t_enter = max(t_enter, numerator / denominator)
+        if t_enter > t_exit:
+            return False, t_enter, t_exit
+    return True, t_enter, t_exit
+
+
+@njit(cache=True, nogil=True)
+def _linear_features_vs_polytope(p, d, lo, hi, kind, params, points, triangles, edges):
+    """Closest points of a linear element and a polytope that it does not meet: the minimum over
+    its finite end points against the solid and the element against every polytope edge
+    (complete for convex sets: a closest pair is end point-face or edge-edge, and parallel
+    configurations slide to one of those without changing the distance)."""
+    best = np.inf
+    core_a = p.copy()
+    core_b = p.copy()
+    for end in range(2):
+        t_end = lo if end == 0 else hi
+        if not np.isfinite(t_end):
+            continue
+        e = p + t_end * d
+        q, _, _ = _closest_point_polytope(e, kind, params, points, triangles)
+        d2 = _dot(q - e, q - e)
+        if d2 < best:
+            best = d2
+            core_a = e
+            core_b = q
+    for k in range(edges.shape[0]):
+        e0 = points[edges[k, 0]]
+        e1 = points[edges[k, 1]]
+        _, _, c1, c2 = closest_points_linear_linear(p, d, lo, hi, e0, e1 - e0, 0.0, 1.0)
+        d2 = _dot(c2 - c1, c2 - c1)
+        if d2 < best:
+            best = d2
+            core_a = c1
+            core_b = c2
+    return core_a, core_b
+
+
+@njit(cache=True, nogil=True)
+def _sat_segment_polytope(a, b, kind, params, points):
+    """SAT separation of a segment and a polytope: (separation, axis from segment to polytope)."""
+    nv, n_planes, n_dirs, n_sat = _polytope_counts(params)
+    seg_verts = np.empty((2, 3))
+    seg_verts[0] = a
+    seg_verts[1] = b
+    direction = b - a
+    seg_dirs = np.empty((1, 3))
+    seg_dirs[0] = direction
+    extra = np.zeros((0, 3))
+    if _is_flat(kind) and n_planes > 0:
+        # in-plane axis perpendicular to the segment (needed when the segment lies in the plane)
+        side = _cross(points[nv], direction)
+        length = _norm(side)
+        if length > 0.0:
+            extra = np.empty((1, 3))
+            extra[0] = side / length
+    if _norm(direction) == 0.0:
+        seg_dirs = np.zeros((0, 3))
+    return sat_convex(
+        seg_verts, seg_dirs, extra,
+        points[:nv], points[nv + n_planes : nv + n_planes + n_dirs], points[nv : nv + n_sat],
+    )
+
+
+@njit(cache=True, nogil=True)
+def _linear_vs_polytope(kind_a, params_a, points_a, kind, params, points, triangles, edges, boolean):
+    p, d, lo, hi = _linear(kind_a, points_a)
+    r = _radius(kind_a, params_a)
+    meets, _, _ = _clip_linear_polytope(p, d, lo, hi, params, points)
+    if meets:
+        if boolean:
+            return -1.0, p, p, p
+        if kind_a == kinds.RAY or kind_a == kinds.LINE:
+            return np.nan, _nan3(), _nan3(), _nan3()
+        a = p
+        b = p + d
+        separation, axis = _sat_segment_polytope(a, b, kind, params, points)
+        depth = max(-separation, 0.0) + r
+        point_a = support(kind_a, params_a, points_a, axis)
+        point_b = support(kind, params, points, -axis)
+        return -depth, point_a, point_b, axis
+    core_a, core_b = _linear_features_vs_polytope(p, d, lo, hi, kind, params, points, triangles, edges)
+    return _finish_core_distance(core_a, r, core_b, 0.0, np.array([0.0, 0.0, 1.0]), 0.0)
+
+
+@njit(cache=True, nogil=True)
+def _linear_vs_mesh(kind_a, params_a, points_a, points, triangles, first_hit):
+    """Linear element vs triangle soup: the nearest (or, overlapping, the deepest) triangle, each
+    triangle handled as a solid triangle polytope (exact clip + SAT depth), as for a Triangle.
+    A ray / line through a triangle has no computed depth: NaN (overlapping), as for a Triangle.
+    (Replaces a per-triangle crossing test that compared a reconstructed closest point with the
+    crossing point for exact equality: round-off missed crossings and reported a distance.)"""
+    p, d, lo, hi = _linear(kind_a, points_a)
+    r = _radius(kind_a, params_a)
+    best = (np.inf, _nan3(), _nan3(), _nan3())
+    unknown_depth = False
+    for k in range(triangles.shape[0]):
+        a = points[triangles[k, 0]]
+        b = points[triangles[k, 1]]
+        c = points[triangles[k, 2]]
+        params_t, points_t, tris_t, edges_t = _triangle_polytope_arrays(a, b, c)
+        if int(params_t[1]) == 0:
+            # zero-area triangle: its longest edge, a segment (linear-linear, as _ordered_core does)
+            _, _, segment = _degenerate_triangle_as_segment(kinds.TRIANGLE, params_t, points_t)
+            _, _, c1, c2 = closest_points_linear_linear(
+                p, d, lo, hi, segment[0], segment[1] - segment[0], 0.0, 1.0
+            )
+            fallback = _cross(d, segment[1] - segment[0])
+            length = _norm(fallback)
+            fallback = fallback / length if length > 0.0 else _any_perpendicular(d)
+            result = _finish_core_distance(c1, r, c2, 0.0, fallback, 0.0)
+        else:
+            result = _linear_vs_polytope(
+                kind_a, params_a, points_a, kinds.TRIANGLE, params_t, points_t, tris_t, edges_t, first_hit
+            )
+        if result[0] != result[0]:  # NaN: overlapping, depth not computed
+            unknown_depth = True
+            if first_hit:
+                return -1.0, _nan3(), _nan3(), _nan3()
+            continue
+        if first_hit and result[0] <= 0.0:
+            return result
+        if result[0] < best[0]:
+            best = result
+    if unknown_depth:
+        return np.nan, _nan3(), _nan3(), _nan3()
+    return best
+
+
+# ----------------------------------------------------------------------------------------------
+# polytope vs polytope
+@njit(cache=True, nogil=True)
+def _polytope_sat(kind_a, params_a, points_a, kind_b, params_b, points_b):
+    nva, npa, nda, nsa = _polytope_counts(params_a)
+    nvb, npb, ndb, nsb = _polytope_counts(params_b)
+    return sat_convex(
+        points_a[:nva], points_a[nva + npa : nva + npa + nda], points_a[nva : nva + nsa],
+        points_b[:nvb], points_b[nvb + npb : nvb + npb + ndb], points_b[nvb : nvb + nsb],
+    )
+
+
+@njit(cache=True, nogil=True)
+def _polytope_features(kind_a, params_a, points_a, tris_a, edges_a, kind_b, params_b, points_b, tris_b, edges_b):
+    """Closest points of two disjoint convex polytopes: vertex-solid both ways and edge-edge."""
+    nva = int(params_a[0])
+    nvb = int(params_b[0])
+    best = np.inf
+    point_a = points_a[0].copy()
+    point_b = points_b[0].copy()
+    for i in range(nva):
+        v = points_a[i]
+        q, _, _ = _closest_point_polytope(v, kind_b, params_b, points_b, tris_b)
+        d2 = _dot(q - v, q - v)
+        if d2 < best:
+            best = d2
+            point_a = v.copy()
+            point_b = q
+    for i in range(nvb):
+        v = points_b[i]
+        q, _, _ = _closest_point_polytope(v, kind_a, params_a, points_a, tris_a)
+        d2 = _dot(q - v, q - v)
+        if d2 < best:
+            best = d2
+            point_a = q
+            point_b = v.copy()
+    for i in range(edges_a.shape[0]):
+        a0 = points_a[edges_a[i, 0]]
+        a1 = points_a[edges_a[i, 1]]
+        for j in range(edges_b.shape[0]):
+            b0 = points_b[edges_b[j, 0]]
+            b1 = points_b[edges_b[j, 1]]
+            _, _, c1, c2 = closest_points_linear_linear(a0, a1 - a0, 0.0, 1.0, b0, b1 - b0, 0.0, 1.0)
+            d2 = _dot(c2 - c1, c2 - c1)
+            if d2 < best:
+                best = d2
+                point_a = c1
+                point_b = c2
+    return point_a, point_b
+
+
+
+
+@njit(cache=True, nogil=True)
+def _polytope_vs_polytope(kind_a, params_a, points_a, tris_a, edges_a,
+                          kind_b, params_b, points_b, tris_b, edges_b, boolean):
+    # boolean fast paths with dedicated tests
+    if boolean:
+        if kind_a == kinds.BOX and kind_b == kinds.BOX:
+            center_a, axes_a, half_a = _box_frame(params_a, points_a)
+            center_b, axes_b, half_b = _box_frame(params_b, points_b)
+            hit = test_obb_obb(center_a, axes_a, half_a, center_b, axes_b, half_b, OBB_EPSILON)
+            return -1.0 if hit else 1.0, _nan3(), _nan3(), _nan3()
+        if kind_a == kinds.TRIANGLE and kind_b == kinds.TRIANGLE:
+            hit = test_triangle_triangle(points_a[0], points_a[1], points_a[2], points_b[0], points_b[1], points_b[2])
+            return -1.0 if hit else 1.0, _nan3(), _nan3(), _nan3()
+        if kind_a == kinds.TRIANGLE and kind_b == kinds.BOX:
+            center_b, axes_b, half_b = _box_frame(params_b, points_b)
+            hit = test_triangle_obb(points_a[0], points_a[1], points_a[2], center_b, axes_b, half_b)
+            return -1.0 if hit else 1.0, _nan3(), _nan3(), _nan3()
+        separation, axis = _polytope_sat(kind_a, params_a, points_a, kind_b, params_b, points_b)
+        return separation, _nan3(), _nan3(), axis
+    if kind_a == kinds.TRIANGLE and kind_b == kinds.TRIANGLE:
+        c1, c2 = closest_points_triangle_triangle(
+            points_a[0], points_a[1], points_a[2], points_b[0], points_b[1], points_b[2]
+        )
+        delta = c2 - c1
+        dist = _norm(delta)
+        if dist > 0.0:
+            return dist, c1, c2, delta / dist
+    separation, axis = _polytope_sat(kind_a, params_a, points_a, kind_b, params_b, points_b)
+    if separation > 0.0:
+        point_a, point_b = _polytope_features(
+            kind_a, params_a, points_a, tris_a, edges_a, kind_b, params_b, points_b, tris_b, edges_b
+        )
+        delta = point_b - point_a
+        dist = _norm(delta)
+        if dist > 0.0:
+            return dist, point_a, point_b, delta / dist
+        return 0.0, point_a, point_b, axis
+    point_a = support(kind_a, params_a, points_a, axis)
+    point_b = support(kind_b, params_b, points_b, -axis)
+    return separation, point_a, point_b, axis
+
+
+@njit(cache=True, nogil=True)
+def _triangle_polytope_arrays(a, b, c):
+    """Packed polytope (params, points, triangles, edges) of one mesh triangle."""
+    normal = _cross(b - a, c - a)
+    length = _norm(normal)
+    verts = np.empty((3, 3))
+    verts[0] = a
+    verts[1] = b
+    verts[2] = c
+    if length == 0.0:
+        params = np.array([3.0, 0.0, 3.0, 0.0])
+        points = np.empty((6, 3))
+        points[:3] = verts
+        for i in range(3):
+            points[3 + i] = verts[(i + 1) % 3] - verts[i]
+    else:
+        normal = normal / length
+        params = np.empty(4 + 5)
+        params[0] = 3.0
+        params[1] = 5.0
+        params[2] = 3.0
+        params[3] = 4.0
+        points = np.empty((3 + 5 + 3, 3))
+        points[:3] = verts
+        points[3] = normal
+        params[4] = _dot(normal, a)
+        for i in range(3):
+            edge = verts[(i + 1) % 3] - verts[i]
+            side = _cross(edge, normal)
+            side_length = _norm(side)
+            if side_length > 0.0:
+                side = side / side_length
+            points[4 + i] = side
+            params[5 + i] = _dot(side, verts[i])
+            points[8 + i] = edge
+        points[7] = -normal
+        params[8] = -params[4]
+    triangles = np.zeros((1, 3), dtype=np.int64)
+    triangles[0, 1] = 1
+    triangles[0, 2] = 2
+    edges = np.zeros((3, 2), dtype=np.int64)
+    for i in range(3):
+        edges[i, 0] = i
+        edges[i, 1] = (i + 1) % 3
+    return params, points, triangles, edges
+
+
+@njit(cache=True, nogil=True)
+def _polytope_vs_mesh(kind_a, params_a, points_a, tris_a, edges_a, points, triangles, boolean):
+    """Polytope vs triangle soup: the nearest (or, overlapping, the deepest) triangle."""
+    best_signed = np.inf
+    best = (np.inf, _nan3(), _nan3(), _nan3())
+    for k in range(triangles.shape[0]):
+        a = points[triangles[k, 0]]
+        b = points[triangles[k, 1]]
+        c = points[triangles[k, 2]]
+        if boolean and kind_a == kinds.BOX:
+            center, axes, half = _box_frame(params_a, points_a)
+            if test_triangle_obb(a, b, c, center, axes, half):
+                return -1.0, _nan3(), _nan3(), _nan3()
+            continue
+        params_t, points_t, tris_t, edges_t = _triangle_polytope_arrays(a, b, c)
+        if int(params_t[1]) == 0:
+            # zero-area triangle: it is its longest edge, a segment (flip the segment-first result)
+            _, _, segment = _degenerate_triangle_as_segment(kinds.TRIANGLE, params_t, points_t)
+            flipped = _linear_vs_polytope(
+                kinds.SEGMENT, params_t[:0], segment, kind_a, params_a, points_a, tris_a, edges_a, boolean
+            )
+            result = (flipped[0], flipped[2], flipped[1], -flipped[3])
+        else:
+            result = _polytope_vs_polytope(
+                kind_a, params_a, points_a, tris_a, edges_a, kinds.TRIANGLE, params_t, points_t, tris_t, edges_t, boolean
+            )
+        if boolean:
+            if result[0] <= 0.0:
+                return result
+            continue
+        key = result[0]
+        if key < best_signed:
+            best_signed = key
+            best = result
+    return best
+
+
+# ----------------------------------------------------------------------------------------------
+# planes and half-spaces
+@njit(cache=True, nogil=True)
+def _linear_extent_on(kind, points, normal):
+    """(min, max) of normal . x over a linear core (infinite for rays / lines not parallel)."""
+    p, d, lo, hi = _linear(kind, points)
+    base = _dot(normal, p)
+    slope = _dot(normal, d)
+    if slope == 0.0:
+        return base, base
+    v_lo = base + slope * lo if np.isfinite(lo) else (-np.inf if slope > 0 else np.inf)
+    v_hi = base + slope * hi if np.isfinite(hi) else (np.inf if slope > 0 else -np.inf)
+    return min(v_lo, v_hi), max(v_lo, v_hi)
+
+
+@njit(cache=True, nogil=True)
+def _shape_vs_plane(kind_a, params_a, points_a, normal, offset, halfspace):
+    """Any finite or linear shape A against the plane / half-space ``normal . x (<)= offset``."""
+    radius = _radius(kind_a, params_a)
+    if kinds.SEGMENT <= kind_a <= kinds.LINE:
+        low, high = _linear_extent_on(kind_a, points_a, normal)
+        low -= radius
+        high += radius
+    else:
+        low = _dot(normal, support(kind_a, params_a, points_a, -normal))
+        high = _dot(normal, support(kind_a, params_a, points_a, normal))
+    if low > offset:  # entirely on the outer side
+        point_a = support(kind_a, params_a, points_a, -normal)
+        gap = low - offset
+        return gap, point_a, point_a - gap * normal, -normal
+    if not halfspace and high < offset:
+        point_a = support(kind_a, params_a, points_a, normal)
+        gap = offset - high
+        return gap, point_a, point_a + gap * normal, normal.copy()
+    below = offset - low
+    above = high - offset
+    # a two-sided plane is left through the nearer side: unbounded only when both sides are
+    # (was: -inf as soon as one side was, e.g. for a ray crossing a plane, whose depth is finite)
+    if not np.isfinite(below if halfspace else min(below, above)):
+        return -np.inf, _nan3(), _nan3(), _nan3()
+    if halfspace or below <= above:
+        point_a = support(kind_a, params_a, points_a, -normal)
+        return -below, point_a, point_a + below * normal, -normal
+    point_a = support(kind_a, params_a, points_a, normal)
+    return -above, point_a, point_a - above * normal, normal.copy()
+
+
+@njit(cache=True, nogil=True)
+def _mesh_vs_plane(points, triangles, normal, offset, halfspace):
+    """Mesh (A) vs plane: extremes over the vertices that faces use."""
+    low = np.inf
+    high = -np.inf
+    low_point = points[0]
+    high_point = points[0]
+    for k in range(triangles.shape[0]):
+        for j in range(3):
+            v = points[triangles[k, j]]
+            value = _dot(normal, v)
+            if value < low:
+                low = value
+                low_point = v
+            if value > high:
+                high = value
+                high_point = v
+    if low > offset:
+        gap = low - offset
+        return gap, low_point.copy(), low_point - gap * normal, -normal
+    if not halfspace and high < offset:
+        gap = offset - high
+        return gap, high_point.copy(), high_point + gap * normal, normal.copy()
+    below = offset - low
+    above = high - offset
+    if halfspace or below <= above:
+        return -below, low_point.copy(), low_point + below * normal, -normal
+    return -above, high_point.copy(), high_point - above * normal, normal.copy()
+
+
+@njit(cache=True, nogil=True)
+def _plane_vs_plane(kind_a, points_a, kind_b, points_b):
+    na = points_a[1]
+    nb = points_b[1]
+    da = _dot(na, points_a[0])
+    db = _dot(nb, points_b[0])
+    axis = _cross(na, nb)
+    if _dot(axis, axis) > 1e-24:  # not parallel: they meet, and no translation separates them
+        return -np.inf, _nan3(), _nan3(), _nan3()
+    same = _dot(na, nb) > 0.0
+    db_aligned = db if same else -db  # B's plane as na . x = db_aligned
+    gap = db_aligned - da  # B's plane sits at this height above A's along na
+    point_a = da * na
+    if kind_a == kinds.PLANE and kind_b == kinds.PLANE:
+        dist = abs(gap)
+        if dist == 0.0:
+            return 0.0, point_a, point_a.copy(), na.copy()
+        normal = na if gap > 0 else -na
+        return dist, point_a, point_a + gap * na, normal
+    if kind_a == kinds.HALFSPACE and kind_b == kinds.HALFSPACE:
+        if same:
+            return -np.inf, _nan3(), _nan3(), _nan3()
+        # A: na.x <= da, B: na.x >= db_aligned; a negative gap is the slab they share
+        gap = db_aligned - da
+        return gap, point_a, point_a + gap * na, na.copy()
+    # parallel plane A vs half-space B (solid side nb.x <= db): a finite gap or depth
+    height = _dot(nb, point_a) - db  # A's plane above B's boundary along nb
+    return height, point_a, point_a - height * nb, -nb
+
+
+# ----------------------------------------------------------------------------------------------
+# dispatch
+@njit(cache=True, nogil=True)
+def is_supported(kind_a, kind_b):
+    """Whether pair_distance / pair_intersects answer this pair (either order)."""
+    lo = min(kind_a, kind_b)
+    hi = max(kind_a, kind_b)
+    if hi == kinds.MESH:
+        return lo != kinds.MESH and lo != kinds.CYLINDER and lo != kinds.CONE
+    if hi == kinds.CYLINDER or hi == kinds.CONE:
+        return lo <= kinds.SPHERE
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _degenerate_triangle_as_segment(kind, params, points):
+    """A zero-area triangle behaves as its longest edge (a segment)."""
+    if kind == kinds.TRIANGLE and int(params[1]) == 0:
+        best = -1.0
+        seg = np.empty((2, 3))
+        for i in range(3):
+            a = points[i]
+            b = points[(i + 1) % 3]
+            length = _dot(b - a, b - a)
+            if length > best:
+                best = length
+                seg[0] = a
+                seg[1] = b
+        return kinds.SEGMENT, np.zeros(0), seg
+    return kind, params, points
+
+
+@njit(cache=True, nogil=True)
+def _ordered_core(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, boolean):
+    """Core of both verbs for ka <= kb, in B's frame. Returns the B-frame result."""
+    t_rel = relative_transform(ta, tb)
+    pa, pta = transform_shape(ka, pa, pta, t_rel)
+    ka, pa, pta = _degenerate_triangle_as_segment(ka, pa, pta)
+    kb, pb, ptb = _degenerate_triangle_as_segment(kb, pb, ptb)
+    if ka > kb:  # a degenerate triangle became a segment: keep the engine's order
+        swapped = _core(kb, pb, ptb, trb, edb, ka, pa, pta, tra, eda, boolean)
+        return swapped[0], swapped[2], swapped[1], -swapped[3]
+    return _core(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean)
+
+
+@njit(cache=True, nogil=True)
+def _core(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean):
+    """ka <= kb, both already expressed in one frame."""
+    ra = _radius(ka, pa)
+    rb = _radius(kb, pb)
+    # ---- B is a point core
+    if kb <= kinds.SPHERE:
+        return _finish_core_distance(pta[0], ra, ptb[0], rb, np.array([0.0, 0.0, 1.0]), 0.0)
+    # ---- B is a linear core
+    if kb <= kinds.LINE:
+        pb_, db_, lob, hib = _linear(kb, ptb)
+        if ka <= kinds.SPHERE:
+            q, _ = closest_point_linear(pta[0], pb_, db_, lob, hib)
+            return _finish_core_distance(pta[0], ra, q, rb, _any_perpendicular(db_), 0.0)
+        pa_, da_, loa, hia = _linear(ka, pta)
+        _, _, c1, c2 = closest_points_linear_linear(pa_, da_, loa, hia, pb_, db_, lob, hib)
+        fallback = _cross(da_, db_)
+        length = _norm(fallback)
+        fallback = fallback / length if length > 0.0 else _any_perpendicular(da_)
+        return _finish_core_distance(c1, ra, c2, rb, fallback, 0.0)
+    # ---- B is a polytope
+    if kb <= kinds.POLYHEDRON:
+        if ka <= kinds.SPHERE:
+            return _point_vs_polytope(pta[0], ra, kb, pb, ptb, trb)
+        if ka <= kinds.LINE:
+            return _linear_vs_polytope(ka, pa, pta, kb, pb, ptb, trb, edb, boolean)
+        return _polytope_vs_polytope(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean)
+    # ---- B is a cylinder or cone
+    if kb <= kinds.CONE:
+        if ka <= kinds.SPHERE:
+            return _point_vs_round(pta[0], ra, kb, pb, ptb)
+        return np.nan, _nan3(), _nan3(), _nan3()
+    # ---- B is a plane or half-space
+    if kb <= kinds.HALFSPACE:
+        normal = ptb[1]
+        offset = _dot(normal, ptb[0])
+        if ka >= kinds.PLANE:
+            return _plane_vs_plane(ka, pta, kb, ptb)
+        return _shape_vs_plane(ka, pa, pta, normal, offset, kb == kinds.HALFSPACE)
+    # ---- B is a mesh
+    if ka <= kinds.SPHERE:
+        return _point_vs_mesh(pta[0], ra, ptb, trb, boolean)
+    if ka <= kinds.LINE:
+        return _linear_vs_mesh(ka, pa, pta, ptb, trb, boolean)
+    if ka <= kinds.POLYHEDRON:
+        return _polytope_vs_mesh(ka, pa, pta, tra, eda, ptb, trb, boolean)
+    if ka == kinds.PLANE or ka == kinds.HALFSPACE:
+        # plane is A: compute mesh-vs-plane and flip
+        normal = pta[1]
+        offset = _dot(normal, pta[0])
+        signed, point_m, point_p, normal_mp = _mesh_vs_plane(ptb, trb, normal, offset, ka == kinds.HALFSPACE)
+        return signed, point_p, point_m, -normal_mp
+    return np.nan, _nan3(), _nan3(), _nan3()
+
+
+@njit(cache=True, nogil=True)
+def _status(signed, tolerance):
+    if signed != signed:  # NaN: overlapping with an unknown depth
+        return kinds.PENETRATING
+    if signed > tolerance:
+        return kinds.SEPARATED
+    if signed >= -tolerance:
+        return kinds.TOUCHING
+    return kinds.PENETRATING
+
+
+@njit(cache=True, nogil=True)
+def _point_core_pair(pta, ra, ta, ptb, rb, tb):
+    """Fast path for point/sphere pairs: straight in world coordinates, no frame change."""
+    ca = apply_point(ta, pta[0])
+    cb = apply_point(tb, ptb[0])
+    return _finish_core_distance(ca, ra, cb, rb, np.array([0.0, 0.0, 1.0]), 0.0)
+
+
+@njit(cache=True, nogil=True)
+def pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance):
+    """Signed distance, world points, normal (A to B) and status of one pair."""
+    if not is_supported(ka, kb):
+        return np.nan, _nan3(), _nan3(), _nan3(), kinds.UNSUPPORTED
+    if ka <= kinds.SPHERE and kb <= kinds.SPHERE:
+        signed, point_a, point_b, normal = _point_core_pair(pta, _radius(ka, pa), ta, ptb, _radius(kb, pb), tb)
+        return signed, point_a, point_b, normal, _status(signed, tolerance)
+    if ka <= kb:
+        signed, point_a, point_b, normal = _ordered_core(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, False)
+        frame = tb
+    else:
+        signed, point_b, point_a, normal = _ordered_core(kb, pb, ptb, trb, edb, tb, ka, pa, pta, tra, eda, ta, False)
+        normal = -normal
+        frame = ta
+    return signed, apply_point(frame, point_a), apply_point(frame, point_b), apply_vector(frame, normal), _status(signed, tolerance)
+
+
+@njit(cache=True, nogil=True)
+def pair_intersects(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
+    """Closed-set overlap of one pair (touching counts)."""
+    if ka <= kinds.SPHERE and kb <= kinds.SPHERE:
+        reach = _radius(ka, pa) + _radius(kb, pb)
+        squared = 0.0
+        for i in range(3):
+            delta = (
+                ta[i, 0] * pta[0, 0] + ta[i, 1] * pta[0, 1] + ta[i, 2] * pta[0, 2] + ta[i, 3]
+                - tb[i, 0] * ptb[0, 0] - tb[i, 1] * ptb[0, 1] - tb[i, 2] * ptb[0, 2] - tb[i, 3]
+            )
+            squared += delta * delta
+        return squared <= reach * reach
+    if ka <= kb:
+        signed = _ordered_core(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, True)[0]
+    else:
+        signed = _ordered_core(kb, pb, ptb, trb, edb, tb, ka, pa, pta, tra, eda, ta, True)[0]
+    return not (signed > 0.0)

@@ -1,0 +1,18 @@
+"""Exceptions raised at the public boundary."""
+
+
+class ToucheError(Exception):
+    """Base class of every touche exception."""
+
+
+class GeometryError(ToucheError, ValueError):
+    """Invalid geometry or argument: NaN/inf, negative or zero sizes, degenerate input, bad shapes."""
+
+
+class UnsupportedQuery(ToucheError, NotImplementedError):
+    """No kernel answers this query for this pair of shapes (yet)."""
+
+    def __init__(self, verb, a, b=None):
+        names = type(a).__name__ if b is None else f"{type(a).__name__} and {type(b).__name__}"
+        super().__init__(f"touche.{verb} is not supported for {names}")
+        self.verb = verb

@@ -1,0 +1,323 @@
+"""The public verbs: intersects, distance, closest_point, raycast.
+
+Every verb takes shapes and poses. A pose is a :class:`touche.Pose`, a (4, 4) array, a
+(n, 4, 4) batch, or None (identity). When either pose is a batch the verb runs the whole batch in
+one compiled call (parallel over pairs, GIL released) and returns arrays; a batch of n on one side
+broadcasts against a single pose on the other.
+"""
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from ._kernels import kinds
+from .errors import GeometryError, UnsupportedQuery
+from .pose import as_matrices
+from .shapes import Shape, as_shape
+
+
+class Status(enum.IntEnum):
+    """What a distance query found. Batches return these codes as an int8 array."""
+
+    SEPARATED = kinds.SEPARATED
+    TOUCHING = kinds.TOUCHING
+    PENETRATING = kinds.PENETRATING
+
+
+_STATUS = {s.value: s for s in Status}
+
+# Which pairs the engine answers (one table for both verbs, symmetric). Cylinders and cones
+# against anything but points/spheres/planes, and mesh-mesh, need GJK / the BVH (later issues).
+_ROUND = (kinds.CYLINDER, kinds.CONE)
+
+
+def _supported(kind_a, kind_b):
+    low, high = min(kind_a, kind_b), max(kind_a, kind_b)
+    if high == kinds.MESH:
+        return low not in _ROUND and low != kinds.MESH
+    if high in _ROUND:
+        return low <= kinds.SPHERE or False
+    if low in _ROUND:
+        return high in (kinds.PLANE, kinds.HALFSPACE)
+    return True
+
+
+SUPPORTED_PAIRS = frozenset(
+    (a, b) for a in range(kinds.NUM_KINDS) for b in range(kinds.NUM_KINDS) if _supported(a, b)
+)
+
+
+def _shape(value, name):
+    if isinstance(value, Shape):
+        return value
+    return as_shape(value, name)
+
+
+def _check_pair(verb, a, b):
+    if (a.kind, b.kind) not in SUPPORTED_PAIRS:
+        raise UnsupportedQuery(verb, a, b)
+
+
+def _batch_size(ta, tb):
+    na = ta.shape[0] if ta.ndim == 3 else 1
+    nb = tb.shape[0] if tb.ndim == 3 else 1
+    if na != nb and na != 1 and nb != 1:
+        raise GeometryError(f"pose batches differ in length: pose_a has {na}, pose_b has {nb}")
+    return max(na, nb)
+
+
+class DistanceResult:
+    """Result of :func:`distance`.
+
+    For one pair: ``distance`` (float >= 0), ``signed_distance`` (float; negative = penetration
+    depth), ``point_a``, ``point_b``, ``normal`` ((3,) float64, world frame), ``status``
+    (:class:`Status`). For a batch of n: arrays of shape (n,), (n, 3) and an int8 ``status``.
+
+    ``normal`` points from A towards B. Separated: the points are the closest points and
+    ``distance == |point_b - point_a|``. Penetrating: ``-signed_distance`` is the minimum
+    translation distance along ``normal`` (B moves along it to separate), ``point_a`` is A's
+    deepest point along ``normal`` and ``point_b`` B's deepest point against it. When a depth is
+    unbounded or not computed (lines, planes, rays through polytopes) ``signed_distance`` is
+    ``-inf`` / NaN and the points NaN.
+    """
+
+    __slots__ = ("signed_distance", "point_a", "point_b", "normal", "status")
+
+    def __init__(self, signed_distance, point_a, point_b, normal, status):
+        self.signed_distance = signed_distance
+        self.point_a = point_a
+        self.point_b = point_b
+        self.normal = normal
+        self.status = status
+
+    @property
+    def distance(self):
+        signed = self.signed_distance
+        if isinstance(signed, np.ndarray):
+            return np.where(self.status == Status.PENETRATING, 0.0, np.maximum(signed, 0.0))
+        if self.status == Status.PENETRATING:
+            return 0.0
+        return signed if signed > 0.0 else 0.0
+
+    @property
+    def depth(self):
+        """Penetration depth (>= 0; 0 when separated)."""
+        signed = self.signed_distance
+        if isinstance(signed, np.ndarray):
+            return np.maximum(-signed, 0.0)
+        return -signed if signed < 0.0 else 0.0
+
+    def __repr__(self):
+        if isinstance(self.signed_distance, np.ndarray):
+            return f"DistanceResult(batch of {len(self.signed_distance)})"
+        return (
+            f"DistanceResult(distance={self.distance:.6g}, signed_distance={self.signed_distance:.6g}, "
+            f"status={self.status.name}, point_a={np.round(self.point_a, 6).tolist()}, "
+            f"point_b={np.round(self.point_b, 6).tolist()}, normal={np.round(self.normal, 6).tolist()})"
+        )
+
+
+_BATCH = None
+
+
+def _kernels():
+    """The compiled drivers, imported on first use so that ``import touche`` stays light."""
+    global _BATCH
+    if _BATCH is None:
+        from ._kernels import batch
+
+        _BATCH = batch
+    return _BATCH
+
+
+def intersects(a, pose_a, b, pose_b):
+    """Whether two shapes overlap (closed sets: touching counts).
+
+    Returns a Python ``bool`` for one pair, or a ``(n,)`` bool array when a pose is a batch.
+    """
+    a = _shape(a, "a")
+    b = _shape(b, "b")
+    _check_pair("intersects", a, b)
+    ta = as_matrices(pose_a, "pose_a")
+    tb = as_matrices(pose_b, "pose_b")
+    batch = _kernels()
+    if ta.ndim == 2 and tb.ndim == 2:
+        return bool(
+            batch.intersects_one(
+                a.kind, a.params, a.points, a.triangles, a.edges, ta,
+                b.kind, b.params, b.points, b.triangles, b.edges, tb,
+            )
+        )
+    count = _batch_size(ta, tb)
+    out = np.empty(count, dtype=np.bool_)
+    batch.intersects_many(
+        a.kind, a.params, a.points, a.triangles, a.edges, ta.reshape(-1, 4, 4),
+        b.kind, b.params, b.points, b.triangles, b.edges, tb.reshape(-1, 4, 4), out,
+    )
+    return out
+
+
+def distance(a, pose_a, b, pose_b):
+    """Distance, closest points, normal and status of two shapes; see :class:`DistanceResult`."""
+    a = _shape(a, "a")
+    b = _shape(b, "b")
+    _check_pair("distance", a, b)
+    ta = as_matrices(pose_a, "pose_a")
+    tb = as_matrices(pose_b, "pose_b")
+    batch = _kernels()
+    if ta.ndim == 2 and tb.ndim == 2:
+        signed, point_a, point_b, normal, status = batch.distance_one(
+            a.kind, a.params, a.points, a.triangles, a.edges, a.scale, ta,
+            b.kind, b.params, b.points, b.triangles, b.edges, b.scale, tb,
+        )
+        return DistanceResult(signed, point_a, point_b, normal, _STATUS[status])
+    count = _batch_size(ta, tb)
+    signed = np.empty(count)
+    point_a = np.empty((count, 3))
+    point_b = np.empty((count, 3))
+    normal = np.empty((count, 3))
+    status = np.empty(count, dtype=np.int8)
+    batch.distance_many(
+        a.kind, a.params, a.points, a.triangles, a.edges, a.scale, ta.reshape(-1, 4, 4),
+        b.kind, b.params, b.points, b.triangles, b.edges, b.scale, tb.reshape(-1, 4, 4),
+        signed, point_a, point_b, normal, status,
+    )
+    return DistanceResult(signed, point_a, point_b, normal, status)
+
+
+class ClosestPointResult:
+    """Result of :func:`closest_point`: ``point`` (n, 3) on the shape (a point inside a solid is
+    its own closest point), ``distance`` (n,), ``status`` (n,) int8 (:class:`Status`; PENETRATING
+    means inside). A single (3,) query gives (3,), float and a Status."""
+
+    __slots__ = ("point", "distance", "status")
+
+    def __init__(self, point, distance, status):
+        self.point = point
+        self.distance = distance
+        self.status = status
+
+    def __repr__(self):
+        return f"ClosestPointResult(point={self.point!r}, distance={self.distance!r})"
+
+
+def _query_points(points, name):
+    try:
+        array = np.asarray(points, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise GeometryError(f"{name} must be numeric (n, 3)") from exc
+    single = array.ndim == 1
+    array = np.ascontiguousarray(array.reshape(-1, 3) if array.shape[-1:] == (3,) else array)
+    if array.ndim != 2 or array.shape[1] != 3:
+        raise GeometryError(f"{name} must have shape (3,) or (n, 3), got {np.shape(points)}")
+    if array.shape[0] == 0:
+        raise GeometryError(f"{name} is empty")
+    if not np.isfinite(array).all():
+        raise GeometryError(f"{name} contains NaN or inf")
+    return array, single
+
+
+def closest_point(shape, pose, points):
+    """Closest points on ``shape`` (placed by ``pose``) to world ``points`` (3,) or (n, 3)."""
+    shape = _shape(shape, "shape")
+    t = as_matrices(pose, "pose")
+    queries, single = _query_points(points, "points")
+    poses = t.reshape(-1, 4, 4)
+    if poses.shape[0] not in (1, queries.shape[0]):
+        raise GeometryError(f"pose batch ({poses.shape[0]}) and points ({queries.shape[0]}) differ in length")
+    count = queries.shape[0]
+    out_point = np.empty((count, 3))
+    out_distance = np.empty(count)
+    out_status = np.empty(count, dtype=np.int8)
+    _kernels().closest_points_many(
+        shape.kind, shape.params, shape.points, shape.triangles, shape.edges, shape.scale,
+        poses, queries, out_point, out_distance, out_status,
+    )
+    if single:
+        return ClosestPointResult(out_point[0], float(out_distance[0]), _STATUS[int(out_status[0])])
+    return ClosestPointResult(out_point, out_distance, out_status)
+
+
+class RayResult:
+    """Result of :func:`raycast`: ``hit`` (n,) bool, ``t`` (n,) distance along the unit direction
+    (inf on a miss), ``point`` (n, 3) and ``normal`` (n, 3) outward unit normal at the hit (NaN on
+    a miss; zeros for a ray starting inside a solid with ``solid=True``), ``face`` (n,) int64
+    triangle index for meshes (-1 otherwise). A single ray gives scalars and (3,) arrays."""
+
+    __slots__ = ("hit", "t", "point", "normal", "face")
+
+    def __init__(self, hit, t, point, normal, face):
+        self.hit = hit
+        self.t = t
+        self.point = point
+        self.normal = normal
+        self.face = face
+
+    def __repr__(self):
+        return f"RayResult(hit={self.hit!r}, t={self.t!r})"
+
+
+_RAY_KINDS = frozenset(
+    (kinds.SPHERE, kinds.CAPSULE, kinds.BOX, kinds.TRIANGLE, kinds.POLYGON, kinds.TETRAHEDRON,
+     kinds.POLYHEDRON, kinds.CYLINDER, kinds.CONE, kinds.PLANE, kinds.HALFSPACE, kinds.MESH)
+)
+
+
+def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True):
+    """Cast rays ``origins + t * unit(directions)``, ``0 <= t <= max_t``, at ``shape``.
+
+    ``origins`` and ``directions`` are (3,) or (n, 3) (one broadcasts against the other);
+    ``max_t`` a scalar or (n,). ``solid=True``: a ray starting inside a solid hits at t = 0;
+    ``solid=False``: it reports where it leaves the boundary. Meshes are surfaces (first triangle
+    hit). Returns a :class:`RayResult`.
+    """
+    shape = _shape(shape, "shape")
+    if shape.kind not in _RAY_KINDS:
+        raise UnsupportedQuery("raycast", shape)
+    t = as_matrices(pose, "pose")
+    origin_array, single_o = _query_points(origins, "origins")
+    direction_array, single_d = _query_points(directions, "directions")
+    count = max(len(origin_array), len(direction_array))
+    if len(origin_array) not in (1, count) or len(direction_array) not in (1, count):
+        raise GeometryError(f"origins ({len(origin_array)}) and directions ({len(direction_array)}) differ in length")
+    origin_array = np.ascontiguousarray(np.broadcast_to(origin_array, (count, 3)))
+    direction_array = np.ascontiguousarray(np.broadcast_to(direction_array, (count, 3)))
+    if (np.einsum("ij,ij->i", direction_array, direction_array) == 0.0).any():
+        raise GeometryError("directions contains a zero-length direction")
+    limits = np.atleast_1d(np.asarray(max_t, dtype=np.float64))
+    if limits.ndim != 1 or len(limits) not in (1, count):
+        raise GeometryError(f"max_t must be a scalar or ({count},), got shape {np.shape(max_t)}")
+    if np.isnan(limits).any() or (limits < 0).any():
+        raise GeometryError("max_t must be >= 0 (inf allowed)")
+    poses = t.reshape(-1, 4, 4)
+    if poses.shape[0] not in (1, count):
+        raise GeometryError(f"pose batch ({poses.shape[0]}) and rays ({count}) differ in length")
+    out_hit = np.empty(count, dtype=np.bool_)
+    out_t = np.empty(count)
+    out_point = np.empty((count, 3))
+    out_normal = np.empty((count, 3))
+    out_face = np.empty(count, dtype=np.int64)
+    _kernels().raycast_many(
+        shape.kind, shape.params, shape.points, shape.triangles, poses, origin_array, direction_array,
+        np.ascontiguousarray(limits), bool(solid), out_hit, out_t, out_point, out_normal, out_face,
+    )
+    if single_o and single_d:
+        return RayResult(bool(out_hit[0]), float(out_t[0]), out_point[0], out_normal[0], int(out_face[0]))
+    return RayResult(out_hit, out_t, out_point, out_normal, out_face)
+
+
+def warmup():
+    """Compile (or load from numba's on-disk cache) every kernel behind the public verbs."""
+    from .shapes import Box, Sphere, TriangleMesh
+
+    sphere = Sphere(1.0)
+    box = Box([1.0, 1.0, 1.0])
+    mesh = TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])
+    poses = np.tile(np.eye(4), (2, 1, 1))
+    intersects(sphere, None, box, None)
+    intersects(sphere, poses, box, None)
+    distance(sphere, None, box, None)
+    distance(sphere, poses, box, None)
+    closest_point(box, None, [[0.0, 0.0, 2.0]])
+    raycast(mesh, None, [0.2, 0.2, 1.0], [0.0, 0.0, -1.0])

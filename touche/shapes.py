@@ -1,0 +1,716 @@
+"""Shapes: immutable, validated at construction, packed once into flat arrays for the kernels.
+
+Every shape is defined in its own local frame and placed in the world by a pose passed to the
+query (``x_world = R @ x_local + t``). Sizes follow the conventions of coal / trimesh:
+``Box(extents)`` takes full side lengths, ``Capsule(radius, length)``, ``Cylinder`` and ``Cone``
+take the full length along the local z axis, centred on the origin (the cone's apex at +z).
+
+Packed layout (read by ``touche/_kernels/pairs.py``), per shape:
+``kind`` (int), ``params`` (p,) float64, ``points`` (n, 3) float64, ``triangles`` (m, 3) int64,
+``edges`` (e, 2) int64. Polytopes (Triangle, Tetrahedron, Box, AABB, ConvexPolygon,
+ConvexPolyhedron) share one layout: ``points = [vertices; plane normals; unit edge directions]``
+and ``params = [n_vertices, n_planes, n_directions, n_sat_normals, plane offsets..., extra...]``;
+their boundary is ``triangles`` and their edges ``edges``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._kernels import kinds
+from .errors import GeometryError
+
+_NO_TRIANGLES = np.zeros((0, 3), dtype=np.int64)
+_NO_EDGES = np.zeros((0, 2), dtype=np.int64)
+for _array in (_NO_TRIANGLES, _NO_EDGES):
+    _array.setflags(write=False)
+
+
+# --------------------------------------------------------------------------------------------
+# validation helpers
+def _array(value, name, shape=None):
+    try:
+        array = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise GeometryError(f"{name} must be numeric, got {value!r}") from exc
+    if shape is not None and array.shape != shape:
+        raise GeometryError(f"{name} must have shape {shape}, got {array.shape}")
+    if not np.isfinite(array).all():
+        raise GeometryError(f"{name} contains NaN or inf")
+    return array
+
+
+def _points(value, name, min_count=1):
+    array = _array(value, name)
+    if array.ndim != 2 or array.shape[1] != 3:
+        raise GeometryError(f"{name} must have shape (n, 3), got {array.shape}")
+    if array.shape[0] < min_count:
+        raise GeometryError(f"{name} needs at least {min_count} points, got {array.shape[0]}")
+    return array
+
+
+def _positive(value, name):
+    try:
+        number = float(value)
+    except (TypeError, ValueError) as exc:
+        raise GeometryError(f"{name} must be a number, got {value!r}") from exc
+    if not np.isfinite(number) or number <= 0.0:
+        raise GeometryError(f"{name} must be finite and > 0, got {value!r}")
+    return number
+
+
+def _unit(vector, name):
+    vector = _array(vector, name, (3,))
+    length = np.linalg.norm(vector)
+    if length == 0.0 or not np.isfinite(length) or length < 1e-300:
+        raise GeometryError(f"{name} must be a non-zero vector")
+    return vector / length
+
+
+def _frozen(*arrays):
+    for array in arrays:
+        array.setflags(write=False)
+
+
+# --------------------------------------------------------------------------------------------
+class Shape:
+    """Base class. Subclasses set the packed arrays in ``__init__`` through ``_pack``."""
+
+    __slots__ = ("kind", "params", "points", "triangles", "edges", "scale")
+    kind: int
+
+    def _pack(self, kind, params=(), points=None, triangles=_NO_TRIANGLES, edges=_NO_EDGES):
+        params = np.ascontiguousarray(params, dtype=np.float64).reshape(-1)
+        points = np.zeros((0, 3)) if points is None else np.ascontiguousarray(points, dtype=np.float64)
+        triangles = np.ascontiguousarray(triangles, dtype=np.int64)
+        edges = np.ascontiguousarray(edges, dtype=np.int64)
+        _frozen(params, points, triangles, edges)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "params", params)
+        object.__setattr__(self, "points", points)
+        object.__setattr__(self, "triangles", triangles)
+        object.__setattr__(self, "edges", edges)
+        finite_params = params[np.isfinite(params)]
+        size = max(
+            float(np.abs(points).max()) if points.size else 0.0,
+            float(np.abs(finite_params).max()) if finite_params.size else 0.0,
+        )
+        object.__setattr__(self, "scale", size)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def packed(self):
+        return self.kind, self.params, self.points, self.triangles, self.edges
+
+    def __reduce__(self):
+        return (_rebuild, (type(self), self._state()))
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._describe()})"
+
+    def _describe(self):
+        return ""
+
+
+def _rebuild(cls, state):
+    return cls(*state)
+
+
+# --------------------------------------------------------------------------------------------
+# point core
+class Point(Shape):
+    """A single point."""
+
+    __slots__ = ()
+
+    def __init__(self, position=(0.0, 0.0, 0.0)):
+        self._pack(kinds.POINT, (), _array(position, "position", (3,))[None])
+
+    @property
+    def position(self):
+        return self.points[0]
+
+    def _state(self):
+        return (self.position,)
+
+    def _describe(self):
+        return f"position={self.position.tolist()}"
+
+
+class Sphere(Shape):
+    """Solid sphere of ``radius`` centred at ``center`` (local frame)."""
+
+    __slots__ = ()
+
+    def __init__(self, radius, center=(0.0, 0.0, 0.0)):
+        self._pack(kinds.SPHERE, (_positive(radius, "radius"),), _array(center, "center", (3,))[None])
+
+    @property
+    def radius(self):
+        return float(self.params[0])
+
+    @property
+    def center(self):
+        return self.points[0]
+
+    def _state(self):
+        return (self.radius, self.center)
+
+    def _describe(self):
+        return f"radius={self.radius}, center={self.center.tolist()}"
+
+
+# --------------------------------------------------------------------------------------------
+# linear core
+class Segment(Shape):
+    """The closed segment from ``a`` to ``b``. ``a == b`` is allowed (a degenerate segment)."""
+
+    __slots__ = ()
+
+    def __init__(self, a, b):
+        self._pack(kinds.SEGMENT, (), np.stack([_array(a, "a", (3,)), _array(b, "b", (3,))]))
+
+    @property
+    def a(self):
+        return self.points[0]
+
+    @property
+    def b(self):
+        return self.points[1]
+
+    def _state(self):
+        return (self.a, self.b)
+
+    def _describe(self):
+        return f"a={self.a.tolist()}, b={self.b.tolist()}"
+
+
+class Capsule(Shape):
+    """Sphere-swept segment: the segment from z = -length/2 to z = +length/2, swept by ``radius``.
+    ``length`` may be 0 (a sphere). ``Capsule.from_points(a, b, radius)`` for an explicit axis."""
+
+    __slots__ = ()
+
+    def __init__(self, radius, length):
+        length = float(length)
+        if not np.isfinite(length) or length < 0:
+            raise GeometryError(f"length must be finite and >= 0, got {length!r}")
+        half = 0.5 * length
+        self._init_points((0.0, 0.0, -half), (0.0, 0.0, half), radius)
+
+    def _init_points(self, a, b, radius):
+        self._pack(
+            kinds.CAPSULE,
+            (_positive(radius, "radius"),),
+            np.stack([_array(a, "a", (3,)), _array(b, "b", (3,))]),
+        )
+
+    @classmethod
+    def from_points(cls, a, b, radius):
+        capsule = object.__new__(cls)
+        capsule._init_points(a, b, radius)
+        return capsule
+
+    @property
+    def radius(self):
+        return float(self.params[0])
+
+    @property
+    def a(self):
+        return self.points[0]
+
+    @property
+    def b(self):
+        return self.points[1]
+
+    @property
+    def length(self):
+        return float(np.linalg.norm(self.b - self.a))
+
+    def __reduce__(self):
+        return (Capsule.from_points, (self.a, self.b, self.radius))
+
+    def _describe(self):
+        return f"radius={self.radius}, a={self.a.tolist()}, b={self.b.tolist()}"
+
+
+class Ray(Shape):
+    """Half-line ``origin + t * direction``, t >= 0 (direction normalised)."""
+
+    __slots__ = ()
+    _kind = kinds.RAY
+
+    def __init__(self, origin, direction):
+        origin = _array(origin, "origin", (3,))
+        self._pack(self._kind, (), np.stack([origin, _unit(direction, "direction")]))
+
+    @property
+    def origin(self):
+        return self.points[0]
+
+    @property
+    def direction(self):
+        return self.points[1]
+
+    def _state(self):
+        return (self.origin, self.direction)
+
+    def _describe(self):
+        return f"origin={self.origin.tolist()}, direction={self.direction.tolist()}"
+
+
+class Line(Ray):
+    """Infinite line through ``origin`` along ``direction`` (normalised)."""
+
+    __slots__ = ()
+    _kind = kinds.LINE
+
+
+# --------------------------------------------------------------------------------------------
+# planes
+class Plane(Shape):
+    """The plane ``normal . x = offset`` (local frame; normal normalised). Two-sided, no thickness."""
+
+    __slots__ = ()
+    _kind = kinds.PLANE
+
+    def __init__(self, normal=(0.0, 0.0, 1.0), offset=0.0):
+        normal = _unit(normal, "normal")
+        offset = float(_array(offset, "offset", ()))
+        self._pack(self._kind, (), np.stack([normal * offset, normal]))
+
+    @property
+    def normal(self):
+        return self.points[1]
+
+    @property
+    def offset(self):
+        return float(self.points[0] @ self.points[1])
+
+    def _state(self):
+        return (self.normal, self.offset)
+
+    def _describe(self):
+        return f"normal={self.normal.tolist()}, offset={self.offset}"
+
+
+class HalfSpace(Plane):
+    """The solid half-space ``normal . x <= offset`` (normal points out of the solid)."""
+
+    __slots__ = ()
+    _kind = kinds.HALFSPACE
+
+
+# --------------------------------------------------------------------------------------------
+# round solids
+class Cylinder(Shape):
+    """Solid capped cylinder along local z, from z = -length/2 to +length/2."""
+
+    __slots__ = ()
+
+    def __init__(self, radius, length):
+        half = 0.5 * _positive(length, "length")
+        self._pack(kinds.CYLINDER, (_positive(radius, "radius"),), [[0, 0, -half], [0, 0, half]])
+
+    @property
+    def radius(self):
+        return float(self.params[0])
+
+    @property
+    def length(self):
+        return float(self.points[1, 2] - self.points[0, 2])
+
+    def _state(self):
+        return (self.radius, self.length)
+
+    def _describe(self):
+        return f"radius={self.radius}, length={self.length}"
+
+
+class Cone(Shape):
+    """Solid right circular cone along local z: base disc of ``radius`` at z = -length/2, apex at
+    z = +length/2 (the convention of coal / FCL)."""
+
+    __slots__ = ()
+
+    def __init__(self, radius, length):
+        half = 0.5 * _positive(length, "length")
+        self._pack(kinds.CONE, (_positive(radius, "radius"),), [[0, 0, half], [0, 0, -half]])
+
+    @property
+    def radius(self):
+        return float(self.params[0])
+
+    @property
+    def length(self):
+        return float(self.points[0, 2] - self.points[1, 2])
+
+    def _state(self):
+        return (self.radius, self.length)
+
+    def _describe(self):
+        return f"radius={self.radius}, length={self.length}"
+
+
+# --------------------------------------------------------------------------------------------
+# polytopes
+def _unique_directions(directions, tolerance=1e-9):
+    """Unit directions with duplicates and opposites removed (for the separating-axis test)."""
+    unique = []
+    for direction in directions:
+        length = np.linalg.norm(direction)
+        if length == 0.0:
+            continue
+        direction = direction / length
+        if not any(abs(abs(direction @ kept) - 1.0) <= tolerance for kept in unique):
+            unique.append(direction)
+    return np.array(unique).reshape(-1, 3)
+
+
+def _pack_polytope(shape, kind, vertices, plane_normals, plane_offsets, n_sat, triangles, edges, extra=()):
+    directions = _unique_directions(vertices[edges[:, 1]] - vertices[edges[:, 0]])
+    points = np.concatenate([vertices, plane_normals, directions])
+    params = np.concatenate(
+        [[len(vertices), len(plane_normals), len(directions), n_sat], plane_offsets, extra]
+    )
+    shape._pack(kind, params, points, triangles, edges)
+
+
+def _flat_polygon_planes(vertices, normal):
+    """Planes of a flat convex polygon seen as a zero-thickness solid: the face normal first,
+    then the in-plane side normals (these are the SAT normals), then the back face."""
+    count = len(vertices)
+    sides = []
+    for i in range(count):
+        edge = vertices[(i + 1) % count] - vertices[i]
+        side = np.cross(edge, normal)
+        length = np.linalg.norm(side)
+        sides.append(side / length if length > 0 else side)
+    normals = np.array([normal] + sides + [-normal])
+    offsets = np.array(
+        [normal @ vertices[0]]
+        + [sides[i] @ vertices[i] for i in range(count)]
+        + [-(normal @ vertices[0])]
+    )
+    return normals, offsets, count + 1
+
+
+class Triangle(Shape):
+    """A solid triangle ``a, b, c`` (two-sided, zero thickness). Degenerate (zero-area)
+    triangles are accepted and behave as the segment or point they are."""
+
+    __slots__ = ()
+
+    def __init__(self, a, b, c):
+        vertices = np.stack([_array(a, "a", (3,)), _array(b, "b", (3,)), _array(c, "c", (3,))])
+        normal = np.cross(vertices[1] - vertices[0], vertices[2] - vertices[0])
+        length = np.linalg.norm(normal)
+        if length > 0:
+            normal = normal / length
+            normals, offsets, n_sat = _flat_polygon_planes(vertices, normal)
+        else:  # zero area: no face planes; the pair engine treats it through its edges
+            normals, offsets, n_sat = np.zeros((0, 3)), np.zeros(0), 0
+        _pack_polytope(
+            self, kinds.TRIANGLE, vertices, normals, offsets, n_sat,
+            np.array([[0, 1, 2]]), np.array([[0, 1], [1, 2], [2, 0]]),
+        )
+
+    @property
+    def vertices(self):
+        return self.points[:3]
+
+    def _state(self):
+        return tuple(self.vertices)
+
+    def _describe(self):
+        return ", ".join(str(v.tolist()) for v in self.vertices)
+
+
+class Tetrahedron(Shape):
+    """A solid tetrahedron. Zero volume is a GeometryError (use Triangle or ConvexPolygon)."""
+
+    __slots__ = ()
+
+    def __init__(self, a, b, c, d):
+        vertices = np.stack([_array(p, n, (3,)) for p, n in zip((a, b, c, d), "abcd")])
+        volume = np.dot(np.cross(vertices[1] - vertices[0], vertices[2] - vertices[0]), vertices[3] - vertices[0])
+        size = np.abs(vertices - vertices.mean(0)).max()
+        if abs(volume) <= 1e-12 * size**3:
+            raise GeometryError("tetrahedron vertices are coplanar (zero volume)")
+        if volume > 0:  # make faces below outward CCW
+            vertices = vertices[[0, 2, 1, 3]]
+        faces = np.array([[0, 1, 2], [0, 3, 1], [1, 3, 2], [2, 3, 0]])
+        normals = []
+        offsets = []
+        for face in faces:
+            p0, p1, p2 = vertices[face]
+            n = np.cross(p1 - p0, p2 - p0)
+            n /= np.linalg.norm(n)
+            normals.append(n)
+            offsets.append(n @ p0)
+        edges = np.array([[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]])
+        _pack_polytope(self, kinds.TETRAHEDRON, vertices, np.array(normals), np.array(offsets), 4, faces, edges)
+
+    @property
+    def vertices(self):
+        return self.points[:4]
+
+    def _state(self):
+        return tuple(self.vertices)
+
+
+_BOX_CORNERS = np.array([[(i >> 0) & 1, (i >> 1) & 1, (i >> 2) & 1] for i in range(8)], dtype=np.float64) * 2 - 1
+_BOX_FACES = np.array(
+    [[0, 4, 6], [0, 6, 2], [1, 3, 7], [1, 7, 5],  # -x, +x
+     [0, 1, 5], [0, 5, 4], [2, 6, 7], [2, 7, 3],  # -y, +y
+     [0, 2, 3], [0, 3, 1], [4, 5, 7], [4, 7, 6]]  # -z, +z
+)
+_BOX_EDGES = np.array(
+    [[0, 1], [2, 3], [4, 5], [6, 7], [0, 2], [1, 3], [4, 6], [5, 7], [0, 4], [1, 5], [2, 6], [3, 7]]
+)
+
+
+class Box(Shape):
+    """Solid box with full side lengths ``extents`` centred at the local origin; an oriented box
+    (OBB) in the world through its pose. ``Box.from_half_extents`` takes half sides."""
+
+    __slots__ = ()
+
+    def __init__(self, extents, center=(0.0, 0.0, 0.0)):
+        extents = _array(extents, "extents", (3,))
+        if (extents <= 0).any():
+            raise GeometryError(f"extents must be > 0, got {extents.tolist()}")
+        self._init_box(_array(center, "center", (3,)), 0.5 * extents, kinds.BOX)
+
+    def _init_box(self, center, half, kind):
+        vertices = center + _BOX_CORNERS * half
+        eye = np.eye(3)
+        normals = np.concatenate([eye, -eye])
+        offsets = np.concatenate([center + half, -(center - half)])
+        _pack_polytope(
+            self, kind, vertices, normals, offsets, 3, _BOX_FACES, _BOX_EDGES,
+            extra=np.concatenate([center, half]),
+        )
+
+    @classmethod
+    def from_half_extents(cls, half_extents, center=(0.0, 0.0, 0.0)):
+        return cls(2.0 * _array(half_extents, "half_extents", (3,)), center)
+
+    @property
+    def center(self):
+        return self.params[-6:-3]
+
+    @property
+    def half_extents(self):
+        return self.params[-3:]
+
+    @property
+    def extents(self):
+        return 2.0 * self.half_extents
+
+    def __reduce__(self):
+        return (Box, (self.extents, self.center))
+
+    def _describe(self):
+        return f"extents={self.extents.tolist()}, center={self.center.tolist()}"
+
+
+class AABB(Box):
+    """Axis-aligned box ``[min, max]`` in its local frame (a Box whose center is off the origin)."""
+
+    __slots__ = ()
+
+    def __init__(self, min, max):  # noqa: A002 - numpy-like argument names
+        low = _array(min, "min", (3,))
+        high = _array(max, "max", (3,))
+        if (high <= low).any():
+            raise GeometryError(f"max must exceed min on every axis, got min={low.tolist()} max={high.tolist()}")
+        self._init_box(0.5 * (low + high), 0.5 * (high - low), kinds.BOX)
+
+    @property
+    def min(self):
+        return self.center - self.half_extents
+
+    @property
+    def max(self):
+        return self.center + self.half_extents
+
+    def __reduce__(self):
+        return (AABB, (self.min, self.max))
+
+    def _describe(self):
+        return f"min={self.min.tolist()}, max={self.max.tolist()}"
+
+
+class ConvexPolygon(Shape):
+    """A solid planar convex polygon (two-sided, zero thickness). Vertices in order; they must be
+    coplanar (within 1e-9 of their size) and convex; the winding defines ``normal``."""
+
+    __slots__ = ()
+
+    def __init__(self, vertices):
+        vertices = _points(vertices, "vertices", 3)
+        center = vertices.mean(0)
+        # Newell's method: robust normal of a (possibly slightly non-planar) polygon (Ericson 12.4.1)
+        normal = np.zeros(3)
+        for i in range(len(vertices)):
+            p, q = vertices[i] - center, vertices[(i + 1) % len(vertices)] - center
+            normal += np.cross(p, q)
+        length = np.linalg.norm(normal)
+        size = np.abs(vertices - center).max()
+        if length <= 1e-12 * size * size or size == 0:
+            raise GeometryError("polygon vertices are collinear (zero area)")
+        normal /= length
+        if np.abs((vertices - center) @ normal).max() > 1e-9 * size:
+            raise GeometryError("polygon vertices are not coplanar")
+        count = len(vertices)
+        for i in range(count):
+            turn = np.cross(vertices[(i + 1) % count] - vertices[i], vertices[(i + 2) % count] - vertices[(i + 1) % count])
+            if turn @ normal < -1e-12 * size * size:
+                raise GeometryError("polygon is not convex (or its vertices are not in order)")
+        normals, offsets, n_sat = _flat_polygon_planes(vertices, normal)
+        fan = np.array([[0, i, i + 1] for i in range(1, count - 1)])
+        edges = np.array([[i, (i + 1) % count] for i in range(count)])
+        _pack_polytope(self, kinds.POLYGON, vertices, normals, offsets, n_sat, fan, edges, extra=normal)
+
+    @property
+    def vertices(self):
+        return self.points[: int(self.params[0])]
+
+    @property
+    def normal(self):
+        return self.params[-3:]
+
+    def _state(self):
+        return (self.vertices,)
+
+
+class ConvexPolyhedron(Shape):
+    """The convex hull of ``points`` (scipy's Qhull). Coplanar or fewer than 4 distinct points is a
+    GeometryError. Exposes ``vertices``, ``faces`` (outward CCW triangles), ``face_planes``
+    (merged coplanar facets, rows (nx, ny, nz, d)), ``edges`` and ``vertex_neighbors``."""
+
+    __slots__ = ("vertex_neighbors",)
+
+    def __init__(self, points):
+        points = _points(points, "points", 4)
+        from scipy.spatial import ConvexHull, QhullError
+
+        try:
+            hull = ConvexHull(points)
+        except QhullError as exc:
+            raise GeometryError(f"points are degenerate (coplanar or collinear): {str(exc).splitlines()[0]}") from exc
+        index_of = {old: new for new, old in enumerate(hull.vertices)}
+        vertices = points[hull.vertices]
+        faces = np.vectorize(index_of.get)(hull.simplices).astype(np.int64)
+        center = vertices.mean(0)
+        for k, face in enumerate(faces):  # orient every triangle outward
+            p0, p1, p2 = vertices[face]
+            if np.cross(p1 - p0, p2 - p0) @ (p0 - center) < 0:
+                faces[k] = face[[0, 2, 1]]
+        # merge Qhull's triangles into facets by their plane equations
+        size = np.abs(vertices - center).max()
+        planes = []
+        facet_of_triangle = []
+        for k, face in enumerate(faces):
+            p0, p1, p2 = vertices[face]
+            n = np.cross(p1 - p0, p2 - p0)
+            n /= np.linalg.norm(n)
+            d = n @ p0
+            for j, (m, e) in enumerate(planes):
+                if n @ m > 1 - 1e-10 and abs(d - e) <= 1e-10 * max(size, 1.0):
+                    facet_of_triangle.append(j)
+                    break
+            else:
+                facet_of_triangle.append(len(planes))
+                planes.append((n, d))
+        # edges: triangle edges that separate two different facets
+        edge_facets = {}
+        for k, face in enumerate(faces):
+            for i in range(3):
+                key = tuple(sorted((int(face[i]), int(face[(i + 1) % 3]))))
+                edge_facets.setdefault(key, set()).add(facet_of_triangle[k])
+        edges = np.array(sorted(key for key, facets in edge_facets.items() if len(facets) > 1), dtype=np.int64)
+        normals = np.array([n for n, _ in planes])
+        offsets = np.array([d for _, d in planes])
+        _pack_polytope(self, kinds.POLYHEDRON, vertices, normals, offsets, len(normals), faces, edges)
+        neighbors = [[] for _ in range(len(vertices))]
+        for a, b in edges:
+            neighbors[a].append(int(b))
+            neighbors[b].append(int(a))
+        object.__setattr__(self, "vertex_neighbors", tuple(tuple(sorted(n)) for n in neighbors))
+
+    @property
+    def vertices(self):
+        return self.points[: int(self.params[0])]
+
+    @property
+    def faces(self):
+        return self.triangles
+
+    @property
+    def face_planes(self):
+        nv, nf = int(self.params[0]), int(self.params[1])
+        return np.column_stack([self.points[nv : nv + nf], self.params[4 : 4 + nf]])
+
+    def _state(self):
+        return (self.vertices,)
+
+    def _describe(self):
+        return f"{len(self.vertices)} vertices, {len(self.face_planes)} facets"
+
+
+# --------------------------------------------------------------------------------------------
+class TriangleMesh(Shape):
+    """A triangle mesh (a surface: a triangle soup, not a solid, until the BVH issue adds
+    inside/outside). ``vertices (n, 3)``, ``faces (m, 3)`` int indices. Zero-area triangles are
+    kept. ``TriangleMesh.from_trimesh(mesh)`` and any ``trimesh.Trimesh`` passed to a query work."""
+
+    __slots__ = ()
+
+    def __init__(self, vertices, faces):
+        vertices = _points(vertices, "vertices", 3)
+        try:
+            faces_array = np.array(faces)
+        except (TypeError, ValueError) as exc:
+            raise GeometryError("faces must be an integer array of shape (m, 3)") from exc
+        if faces_array.ndim != 2 or faces_array.shape[1] != 3 or faces_array.shape[0] == 0:
+            raise GeometryError(f"faces must have shape (m, 3) with m > 0, got {faces_array.shape}")
+        if not np.issubdtype(faces_array.dtype, np.integer):
+            if not np.issubdtype(faces_array.dtype, np.floating) or not np.all(np.mod(faces_array, 1) == 0):
+                raise GeometryError("faces must hold integer vertex indices")
+        faces_array = faces_array.astype(np.int64)
+        if faces_array.min() < 0 or faces_array.max() >= len(vertices):
+            raise GeometryError(
+                f"faces index vertices out of range [0, {len(vertices)}): "
+                f"min {faces_array.min()}, max {faces_array.max()}"
+            )
+        self._pack(kinds.MESH, (), vertices, faces_array)
+
+    @classmethod
+    def from_trimesh(cls, mesh):
+        return cls(np.asarray(mesh.vertices), np.asarray(mesh.faces))
+
+    @property
+    def vertices(self):
+        return self.points
+
+    @property
+    def faces(self):
+        return self.triangles
+
+    def _state(self):
+        return (self.vertices, self.faces)
+
+    def _describe(self):
+        return f"{len(self.points)} vertices, {len(self.triangles)} faces"
+
+
+def as_shape(value, name="shape"):
+    """Shapes pass through; a ``trimesh.Trimesh`` becomes a TriangleMesh."""
+    if isinstance(value, Shape):
+        return value
+    module = type(value).__module__
+    if module.startswith("trimesh") and hasattr(value, "faces") and hasattr(value, "vertices"):
+        return TriangleMesh.from_trimesh(value)
+    raise GeometryError(f"{name} must be a touche shape or a trimesh.Trimesh, got {type(value).__name__}")

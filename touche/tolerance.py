@@ -1,0 +1,21 @@
+"""The one place tolerances come from.
+
+``ABSOLUTE`` is the distance below which two shapes of unit size are reported TOUCHING rather than
+SEPARATED / PENETRATING. Queries scale it by the size of the shapes involved (Ericson 11.3.1,
+combined absolute/relative tolerance): ``touching_tolerance(scale) = ABSOLUTE * max(1, scale)``.
+Booleans never use it: ``intersects`` is exact on the computed values (closed sets, touching is
+intersecting).
+"""
+ABSOLUTE = 1e-12
+RELATIVE = 1e-12
+
+# Axis of an edge-edge cross product is skipped as "parallel" below this relative squared length.
+PARALLEL_SQ = 1e-12
+
+# The OBB-OBB robustness term of Ericson 4.4.2, added to |R_ij|.
+OBB_EPSILON = 1e-12
+
+
+def touching_tolerance(scale):
+    """Tolerance for deciding TOUCHING at model size ``scale``."""
+    return ABSOLUTE + RELATIVE * scale
