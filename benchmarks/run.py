@@ -337,7 +337,6 @@ class Bench:
     def batches(self):
         print(f"\n== 2. batch of {self.n:,} poses (per pair; coal/fcl timed on {self.subset:,} calls in a Python loop) ==")
         tc, coal, fcl = self.tc, self.coal, self.fcl
-        print(f"{'pair':16} {'verb':10} {'touche':>10} {'coal':>10} {'fcl':>10} {'t/coal':>7} {'t/fcl':>7}")
         self.batch = []
         m = self.subset
         self.validation = None
@@ -351,6 +350,7 @@ class Bench:
             print(f"(of which pose validation, touche.pose.as_matrices: {fmt_time(self.validation)} per pose)")
         except Exception as exc:  # noqa: BLE001 - the internal API may change
             print(f"(pose validation not timed: {exc!r})")
+        print(f"{'pair':16} {'verb':10} {'touche':>10} {'coal':>10} {'fcl':>10} {'t/coal':>7} {'t/fcl':>7}")
         for name, *_ in PAIRS:
             d = self.data[name]
             a, b, poses, pose_b = d["tc_a"], d["tc_b"], d["poses_a"], d["pose_b"]

@@ -104,7 +104,6 @@ def coal_distance(ga, poses_a, gb, poses_b, gjk_tolerance=None):
     pb = np.empty((n, 3))
     for i, (ta, tb) in enumerate(zip(poses_a, poses_b)):
         request = coal.DistanceRequest()
-        request.enable_nearest_points = True
         if gjk_tolerance is not None:
             request.gjk_tolerance = gjk_tolerance
             request.epa_tolerance = gjk_tolerance

@@ -188,14 +188,17 @@ def nan_depth_allowed(ga, gb):
     return lin and (other["type"] == "mesh" or (other["type"] == "hull" and other["kind"] in POLYTOPE_KINDS))
 
 
-def check_distance(a, b, Ta, Tb, res, hits_out, i, ref=None, size=None):
-    """Compare one engine result (res: signed, pa, pb, normal, status) with the reference."""
-    A, B = SHAPES[a], SHAPES[b]
+def config_size(a, b, Ta, Tb, scale=1.0):
+    return scale * (bounding_radius(a) + bounding_radius(b)) + np.abs(Ta[:3, 3]).max() + np.abs(Tb[:3, 3]).max()
+
+
+def check_distance(a, b, Ta, Tb, res, hits_out, i, shapes=None, scale=1.0):
+    """Compare one engine result (res: signed, pa, pb, normal, status) with the reference;
+    returns the reference signed distance. ``shapes`` overrides SHAPES[a], SHAPES[b]."""
+    A, B = shapes if shapes is not None else (SHAPES[a], SHAPES[b])
     ga, gb = N.world(A, Ta), N.world(B, Tb)
-    if ref is None:
-        ref = N.ref_signed(ga, gb)
-    S = size if size is not None else (bounding_radius(a) + bounding_radius(b)
-                                        + np.abs(Ta[:3, 3]).max() + np.abs(Tb[:3, 3]).max())
+    ref = N.ref_signed(ga, gb)
+    S = config_size(a, b, Ta, Tb, scale)
     band = REL * S
     signed, pa, pb, normal, status = res
     ctx = (a, b, i, ref, signed, pa, pb, normal, status)
@@ -267,16 +270,16 @@ def test_pair_against_reference(a, b):
     hits = []
     for i in range(n):
         ref = check_distance(a, b, Ta[i], Tb[i], _rows(res, i), hits, i)
-        S = bounding_radius(a) + bounding_radius(b) + np.abs(Ta[i][:3, 3]).max() + np.abs(Tb[i][:3, 3]).max()
+        S = config_size(a, b, Ta[i], Tb[i])
         if abs(ref) > REL * S:
             assert bool(hit[i]) == (ref <= 0), (a, b, i, ref)
         # the reversed pair: same signed distance, points swapped, normal negated
         np.testing.assert_array_equal(rev.status[i], res.status[i])
         if np.isfinite(res.signed_distance[i]):
             assert abs(rev.signed_distance[i] - res.signed_distance[i]) <= 1e-12 * S
-            if res.signed_distance[i] > REL * S:  # closest points are unique when separated
-                np.testing.assert_allclose(rev.point_a[i], res.point_b[i], atol=1e-9 * S)
-                np.testing.assert_allclose(rev.point_b[i], res.point_a[i], atol=1e-9 * S)
+            if res.signed_distance[i] > REL * S:
+                # closest points may form a set (parallel features); their difference is unique
+                np.testing.assert_allclose(rev.point_a[i] - rev.point_b[i], res.point_b[i] - res.point_a[i], atol=1e-9 * S)
                 np.testing.assert_allclose(rev.normal[i], -res.normal[i], atol=1e-9)
         else:
             assert np.array_equal(rev.signed_distance[i], res.signed_distance[i], equal_nan=True)
@@ -297,3 +300,284 @@ def test_pair_against_reference(a, b):
         assert np.array_equal(one.normal, res.normal[i], equal_nan=True)
         assert one.status == res.status[i]
         assert tc.intersects(A, Ta[i], B, Tb[i]) == hit[i]
+
+
+# ------------------------------------------------------------------------------------------------
+# touching, parallel, coplanar, degenerate configurations (exact inputs, identity poses)
+I4 = np.eye(4)
+
+
+def translated(t):
+    return N.pose(None, t)
+
+
+TOUCHING = {
+    "box face-face": (tc.AABB([0, 0, 0], [1, 1, 1]), I4, tc.AABB([1, 0.25, 0.5], [2, 1.5, 1.5]), I4),
+    "box edge-edge": (tc.AABB([0, 0, 0], [1, 1, 1]), I4, tc.AABB([1, 1, 0.25], [2, 2, 2]), I4),
+    "box corner-corner": (tc.AABB([0, 0, 0], [1, 1, 1]), I4, tc.AABB([1, 1, 1], [2, 2, 2]), I4),
+    "tet vertex-face": (tc.Tetrahedron([0.5, 0.5, 1], [0, 0, 2], [1, 0, 2], [0, 1, 2]), I4,
+                        tc.AABB([0, 0, 0], [1, 1, 1]), I4),
+    "tet edge-edge": (tc.Tetrahedron([0, 0.5, 1], [1, 0.5, 1], [0.5, 0, 2], [0.5, 1, 2]), I4,
+                      tc.Tetrahedron([0.5, 0, 1], [0.5, 1, 1], [0, 0.5, 0], [1, 0.5, 0]), I4),
+    "polyhedron face-face": (tc.ConvexPolyhedron([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0]]), I4,
+                             tc.Box([1, 1, 1]), translated([0.25, 0.25, -0.5])),
+    "segment crossing": (tc.Segment([0, 0, 0], [2, 0, 0]), I4, tc.Segment([1, -1, 0], [1, 1, 0]), I4),
+    "point on segment": (tc.Point([0.5, 0, 0]), I4, tc.Segment([0, 0, 0], [1, 0, 0]), I4),
+    "point on triangle": (tc.Point([0.25, 0.25, 0]), I4, tc.Triangle([0, 0, 0], [1, 0, 0], [0, 1, 0]), I4),
+    "point on box": (tc.Point([1, 0.5, 0.25]), I4, tc.AABB([0, 0, 0], [1, 1, 1]), I4),
+    "sphere-sphere": (tc.Sphere(1.0), I4, tc.Sphere(1.0), translated([2, 0, 0])),
+    "sphere-box face": (tc.Sphere(0.5), translated([0.5, 0.5, 1.5]), tc.AABB([0, 0, 0], [1, 1, 1]), I4),
+    "capsule-box face": (tc.Capsule.from_points([0, 0, 2], [1, 0, 2], 1.0), I4, tc.AABB([0, -1, 0], [1, 1, 1]), I4),
+    "capsule-capsule parallel": (tc.Capsule(0.5, 2.0), I4, tc.Capsule(0.5, 2.0), translated([1, 0, 0.5])),
+    "segment on triangle edge": (tc.Segment([0.25, 0, 1], [0.5, 0, -1]), I4,
+                                 tc.Triangle([0, 0, 0], [1, 0, 0], [0, 1, 0]), I4),
+    "triangle-triangle edge": (tc.Triangle([0, 0, 0], [1, 0, 0], [0, 1, 0]), I4,
+                               tc.Triangle([0.25, 0, 0], [0.75, 0, 0], [0.5, -1, 1]), I4),
+    "triangle vertex on box": (tc.Triangle([0.5, 0.5, 1], [0, 0, 2], [1, 0, 3]), I4, tc.AABB([0, 0, 0], [1, 1, 1]), I4),
+    "polygon on box face": (tc.ConvexPolygon([[0, 0, 1], [2, 0, 1], [2, 2, 1], [0, 2, 1]]), I4,
+                            tc.AABB([0.5, 0.5, 0], [1, 1, 1]), I4),
+    "box on plane": (tc.AABB([0, 0, 0], [1, 1, 1]), I4, tc.Plane([0, 0, 1], 1.0), I4),
+    "box on half-space": (tc.AABB([0, 0, 0], [1, 1, 1]), I4, tc.HalfSpace([0, 0, 1], 0.0), I4),
+    "cylinder on plane": (tc.Cylinder(0.5, 2.0), I4, tc.Plane([0, 0, 1], 1.0), I4),
+    "cone on half-space": (tc.Cone(0.5, 2.0), I4, tc.HalfSpace([0, 0, 1], -1.0), I4),
+    "sphere on cylinder": (tc.Sphere(0.5), translated([1.0, 0, 0.25]), tc.Cylinder(0.5, 2.0), I4),
+    "point on cone base": (tc.Point([0.25, 0, -1]), I4, tc.Cone(0.5, 2.0), I4),
+    "mesh on box": (tc.TriangleMesh([[0, 0, 1], [1, 0, 1], [0, 1, 1], [0, 0, 3]], [[0, 1, 2], [0, 2, 3]]), I4,
+                    tc.AABB([0, 0, 0], [1, 1, 1]), I4),
+    "capsule on mesh": (tc.Capsule.from_points([0.25, 0.25, 0.5], [0.5, 0.25, 0.5], 0.5), I4,
+                        tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]]), I4),
+    "parallel planes": (tc.Plane([0, 0, 1], 1.0), I4, tc.HalfSpace([0, 0, -1], -1.0), I4),
+}
+
+
+def test_ray_grazing_polytope_is_overlap_of_unknown_depth():
+    """Documented limitation: a ray / line meeting a polytope (even only touching it) reports
+    an overlap without a depth (NaN, PENETRATING); the boolean is exact."""
+    ray, box = tc.Ray([-1, 1, 0.5], [1, 0, 0]), tc.AABB([0, 0, 0], [1, 1, 1])
+    assert abs(N.ref_signed(N.world(ray, I4), N.world(box, I4))) == 0.0
+    assert tc.intersects(ray, I4, box, I4) is True
+    res = tc.distance(ray, I4, box, I4)
+    assert np.isnan(res.signed_distance) and res.status == tc.Status.PENETRATING
+    assert tc.intersects(ray, translated([0, 1e-9, 0]), box, I4) is False
+
+
+@pytest.mark.parametrize("case", list(TOUCHING))
+def test_touching(case):
+    A, Ta, B, Tb = TOUCHING[case]
+    # the configuration really touches, by the reference
+    assert abs(N.ref_signed(N.world(A, Ta), N.world(B, Tb))) <= 1e-15
+    for X, TX, Y, TY in ((A, Ta, B, Tb), (B, Tb, A, Ta)):
+        assert tc.intersects(X, TX, Y, TY) is True, case
+        res = tc.distance(X, TX, Y, TY)
+        assert abs(res.signed_distance) <= 1e-12, (case, res)
+        assert res.distance <= 1e-12
+        assert res.status == tc.Status.TOUCHING, (case, res)
+
+
+@pytest.mark.parametrize("case", list(TOUCHING))
+def test_near_touching(case):
+    """Moved 1e-7 apart along the contact normal: separated by exactly that (the reference's
+    normal: the direction that makes it separate)."""
+    A, Ta, B, Tb = TOUCHING[case]
+    ga = N.world(A, Ta)
+    best = None
+    for axis in np.vstack([np.eye(3), -np.eye(3)]):
+        moved = Tb.copy()
+        moved[:3, 3] += 1e-7 * axis
+        ref = N.ref_signed(ga, N.world(B, moved))
+        if best is None or ref > best[0]:
+            best = (ref, moved)
+    ref, moved = best
+    assert ref > 1e-9
+    assert tc.intersects(A, Ta, B, moved) is False, case
+    res = tc.distance(A, Ta, B, moved)
+    assert res.status == tc.Status.SEPARATED
+    assert abs(res.signed_distance - ref) <= 1e-12, (case, res.signed_distance, ref)
+
+
+SEPARATED = {
+    # parallel faces / edges: the distance, unique value but a set of closest points
+    "parallel faces": (tc.AABB([0, 0, 0], [1, 1, 1]), I4, tc.AABB([0.2, 0.3, 1.5], [1.2, 1.3, 2.5]), I4, 0.5),
+    "parallel edges": (tc.Segment([0, 0, 0], [1, 0, 0]), I4, tc.Segment([0.5, 1, 0], [1.5, 1, 0]), I4, 1.0),
+    "segment parallel to face": (tc.Segment([0.1, 0.1, 1], [0.3, 0.1, 1]), I4,
+                                 tc.Triangle([0, 0, 0], [1, 0, 0], [0, 1, 0]), I4, 1.0),
+    "parallel box edges": (tc.AABB([0, 0, 0], [1, 1, 1]), I4, tc.AABB([1.5, 2, 0.25], [2, 3, 2]), I4, np.hypot(0.5, 1.0)),
+    "coplanar triangles disjoint": (tc.Triangle([0, 0, 0], [1, 0, 0], [0, 1, 0]), I4,
+                                    tc.Triangle([1, 1, 0], [2, 1, 0], [1, 2, 0]), I4, np.sqrt(0.5)),
+    "capsules parallel": (tc.Capsule(0.25, 2.0), I4, tc.Capsule(0.5, 1.0), translated([2, 0, 0.5]), 1.25),
+    "line parallel to plane": (tc.Line([0, 0, 2], [1, 1, 0]), I4, tc.Plane([0, 0, 1], -1.0), I4, 3.0),
+    "ray parallel to half-space": (tc.Ray([0, 0, 2], [1, 0, 0]), I4, tc.HalfSpace([0, 0, 1], 0.5), I4, 1.5),
+    "line parallel to box face": (tc.Line([0, 0, 2], [0, 1, 0]), I4, tc.AABB([0, 0, 0], [1, 1, 1]), I4, 1.0),
+    "polygon parallel to polygon": (tc.ConvexPolygon([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]]), I4,
+                                    tc.ConvexPolygon([[0.5, 0.5, 2], [2, 0.5, 2], [2, 2, 2]]), I4, 2.0),
+}
+
+
+@pytest.mark.parametrize("case", list(SEPARATED))
+def test_parallel_separated(case):
+    A, Ta, B, Tb, expected = SEPARATED[case]
+    ref = N.ref_signed(N.world(A, Ta), N.world(B, Tb))
+    assert abs(ref - expected) <= 1e-15 * max(1.0, expected)  # the hand value and the reference agree
+    for X, TX, Y, TY in ((A, Ta, B, Tb), (B, Tb, A, Ta)):
+        res = tc.distance(X, TX, Y, TY)
+        assert res.status == tc.Status.SEPARATED
+        assert abs(res.signed_distance - expected) <= 1e-12, (case, res)
+        assert abs(np.linalg.norm(res.point_b - res.point_a) - expected) <= 1e-12
+        assert N.ref_point_distance(N.world(X, TX), res.point_a) <= 1e-12
+        assert N.ref_point_distance(N.world(Y, TY), res.point_b) <= 1e-12
+        assert tc.intersects(X, TX, Y, TY) is False
+
+
+def test_coplanar_triangles_overlapping():
+    A = tc.Triangle([0, 0, 0], [2, 0, 0], [0, 2, 0])
+    B = tc.Triangle([0.5, 0.25, 0], [3, 0.25, 0], [0.5, 2, 0])
+    # flat Minkowski difference: the minimum translation is 0 (along the common normal)
+    assert N.ref_signed(N.world(A, I4), N.world(B, I4)) == 0.0
+    rng = np.random.default_rng(5)
+    for k in range(20):
+        # translations keep the common plane exact: the boolean is exact on exact inputs
+        T = translated(rng.uniform(-1, 1, 3))
+        assert tc.intersects(A, T, B, T)
+        exact = tc.distance(A, T, B, T)
+        assert exact.status == tc.Status.TOUCHING and abs(exact.signed_distance) <= 1e-12
+        assert abs(abs(exact.normal[2]) - 1.0) <= 1e-12  # the common normal
+        # rotated, the plane is only coplanar up to round-off: distance ~0, TOUCHING
+        M = N.pose(N.random_rotation(rng), rng.uniform(-1, 1, 3))
+        res = tc.distance(A, M, B, M)
+        assert abs(res.signed_distance) <= 1e-12 and res.status == tc.Status.TOUCHING
+
+
+# ------------------------------------------------------------------------------------------------
+# degenerate shapes
+FLAT_TRIANGLE = tc.Triangle([0.0, 0.0, 0.0], [0.5, 0.25, 0.125], [1.0, 0.5, 0.25])  # zero area
+POINTLIKE_TRIANGLE = tc.Triangle([0.3, 0.2, 0.1], [0.3, 0.2, 0.1], [0.3, 0.2, 0.1])
+
+
+@pytest.mark.parametrize("partner", ["Point", "Sphere", "Segment", "Capsule", "Ray", "Line", "Triangle",
+                                     "Box", "ConvexPolyhedron", "Plane", "HalfSpace", "TriangleMesh"])
+@pytest.mark.parametrize("degenerate", ["flat", "pointlike"])
+def test_zero_area_triangle(degenerate, partner):
+    tri = FLAT_TRIANGLE if degenerate == "flat" else POINTLIKE_TRIANGLE
+    rng = np.random.default_rng(_seed(degenerate, partner))
+    n = 60
+    B = SHAPES[partner]
+    Ta, Tb = make_poses("Segment", partner, rng, n)
+    res = tc.distance(tri, Ta, B, Tb)
+    hit = tc.intersects(tri, Ta, B, Tb)
+    assert np.isfinite(res.signed_distance).all() or partner in ("Ray", "Line", "Plane", "HalfSpace")
+    hits = []
+    for i in range(n):
+        ref = check_distance("Segment", partner, Ta[i], Tb[i], _rows(res, i), hits, i, shapes=(tri, B))
+        if abs(ref) > REL * config_size("Segment", partner, Ta[i], Tb[i]):
+            assert bool(hit[i]) == (ref <= 0)
+    assert len(hits) >= 0.9 * n
+
+
+@pytest.mark.parametrize("partner", NAMES)
+def test_zero_length_capsule_is_sphere(partner):
+    capsule, sphere = tc.Capsule(0.4, 0.0), tc.Sphere(0.4)
+    segment, point = tc.Segment([0.1, 0.2, 0.3], [0.1, 0.2, 0.3]), tc.Point([0.1, 0.2, 0.3])
+    rng = np.random.default_rng(_seed("zero-length", partner))
+    Ta, Tb = make_poses("Sphere", partner, rng, 100)
+    B = SHAPES[partner]
+    for degenerate, regular in ((capsule, sphere), (segment, point)):
+        if (degenerate.kind, B.kind) not in tc.SUPPORTED_PAIRS:
+            continue  # e.g. Capsule-Cylinder (needs GJK), while Sphere-Cylinder is supported
+        got = tc.distance(degenerate, Ta, B, Tb)
+        want = tc.distance(regular, Ta, B, Tb)
+        assert np.array_equal(got.status, want.status)
+        finite = np.isfinite(want.signed_distance)
+        assert np.array_equal(finite, np.isfinite(got.signed_distance))
+        np.testing.assert_allclose(got.signed_distance[finite], want.signed_distance[finite], rtol=0, atol=1e-12)
+        assert np.array_equal(tc.intersects(degenerate, Ta, B, Tb), tc.intersects(regular, Ta, B, Tb))
+
+
+# ------------------------------------------------------------------------------------------------
+# scales
+def scaled(shape, s):
+    k = shape.kind
+    if k == K.POINT:
+        return tc.Point(shape.position * s)
+    if k == K.SPHERE:
+        return tc.Sphere(shape.radius * s, shape.center * s)
+    if k == K.SEGMENT:
+        return tc.Segment(shape.a * s, shape.b * s)
+    if k == K.CAPSULE:
+        return tc.Capsule.from_points(shape.a * s, shape.b * s, shape.radius * s)
+    if k in (K.RAY, K.LINE):
+        return type(shape)(shape.origin * s, shape.direction)
+    if k == K.TRIANGLE:
+        return tc.Triangle(*(shape.vertices * s))
+    if k == K.TETRAHEDRON:
+        return tc.Tetrahedron(*(shape.vertices * s))
+    if isinstance(shape, tc.AABB):
+        return tc.AABB(shape.min * s, shape.max * s)
+    if k == K.BOX:
+        return tc.Box(shape.extents * s, shape.center * s)
+    if k == K.POLYGON:
+        return tc.ConvexPolygon(shape.vertices * s)
+    if k == K.POLYHEDRON:
+        return tc.ConvexPolyhedron(shape.vertices * s)
+    if k in (K.CYLINDER, K.CONE):
+        return type(shape)(shape.radius * s, shape.length * s)
+    if k in (K.PLANE, K.HALFSPACE):
+        return type(shape)(shape.normal, shape.offset * s)
+    return tc.TriangleMesh(shape.vertices * s, shape.faces)
+
+
+SCALE_PAIRS = [("Sphere", "Box"), ("Capsule", "ConvexPolyhedron"), ("Box", "Box"), ("Triangle", "Triangle"),
+               ("Segment", "TriangleMesh"), ("Tetrahedron", "ConvexPolygon"), ("Point", "Cone"),
+               ("Sphere", "Cylinder"), ("Ray", "Box"), ("Capsule", "Capsule"), ("AABB", "HalfSpace"),
+               ("Cylinder", "Plane"), ("ConvexPolyhedron", "TriangleMesh"), ("Line", "Capsule")]
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1e6])
+@pytest.mark.parametrize("a,b", SCALE_PAIRS, ids=[f"{a}-{b}" for a, b in SCALE_PAIRS])
+def test_scales(a, b, scale):
+    """The same configurations scaled by 1e-6 / 1e6 (shapes and translations): tolerances are
+    relative to the configuration size."""
+    rng = np.random.default_rng(_seed(a, b, str(scale)))
+    n = 60
+    A, B = scaled(SHAPES[a], scale), scaled(SHAPES[b], scale)
+    Ta, Tb = make_poses(a, b, rng, n, scale)
+    res = tc.distance(A, Ta, B, Tb)
+    hit = tc.intersects(A, Ta, B, Tb)
+    hits = []
+    for i in range(n):
+        ref = check_distance(a, b, Ta[i], Tb[i], _rows(res, i), hits, i, shapes=(A, B), scale=scale)
+        if abs(ref) > REL * config_size(a, b, Ta[i], Tb[i], scale):
+            assert bool(hit[i]) == (ref <= 0)
+    assert len(hits) >= 0.9 * n
+    assert 0.1 <= np.mean(hits) <= 0.9
+
+
+# ------------------------------------------------------------------------------------------------
+# regressions (bugs found by the reference comparison)
+@pytest.mark.parametrize("name", ["Segment", "Capsule", "Ray", "Line"])
+def test_regression_linear_vs_single_triangle_mesh_equals_triangle(name):
+    """Bug: linear element vs mesh tested a crossing by comparing the reconstructed closest point
+    of the triangle with the crossing point for exact equality; round-off missed crossings and
+    reported a positive distance (or a capsule depth of r only). A one-triangle mesh must
+    answer like the Triangle."""
+    tri = SHAPES["Triangle"]
+    mesh = tc.TriangleMesh(tri.vertices, [[0, 1, 2]])
+    rng = np.random.default_rng(11)
+    Ta, Tb = make_poses(name, "Triangle", rng, 200)
+    A = SHAPES[name]
+    got, want = tc.distance(A, Ta, mesh, Tb), tc.distance(A, Ta, tri, Tb)
+    assert np.array_equal(got.status, want.status)
+    assert np.allclose(got.signed_distance, want.signed_distance, rtol=0, atol=1e-12, equal_nan=True)
+    assert np.array_equal(tc.intersects(A, Ta, mesh, Tb), tc.intersects(A, Ta, tri, Tb))
+    assert 0.2 <= np.mean(tc.intersects(A, Ta, tri, Tb)) <= 0.8
+
+
+def test_regression_ray_crossing_plane_has_finite_depth():
+    """Bug: a ray crossing a (two-sided) plane reported depth inf; moving the plane to the ray's
+    origin separates them, so the depth is the origin's distance to the plane."""
+    ray, plane = tc.Ray([0.0, 0.0, -1.0], [0.0, 0.6, 0.8]), tc.Plane([0.0, 0.0, 1.0], 0.0)
+    for X, TX, Y, TY, sign in ((ray, I4, plane, I4, 1.0), (plane, I4, ray, I4, -1.0)):
+        res = tc.distance(X, TX, Y, TY)
+        assert res.signed_distance == -1.0 and res.status == tc.Status.PENETRATING
+        np.testing.assert_array_equal(res.normal, [0.0, 0.0, -sign])
+    line = tc.Line([0.0, 0.0, -1.0], [0.0, 0.6, 0.8])  # a line crossing is unbounded
+    assert tc.distance(line, I4, plane, I4).signed_distance == -np.inf

@@ -89,11 +89,10 @@ class Shape:
         object.__setattr__(self, "points", points)
         object.__setattr__(self, "triangles", triangles)
         object.__setattr__(self, "edges", edges)
-        finite_params = params[np.isfinite(params)]
-        size = max(
-            float(np.abs(points).max()) if points.size else 0.0,
-            float(np.abs(finite_params).max()) if finite_params.size else 0.0,
-        )
+        # model size for tolerances: farthest coordinate plus the sweep radius
+        size = float(np.abs(points).max()) if points.size else 0.0
+        if kind in (kinds.SPHERE, kinds.CAPSULE, kinds.CYLINDER, kinds.CONE):
+            size += float(params[0])
         object.__setattr__(self, "scale", size)
 
     def __setattr__(self, name, value):
@@ -103,7 +102,9 @@ class Shape:
         return self.kind, self.params, self.points, self.triangles, self.edges
 
     def __reduce__(self):
-        return (_rebuild, (type(self), self._state()))
+        # the packed arrays are the state: no re-validation, no Qhull re-run (vertex order kept)
+        extra = tuple(getattr(self, name) for name in type(self).__slots__ if name not in Shape.__slots__)
+        return (_restore, (type(self), self.packed(), extra))
 
     def __repr__(self):
         return f"{type(self).__name__}({self._describe()})"
@@ -112,8 +113,13 @@ class Shape:
         return ""
 
 
-def _rebuild(cls, state):
-    return cls(*state)
+def _restore(cls, packed, extra):
+    shape = object.__new__(cls)
+    shape._pack(*packed)
+    names = [name for name in cls.__slots__ if name not in Shape.__slots__]
+    for name, value in zip(names, extra):
+        object.__setattr__(shape, name, value)
+    return shape
 
 
 # --------------------------------------------------------------------------------------------
@@ -130,8 +136,6 @@ class Point(Shape):
     def position(self):
         return self.points[0]
 
-    def _state(self):
-        return (self.position,)
 
     def _describe(self):
         return f"position={self.position.tolist()}"
@@ -153,8 +157,6 @@ class Sphere(Shape):
     def center(self):
         return self.points[0]
 
-    def _state(self):
-        return (self.radius, self.center)
 
     def _describe(self):
         return f"radius={self.radius}, center={self.center.tolist()}"
@@ -178,8 +180,6 @@ class Segment(Shape):
     def b(self):
         return self.points[1]
 
-    def _state(self):
-        return (self.a, self.b)
 
     def _describe(self):
         return f"a={self.a.tolist()}, b={self.b.tolist()}"
@@ -227,9 +227,6 @@ class Capsule(Shape):
     def length(self):
         return float(np.linalg.norm(self.b - self.a))
 
-    def __reduce__(self):
-        return (Capsule.from_points, (self.a, self.b, self.radius))
-
     def _describe(self):
         return f"radius={self.radius}, a={self.a.tolist()}, b={self.b.tolist()}"
 
@@ -252,8 +249,6 @@ class Ray(Shape):
     def direction(self):
         return self.points[1]
 
-    def _state(self):
-        return (self.origin, self.direction)
 
     def _describe(self):
         return f"origin={self.origin.tolist()}, direction={self.direction.tolist()}"
@@ -287,8 +282,6 @@ class Plane(Shape):
     def offset(self):
         return float(self.points[0] @ self.points[1])
 
-    def _state(self):
-        return (self.normal, self.offset)
 
     def _describe(self):
         return f"normal={self.normal.tolist()}, offset={self.offset}"
@@ -320,8 +313,6 @@ class Cylinder(Shape):
     def length(self):
         return float(self.points[1, 2] - self.points[0, 2])
 
-    def _state(self):
-        return (self.radius, self.length)
 
     def _describe(self):
         return f"radius={self.radius}, length={self.length}"
@@ -345,8 +336,6 @@ class Cone(Shape):
     def length(self):
         return float(self.points[0, 2] - self.points[1, 2])
 
-    def _state(self):
-        return (self.radius, self.length)
 
     def _describe(self):
         return f"radius={self.radius}, length={self.length}"
@@ -419,8 +408,6 @@ class Triangle(Shape):
     def vertices(self):
         return self.points[:3]
 
-    def _state(self):
-        return tuple(self.vertices)
 
     def _describe(self):
         return ", ".join(str(v.tolist()) for v in self.vertices)
@@ -455,8 +442,6 @@ class Tetrahedron(Shape):
     def vertices(self):
         return self.points[:4]
 
-    def _state(self):
-        return tuple(self.vertices)
 
 
 _BOX_CORNERS = np.array([[(i >> 0) & 1, (i >> 1) & 1, (i >> 2) & 1] for i in range(8)], dtype=np.float64) * 2 - 1
@@ -508,9 +493,6 @@ class Box(Shape):
     def extents(self):
         return 2.0 * self.half_extents
 
-    def __reduce__(self):
-        return (Box, (self.extents, self.center))
-
     def _describe(self):
         return f"extents={self.extents.tolist()}, center={self.center.tolist()}"
 
@@ -534,9 +516,6 @@ class AABB(Box):
     @property
     def max(self):
         return self.center + self.half_extents
-
-    def __reduce__(self):
-        return (AABB, (self.min, self.max))
 
     def _describe(self):
         return f"min={self.min.tolist()}, max={self.max.tolist()}"
@@ -581,8 +560,6 @@ class ConvexPolygon(Shape):
     def normal(self):
         return self.params[-3:]
 
-    def _state(self):
-        return (self.vertices,)
 
 
 class ConvexPolyhedron(Shape):
@@ -653,8 +630,6 @@ class ConvexPolyhedron(Shape):
         nv, nf = int(self.params[0]), int(self.params[1])
         return np.column_stack([self.points[nv : nv + nf], self.params[4 : 4 + nf]])
 
-    def _state(self):
-        return (self.vertices,)
 
     def _describe(self):
         return f"{len(self.vertices)} vertices, {len(self.face_planes)} facets"
@@ -699,8 +674,6 @@ class TriangleMesh(Shape):
     def faces(self):
         return self.triangles
 
-    def _state(self):
-        return (self.vertices, self.faces)
 
     def _describe(self):
         return f"{len(self.points)} vertices, {len(self.triangles)} faces"
