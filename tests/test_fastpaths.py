@@ -34,10 +34,9 @@ def test_fast_intersects_equals_engine(name_a, name_b):
     for order in ((a, poses_a, b, poses_b), (b, poses_b, a, poses_a)):
         x, px, y, py = order
         for i in range(len(px)):
-            handled, fast = fast_intersects(x.kind, x.params, x.points, px[i], y.kind, y.params, y.points, py[i])
+            handled, fast = fast_intersects(*x._packed[:3], px[i], *y._packed[:3], py[i])
             assert handled
-            engine = pair_intersects(x.kind, x.params, x.points, x.triangles, x.edges, px[i],
-                                     y.kind, y.params, y.points, y.triangles, y.edges, py[i])
+            engine = pair_intersects(*x._packed, px[i], *y._packed, py[i])
             if fast != engine:
                 # only allowed inside the touching band, where the two algorithms' round-off differs
                 gap = tc.distance(x, px[i], y, py[i]).signed_distance
@@ -50,7 +49,7 @@ def test_fast_intersects_equals_engine(name_a, name_b):
 def test_fast_paths_decline_other_pairs():
     tri = tc.Triangle([0, 0, 0], [1, 0, 0], [0, 1, 0])
     box = SHAPES["box"]
-    handled, _ = fast_intersects(tri.kind, tri.params, tri.points, np.eye(4), box.kind, box.params, box.points, np.eye(4))
+    handled, _ = fast_intersects(*tri._packed[:3], np.eye(4), *box._packed[:3], np.eye(4))
     assert not handled
 
 
@@ -67,3 +66,31 @@ def test_obb_touching_faces_and_parallel_axes():
     assert not tc.intersects(box, rotation, box, shifted)
     shifted[:3, 3] = rotation[:3, :3] @ [1.5, 0.5, 0.0]
     assert tc.intersects(box, rotation, box, shifted)
+
+
+DISTANCE_PAIRS = FAST_PAIRS[:3] + [("capsule", "box"), ("segment", "aabb")] + FAST_PAIRS[5:]
+
+
+@pytest.mark.parametrize("name_a, name_b", [p for p in DISTANCE_PAIRS if p not in (("box", "box"), ("box", "aabb"))])
+def test_fast_distance_equals_engine(name_a, name_b):
+    from touche._kernels.fastpaths import fast_distance
+    from touche._kernels.pairs import pair_distance
+
+    a, b = SHAPES[name_a], SHAPES[name_b]
+    scale = 0.6 * (a.scale + b.scale)
+    poses_a = tc.Pose.random(1500, scale=scale, seed=11).matrix
+    poses_b = tc.Pose.random(1500, scale=scale, seed=12).matrix
+    handled_count = 0
+    for x, px, y, py in ((a, poses_a, b, poses_b), (b, poses_b, a, poses_a)):
+        for i in range(len(px)):
+            handled, signed, point_a, point_b, normal = fast_distance(*x._packed[:3], px[i], *y._packed[:3], py[i])
+            if not handled:
+                continue
+            handled_count += 1
+            reference = pair_distance(*x._packed, px[i], *y._packed, py[i], 1e-12)
+            assert signed == pytest.approx(reference[0], rel=1e-12, abs=1e-14)
+            if signed > 1e-9:  # closest points are unique only when separated
+                np.testing.assert_allclose(point_a, reference[1], atol=1e-12)
+                np.testing.assert_allclose(point_b, reference[2], atol=1e-12)
+                np.testing.assert_allclose(normal, reference[3], atol=1e-9)
+    assert handled_count > 0.3 * 2 * len(poses_a)

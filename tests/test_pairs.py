@@ -157,9 +157,10 @@ def make_poses(a, b, rng, n, scale=1.0):
         Ra = N.random_rotation(rng)
         Rb = N.random_rotation(rng)
         ta = rng.uniform(-0.5, 0.5, 3)
-        if a in PLANES and b in PLANES and rng.random() < 0.5:
+        both_half = a == b == "HalfSpace"  # parallel + same side always meet: favour the others
+        if a in PLANES and b in PLANES and rng.random() < (0.9 if both_half else 0.5):
             Rb = Ra @ rot_z(rng.uniform(0, 2 * np.pi))  # parallel (exactly: R e_z is a column)
-            if rng.random() < 0.5:
+            if rng.random() < (0.8 if both_half else 0.5):
                 Rb = Rb @ np.diag([1.0, -1.0, -1.0])
         direction = rng.normal(size=3)
         direction /= np.linalg.norm(direction)

@@ -101,14 +101,17 @@ class Pose:
     matrix : (4, 4) or (n, 4, 4) float64, read-only.
     """
 
-    __slots__ = ("matrix",)
+    __slots__ = ("matrix", "_kernel_matrix")
 
     def __init__(self, matrix=None):
         if matrix is None:
             matrix = np.eye(4)
-        matrix = validate_matrices(matrix, "pose")
-        matrix.setflags(write=False)
-        self.matrix = matrix
+        matrix = np.array(validate_matrices(matrix, "pose"), dtype=np.float64, order="C", copy=True)
+        # Kernels receive the private writable array: numba compiles read-only and writable
+        # arrays as different types, and mixing them would multiply compiled specialisations.
+        self._kernel_matrix = matrix
+        self.matrix = matrix.view()
+        self.matrix.setflags(write=False)
 
     # ----- constructors -------------------------------------------------------------------
     @classmethod
@@ -260,30 +263,33 @@ class Pose:
         return f"Pose(rotation={self.rotation.tolist()}, translation={self.translation.tolist()})"
 
 
-_IDENTITY = np.eye(4)
-_IDENTITY.setflags(write=False)
+_IDENTITY = np.eye(4)  # private and writable on purpose (one kernel type for every pose)
 
 
-def as_matrices(pose, name="pose"):
+def as_matrices(pose, name="pose", check=True):
     """Public-boundary conversion: Pose / array / None -> float64 (4, 4) or (n, 4, 4).
 
     Fast path: a ``Pose`` was validated at construction; ``None`` is the identity; a float64
-    C-contiguous array is checked by one compiled pass (finite, rigid). Anything else goes
-    through the full numpy validation, which names the problem."""
+    C-contiguous writable array is checked by one compiled pass (finite, rigid), or not at all
+    with ``check=False`` when the kernel that receives it checks it. Anything else goes through
+    the full numpy validation, which names the problem."""
     if pose is None:
         return _IDENTITY
     if type(pose) is Pose:
-        return pose.matrix
+        return pose._kernel_matrix
     if (
         type(pose) is np.ndarray
         and pose.dtype == np.float64
         and pose.flags.c_contiguous
+        and pose.flags.writeable
         and pose.shape[-2:] == (4, 4)
         and 2 <= pose.ndim <= 3
     ):
+        if not check:  # the caller's kernel validates (and re-calls with check=True to raise)
+            return pose
         from ._kernels.posecheck import first_invalid_transform
 
         batch = pose.reshape(-1, 4, 4)
         if batch.shape[0] > 0 and first_invalid_transform(batch) < 0:
             return pose
-    return validate_matrices(pose, name)
+    return np.array(validate_matrices(pose, name), dtype=np.float64, order="C", copy=True)

@@ -67,6 +67,17 @@ def _batch_size(ta, tb):
     return max(na, nb)
 
 
+def _raise_invalid_pose(code, pose_a, pose_b):
+    """A kernel found a raw pose array that is not a rigid transform: let the full validation
+    name the problem (it always raises for such an array)."""
+    from ._kernels.batch import INVALID_POSE_A
+
+    if code == INVALID_POSE_A:
+        as_matrices(pose_a, "pose_a")
+    as_matrices(pose_b, "pose_b")
+    raise GeometryError("pose_a or pose_b is not a rigid transform")  # pragma: no cover
+
+
 class DistanceResult:
     """Result of :func:`distance`.
 
@@ -139,22 +150,19 @@ def intersects(a, pose_a, b, pose_b):
     a = _shape(a, "a")
     b = _shape(b, "b")
     _check_pair("intersects", a, b)
-    ta = as_matrices(pose_a, "pose_a")
-    tb = as_matrices(pose_b, "pose_b")
+    ta = as_matrices(pose_a, "pose_a", check=False)
+    tb = as_matrices(pose_b, "pose_b", check=False)
     batch = _kernels()
     if ta.ndim == 2 and tb.ndim == 2:
-        return bool(
-            batch.intersects_one(
-                a.kind, a.params, a.points, a.triangles, a.edges, ta,
-                b.kind, b.params, b.points, b.triangles, b.edges, tb,
-            )
-        )
+        answer = batch.checked_intersects_one(*a._packed, ta, *b._packed, tb)
+        if answer < 0:
+            _raise_invalid_pose(answer, pose_a, pose_b)
+        return answer == 1
+    ta = as_matrices(ta, "pose_a")
+    tb = as_matrices(tb, "pose_b")
     count = _batch_size(ta, tb)
     out = np.empty(count, dtype=np.bool_)
-    batch.intersects_many(
-        a.kind, a.params, a.points, a.triangles, a.edges, ta.reshape(-1, 4, 4),
-        b.kind, b.params, b.points, b.triangles, b.edges, tb.reshape(-1, 4, 4), out,
-    )
+    batch.intersects_many(*a._packed, ta.reshape(-1, 4, 4), *b._packed, tb.reshape(-1, 4, 4), out)
     return out
 
 
@@ -163,15 +171,18 @@ def distance(a, pose_a, b, pose_b):
     a = _shape(a, "a")
     b = _shape(b, "b")
     _check_pair("distance", a, b)
-    ta = as_matrices(pose_a, "pose_a")
-    tb = as_matrices(pose_b, "pose_b")
+    ta = as_matrices(pose_a, "pose_a", check=False)
+    tb = as_matrices(pose_b, "pose_b", check=False)
     batch = _kernels()
     if ta.ndim == 2 and tb.ndim == 2:
-        signed, point_a, point_b, normal, status = batch.distance_one(
-            a.kind, a.params, a.points, a.triangles, a.edges, a.scale, ta,
-            b.kind, b.params, b.points, b.triangles, b.edges, b.scale, tb,
+        signed, point_a, point_b, normal, status = batch.checked_distance_one(
+            *a._packed, a.scale, ta, *b._packed, b.scale, tb
         )
+        if status < 0:
+            _raise_invalid_pose(status, pose_a, pose_b)
         return DistanceResult(signed, point_a, point_b, normal, _STATUS[status])
+    ta = as_matrices(ta, "pose_a")
+    tb = as_matrices(tb, "pose_b")
     count = _batch_size(ta, tb)
     signed = np.empty(count)
     point_a = np.empty((count, 3))
@@ -179,8 +190,7 @@ def distance(a, pose_a, b, pose_b):
     normal = np.empty((count, 3))
     status = np.empty(count, dtype=np.int8)
     batch.distance_many(
-        a.kind, a.params, a.points, a.triangles, a.edges, a.scale, ta.reshape(-1, 4, 4),
-        b.kind, b.params, b.points, b.triangles, b.edges, b.scale, tb.reshape(-1, 4, 4),
+        *a._packed, a.scale, ta.reshape(-1, 4, 4), *b._packed, b.scale, tb.reshape(-1, 4, 4),
         signed, point_a, point_b, normal, status,
     )
     return DistanceResult(signed, point_a, point_b, normal, status)
@@ -208,7 +218,8 @@ def _query_points(points, name):
     except (TypeError, ValueError) as exc:
         raise GeometryError(f"{name} must be numeric (n, 3)") from exc
     single = array.ndim == 1
-    array = np.ascontiguousarray(array.reshape(-1, 3) if array.shape[-1:] == (3,) else array)
+    array = array.reshape(-1, 3) if array.shape[-1:] == (3,) else array
+    array = np.require(array, np.float64, ["C", "W"])  # one kernel type: writable, C order
     if array.ndim != 2 or array.shape[1] != 3:
         raise GeometryError(f"{name} must have shape (3,) or (n, 3), got {np.shape(points)}")
     if array.shape[0] == 0:
@@ -230,10 +241,7 @@ def closest_point(shape, pose, points):
     out_point = np.empty((count, 3))
     out_distance = np.empty(count)
     out_status = np.empty(count, dtype=np.int8)
-    _kernels().closest_points_many(
-        shape.kind, shape.params, shape.points, shape.triangles, shape.edges, shape.scale,
-        poses, queries, out_point, out_distance, out_status,
-    )
+    _kernels().closest_points_many(*shape._packed, shape.scale, poses, queries, out_point, out_distance, out_status)
     if single:
         return ClosestPointResult(out_point[0], float(out_distance[0]), _STATUS[int(out_status[0])])
     return ClosestPointResult(out_point, out_distance, out_status)
@@ -299,7 +307,7 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True):
     out_normal = np.empty((count, 3))
     out_face = np.empty(count, dtype=np.int64)
     _kernels().raycast_many(
-        shape.kind, shape.params, shape.points, shape.triangles, poses, origin_array, direction_array,
+        *shape._packed[:4], poses, origin_array, direction_array,
         np.ascontiguousarray(limits), bool(solid), out_hit, out_t, out_point, out_normal, out_face,
     )
     if single_o and single_d:

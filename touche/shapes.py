@@ -21,8 +21,6 @@ from .errors import GeometryError
 
 _NO_TRIANGLES = np.zeros((0, 3), dtype=np.int64)
 _NO_EDGES = np.zeros((0, 2), dtype=np.int64)
-for _array in (_NO_TRIANGLES, _NO_EDGES):
-    _array.setflags(write=False)
 
 
 # --------------------------------------------------------------------------------------------
@@ -66,29 +64,28 @@ def _unit(vector, name):
     return vector / length
 
 
-def _frozen(*arrays):
-    for array in arrays:
-        array.setflags(write=False)
-
-
 # --------------------------------------------------------------------------------------------
 class Shape:
     """Base class. Subclasses set the packed arrays in ``__init__`` through ``_pack``."""
 
-    __slots__ = ("kind", "params", "points", "triangles", "edges", "scale")
+    __slots__ = ("kind", "params", "points", "triangles", "edges", "scale", "_packed")
     kind: int
 
     def _pack(self, kind, params=(), points=None, triangles=_NO_TRIANGLES, edges=_NO_EDGES):
-        params = np.ascontiguousarray(params, dtype=np.float64).reshape(-1)
-        points = np.zeros((0, 3)) if points is None else np.ascontiguousarray(points, dtype=np.float64)
-        triangles = np.ascontiguousarray(triangles, dtype=np.int64)
-        edges = np.ascontiguousarray(edges, dtype=np.int64)
-        _frozen(params, points, triangles, edges)
+        params = np.array(params, dtype=np.float64, order="C", copy=True).reshape(-1)
+        points = np.zeros((0, 3)) if points is None else np.array(points, dtype=np.float64, order="C", copy=True)
+        triangles = np.array(triangles, dtype=np.int64, order="C", copy=True).reshape(-1, 3)
+        edges = np.array(edges, dtype=np.int64, order="C", copy=True).reshape(-1, 2)
+        # Kernels get the private writable arrays (``_packed``): numba types read-only and
+        # writable arrays differently, and arrays made inside kernels are writable, so one kind of
+        # array everywhere means one compiled specialisation. The public attributes are read-only
+        # views of the same memory.
+        object.__setattr__(self, "_packed", (kind, params, points, triangles, edges))
         object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "params", params)
-        object.__setattr__(self, "points", points)
-        object.__setattr__(self, "triangles", triangles)
-        object.__setattr__(self, "edges", edges)
+        for name, array in (("params", params), ("points", points), ("triangles", triangles), ("edges", edges)):
+            view = array.view()
+            view.setflags(write=False)
+            object.__setattr__(self, name, view)
         # model size for tolerances: farthest coordinate plus the sweep radius
         size = float(np.abs(points).max()) if points.size else 0.0
         if kind in (kinds.SPHERE, kinds.CAPSULE, kinds.CYLINDER, kinds.CONE):
@@ -99,6 +96,7 @@ class Shape:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
     def packed(self):
+        """(kind, params, points, triangles, edges) as read-only arrays (see the module doc)."""
         return self.kind, self.params, self.points, self.triangles, self.edges
 
     def __reduce__(self):

@@ -1,6 +1,9 @@
 """Numba kernels. Only @njit(cache=True, nogil=True) code lives here: arrays and scalars in,
 arrays / tuples out, no Python objects. Public wrappers live one level up.
 
+This package's __init__ must not import numba (``import touche`` stays light): every kernel
+module calls ``ensure_fresh_cache()`` before defining its kernels.
+
 Cache guard: numba's on-disk cache is keyed by each source file's own timestamp, but a cached
 kernel also holds machine code linked against kernels of *other* files. After one of those
 changes (an upgrade, a developer edit) the stale caller can call the new callee with an old
@@ -51,7 +54,10 @@ def _drop_stale_cache():
         except OSError:
             pass
         try:
-            cache_dir.mkdir(parents=True, exist_ok=True)
+            if cache_dir == _HERE / "__pycache__":
+                cache_dir.mkdir(parents=True, exist_ok=True)
+            elif not cache_dir.is_dir():
+                continue
             for entry in cache_dir.iterdir():
                 if entry.suffix in (".nbi", ".nbc") and entry.name.split(".")[0] in modules:
                     entry.unlink(missing_ok=True)
@@ -60,5 +66,13 @@ def _drop_stale_cache():
             pass
 
 
-if os.environ.get("TOUCHE_KEEP_NUMBA_CACHE") != "1":
-    _drop_stale_cache()
+_checked = False
+
+
+def ensure_fresh_cache():
+    """Run the cache guard once per process (set TOUCHE_KEEP_NUMBA_CACHE=1 to skip it)."""
+    global _checked
+    if not _checked:
+        _checked = True
+        if os.environ.get("TOUCHE_KEEP_NUMBA_CACHE") != "1":
+            _drop_stale_cache()

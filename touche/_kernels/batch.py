@@ -5,10 +5,14 @@ na == nb or either == 1. Tolerances for the TOUCHING status are computed here fr
 sizes and the translations (touche.tolerance: ABSOLUTE + RELATIVE * scale).
 """
 import numpy as np
+from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
+
+ensure_fresh_cache()
 from numba import njit, prange
 
 from . import kinds
-from .fastpaths import fast_intersects
+from .fastpaths import fast_distance, fast_intersects
+from .posecheck import is_rigid_transform
 from .pairs import apply_point, apply_vector, pair_distance, pair_intersects
 from .ray import (
     ray_aabb,
@@ -36,8 +40,45 @@ def touching_tolerance(scale_a, ta, scale_b, tb):
 
 
 @njit(cache=True, nogil=True)
+def _status_of(signed, tolerance):
+    if signed > tolerance:
+        return kinds.SEPARATED
+    if signed >= -tolerance:
+        return kinds.TOUCHING
+    return kinds.PENETRATING
+
+
+INVALID_POSE_A = -3
+INVALID_POSE_B = -4
+
+
+@njit(cache=True, nogil=True)
+def checked_distance_one(ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb):
+    """distance_one for raw pose arrays: status INVALID_POSE_A / _B when a pose is not rigid
+    (the single-call path validates poses here, saving a second compiled call)."""
+    if not is_rigid_transform(ta):
+        return np.nan, np.zeros(3), np.zeros(3), np.zeros(3), INVALID_POSE_A
+    if not is_rigid_transform(tb):
+        return np.nan, np.zeros(3), np.zeros(3), np.zeros(3), INVALID_POSE_B
+    return distance_one(ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb)
+
+
+@njit(cache=True, nogil=True)
+def checked_intersects_one(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
+    """intersects_one for raw pose arrays: 1 / 0, or INVALID_POSE_A / _B."""
+    if not is_rigid_transform(ta):
+        return INVALID_POSE_A
+    if not is_rigid_transform(tb):
+        return INVALID_POSE_B
+    return 1 if intersects_one(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb) else 0
+
+
+@njit(cache=True, nogil=True)
 def distance_one(ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb):
     tolerance = touching_tolerance(sa, ta, sb, tb)
+    handled, signed, point_a, point_b, normal = fast_distance(ka, pa, pta, ta, kb, pb, ptb, tb)
+    if handled:
+        return signed, point_a, point_b, normal, _status_of(signed, tolerance)
     return pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance)
 
 
@@ -58,9 +99,8 @@ def distance_many(ka, pa, pta, tra, eda, sa, tas, kb, pb, ptb, trb, edb, sb, tbs
     for i in prange(count):
         ta = tas[i * step_a]
         tb = tbs[i * step_b]
-        tolerance = touching_tolerance(sa, ta, sb, tb)
-        signed, point_a, point_b, normal, status = pair_distance(
-            ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance
+        signed, point_a, point_b, normal, status = distance_one(
+            ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb
         )
         out_signed[i] = signed
         out_point_a[i] = point_a

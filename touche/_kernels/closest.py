@@ -15,6 +15,9 @@ Robustness notes (see docs/KERNELS.md):
 import math
 
 import numpy as np
+from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
+
+ensure_fresh_cache()
 from numba import njit
 
 # sin^2(angle between two directions) at or below which they are treated as parallel.

@@ -7,6 +7,9 @@ ordinary floating point on the given planes / points (documented per function).
 import math
 
 import numpy as np
+from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
+
+ensure_fresh_cache()
 from numba import njit
 
 from .predicates import orient2d

@@ -6,10 +6,13 @@ against the engine.
 Each function returns ``handled`` first: False means "not a fast-path pair, use the engine".
 """
 import numpy as np
+from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
+
+ensure_fresh_cache()
 from numba import njit
 
 from . import kinds
-from .closest import closest_points_linear_linear
+from .closest import closest_points_linear_linear, closest_points_segment_obb
 
 OBB_EPSILON = 1e-12  # Ericson 4.4.2 (same constant as pairs.OBB_EPSILON)
 
@@ -100,6 +103,16 @@ def fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
 
 @njit(cache=True, nogil=True)
 def _fast_intersects_ordered(ka, pa, pta, ta, kb, pb, ptb, tb):
+    if (ka == kinds.CAPSULE or ka == kinds.SEGMENT) and kb == kinds.BOX:
+        radius = pa[0] if ka == kinds.CAPSULE else 0.0
+        center, half = _box_params(pb)
+        a0, da = _segment_world(pta, ta)
+        center_world = np.empty(3)
+        for i in range(3):
+            center_world[i] = _world(tb, center, i)
+        c1, c2 = closest_points_segment_obb(a0, a0 + da, center_world, np.ascontiguousarray(tb[:3, :3]), half)
+        squared = (c2[0] - c1[0]) ** 2 + (c2[1] - c1[1]) ** 2 + (c2[2] - c1[2]) ** 2
+        return True, squared <= radius * radius
     if ka <= kinds.SPHERE and kb == kinds.BOX:
         radius = pa[0] if ka == kinds.SPHERE else 0.0
         center, half = _box_params(pb)
@@ -125,3 +138,73 @@ def _fast_intersects_ordered(ka, pa, pta, ta, kb, pb, ptb, tb):
         squared = (c2[0] - c1[0]) ** 2 + (c2[1] - c1[1]) ** 2 + (c2[2] - c1[2]) ** 2
         return True, squared <= reach * reach
     return False, False
+
+
+@njit(cache=True, nogil=True)
+def _separated_result(core_a, ra, core_b, rb):
+    """(handled, signed, point_a, point_b, normal) for two cores at positive distance; cores that
+    touch are left to the engine, which owns the penetration conventions."""
+    delta = core_b - core_a
+    dist = np.sqrt(delta[0] ** 2 + delta[1] ** 2 + delta[2] ** 2)
+    if not dist > 0.0:
+        return False, 0.0, core_a, core_b, delta
+    normal = delta / dist
+    return True, dist - ra - rb, core_a + ra * normal, core_b - rb * normal, normal
+
+
+@njit(cache=True, nogil=True)
+def _fast_distance_ordered(ka, pa, pta, ta, kb, pb, ptb, tb):
+    radius_a = pa[0] if (ka == kinds.SPHERE or ka == kinds.CAPSULE) else 0.0
+    radius_b = pb[0] if (kb == kinds.SPHERE or kb == kinds.CAPSULE) else 0.0
+    segment_b = kb == kinds.CAPSULE or kb == kinds.SEGMENT
+    if ka <= kinds.SPHERE and kb == kinds.BOX:
+        center, half = _box_params(pb)
+        c = np.empty(3)
+        for i in range(3):
+            c[i] = _world(ta, pta[0], i)
+        # clamp in the box frame, map the clamped point back to the world
+        q = np.empty(3)
+        local = np.empty(3)
+        outside = False
+        for i in range(3):
+            value = tb[0, i] * (c[0] - tb[0, 3]) + tb[1, i] * (c[1] - tb[1, 3]) + tb[2, i] * (c[2] - tb[2, 3])
+            local[i] = min(max(value, center[i] - half[i]), center[i] + half[i])
+            outside = outside or local[i] != value
+        if not outside:  # centre inside the box: penetration depth is the engine's business
+            return False, 0.0, c, c, c
+        for i in range(3):
+            q[i] = tb[i, 0] * local[0] + tb[i, 1] * local[1] + tb[i, 2] * local[2] + tb[i, 3]
+        return _separated_result(c, radius_a, q, 0.0)
+    if (ka == kinds.CAPSULE or ka == kinds.SEGMENT) and kb == kinds.BOX:
+        center, half = _box_params(pb)
+        a0, da = _segment_world(pta, ta)
+        center_world = np.empty(3)
+        for i in range(3):
+            center_world[i] = _world(tb, center, i)
+        axes = np.ascontiguousarray(tb[:3, :3])
+        c1, c2 = closest_points_segment_obb(a0, a0 + da, center_world, axes, half)
+        return _separated_result(c1, radius_a, c2, 0.0)
+    if (ka <= kinds.SPHERE or ka == kinds.SEGMENT or ka == kinds.CAPSULE) and segment_b:
+        b0, db = _segment_world(ptb, tb)
+        if ka <= kinds.SPHERE:
+            a0 = np.empty(3)
+            for i in range(3):
+                a0[i] = _world(ta, pta[0], i)
+            da = np.zeros(3)
+            high = 0.0
+        else:
+            a0, da = _segment_world(pta, ta)
+            high = 1.0
+        _, _, c1, c2 = closest_points_linear_linear(a0, da, 0.0, high, b0, db, 0.0, 1.0)
+        return _separated_result(c1, radius_a, c2, radius_b)
+    return False, 0.0, np.zeros(3), np.zeros(3), np.zeros(3)
+
+
+@njit(cache=True, nogil=True)
+def fast_distance(ka, pa, pta, ta, kb, pb, ptb, tb):
+    """(handled, signed, point_a, point_b, normal) for separated sphere/capsule/segment/point vs
+    box or capsule/segment pairs, in either order; anything else (or touching cores) -> engine."""
+    if ka == kinds.BOX or (kb <= kinds.SPHERE and (ka == kinds.CAPSULE or ka == kinds.SEGMENT)):
+        handled, signed, point_b, point_a, normal = _fast_distance_ordered(kb, pb, ptb, tb, ka, pa, pta, ta)
+        return handled, signed, point_a, point_b, -normal
+    return _fast_distance_ordered(ka, pa, pta, ta, kb, pb, ptb, tb)

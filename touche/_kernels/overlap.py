@@ -4,6 +4,9 @@ Seeds: Ericson, Real-Time Collision Detection, ch. 4 (bounding volumes) and 5.2 
 primitives). All inputs are float64 (3,) arrays in world coordinates (see docs/KERNELS.md).
 """
 import numpy as np
+from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
+
+ensure_fresh_cache()
 from numba import njit
 
 # ---------------------------------------------------------------------------------------------

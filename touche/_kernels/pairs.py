@@ -19,6 +19,9 @@ Result convention (``pair_distance``): ``(signed_distance, point_a, point_b, nor
   signed distance is NaN / -inf and the points and normal are NaN.
 """
 import numpy as np
+from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
+
+ensure_fresh_cache()
 from numba import njit
 
 from . import kinds

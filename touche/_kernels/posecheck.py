@@ -1,5 +1,8 @@
 """Validation of raw pose arrays inside compiled code (cheaper than numpy checks per call)."""
 import numpy as np
+from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
+
+ensure_fresh_cache()
 from numba import njit
 
 RIGID_TOLERANCE = 1e-6

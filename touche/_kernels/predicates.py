@@ -42,6 +42,9 @@ Arithmetic and Fast Robust Geometric Predicates", 1997; implemented from its des
 import math
 
 import numpy as np
+from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
+
+ensure_fresh_cache()
 from numba import njit
 
 EPS = 2.0 ** -53  # unit roundoff (half an ulp of 1.0)

@@ -23,6 +23,9 @@ Every kernel is allocation-light, never divides by a quantity that can be zero w
 guarded branch, and never adds an epsilon to a denominator.
 """
 import numpy as np
+from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
+
+ensure_fresh_cache()
 from numba import njit
 
 INF = np.inf

@@ -3,6 +3,9 @@
 Seed: Ericson 5.2.1 (separating-axis test) and 5.2.1.1 (robustness of the SAT).
 """
 import numpy as np
+from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
+
+ensure_fresh_cache()
 from numba import njit
 
 # |ea x eb|^2 <= _PARALLEL * |ea|^2 |eb|^2  (sin^2 of the angle <= 1e-12) => skip the axis.
