@@ -281,10 +281,11 @@ def as_matrices(pose, name="pose", check=True):
         type(pose) is np.ndarray
         and pose.dtype == np.float64
         and pose.flags.c_contiguous
-        and pose.flags.writeable
         and pose.shape[-2:] == (4, 4)
         and 2 <= pose.ndim <= 3
     ):
+        if not pose.flags.writeable:  # e.g. Pose.matrix: kernels take one (writable) array type
+            pose = pose.copy()
         if not check:  # the caller's kernel validates (and re-calls with check=True to raise)
             return pose
         from ._kernels.posecheck import first_invalid_transform

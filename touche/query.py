@@ -175,12 +175,11 @@ def distance(a, pose_a, b, pose_b):
     tb = as_matrices(pose_b, "pose_b", check=False)
     batch = _kernels()
     if ta.ndim == 2 and tb.ndim == 2:
-        signed, point_a, point_b, normal, status = batch.checked_distance_one(
-            *a._packed, a.scale, ta, *b._packed, b.scale, tb
-        )
+        buffer = np.empty(10)
+        status = batch.checked_distance_into(*a._packed, a.scale, ta, *b._packed, b.scale, tb, buffer)
         if status < 0:
             _raise_invalid_pose(status, pose_a, pose_b)
-        return DistanceResult(signed, point_a, point_b, normal, _STATUS[status])
+        return _SingleDistanceResult(buffer, _STATUS[status])
     ta = as_matrices(ta, "pose_a")
     tb = as_matrices(tb, "pose_b")
     count = _batch_size(ta, tb)
@@ -194,6 +193,33 @@ def distance(a, pose_a, b, pose_b):
         signed, point_a, point_b, normal, status,
     )
     return DistanceResult(signed, point_a, point_b, normal, status)
+
+
+class _SingleDistanceResult(DistanceResult):
+    """One pair's result, backed by the (10,) buffer the kernel filled; fields are views made on
+    first access (cheaper than building four objects on every call)."""
+
+    __slots__ = ("_buffer",)
+
+    def __init__(self, buffer, status):
+        self._buffer = buffer
+        self.status = status
+
+    @property
+    def signed_distance(self):
+        return float(self._buffer[0])
+
+    @property
+    def point_a(self):
+        return self._buffer[1:4]
+
+    @property
+    def point_b(self):
+        return self._buffer[4:7]
+
+    @property
+    def normal(self):
+        return self._buffer[7:10]
 
 
 class ClosestPointResult:

@@ -53,14 +53,20 @@ INVALID_POSE_B = -4
 
 
 @njit(cache=True, nogil=True)
-def checked_distance_one(ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb):
-    """distance_one for raw pose arrays: status INVALID_POSE_A / _B when a pose is not rigid
-    (the single-call path validates poses here, saving a second compiled call)."""
+def checked_distance_into(ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb, out):
+    """distance_one for one pair from Python: writes (signed, point_a, point_b, normal) into
+    ``out`` (10,) and returns the status, or INVALID_POSE_A / _B when a raw pose is not rigid.
+    Filling a buffer avoids boxing three new arrays on the way back to Python."""
     if not is_rigid_transform(ta):
-        return np.nan, np.zeros(3), np.zeros(3), np.zeros(3), INVALID_POSE_A
+        return INVALID_POSE_A
     if not is_rigid_transform(tb):
-        return np.nan, np.zeros(3), np.zeros(3), np.zeros(3), INVALID_POSE_B
-    return distance_one(ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb)
+        return INVALID_POSE_B
+    signed, point_a, point_b, normal, status = distance_one(ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb)
+    out[0] = signed
+    out[1:4] = point_a
+    out[4:7] = point_b
+    out[7:10] = normal
+    return status
 
 
 @njit(cache=True, nogil=True)

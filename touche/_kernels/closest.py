@@ -467,11 +467,15 @@ def closest_points_linear_linear(p1, d1, lo1, hi1, p2, d2, lo2, hi2):
     outside [lo2, hi2], clamp it and recompute s for the clamped t.
     Deviation for accuracy: s* = (d1xd2).(d2xr)/|d1xd2|^2 (equal to Ericson's (bf-ce)/(ae-b^2)
     by Lagrange's identity, but without the cancellation in ae-b^2). Returns (s, t, c1, c2)."""
-    r = _sub(p1, p2)
-    a = _dot(d1, d1)
-    e = _dot(d2, d2)
-    c = _dot(d1, r)
-    f = _dot(d2, r)
+    # scalar arithmetic throughout: this routine sits in every inner loop, and temporary
+    # 3-vectors would cost a heap allocation each
+    rx = p1[0] - p2[0]
+    ry = p1[1] - p2[1]
+    rz = p1[2] - p2[2]
+    a = d1[0] * d1[0] + d1[1] * d1[1] + d1[2] * d1[2]
+    e = d2[0] * d2[0] + d2[1] * d2[1] + d2[2] * d2[2]
+    c = d1[0] * rx + d1[1] * ry + d1[2] * rz
+    f = d2[0] * rx + d2[1] * ry + d2[2] * rz
     if a == 0.0 and e == 0.0:
         s = _clamp(0.0, lo1, hi1)
         t = _clamp(0.0, lo2, hi2)
@@ -482,11 +486,17 @@ def closest_points_linear_linear(p1, d1, lo1, hi1, p2, d2, lo2, hi2):
         t = _clamp(0.0, lo2, hi2)
         s = _clamp(-c / a, lo1, hi1)
     else:
-        b = _dot(d1, d2)
-        n = _cross(d1, d2)
-        nn = _dot(n, n)
+        b = d1[0] * d2[0] + d1[1] * d2[1] + d1[2] * d2[2]
+        nx = d1[1] * d2[2] - d1[2] * d2[1]
+        ny = d1[2] * d2[0] - d1[0] * d2[2]
+        nz = d1[0] * d2[1] - d1[1] * d2[0]
+        nn = nx * nx + ny * ny + nz * nz
         if nn > PAR_EPS * a * e:
-            s = _clamp(_dot(n, _cross(d2, r)) / nn, lo1, hi1)
+            # n . (d2 x r)
+            wx = d2[1] * rz - d2[2] * ry
+            wy = d2[2] * rx - d2[0] * rz
+            wz = d2[0] * ry - d2[1] * rx
+            s = _clamp((nx * wx + ny * wy + nz * wz) / nn, lo1, hi1)
         else:
             s = _clamp(0.0, lo1, hi1)  # parallel: any s works, pick 0 (clamped)
         t = (b * s + f) / e
@@ -753,17 +763,17 @@ def closest_points_segment_obb(a, b, c, axes, half):
         c2 = y
     # 12 edges: along axis i, at the four sign combinations of the other two axes.
     e0 = np.empty(3)
-    e1 = np.empty(3)
+    edge = np.empty(3)
     for i in range(3):
         j = (i + 1) % 3
         k = (i + 2) % 3
+        for m in range(3):
+            edge[m] = 2.0 * half[i] * axes[m, i]
         for sj in (-1.0, 1.0):
             for sk in (-1.0, 1.0):
                 for m in range(3):
-                    base = c[m] + sj * half[j] * axes[m, j] + sk * half[k] * axes[m, k]
-                    e0[m] = base - half[i] * axes[m, i]
-                    e1[m] = base + half[i] * axes[m, i]
-                _, _, x1, x2 = closest_points_segment_segment(a, b, e0, e1)
+                    e0[m] = c[m] + sj * half[j] * axes[m, j] + sk * half[k] * axes[m, k] - half[i] * axes[m, i]
+                _, _, x1, x2 = closest_points_linear_linear(a, d, 0.0, 1.0, e0, edge, 0.0, 1.0)
                 d2 = _sqdist(x1, x2)
                 if d2 < best:
                     best = d2
