@@ -20,6 +20,9 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 ensure_fresh_cache()
 from numba import njit
 
+from .vec import cross as _cross  # noqa: E402
+from .vec import dot as _dot  # noqa: E402
+
 # sin^2(angle between two directions) at or below which they are treated as parallel.
 PAR_EPS = 1e-24
 # sin^2(angle at vertex a) at or below which a triangle is treated as degenerate (its
@@ -32,18 +35,8 @@ _INF = np.inf
 # --------------------------------------------------------------------------- helpers
 
 
-@njit(cache=True, nogil=True)
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@njit(cache=True, nogil=True)
-def _cross(a, b):
-    out = np.empty(3)
-    out[0] = a[1] * b[2] - a[2] * b[1]
-    out[1] = a[2] * b[0] - a[0] * b[2]
-    out[2] = a[0] * b[1] - a[1] * b[0]
-    return out
 
 
 @njit(cache=True, nogil=True)

@@ -13,6 +13,7 @@ from numba import njit
 
 from . import kinds
 from .closest import closest_points_linear_linear, closest_points_segment_obb
+from .overlap import test_obb_obb
 
 OBB_EPSILON = 1e-12  # Ericson 4.4.2 (same constant as pairs.OBB_EPSILON)
 
@@ -45,41 +46,16 @@ def _sqdist_point_box(px, py, pz, tb, center, half):
 
 @njit(cache=True, nogil=True)
 def _obb_obb(ta, center_a, half_a, tb, center_b, half_b):
-    """Ericson 4.4.1 with the 4.4.2 epsilon; box axes are the pose rotation columns.
-    (Erratum E L5024 — `a.u[2]` used twice — does not arise: R is built by loops.)"""
-    rot = np.empty((3, 3))
-    abs_rot = np.empty((3, 3))
+    """Posed boxes -> Ericson 4.4.1 (overlap.test_obb_obb, with the 4.4.2 epsilon); the box axes
+    are the pose rotation columns."""
+    world_a = np.empty(3)
+    world_b = np.empty(3)
     for i in range(3):
-        for j in range(3):
-            rot[i, j] = ta[0, i] * tb[0, j] + ta[1, i] * tb[1, j] + ta[2, i] * tb[2, j]
-            abs_rot[i, j] = abs(rot[i, j]) + OBB_EPSILON
-    # centre difference in A's box frame
-    wx = _world(tb, center_b, 0) - _world(ta, center_a, 0)
-    wy = _world(tb, center_b, 1) - _world(ta, center_a, 1)
-    wz = _world(tb, center_b, 2) - _world(ta, center_a, 2)
-    t0 = ta[0, 0] * wx + ta[1, 0] * wy + ta[2, 0] * wz
-    t1 = ta[0, 1] * wx + ta[1, 1] * wy + ta[2, 1] * wz
-    t2 = ta[0, 2] * wx + ta[1, 2] * wy + ta[2, 2] * wz
-    t = (t0, t1, t2)
-    for i in range(3):  # A's face axes
-        rb = half_b[0] * abs_rot[i, 0] + half_b[1] * abs_rot[i, 1] + half_b[2] * abs_rot[i, 2]
-        if abs(t[i]) > half_a[i] + rb:
-            return False
-    for j in range(3):  # B's face axes
-        ra = half_a[0] * abs_rot[0, j] + half_a[1] * abs_rot[1, j] + half_a[2] * abs_rot[2, j]
-        if abs(t[0] * rot[0, j] + t[1] * rot[1, j] + t[2] * rot[2, j]) > ra + half_b[j]:
-            return False
-    for i in range(3):  # edge x edge axes A_i x B_j
-        i1 = (i + 1) % 3
-        i2 = (i + 2) % 3
-        for j in range(3):
-            j1 = (j + 1) % 3
-            j2 = (j + 2) % 3
-            ra = half_a[i1] * abs_rot[i2, j] + half_a[i2] * abs_rot[i1, j]
-            rb = half_b[j1] * abs_rot[i, j2] + half_b[j2] * abs_rot[i, j1]
-            if abs(t[i2] * rot[i1, j] - t[i1] * rot[i2, j]) > ra + rb:
-                return False
-    return True
+        world_a[i] = _world(ta, center_a, i)
+        world_b[i] = _world(tb, center_b, i)
+    return test_obb_obb(
+        world_a, np.ascontiguousarray(ta[:3, :3]), half_a, world_b, np.ascontiguousarray(tb[:3, :3]), half_b, OBB_EPSILON
+    )
 
 
 @njit(cache=True, nogil=True)

@@ -36,29 +36,19 @@ from .closest import (
 )
 from .overlap import test_obb_obb, test_triangle_obb, test_triangle_triangle
 from .sat import sat_convex
+from .vec import cross as _cross
+from .vec import dot as _dot
+from .vec import norm as _norm
 
 OBB_EPSILON = 1e-12  # Ericson 4.4.2 robustness term (touche.tolerance.OBB_EPSILON)
 
 
 # ----------------------------------------------------------------------------------------------
 # small vector helpers
-@njit(cache=True, nogil=True)
-def _dot(u, v):
-    return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
 
 
-@njit(cache=True, nogil=True)
-def _cross(u, v):
-    out = np.empty(3)
-    out[0] = u[1] * v[2] - u[2] * v[1]
-    out[1] = u[2] * v[0] - u[0] * v[2]
-    out[2] = u[0] * v[1] - u[1] * v[0]
-    return out
 
 
-@njit(cache=True, nogil=True)
-def _norm(u):
-    return np.sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2])
 
 
 @njit(cache=True, nogil=True)
