@@ -94,3 +94,19 @@ def test_fast_distance_equals_engine(name_a, name_b):
                 np.testing.assert_allclose(point_b, reference[2], atol=1e-12)
                 np.testing.assert_allclose(normal, reference[3], atol=1e-9)
     assert handled_count > 0.3 * 2 * len(poses_a)
+
+
+def test_fast_pair_tables_match_what_the_kernels_handle():
+    from touche._kernels import kinds
+    from touche._kernels.fastpaths import FAST_DISTANCE, FAST_INTERSECTS, fast_distance
+
+    shapes = {s.kind: s for s in SHAPES.values()}
+    shapes[kinds.TRIANGLE] = tc.Triangle([0, 0, 0], [1, 0, 0], [0, 1, 0])
+    far = np.eye(4)
+    far[:3, 3] = [5.0, 1.0, 0.5]
+    for ka, a in shapes.items():
+        for kb, b in shapes.items():
+            handled, _ = fast_intersects(*a._packed[:3], np.eye(4), *b._packed[:3], far)
+            assert handled == ((ka, kb) in FAST_INTERSECTS), (ka, kb)
+            handled_distance = fast_distance(*a._packed[:3], np.eye(4), *b._packed[:3], far)[0]
+            assert handled_distance == ((ka, kb) in FAST_DISTANCE), (ka, kb)  # separated: handled iff listed

@@ -266,31 +266,33 @@ class Pose:
 _IDENTITY = np.eye(4)  # private and writable on purpose (one kernel type for every pose)
 
 
+_FLOAT64 = np.dtype(np.float64)
+_SINGLE_STRIDES = (32, 8)  # a C-contiguous (4, 4) float64 array
+
+
 def as_matrices(pose, name="pose", check=True):
     """Public-boundary conversion: Pose / array / None -> float64 (4, 4) or (n, 4, 4).
 
     Fast path: a ``Pose`` was validated at construction; ``None`` is the identity; a float64
     C-contiguous writable array is checked by one compiled pass (finite, rigid), or not at all
     with ``check=False`` when the kernel that receives it checks it. Anything else goes through
-    the full numpy validation, which names the problem."""
+    the full numpy validation, which names the problem. (The single-pose test is ordered for
+    speed: this runs twice on every single-pair query.)"""
     if pose is None:
         return _IDENTITY
-    if type(pose) is Pose:
+    kind = type(pose)
+    if kind is Pose:
         return pose._kernel_matrix
-    if (
-        type(pose) is np.ndarray
-        and pose.dtype == np.float64
-        and pose.flags.c_contiguous
-        and pose.shape[-2:] == (4, 4)
-        and 2 <= pose.ndim <= 3
-    ):
-        if not pose.flags.writeable:  # e.g. Pose.matrix: kernels take one (writable) array type
+    if kind is np.ndarray and pose.dtype is _FLOAT64:
+        if pose.strides == _SINGLE_STRIDES and pose.shape == (4, 4) and pose.flags.writeable:
+            if not check:  # the caller's kernel validates (and re-calls with check=True to raise)
+                return pose
+        elif not (pose.ndim == 3 and pose.shape[1:] == (4, 4) and pose.flags.c_contiguous and len(pose)):
+            return np.array(validate_matrices(pose, name), dtype=np.float64, order="C", copy=True)
+        elif not pose.flags.writeable:  # e.g. Pose.matrix: kernels take one (writable) array type
             pose = pose.copy()
-        if not check:  # the caller's kernel validates (and re-calls with check=True to raise)
-            return pose
         from ._kernels.posecheck import first_invalid_transform
 
-        batch = pose.reshape(-1, 4, 4)
-        if batch.shape[0] > 0 and first_invalid_transform(batch) < 0:
+        if first_invalid_transform(pose.reshape(-1, 4, 4)) < 0:
             return pose
     return np.array(validate_matrices(pose, name), dtype=np.float64, order="C", copy=True)

@@ -130,6 +130,16 @@ class DistanceResult:
 
 
 _BATCH = None
+_FAST = None
+
+
+def _fast_pairs():
+    global _FAST
+    if _FAST is None:
+        from ._kernels import fastpaths
+
+        _FAST = fastpaths
+    return _FAST
 
 
 def _kernels():
@@ -154,7 +164,13 @@ def intersects(a, pose_a, b, pose_b):
     tb = as_matrices(pose_b, "pose_b", check=False)
     batch = _kernels()
     if ta.ndim == 2 and tb.ndim == 2:
-        answer = batch.checked_intersects_one(*a._packed, ta, *b._packed, tb)
+        if (a.kind, b.kind) in _fast_pairs().FAST_INTERSECTS:
+            pa, pb = a._packed, b._packed
+            answer = batch.checked_fast_intersects(pa[0], pa[1], pa[2], ta, pb[0], pb[1], pb[2], tb)
+            if answer == batch.NOT_HANDLED:  # never expected: FAST_INTERSECTS lists what it handles
+                answer = batch.checked_intersects_one(*a._packed, ta, *b._packed, tb)
+        else:
+            answer = batch.checked_intersects_one(*a._packed, ta, *b._packed, tb)
         if answer < 0:
             _raise_invalid_pose(answer, pose_a, pose_b)
         return answer == 1
@@ -176,7 +192,14 @@ def distance(a, pose_a, b, pose_b):
     batch = _kernels()
     if ta.ndim == 2 and tb.ndim == 2:
         buffer = np.empty(10)
-        status = batch.checked_distance_into(*a._packed, a.scale, ta, *b._packed, b.scale, tb, buffer)
+        status = batch.NOT_HANDLED
+        if (a.kind, b.kind) in _fast_pairs().FAST_DISTANCE:  # short entry: fewer arguments to unbox
+            pa, pb = a._packed, b._packed
+            status = batch.checked_fast_distance_into(
+                pa[0], pa[1], pa[2], a.scale, ta, pb[0], pb[1], pb[2], b.scale, tb, buffer
+            )
+        if status == batch.NOT_HANDLED:
+            status = batch.checked_distance_into(*a._packed, a.scale, ta, *b._packed, b.scale, tb, buffer)
         if status < 0:
             _raise_invalid_pose(status, pose_a, pose_b)
         return _SingleDistanceResult(buffer, _STATUS[status])

@@ -79,6 +79,41 @@ def checked_intersects_one(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb)
     return 1 if intersects_one(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb) else 0
 
 
+NOT_HANDLED = 7
+
+
+@njit(cache=True, nogil=True)
+def checked_fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
+    """Short entry for pairs in fastpaths.FAST_INTERSECTS (fewer arguments to unbox per call):
+    1 / 0, INVALID_POSE_A / _B, or NOT_HANDLED."""
+    if not is_rigid_transform(ta):
+        return INVALID_POSE_A
+    if not is_rigid_transform(tb):
+        return INVALID_POSE_B
+    handled, result = fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb)
+    if not handled:
+        return NOT_HANDLED
+    return 1 if result else 0
+
+
+@njit(cache=True, nogil=True)
+def checked_fast_distance_into(ka, pa, pta, sa, ta, kb, pb, ptb, sb, tb, out):
+    """Short entry for pairs in fastpaths.FAST_DISTANCE: fills ``out`` like
+    checked_distance_into and returns the status, or NOT_HANDLED (then call the full entry)."""
+    if not is_rigid_transform(ta):
+        return INVALID_POSE_A
+    if not is_rigid_transform(tb):
+        return INVALID_POSE_B
+    handled, signed, point_a, point_b, normal = fast_distance(ka, pa, pta, ta, kb, pb, ptb, tb)
+    if not handled:
+        return NOT_HANDLED
+    out[0] = signed
+    out[1:4] = point_a
+    out[4:7] = point_b
+    out[7:10] = normal
+    return _status_of(signed, touching_tolerance(sa, ta, sb, tb))
+
+
 @njit(cache=True, nogil=True)
 def distance_one(ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb):
     tolerance = touching_tolerance(sa, ta, sb, tb)

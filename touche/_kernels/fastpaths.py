@@ -17,6 +17,24 @@ from .overlap import test_obb_obb
 
 OBB_EPSILON = 1e-12  # Ericson 4.4.2 (same constant as pairs.OBB_EPSILON)
 
+_POINTS = (kinds.POINT, kinds.SPHERE)
+_SEGMENTS = (kinds.SEGMENT, kinds.CAPSULE)
+
+
+def _symmetric(pairs):
+    return frozenset(pairs) | frozenset((b, a) for a, b in pairs)
+
+
+# Kind pairs these fast paths answer (the Python layer then uses the short entry points).
+FAST_INTERSECTS = _symmetric(
+    [(a, b) for a in _POINTS for b in _POINTS + _SEGMENTS + (kinds.BOX,)]
+    + [(a, b) for a in _SEGMENTS for b in _SEGMENTS + (kinds.BOX,)]
+    + [(kinds.BOX, kinds.BOX)]
+)
+# distance: box-box is left to the engine; the fast path declines touching / overlapping cores
+# (coincident centres, a centre inside a box), and the engine then answers
+FAST_DISTANCE = FAST_INTERSECTS - {(kinds.BOX, kinds.BOX)}
+
 
 @njit(cache=True, nogil=True)
 def _box_params(params):
@@ -70,8 +88,7 @@ def _segment_world(points, t):
 
 @njit(cache=True, nogil=True)
 def fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
-    """(handled, result) for sphere/point-box, box-box, capsule/segment-capsule/segment pairs
-    in either order (overlap is symmetric)."""
+    """(handled, result) for the pairs in FAST_INTERSECTS (either order; overlap is symmetric)."""
     if ka > kb:
         return _fast_intersects_ordered(kb, pb, ptb, tb, ka, pa, pta, ta)
     return _fast_intersects_ordered(ka, pa, pta, ta, kb, pb, ptb, tb)
@@ -79,6 +96,13 @@ def fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
 
 @njit(cache=True, nogil=True)
 def _fast_intersects_ordered(ka, pa, pta, ta, kb, pb, ptb, tb):
+    if kb <= kinds.SPHERE:  # point / sphere pairs
+        reach = (pa[0] if ka == kinds.SPHERE else 0.0) + (pb[0] if kb == kinds.SPHERE else 0.0)
+        squared = 0.0
+        for i in range(3):
+            delta = _world(ta, pta[0], i) - _world(tb, ptb[0], i)
+            squared += delta * delta
+        return True, squared <= reach * reach
     if (ka == kinds.CAPSULE or ka == kinds.SEGMENT) and kb == kinds.BOX:
         radius = pa[0] if ka == kinds.CAPSULE else 0.0
         center, half = _box_params(pb)
@@ -133,6 +157,13 @@ def _fast_distance_ordered(ka, pa, pta, ta, kb, pb, ptb, tb):
     radius_a = pa[0] if (ka == kinds.SPHERE or ka == kinds.CAPSULE) else 0.0
     radius_b = pb[0] if (kb == kinds.SPHERE or kb == kinds.CAPSULE) else 0.0
     segment_b = kb == kinds.CAPSULE or kb == kinds.SEGMENT
+    if kb <= kinds.SPHERE:
+        c1 = np.empty(3)
+        c2 = np.empty(3)
+        for i in range(3):
+            c1[i] = _world(ta, pta[0], i)
+            c2[i] = _world(tb, ptb[0], i)
+        return _separated_result(c1, radius_a, c2, radius_b)
     if ka <= kinds.SPHERE and kb == kinds.BOX:
         center, half = _box_params(pb)
         c = np.empty(3)
