@@ -452,14 +452,9 @@ def closest_point_cone(p, apex, base_center, r):
 
 
 @njit(cache=True, nogil=True)
-def closest_points_linear_linear(p1, d1, lo1, hi1, p2, d2, lo2, hi2):
-    """Closest points of L1(s) = p1 + s d1, s in [lo1, hi1] and L2(t) = p2 + t d2,
-    t in [lo2, hi2] (bounds may be +-inf). Ericson 5.1.9 generalised from [0,1] to any
-    intervals. Steps: zero-length directions -> point/linear cases; otherwise s = unconstrained
-    line optimum (s = 0 if parallel) clamped to [lo1, hi1]; t = optimum for that s; if t is
-    outside [lo2, hi2], clamp it and recompute s for the clamped t.
-    Deviation for accuracy: s* = (d1xd2).(d2xr)/|d1xd2|^2 (equal to Ericson's (bf-ce)/(ae-b^2)
-    by Lagrange's identity, but without the cancellation in ae-b^2). Returns (s, t, c1, c2)."""
+def linear_linear_parameters(p1, d1, lo1, hi1, p2, d2, lo2, hi2):
+    """The (s, t) of closest_points_linear_linear without building the points (no allocation:
+    the inner loops of segment-box and polytope features call this)."""
     # scalar arithmetic throughout: this routine sits in every inner loop, and temporary
     # 3-vectors would cost a heap allocation each
     rx = p1[0] - p2[0]
@@ -499,6 +494,19 @@ def closest_points_linear_linear(p1, d1, lo1, hi1, p2, d2, lo2, hi2):
         elif t > hi2:
             t = hi2
             s = _clamp((t * b - c) / a, lo1, hi1)
+    return s, t
+
+
+@njit(cache=True, nogil=True)
+def closest_points_linear_linear(p1, d1, lo1, hi1, p2, d2, lo2, hi2):
+    """Closest points of L1(s) = p1 + s d1, s in [lo1, hi1] and L2(t) = p2 + t d2,
+    t in [lo2, hi2] (bounds may be +-inf). Ericson 5.1.9 generalised from [0,1] to any
+    intervals. Steps: zero-length directions -> point/linear cases; otherwise s = unconstrained
+    line optimum (s = 0 if parallel) clamped to [lo1, hi1]; t = optimum for that s; if t is
+    outside [lo2, hi2], clamp it and recompute s for the clamped t.
+    Deviation for accuracy: s* = (d1xd2).(d2xr)/|d1xd2|^2 (equal to Ericson's (bf-ce)/(ae-b^2)
+    by Lagrange's identity, but without the cancellation in ae-b^2). Returns (s, t, c1, c2)."""
+    s, t = linear_linear_parameters(p1, d1, lo1, hi1, p2, d2, lo2, hi2)
     return s, t, _madd(p1, s, d1), _madd(p2, t, d2)
 
 
@@ -766,12 +774,15 @@ def closest_points_segment_obb(a, b, c, axes, half):
             for sk in (-1.0, 1.0):
                 for m in range(3):
                     e0[m] = c[m] + sj * half[j] * axes[m, j] + sk * half[k] * axes[m, k] - half[i] * axes[m, i]
-                _, _, x1, x2 = closest_points_linear_linear(a, d, 0.0, 1.0, e0, edge, 0.0, 1.0)
-                d2 = _sqdist(x1, x2)
+                u, v = linear_linear_parameters(a, d, 0.0, 1.0, e0, edge, 0.0, 1.0)
+                d2 = 0.0
+                for m in range(3):
+                    gap = (a[m] + u * d[m]) - (e0[m] + v * edge[m])
+                    d2 += gap * gap
                 if d2 < best:
                     best = d2
-                    c1 = x1
-                    c2 = x2
+                    c1 = _madd(a, u, d)
+                    c2 = _madd(e0, v, edge)
     if best == 0.0:
         c2 = c1.copy()
     return c1, c2

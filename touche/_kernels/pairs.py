@@ -33,6 +33,7 @@ from .closest import (
     closest_point_triangle,
     closest_points_linear_linear,
     closest_points_triangle_triangle,
+    linear_linear_parameters,
 )
 from .overlap import test_obb_obb, test_triangle_obb, test_triangle_triangle
 from .sat import sat_convex
@@ -582,6 +583,8 @@ def _polytope_features(kind_a, params_a, points_a, tris_a, edges_a, kind_b, para
                     best_dist = np.sqrt(d2)
                     point_a = q
                     point_b = v.copy()
+    dir_a = np.empty(3)
+    dir_b = np.empty(3)
     for i in range(edges_a.shape[0]):
         ia = edges_a[i, 0]
         ja = edges_a[i, 1]
@@ -590,6 +593,8 @@ def _polytope_features(kind_a, params_a, points_a, tris_a, edges_a, kind_b, para
             continue
         a0 = points_a[ia]
         a1 = points_a[ja]
+        for m in range(3):
+            dir_a[m] = a1[m] - a0[m]
         for j in range(edges_b.shape[0]):
             ib = edges_b[j, 0]
             jb = edges_b[j, 1]
@@ -597,13 +602,18 @@ def _polytope_features(kind_a, params_a, points_a, tris_a, edges_a, kind_b, para
                 continue
             b0 = points_b[ib]
             b1 = points_b[jb]
-            _, _, c1, c2 = closest_points_linear_linear(a0, a1 - a0, 0.0, 1.0, b0, b1 - b0, 0.0, 1.0)
-            d2 = _dot(c2 - c1, c2 - c1)
+            for m in range(3):
+                dir_b[m] = b1[m] - b0[m]
+            s, t = linear_linear_parameters(a0, dir_a, 0.0, 1.0, b0, dir_b, 0.0, 1.0)
+            d2 = 0.0
+            for m in range(3):
+                gap = (a0[m] + s * dir_a[m]) - (b0[m] + t * dir_b[m])
+                d2 += gap * gap
             if d2 < best:
                 best = d2
                 best_dist = np.sqrt(d2)
-                point_a = c1
-                point_b = c2
+                point_a = a0 + s * dir_a
+                point_b = b0 + t * dir_b
     return point_a, point_b
 
 
