@@ -157,7 +157,7 @@ def _fast_distance_ordered(ka, pa, pta, ta, kb, pb, ptb, tb):
     radius_a = pa[0] if (ka == kinds.SPHERE or ka == kinds.CAPSULE) else 0.0
     radius_b = pb[0] if (kb == kinds.SPHERE or kb == kinds.CAPSULE) else 0.0
     segment_b = kb == kinds.CAPSULE or kb == kinds.SEGMENT
-    if kb <= kinds.SPHERE:
+    if ka <= kinds.SPHERE and kb <= kinds.SPHERE:
         c1 = np.empty(3)
         c2 = np.empty(3)
         for i in range(3):
