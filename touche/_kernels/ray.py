@@ -28,24 +28,13 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 ensure_fresh_cache()
 from numba import njit
 
+from .vec import cross as _cross  # noqa: E402
+from .vec import dot as _dot  # noqa: E402
+
 INF = np.inf
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-@njit(cache=True, nogil=True)
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-@njit(cache=True, nogil=True)
-def _cross(a, b):
-    r = np.empty(3)
-    r[0] = a[1] * b[2] - a[2] * b[1]
-    r[1] = a[2] * b[0] - a[0] * b[2]
-    r[2] = a[0] * b[1] - a[1] * b[0]
-    return r
 
 
 @njit(cache=True, nogil=True)
