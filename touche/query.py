@@ -174,8 +174,9 @@ def intersects(a, pose_a, b, pose_b):
         if answer < 0:
             _raise_invalid_pose(answer, pose_a, pose_b)
         return answer == 1
-    ta = as_matrices(ta, "pose_a")
-    tb = as_matrices(tb, "pose_b")
+    # a batch was validated above; a single pose beside it went unchecked (its kernel checks)
+    ta = as_matrices(ta, "pose_a") if ta.ndim == 2 else ta
+    tb = as_matrices(tb, "pose_b") if tb.ndim == 2 else tb
     count = _batch_size(ta, tb)
     out = np.empty(count, dtype=np.bool_)
     batch.intersects_many(*a._packed, ta.reshape(-1, 4, 4), *b._packed, tb.reshape(-1, 4, 4), out)
@@ -203,8 +204,9 @@ def distance(a, pose_a, b, pose_b):
         if status < 0:
             _raise_invalid_pose(status, pose_a, pose_b)
         return _SingleDistanceResult(buffer, _STATUS[status])
-    ta = as_matrices(ta, "pose_a")
-    tb = as_matrices(tb, "pose_b")
+    # a batch was validated above; a single pose beside it went unchecked (its kernel checks)
+    ta = as_matrices(ta, "pose_a") if ta.ndim == 2 else ta
+    tb = as_matrices(tb, "pose_b") if tb.ndim == 2 else tb
     count = _batch_size(ta, tb)
     signed = np.empty(count)
     point_a = np.empty((count, 3))
