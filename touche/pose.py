@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import tolerance
 from .errors import GeometryError
 
-_RIGID_TOL = 1e-6
+_RIGID_TOL = tolerance.RIGID
 
 
 def _as_float_array(value, name):

@@ -15,6 +15,9 @@ PARALLEL_SQ = 1e-12
 # The OBB-OBB robustness term of Ericson 4.4.2, added to |R_ij|.
 OBB_EPSILON = 1e-12
 
+# A pose matrix is rigid when R^T R = I within this (and det R > 0).
+RIGID = 1e-6
+
 
 def touching_tolerance(scale):
     """Tolerance for deciding TOUCHING at model size ``scale``."""

@@ -10,10 +10,13 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 ensure_fresh_cache()
 from numba import njit, prange
 
+from touche import tolerance
+
 from . import kinds
 from .fastpaths import fast_distance, fast_intersects
 from .posecheck import is_rigid_transform
 from .pairs import apply_point, apply_vector, pair_distance, pair_intersects
+from .pairs import status_of as _status_of
 from .ray import (
     ray_aabb,
     ray_capsule,
@@ -28,8 +31,8 @@ from .ray import (
     ray_triangles_first,
 )
 
-TOUCH_ABSOLUTE = 1e-12
-TOUCH_RELATIVE = 1e-12
+TOUCH_ABSOLUTE = tolerance.ABSOLUTE
+TOUCH_RELATIVE = tolerance.RELATIVE
 
 
 @njit(cache=True, nogil=True)
@@ -37,15 +40,6 @@ def touching_tolerance(scale_a, ta, scale_b, tb):
     reach_a = scale_a + max(abs(ta[0, 3]), abs(ta[1, 3]), abs(ta[2, 3]))
     reach_b = scale_b + max(abs(tb[0, 3]), abs(tb[1, 3]), abs(tb[2, 3]))
     return TOUCH_ABSOLUTE + TOUCH_RELATIVE * max(reach_a, reach_b)
-
-
-@njit(cache=True, nogil=True)
-def _status_of(signed, tolerance):
-    if signed > tolerance:
-        return kinds.SEPARATED
-    if signed >= -tolerance:
-        return kinds.TOUCHING
-    return kinds.PENETRATING
 
 
 INVALID_POSE_A = -3

@@ -11,11 +11,13 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 ensure_fresh_cache()
 from numba import njit
 
+from touche import tolerance
+
 from . import kinds
 from .closest import closest_points_linear_linear, closest_points_segment_obb
 from .overlap import test_obb_obb
 
-OBB_EPSILON = 1e-12  # Ericson 4.4.2 (same constant as pairs.OBB_EPSILON)
+OBB_EPSILON = tolerance.OBB_EPSILON  # Ericson 4.4.2
 
 _POINTS = (kinds.POINT, kinds.SPHERE)
 _SEGMENTS = (kinds.SEGMENT, kinds.CAPSULE)

@@ -24,6 +24,8 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 ensure_fresh_cache()
 from numba import njit
 
+from touche import tolerance
+
 from . import kinds
 from .closest import (
     closest_point_cone,
@@ -41,7 +43,7 @@ from .vec import cross as _cross
 from .vec import dot as _dot
 from .vec import norm as _norm
 
-OBB_EPSILON = 1e-12  # Ericson 4.4.2 robustness term (touche.tolerance.OBB_EPSILON)
+OBB_EPSILON = tolerance.OBB_EPSILON  # Ericson 4.4.2 robustness term
 
 
 # ----------------------------------------------------------------------------------------------
@@ -951,7 +953,7 @@ def _core(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean):
 
 
 @njit(cache=True, nogil=True)
-def _status(signed, tolerance):
+def status_of(signed, tolerance):
     if signed != signed:  # NaN: overlapping with an unknown depth
         return kinds.PENETRATING
     if signed > tolerance:
@@ -976,7 +978,7 @@ def pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, toleranc
         return np.nan, _nan3(), _nan3(), _nan3(), kinds.UNSUPPORTED
     if ka <= kinds.SPHERE and kb <= kinds.SPHERE:
         signed, point_a, point_b, normal = _point_core_pair(pta, _radius(ka, pa), ta, ptb, _radius(kb, pb), tb)
-        return signed, point_a, point_b, normal, _status(signed, tolerance)
+        return signed, point_a, point_b, normal, status_of(signed, tolerance)
     if ka <= kb:
         signed, point_a, point_b, normal = _ordered_core(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, False)
         frame = tb
@@ -984,7 +986,7 @@ def pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, toleranc
         signed, point_b, point_a, normal = _ordered_core(kb, pb, ptb, trb, edb, tb, ka, pa, pta, tra, eda, ta, False)
         normal = -normal
         frame = ta
-    return signed, apply_point(frame, point_a), apply_point(frame, point_b), apply_vector(frame, normal), _status(signed, tolerance)
+    return signed, apply_point(frame, point_a), apply_point(frame, point_b), apply_vector(frame, normal), status_of(signed, tolerance)
 
 
 @njit(cache=True, nogil=True)

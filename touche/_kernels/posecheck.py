@@ -1,11 +1,13 @@
 """Validation of raw pose arrays inside compiled code (cheaper than numpy checks per call)."""
 import numpy as np
+
+from touche import tolerance
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
 from numba import njit
 
-RIGID_TOLERANCE = 1e-6
+RIGID_TOLERANCE = tolerance.RIGID
 
 
 @njit(cache=True, nogil=True)
