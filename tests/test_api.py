@@ -103,6 +103,7 @@ ALL_SHAPES = {
     "aabb": lambda: tc.AABB([0, 0, 0], [1, 2, 3]),
     "cylinder": lambda: tc.Cylinder(0.5, 2.0),
     "cone": lambda: tc.Cone(0.5, 2.0),
+    "ellipsoid": lambda: tc.Ellipsoid([0.5, 1.0, 2.0]),
     "polygon": lambda: tc.ConvexPolygon([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]]),
     "polyhedron": lambda: tc.ConvexPolyhedron(np.random.default_rng(4).normal(size=(20, 3))),
     "mesh": lambda: tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]),
@@ -132,6 +133,8 @@ def test_shape_accessors():
     assert tc.Cylinder(0.5, 2.0).length == 2.0 and tc.Cone(0.5, 3.0).length == 3.0
     assert tc.Plane([0, 0, 2], 3.0).offset == pytest.approx(3.0)
     assert tc.Ray([0, 0, 0], [0, 0, 5]).direction.tolist() == [0, 0, 1]
+    ellipsoid = tc.Ellipsoid([1, 2, 3], center=[0, 0, 1])
+    assert ellipsoid.radii.tolist() == [1, 2, 3] and ellipsoid.center.tolist() == [0, 0, 1]
 
 
 def test_convex_polyhedron_structure():
@@ -140,6 +143,13 @@ def test_convex_polyhedron_structure():
     assert len(cube.face_planes) == 6  # Qhull's 12 triangles merge into 6 facets
     assert len(cube.edges) == 12  # facet diagonals are not edges
     assert all(len(n) == 3 for n in cube.vertex_neighbors)
+    # the same adjacency rides in params (CSR after the plane offsets) for GJK hill climbing
+    nv, nf = int(cube.params[0]), int(cube.params[1])
+    starts = cube.params[4 + nf : 5 + nf + nv].astype(int)
+    neighbours = cube.params[5 + nf + nv :].astype(int)
+    assert starts[-1] == len(neighbours) == 2 * len(cube.edges)
+    for vertex, expected in enumerate(cube.vertex_neighbors):
+        assert tuple(neighbours[starts[vertex] : starts[vertex + 1]]) == expected
     # every vertex satisfies every plane; outward normals
     planes = cube.face_planes
     assert (cube.vertices @ planes[:, :3].T - planes[:, 3] <= 1e-12).all()
@@ -166,6 +176,9 @@ def test_convex_polyhedron_structure():
         (lambda: tc.AABB([0, 0, 0], [1, 0, 1]), "max"),
         (lambda: tc.Cylinder(1.0, 0.0), "length"),
         (lambda: tc.Cone(-1.0, 1.0), "radius"),
+        (lambda: tc.Ellipsoid([1.0, 0.0, 1.0]), "radii"),
+        (lambda: tc.Ellipsoid([1.0, np.nan, 1.0]), "radii"),
+        (lambda: tc.Ellipsoid([1.0, 1.0]), "radii"),
         (lambda: tc.Ray([0, 0, 0], [0, 0, 0]), "direction"),
         (lambda: tc.Line([0, 0, np.nan], [0, 0, 1]), "origin"),
         (lambda: tc.Plane([0, 0, 0], 1.0), "normal"),

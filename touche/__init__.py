@@ -29,6 +29,7 @@ from .shapes import (
     ConvexPolygon,
     ConvexPolyhedron,
     Cylinder,
+    Ellipsoid,
     HalfSpace,
     Line,
     Plane,
@@ -47,7 +48,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AABB", "Box", "Capsule", "ClosestPointResult", "Cone", "ConvexPolygon", "ConvexPolyhedron",
-    "Cylinder", "DistanceResult", "GeometryError", "HalfSpace", "Line", "Plane", "Point", "Pose",
+    "Cylinder", "DistanceResult", "Ellipsoid", "GeometryError", "HalfSpace", "Line", "Plane", "Point", "Pose",
     "Ray", "RayResult", "SUPPORTED_PAIRS", "Segment", "Shape", "Sphere", "Status", "Tetrahedron",
     "ToucheError", "Triangle", "TriangleMesh", "UnsupportedQuery", "as_shape", "closest_point",
     "distance", "intersects", "raycast", "warmup",

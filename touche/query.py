@@ -33,6 +33,8 @@ _ROUND = (kinds.CYLINDER, kinds.CONE)
 
 
 def _supported(kind_a, kind_b):
+    if kinds.ELLIPSOID in (kind_a, kind_b):
+        return False
     low, high = min(kind_a, kind_b), max(kind_a, kind_b)
     if high == kinds.MESH:
         return low not in _ROUND and low != kinds.MESH
@@ -283,6 +285,8 @@ def _query_points(points, name):
 def closest_point(shape, pose, points):
     """Closest points on ``shape`` (placed by ``pose``) to world ``points`` (3,) or (n, 3)."""
     shape = _shape(shape, "shape")
+    if (kinds.POINT, shape.kind) not in SUPPORTED_PAIRS:
+        raise UnsupportedQuery("closest_point", shape)
     t = as_matrices(pose, "pose")
     queries, single = _query_points(points, "points")
     poses = t.reshape(-1, 4, 4)

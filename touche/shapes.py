@@ -10,7 +10,9 @@ Packed layout (read by ``touche/_kernels/pairs.py``), per shape:
 ``edges`` (e, 2) int64. Polytopes (Triangle, Tetrahedron, Box, AABB, ConvexPolygon,
 ConvexPolyhedron) share one layout: ``points = [vertices; plane normals; unit edge directions]``
 and ``params = [n_vertices, n_planes, n_directions, n_sat_normals, plane offsets..., extra...]``;
-their boundary is ``triangles`` and their edges ``edges``.
+their boundary is ``triangles`` and their edges ``edges``. ``extra`` is (center, half extents)
+for a box, the unit normal for a polygon, and the vertex adjacency in CSR form for a
+polyhedron (``nv + 1`` start offsets, then the neighbour indices, stored as floats).
 """
 from __future__ import annotations
 
@@ -90,6 +92,8 @@ class Shape:
         size = float(np.abs(points).max()) if points.size else 0.0
         if kind in (kinds.SPHERE, kinds.CAPSULE, kinds.CYLINDER, kinds.CONE):
             size += float(params[0])
+        elif kind == kinds.ELLIPSOID:
+            size = float(np.abs(points[0]).max() + np.abs(points[1:]).max() * np.sqrt(3.0))
         object.__setattr__(self, "scale", size)
 
     def __setattr__(self, name, value):
@@ -337,6 +341,33 @@ class Cone(Shape):
 
     def _describe(self):
         return f"radius={self.radius}, length={self.length}"
+
+
+class Ellipsoid(Shape):
+    """Solid ellipsoid with semi-axes ``radii`` = (rx, ry, rz) along the local x, y, z axes.
+
+    Packed as ``points = [center; rx * x_axis; ry * y_axis; rz * z_axis]`` (rows 1..3 are
+    direction vectors that rotate with the pose), ``params = radii``."""
+
+    __slots__ = ()
+
+    def __init__(self, radii, center=(0.0, 0.0, 0.0)):
+        radii = _array(radii, "radii", (3,))
+        if (radii <= 0).any():
+            raise GeometryError(f"radii must be > 0, got {radii.tolist()}")
+        points = np.concatenate([_array(center, "center", (3,))[None], np.diag(radii)])
+        self._pack(kinds.ELLIPSOID, radii, points)
+
+    @property
+    def radii(self):
+        return self.params[:3]
+
+    @property
+    def center(self):
+        return self.points[0]
+
+    def _describe(self):
+        return f"radii={self.radii.tolist()}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -608,12 +639,19 @@ class ConvexPolyhedron(Shape):
         edges = np.array(sorted(key for key, facets in edge_facets.items() if len(facets) > 1), dtype=np.int64)
         normals = np.array([n for n, _ in planes])
         offsets = np.array([d for _, d in planes])
-        _pack_polytope(self, kinds.POLYHEDRON, vertices, normals, offsets, len(normals), faces, edges)
         neighbors = [[] for _ in range(len(vertices))]
         for a, b in edges:
             neighbors[a].append(int(b))
             neighbors[b].append(int(a))
-        object.__setattr__(self, "vertex_neighbors", tuple(tuple(sorted(n)) for n in neighbors))
+        neighbors = [sorted(n) for n in neighbors]
+        # Vertex adjacency (CSR) rides in params after the plane offsets, for GJK's hill climbing
+        # (Ericson 9.5.4): params[4+nf : 5+nf+nv] = start offsets, then the neighbour indices.
+        starts = np.concatenate([[0], np.cumsum([len(n) for n in neighbors])])
+        adjacency = np.concatenate([starts, [v for n in neighbors for v in n]]).astype(np.float64)
+        _pack_polytope(
+            self, kinds.POLYHEDRON, vertices, normals, offsets, len(normals), faces, edges, extra=adjacency
+        )
+        object.__setattr__(self, "vertex_neighbors", tuple(tuple(n) for n in neighbors))
 
     @property
     def vertices(self):

@@ -2,7 +2,8 @@
 
 Codes are grouped by the "core" the pair engine reduces a shape to:
 point core (POINT, SPHERE), linear core (SEGMENT, CAPSULE, RAY, LINE), polytope (TRIANGLE ..
-POLYHEDRON), round solids (CYLINDER, CONE), planes (PLANE, HALFSPACE) and meshes.
+POLYHEDRON), smooth convex solids (CYLINDER, CONE, ELLIPSOID: support mapping only), planes
+(PLANE, HALFSPACE) and meshes.
 """
 POINT = 0
 SPHERE = 1
@@ -17,14 +18,35 @@ POLYGON = 9
 POLYHEDRON = 10
 CYLINDER = 11
 CONE = 12
-PLANE = 13
-HALFSPACE = 14
-MESH = 15
+ELLIPSOID = 13
+PLANE = 14
+HALFSPACE = 15
+MESH = 16
 
-NUM_KINDS = 16
+NUM_KINDS = 17
 
 # Result status codes (mirrored by touche.Status).
 SEPARATED = 0
 TOUCHING = 1
 PENETRATING = 2
 UNSUPPORTED = -2
+
+# time_of_impact status codes (mirrored by touche.ImpactStatus).
+MISS = 0
+HIT = 1
+ALREADY_TOUCHING = 2  # touching or overlapping at t = 0
+
+# Kinds of a contact / intersection set (mirrored by touche.SetKind): the number of distinct
+# points decides it (a convex polygon has >= 3 vertices in one plane; a polyhedron is solid).
+SET_EMPTY = 0
+SET_POINT = 1
+SET_SEGMENT = 2
+SET_POLYGON = 3
+SET_POLYHEDRON = 4
+
+# GJK status codes (mirrored by touche.GJKStatus).
+GJK_SEPARATED = 0
+GJK_TOUCHING = 1
+GJK_PENETRATING = 2
+GJK_MAX_ITERATIONS = 3
+GJK_DEGENERATE = 4

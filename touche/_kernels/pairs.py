@@ -111,6 +111,8 @@ def _vector_rows_start(kind, params, points):
         return 1
     if kinds.TRIANGLE <= kind <= kinds.POLYHEDRON:
         return int(params[0])
+    if kind == kinds.ELLIPSOID:
+        return 1
     return points.shape[0]
 
 
@@ -208,6 +210,17 @@ def support(kind, params, points, direction):
         if _dot(direction, p0) >= _dot(direction, base_point):
             return p0.copy()
         return base_point
+    if kind == kinds.ELLIPSOID:
+        # points = [center; semi-axis vectors a_i]: x = c + sum a_i (a_i.d) / sqrt(sum (a_i.d)^2)
+        best = points[0].copy()
+        squared = 0.0
+        for i in range(1, 4):
+            squared += _dot(points[i], direction) ** 2
+        if squared > 0.0:
+            inverse = 1.0 / np.sqrt(squared)
+            for i in range(1, 4):
+                best += (_dot(points[i], direction) * inverse) * points[i]
+        return best
     # polytopes and meshes: the best vertex
     count = points.shape[0]
     if kinds.TRIANGLE <= kind <= kinds.POLYHEDRON:
@@ -859,6 +872,8 @@ def is_supported(kind_a, kind_b):
     """Whether pair_distance / pair_intersects answer this pair (either order)."""
     lo = min(kind_a, kind_b)
     hi = max(kind_a, kind_b)
+    if kind_a == kinds.ELLIPSOID or kind_b == kinds.ELLIPSOID:
+        return False
     if hi == kinds.MESH:
         return lo != kinds.MESH and lo != kinds.CYLINDER and lo != kinds.CONE
     if hi == kinds.CYLINDER or hi == kinds.CONE:
@@ -925,8 +940,8 @@ def _core(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean):
             return _linear_vs_polytope(ka, pa, pta, kb, pb, ptb, trb, edb, boolean)
         return _polytope_vs_polytope(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean)
     # ---- B is a cylinder or cone
-    if kb <= kinds.CONE:
-        if ka <= kinds.SPHERE:
+    if kb <= kinds.ELLIPSOID:
+        if ka <= kinds.SPHERE and kb != kinds.ELLIPSOID:
             return _point_vs_round(pta[0], ra, kb, pb, ptb)
         return np.nan, _nan3(), _nan3(), _nan3()
     # ---- B is a plane or half-space
