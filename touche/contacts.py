@@ -1,0 +1,145 @@
+"""Contact manifolds of convex pairs: ``touche.contacts(a, pose_a, b, pose_b)``.
+
+A manifold is up to ``max_points`` contact points sharing one normal (from A towards B), each
+with its own depth. It is built by clipping the incident feature against the reference face
+(Sutherland-Hodgman); see ``touche/_kernels/manifold.py`` for the method, its tolerances and
+the polygon approximation of cylinder caps / cone bases.
+
+Conventions
+- ``depth > 0`` is penetration; a contact with ``-margin <= depth <= 0`` is speculative (the
+  shapes are within ``margin``). No contact when the shapes are farther apart than ``margin``.
+- Each point lies midway between the two surfaces: A's surface point is
+  ``point + depth / 2 * normal`` and B's is ``point - depth / 2 * normal``.
+- When a face (or a plane) is the reference, ``normal`` is that face's normal (within 1 degree
+  of the engine's minimum-translation normal) and depths are measured along it, so in a deep
+  penetration a depth can exceed the engine's minimum translation distance by up to
+  size * sin(1 deg); otherwise ``normal`` is the engine's normal.
+- A point feature (sphere, vertex, rim point) gives one contact at the engine's witness; two
+  crossing edges one contact at their closest points; two edges parallel within 1 degree give
+  up to two points whose reference-side surface point lies on the plane through the reference
+  edge, i.e. off that edge by at most its length * sin(angle between the edges).
+- Capsule surfaces below a core point are found along the normal exactly (ray exit through the
+  cylinder part or the end cap), so a capsule tilted within the 1 degree tolerance still reports
+  points on its true surface.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ._kernels import kinds
+from .errors import GeometryError, UnsupportedQuery
+from .pose import as_matrices
+from .query import SUPPORTED_PAIRS, Status, _batch_size, _raise_invalid_pose, _shape
+
+_NO_MANIFOLD = frozenset((kinds.RAY, kinds.LINE, kinds.MESH))
+_PLANES = (kinds.PLANE, kinds.HALFSPACE)
+
+
+def _contact_supported(kind_a, kind_b):
+    """Mirror of ``manifold.contact_supported`` (checked before any kernel is loaded)."""
+    if (kind_a, kind_b) not in SUPPORTED_PAIRS:
+        return False
+    if kind_a in _NO_MANIFOLD or kind_b in _NO_MANIFOLD:
+        return False
+    return not (kind_a in _PLANES and kind_b in _PLANES)
+
+
+class ContactManifold:
+    """Result of :func:`contacts`.
+
+    One pair: ``points`` (k, 3), ``depths`` (k,), ``normal`` (3,), ``count`` (int k),
+    ``status`` (:class:`touche.Status` of the underlying distance query).
+    A batch of n: ``points`` (n, max_points, 3) and ``depths`` (n, max_points), NaN past each
+    pair's count, ``normal`` (n, 3), ``count`` (n,) int64, ``status`` (n,) int8.
+    ``normal`` is the engine's normal (A to B) even when ``count`` is 0 (pair beyond margin).
+    """
+
+    __slots__ = ("points", "depths", "normal", "count", "status")
+
+    def __init__(self, points, depths, normal, count, status):
+        self.points = points
+        self.depths = depths
+        self.normal = normal
+        self.count = count
+        self.status = status
+
+    def __repr__(self):
+        if isinstance(self.count, np.ndarray):
+            return f"ContactManifold(batch of {len(self.count)})"
+        return (
+            f"ContactManifold(count={self.count}, depths={np.round(self.depths, 6).tolist()}, "
+            f"normal={np.round(self.normal, 6).tolist()}, status={self.status.name})"
+        )
+
+
+_KERNEL = None
+
+
+def _kernel():
+    global _KERNEL
+    if _KERNEL is None:
+        from ._kernels import manifold
+
+        _KERNEL = manifold
+    return _KERNEL
+
+
+def _check_options(max_points, margin):
+    if isinstance(max_points, bool) or not isinstance(max_points, numbers.Integral):
+        raise GeometryError(f"max_points must be an integer >= 1, got {max_points!r}")
+    if max_points < 1:
+        raise GeometryError(f"max_points must be >= 1, got {max_points}")
+    try:
+        margin = float(margin)
+    except (TypeError, ValueError) as exc:
+        raise GeometryError(f"margin must be a number, got {margin!r}") from exc
+    if not np.isfinite(margin) or margin < 0.0:
+        raise GeometryError(f"margin must be finite and >= 0, got {margin!r}")
+    return int(max_points), margin
+
+
+def contacts(a, pose_a, b, pose_b, *, max_points=4, margin=0.0):
+    """Contact manifold of two convex shapes; see :class:`ContactManifold` and the module doc.
+
+    ``pose_a`` / ``pose_b``: Pose, (4, 4), (n, 4, 4) or None; a batch on either side runs in one
+    compiled call (a batch of n broadcasts against a single pose). ``max_points`` >= 1 caps the
+    points per pair (the deepest is always kept, then the largest area); ``margin`` >= 0 adds
+    speculative contacts for shapes up to that far apart.
+    """
+    a = _shape(a, "a")
+    b = _shape(b, "b")
+    if not _contact_supported(a.kind, b.kind):
+        raise UnsupportedQuery("contacts", a, b)
+    max_points, margin = _check_options(max_points, margin)
+    ta = as_matrices(pose_a, "pose_a", check=False)
+    tb = as_matrices(pose_b, "pose_b", check=False)
+    kernel = _kernel()
+    if ta.ndim == 2 and tb.ndim == 2:
+        points = np.empty((max_points, 3))
+        depths = np.empty(max_points)
+        normal = np.empty(3)
+        count, status = kernel.checked_contact_manifold_into(
+            *a._packed, ta, *b._packed, tb, margin, max_points, points, depths, normal
+        )
+        if status < 0 and status != kinds.UNSUPPORTED:
+            _raise_invalid_pose(status, pose_a, pose_b)
+        if status == kinds.UNSUPPORTED:  # pragma: no cover - the table above says so first
+            raise UnsupportedQuery("contacts", a, b)
+        return ContactManifold(points[:count], depths[:count], normal, int(count), Status(status))
+    ta = as_matrices(ta, "pose_a") if ta.ndim == 2 else ta
+    tb = as_matrices(tb, "pose_b") if tb.ndim == 2 else tb
+    n = _batch_size(ta, tb)
+    points = np.empty((n, max_points, 3))
+    depths = np.empty((n, max_points))
+    normals = np.empty((n, 3))
+    counts = np.empty(n, dtype=np.int64)
+    status = np.empty(n, dtype=np.int8)
+    kernel.contact_manifold_many(
+        *a._packed, ta.reshape(-1, 4, 4), *b._packed, tb.reshape(-1, 4, 4), margin, max_points,
+        points, depths, normals, counts, status,
+    )
+    if (status == kinds.UNSUPPORTED).any():  # pragma: no cover - the table above says so first
+        raise UnsupportedQuery("contacts", a, b)
+    return ContactManifold(points, depths, normals, counts, status)
