@@ -1,0 +1,1184 @@
+"""GJK distance / boolean, EPA penetration and GJK shape casting for any two convex shapes.
+
+Seeds: Ericson 9.5 (GJK), 9.5.2-9.5.3 (simplex sub-algorithm), 9.5.4-9.5.5 (hill climbing with a
+cached start vertex), 9.5.7 (GJK ray cast / conservative advancement on the Minkowski difference),
+3.10-3.11 (Minkowski sums and support mappings).
+
+Entry points (stable conventions; shapes are packed ``(kind, params, points)`` as in shapes.py,
+poses are rigid float64 (4, 4) transforms ``x_world = T @ x_local``; every result is in WORLD
+coordinates):
+
+``gjk_pair_distance(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance)``
+    -> ``(signed_distance, point_a (3,), point_b (3,), normal (3,), gjk_status, iterations)``.
+    Same convention as pairs.pair_distance: separated -> exact distance, closest points,
+    ``normal = (point_b - point_a) / dist``; overlapping -> ``-depth`` (EPA), ``normal`` = the
+    direction B moves to separate, ``point_a`` A's deepest point along it, ``point_b`` B's deepest
+    point against it, ``depth == (point_a - point_b) . normal``. ``gjk_status`` is a kinds.GJK_*
+    code: SEPARATED / TOUCHING (|signed| <= tolerance) / PENETRATING, or MAX_ITERATIONS /
+    DEGENERATE when GJK or EPA did not converge (the numbers are then the best found so far).
+    ``iterations`` = GJK iterations + EPA iterations.
+``gjk_pair_distance_warm(..., tolerance, warm)``: the same with a warm-start token ``warm``
+    (WARM_SIZE,) float64, read and overwritten: ``warm[0]`` = simplex size (0 = cold start),
+    ``warm[1:13]`` / ``warm[13:25]`` = the simplex's support points in A's / B's LOCAL frames,
+    ``warm[25:27]`` = cached start vertices of the hill climbing (9.5.5) for A and B.
+``gjk_pair_intersects(ka, pa, pta, ta, kb, pb, ptb, tb)`` -> bool (closed sets: touching counts;
+    early-out boolean GJK, "touching" within INTERSECT_RELATIVE of the pair's size).
+``gjk_shape_cast(ka, pa, pta, ta, va, kb, pb, ptb, tb, vb, t_max, tolerance)``
+    -> ``(status, t, point (3,), normal (3,))``: A and B translate with constant world velocities
+    va, vb over [0, t_max]. status kinds.MISS (t = inf, NaN point/normal), kinds.HIT (first
+    contact at t, ``point`` on A's surface at time t, ``normal`` from A to B),
+    kinds.ALREADY_TOUCHING (touching or overlapping at t = 0; point = A's witness point, normal
+    from A to B when defined, else NaN) or CAST_MAX_ITERATIONS (did not converge; t = the last
+    conservative time, a lower bound of the contact time).
+Batch drivers (``prange`` over pairs; a pose batch of 1 broadcasts):
+``gjk_distance_many(ka, pa, pta, ta (n|1,4,4), kb, pb, ptb, tb (n|1,4,4), tolerance,
+    out_signed (n,), out_point_a (n,3), out_point_b (n,3), out_normal (n,3), out_status (n,) int8,
+    out_iterations (n,) int64)``;
+``gjk_intersects_many(ka, pa, pta, ta, kb, pb, ptb, tb, out (n,) bool)``;
+``gjk_shape_cast_many(ka, pa, pta, ta, va (n|1,3), kb, pb, ptb, tb, vb (n|1,3), t_max, tolerance,
+    out_status (n,) int8, out_t (n,), out_point (n,3), out_normal (n,3))``.
+
+Numerics: everything runs in B's local frame (A moved by inv(T_b) @ T_a, as in pairs.py); the
+support of A maps the direction into A's frame and only the chosen point out (no vertex is
+transformed). Sphere and capsule radii are margins: GJK/EPA run on the core point / segment and
+the radii are added at the end. The simplex sub-algorithm is the signed-volume method (Montanari,
+Petrinic & Barbieri 2017, a robust form of Johnson's algorithm, Ericson 9.5.2): each sub-simplex is
+projected on the axis/plane of largest extent and barycentric signs decide the Voronoi region,
+so degenerate (flat, collinear, repeated) simplices fall through to their faces instead of
+dividing by ~0.
+"""
+import numpy as np
+from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
+
+ensure_fresh_cache()
+from numba import njit, prange
+
+from touche import tolerance as _tol
+
+from . import kinds
+
+# GJK stops when upper - lower bound of the distance <= GJK_RELATIVE * distance + tolerance
+# (van den Bergen's criterion; tolerance.RELATIVE keeps it at the touching-tolerance scale).
+GJK_RELATIVE = _tol.RELATIVE
+# EPA stops when the support gap along the closest face <= EPA_RELATIVE * depth + tolerance:
+# 1e-12 is well inside the 1e-6 relative depth target and still reached in a few iterations.
+EPA_RELATIVE = 1e-12
+GJK_MAX_ITERATIONS = 128  # polytopes converge in < 30; smooth shapes at 1e-12 need more
+EPA_MAX_VERTICES = 128
+EPA_MAX_FACES = 2048
+CAST_MAX_ITERATIONS_COUNT = 128  # Newton steps; a grazing (double-root) contact halves the gap per step
+# shape-cast status when the advancement did not converge (not in kinds.py yet: next free code)
+CAST_MAX_ITERATIONS = 3
+# polyhedra with more vertices than this use hill climbing (9.5.4); below, a linear scan is faster
+HILL_CLIMB_MIN_VERTICES = 24
+# boolean GJK: the origin counts as touching the Minkowski difference when its lower distance
+# bound is <= this times the largest support point seen (rounding of the support values)
+INTERSECT_RELATIVE = 1e-12
+# a EPA face / GJK simplex is degenerate below this relative squared size (rounding of a cross
+# product of vectors of size s is ~1e-16 s^2)
+DEGENERATE_SQ = 1e-28
+
+# cylinder / cone: the radial part of a direction is treated as zero below this fraction of it
+RADIAL_RELATIVE = 1e-12
+
+WARM_SIZE = 27
+
+
+# ----------------------------------------------------------------------------------------------
+# support mappings (Ericson 3.10-3.11, 9.5.4), local frame, core only (no radius)
+@njit(cache=True, nogil=True)
+def margin_of(kind, params):
+    if kind == kinds.SPHERE or kind == kinds.CAPSULE:
+        return params[0]
+    return 0.0
+
+
+@njit(cache=True, nogil=True)
+def is_convex_kind(kind):
+    return (kind <= kinds.CAPSULE and kind != kinds.RAY) or (kinds.TRIANGLE <= kind <= kinds.ELLIPSOID)
+
+
+@njit(cache=True, nogil=True)
+def _brute_vertex(points, count, dx, dy, dz):
+    best = 0
+    best_value = points[0, 0] * dx + points[0, 1] * dy + points[0, 2] * dz
+    for i in range(1, count):
+        value = points[i, 0] * dx + points[i, 1] * dy + points[i, 2] * dz
+        if value > best_value:
+            best_value = value
+            best = i
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _hill_climb(params, points, dx, dy, dz, start):
+    """Ericson 9.5.4: walk the vertex adjacency to a vertex no neighbour improves (on a convex
+    polytope a local maximum of a linear function is global). Steepest ascent."""
+    nv = int(params[0])
+    nf = int(params[1])
+    offsets = 4 + nf
+    neighbours = 5 + nf + nv
+    v = start
+    if v < 0 or v >= nv:
+        v = 0
+    best = points[v, 0] * dx + points[v, 1] * dy + points[v, 2] * dz
+    for _ in range(nv):
+        lo = int(params[offsets + v])
+        hi = int(params[offsets + v + 1])
+        if lo == hi:  # isolated vertex (inside a merged facet): no graph to climb
+            return _brute_vertex(points, nv, dx, dy, dz)
+        nxt = v
+        for k in range(lo, hi):
+            u = int(params[neighbours + k])
+            value = points[u, 0] * dx + points[u, 1] * dy + points[u, 2] * dz
+            if value > best:
+                best = value
+                nxt = u
+        if nxt == v:
+            return v
+        v = nxt
+    return v
+
+
+@njit(cache=True, nogil=True)
+def support_local(kind, params, points, dx, dy, dz, hints, slot):
+    """Core support point (x, y, z) of a shape in its own frame for direction (dx, dy, dz).
+    ``hints[slot]`` is the cached start vertex of a polyhedron (read and updated)."""
+    if kind <= kinds.SPHERE:
+        return points[0, 0], points[0, 1], points[0, 2]
+    if kind == kinds.SEGMENT or kind == kinds.CAPSULE:
+        ex = points[1, 0] - points[0, 0]
+        ey = points[1, 1] - points[0, 1]
+        ez = points[1, 2] - points[0, 2]
+        if ex * dx + ey * dy + ez * dz > 0.0:
+            return points[1, 0], points[1, 1], points[1, 2]
+        return points[0, 0], points[0, 1], points[0, 2]
+    if kinds.TRIANGLE <= kind <= kinds.POLYHEDRON:
+        nv = int(params[0])
+        if kind == kinds.POLYHEDRON and nv > HILL_CLIMB_MIN_VERTICES:
+            i = _hill_climb(params, points, dx, dy, dz, hints[slot])
+            hints[slot] = i
+        else:
+            i = _brute_vertex(points, nv, dx, dy, dz)
+        return points[i, 0], points[i, 1], points[i, 2]
+    if kind == kinds.CYLINDER or kind == kinds.CONE:
+        ax = points[1, 0] - points[0, 0]
+        ay = points[1, 1] - points[0, 1]
+        az = points[1, 2] - points[0, 2]
+        aa = ax * ax + ay * ay + az * az
+        along = (dx * ax + dy * ay + dz * az) / aa
+        rx = dx - along * ax
+        ry = dy - along * ay
+        rz = dz - along * az
+        # second Gram-Schmidt pass: for d nearly along the axis the first pass leaves a radial
+        # part dominated by round-off that is not perpendicular to the axis, and scaling it to
+        # the radius would put the rim point off the cap plane
+        again = (rx * ax + ry * ay + rz * az) / aa
+        rx -= again * ax
+        ry -= again * ay
+        rz -= again * az
+        rl = np.sqrt(rx * rx + ry * ry + rz * rz)
+        dl = np.sqrt(dx * dx + dy * dy + dz * dz)
+        sx = 0.0
+        sy = 0.0
+        sz = 0.0
+        # below RADIAL_RELATIVE the cap centre is a support point to within radius * 1e-12
+        if rl > RADIAL_RELATIVE * dl:
+            scale = params[0] / rl
+            sx = rx * scale
+            sy = ry * scale
+            sz = rz * scale
+        if kind == kinds.CYLINDER:
+            if along > 0.0:
+                return points[1, 0] + sx, points[1, 1] + sy, points[1, 2] + sz
+            return points[0, 0] + sx, points[0, 1] + sy, points[0, 2] + sz
+        # cone: apex points[0], base centre points[1]; the best of apex and base rim point
+        bx = points[1, 0] + sx
+        by = points[1, 1] + sy
+        bz = points[1, 2] + sz
+        if points[0, 0] * dx + points[0, 1] * dy + points[0, 2] * dz >= bx * dx + by * dy + bz * dz:
+            return points[0, 0], points[0, 1], points[0, 2]
+        return bx, by, bz
+    # ellipsoid: points = [centre; semi-axis vectors a_i]; x = c + sum a_i (a_i.d) / sqrt(sum (a_i.d)^2)
+    s0 = points[1, 0] * dx + points[1, 1] * dy + points[1, 2] * dz
+    s1 = points[2, 0] * dx + points[2, 1] * dy + points[2, 2] * dz
+    s2 = points[3, 0] * dx + points[3, 1] * dy + points[3, 2] * dz
+    sq = s0 * s0 + s1 * s1 + s2 * s2
+    x = points[0, 0]
+    y = points[0, 1]
+    z = points[0, 2]
+    if sq > 0.0:
+        inv = 1.0 / np.sqrt(sq)
+        s0 *= inv
+        s1 *= inv
+        s2 *= inv
+        x += s0 * points[1, 0] + s1 * points[2, 0] + s2 * points[3, 0]
+        y += s0 * points[1, 1] + s1 * points[2, 1] + s2 * points[3, 1]
+        z += s0 * points[1, 2] + s1 * points[2, 2] + s2 * points[3, 2]
+    return x, y, z
+
+
+@njit(cache=True, nogil=True)
+def _support_moved(kind, params, points, m, dx, dy, dz, hints, slot):
+    """Support of a shape placed by rigid m: rotate the direction in, map the point out."""
+    lx = m[0, 0] * dx + m[1, 0] * dy + m[2, 0] * dz
+    ly = m[0, 1] * dx + m[1, 1] * dy + m[2, 1] * dz
+    lz = m[0, 2] * dx + m[1, 2] * dy + m[2, 2] * dz
+    x, y, z = support_local(kind, params, points, lx, ly, lz, hints, slot)
+    return (
+        m[0, 0] * x + m[0, 1] * y + m[0, 2] * z + m[0, 3],
+        m[1, 0] * x + m[1, 1] * y + m[1, 2] * z + m[1, 3],
+        m[2, 0] * x + m[2, 1] * y + m[2, 2] * z + m[2, 3],
+    )
+
+
+@njit(cache=True, nogil=True)
+def _support_pair(ka, pa, pta, m, kb, pb, ptb, dx, dy, dz, hints, row, simplex):
+    """Support of A - B (A placed by m in B's frame) for direction d, written to simplex[row]:
+    columns 0:3 = w = a - b, 3:6 = a (B's frame), 6:9 = b."""
+    ax, ay, az = _support_moved(ka, pa, pta, m, dx, dy, dz, hints, 0)
+    bx, by, bz = support_local(kb, pb, ptb, -dx, -dy, -dz, hints, 1)
+    simplex[row, 0] = ax - bx
+    simplex[row, 1] = ay - by
+    simplex[row, 2] = az - bz
+    simplex[row, 3] = ax
+    simplex[row, 4] = ay
+    simplex[row, 5] = az
+    simplex[row, 6] = bx
+    simplex[row, 7] = by
+    simplex[row, 8] = bz
+
+
+# ----------------------------------------------------------------------------------------------
+# transforms
+@njit(cache=True, nogil=True)
+def relative_transform(ta, tb):
+    """inv(tb) @ ta for rigid transforms."""
+    out = np.zeros((4, 4))
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = tb[0, i] * ta[0, j] + tb[1, i] * ta[1, j] + tb[2, i] * ta[2, j]
+        out[i, 3] = (
+            tb[0, i] * (ta[0, 3] - tb[0, 3]) + tb[1, i] * (ta[1, 3] - tb[1, 3]) + tb[2, i] * (ta[2, 3] - tb[2, 3])
+        )
+    out[3, 3] = 1.0
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _to_world_point(t, x, y, z):
+    out = np.empty(3)
+    for i in range(3):
+        out[i] = t[i, 0] * x + t[i, 1] * y + t[i, 2] * z + t[i, 3]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _to_world_vector(t, x, y, z):
+    out = np.empty(3)
+    for i in range(3):
+        out[i] = t[i, 0] * x + t[i, 1] * y + t[i, 2] * z
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# signed-volume simplex sub-algorithm (Ericson 9.5.2; Montanari et al. 2017)
+@njit(cache=True, nogil=True)
+def _same_sign(a, b):
+    return (a > 0.0 and b > 0.0) or (a < 0.0 and b < 0.0)
+
+
+@njit(cache=True, nogil=True)
+def _s1d(s, i, j):
+    """Barycentrics (li, lj) of the point of segment s[i] s[j] closest to the origin."""
+    tx = s[j, 0] - s[i, 0]
+    ty = s[j, 1] - s[i, 1]
+    tz = s[j, 2] - s[i, 2]
+    tt = tx * tx + ty * ty + tz * tz
+    if tt == 0.0:
+        return 1.0, 0.0
+    u = -(s[i, 0] * tx + s[i, 1] * ty + s[i, 2] * tz) / tt
+    if u <= 0.0:
+        return 1.0, 0.0
+    if u >= 1.0:
+        return 0.0, 1.0
+    return 1.0 - u, u
+
+
+@njit(cache=True, nogil=True)
+def _norm2_of(s, i, j, k, li, lj, lk):
+    x = li * s[i, 0] + lj * s[j, 0] + lk * s[k, 0]
+    y = li * s[i, 1] + lj * s[j, 1] + lk * s[k, 1]
+    z = li * s[i, 2] + lj * s[j, 2] + lk * s[k, 2]
+    return x * x + y * y + z * z
+
+
+@njit(cache=True, nogil=True)
+def _area2(ux, uy, vx, vy, wx, wy):
+    return (vx - ux) * (wy - uy) - (vy - uy) * (wx - ux)
+
+
+@njit(cache=True, nogil=True)
+def _s2d(s, i, j, k):
+    """Barycentrics (li, lj, lk) of the point of triangle s[i] s[j] s[k] closest to the origin."""
+    e1x = s[j, 0] - s[i, 0]
+    e1y = s[j, 1] - s[i, 1]
+    e1z = s[j, 2] - s[i, 2]
+    e2x = s[k, 0] - s[i, 0]
+    e2y = s[k, 1] - s[i, 1]
+    e2z = s[k, 2] - s[i, 2]
+    nx = e1y * e2z - e1z * e2y
+    ny = e1z * e2x - e1x * e2z
+    nz = e1x * e2y - e1y * e2x
+    nn = nx * nx + ny * ny + nz * nz
+    test_i = True
+    test_j = True
+    test_k = True
+    if nn > 0.0:
+        # origin projected on the plane, then 2-D signed areas on the two axes where the
+        # triangle is widest (drop the largest normal component)
+        f = (s[i, 0] * nx + s[i, 1] * ny + s[i, 2] * nz) / nn
+        px = f * nx
+        py = f * ny
+        pz = f * nz
+        ax_ = abs(nx)
+        ay_ = abs(ny)
+        az_ = abs(nz)
+        if ax_ >= ay_ and ax_ >= az_:
+            c0, c1 = 1, 2
+            qx, qy = py, pz
+        elif ay_ >= az_:
+            c0, c1 = 0, 2
+            qx, qy = px, pz
+        else:
+            c0, c1 = 0, 1
+            qx, qy = px, py
+        ix, iy = s[i, c0], s[i, c1]
+        jx, jy = s[j, c0], s[j, c1]
+        kx, ky = s[k, c0], s[k, c1]
+        total = _area2(ix, iy, jx, jy, kx, ky)
+        ci = _area2(qx, qy, jx, jy, kx, ky)
+        cj = _area2(ix, iy, qx, qy, kx, ky)
+        ck = _area2(ix, iy, jx, jy, qx, qy)
+        test_i = not _same_sign(total, ci)
+        test_j = not _same_sign(total, cj)
+        test_k = not _same_sign(total, ck)
+        if not (test_i or test_j or test_k):
+            return ci / total, cj / total, ck / total
+    # outside (or degenerate): the best edge opposite a vertex whose sign disagrees
+    best = np.inf
+    bi = 0.0
+    bj = 0.0
+    bk = 0.0
+    if test_i:  # edge j-k
+        lj, lk = _s1d(s, j, k)
+        d = _norm2_of(s, i, j, k, 0.0, lj, lk)
+        if d < best:
+            best = d
+            bi, bj, bk = 0.0, lj, lk
+    if test_j:  # edge i-k
+        li, lk = _s1d(s, i, k)
+        d = _norm2_of(s, i, j, k, li, 0.0, lk)
+        if d < best:
+            best = d
+            bi, bj, bk = li, 0.0, lk
+    if test_k:  # edge i-j
+        li, lj = _s1d(s, i, j)
+        d = _norm2_of(s, i, j, k, li, lj, 0.0)
+        if d < best:
+            best = d
+            bi, bj, bk = li, lj, 0.0
+    return bi, bj, bk
+
+
+@njit(cache=True, nogil=True)
+def _det3(ax, ay, az, bx, by, bz, cx, cy, cz):
+    return ax * (by * cz - bz * cy) - ay * (bx * cz - bz * cx) + az * (bx * cy - by * cx)
+
+
+@njit(cache=True, nogil=True)
+def _s3d(s):
+    """Barycentrics of the point of tetrahedron s[0..3] closest to the origin."""
+    # cofactors: signed volumes with the origin in place of each vertex; they sum to the volume
+    x0, y0, z0 = s[0, 0], s[0, 1], s[0, 2]
+    x1, y1, z1 = s[1, 0], s[1, 1], s[1, 2]
+    x2, y2, z2 = s[2, 0], s[2, 1], s[2, 2]
+    x3, y3, z3 = s[3, 0], s[3, 1], s[3, 2]
+    # vol(p, q, r, t) = det[q - p, r - p, t - p]; c0 = vol(o, 1, 2, 3), c1 = vol(0, o, 2, 3), ...
+    c0 = _det3(x1, y1, z1, x2, y2, z2, x3, y3, z3)
+    c1 = -_det3(x0, y0, z0, x2, y2, z2, x3, y3, z3)
+    c2 = _det3(x0, y0, z0, x1, y1, z1, x3, y3, z3)
+    c3 = -_det3(x0, y0, z0, x1, y1, z1, x2, y2, z2)
+    total = c0 + c1 + c2 + c3
+    t0 = not _same_sign(total, c0)
+    t1 = not _same_sign(total, c1)
+    t2 = not _same_sign(total, c2)
+    t3 = not _same_sign(total, c3)
+    if not (t0 or t1 or t2 or t3):
+        return c0 / total, c1 / total, c2 / total, c3 / total
+    best = np.inf
+    b0 = 0.0
+    b1 = 0.0
+    b2 = 0.0
+    b3 = 0.0
+    if t0:
+        l1, l2, l3 = _s2d(s, 1, 2, 3)
+        d = _norm2_of(s, 1, 2, 3, l1, l2, l3)
+        if d < best:
+            best = d
+            b0, b1, b2, b3 = 0.0, l1, l2, l3
+    if t1:
+        l0, l2, l3 = _s2d(s, 0, 2, 3)
+        d = _norm2_of(s, 0, 2, 3, l0, l2, l3)
+        if d < best:
+            best = d
+            b0, b1, b2, b3 = l0, 0.0, l2, l3
+    if t2:
+        l0, l1, l3 = _s2d(s, 0, 1, 3)
+        d = _norm2_of(s, 0, 1, 3, l0, l1, l3)
+        if d < best:
+            best = d
+            b0, b1, b2, b3 = l0, l1, 0.0, l3
+    if t3:
+        l0, l1, l2 = _s2d(s, 0, 1, 2)
+        d = _norm2_of(s, 0, 1, 2, l0, l1, l2)
+        if d < best:
+            best = d
+            b0, b1, b2, b3 = l0, l1, l2, 0.0
+    return b0, b1, b2, b3
+
+
+@njit(cache=True, nogil=True)
+def _reduce(s, count):
+    """Closest point of conv(simplex rows 0..count-1) to the origin: keeps only the rows with a
+    positive barycentric (compacted to the front, lambda in column 9); returns
+    (new count, vx, vy, vz)."""
+    if count == 1:
+        s[0, 9] = 1.0
+    elif count == 2:
+        l0, l1 = _s1d(s, 0, 1)
+        s[0, 9] = l0
+        s[1, 9] = l1
+    elif count == 3:
+        l0, l1, l2 = _s2d(s, 0, 1, 2)
+        s[0, 9] = l0
+        s[1, 9] = l1
+        s[2, 9] = l2
+    else:
+        l0, l1, l2, l3 = _s3d(s)
+        s[0, 9] = l0
+        s[1, 9] = l1
+        s[2, 9] = l2
+        s[3, 9] = l3
+    kept = 0
+    vx = 0.0
+    vy = 0.0
+    vz = 0.0
+    for r in range(count):
+        lam = s[r, 9]
+        if lam > 0.0:
+            if kept != r:
+                for c in range(10):
+                    s[kept, c] = s[r, c]
+            vx += lam * s[kept, 0]
+            vy += lam * s[kept, 1]
+            vz += lam * s[kept, 2]
+            kept += 1
+    if kept == 0:  # cannot happen (barycentrics sum to 1); keep the first point
+        s[0, 9] = 1.0
+        kept = 1
+        vx, vy, vz = s[0, 0], s[0, 1], s[0, 2]
+    return kept, vx, vy, vz
+
+
+# ----------------------------------------------------------------------------------------------
+# GJK (Ericson 9.5)
+GJK_CONVERGED = 0  # separated: |v| is the distance within the termination tolerance
+GJK_CONTAINS = 1  # the origin is in the simplex (|v| <= tolerance): overlap or touch
+GJK_LIMIT = 2  # iteration limit
+GJK_STALLED = 3  # no progress while the bounds were still far apart
+
+
+@njit(cache=True, nogil=True)
+def _gjk(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol, boolean, reach, max_iterations):
+    """GJK on the Minkowski difference A - B (A placed by m in B's frame; cores only).
+
+    ``s`` (4, 10) holds a start simplex of ``count`` rows (0 = cold start). Returns
+    (outcome, count, vx, vy, vz, iterations, size2) with size2 the largest squared support point
+    seen; on return ``s`` holds the final simplex with its barycentrics. With ``boolean`` it stops
+    as soon as a plane separates the origin from A - B by more than ``reach`` (the margins)."""
+    if count == 0:
+        dx = m[0, 3] + 1e-3  # any start direction; the centre offset is usually a good one
+        dy = m[1, 3]
+        dz = m[2, 3]
+        _support_pair(ka, pa, pta, m, kb, pb, ptb, -dx, -dy, -dz, hints, 0, s)
+        count = 1
+    count, vx, vy, vz = _reduce(s, count)
+    vv = vx * vx + vy * vy + vz * vz
+    size2 = 0.0
+    for r in range(count):
+        size2 = max(size2, s[r, 0] * s[r, 0] + s[r, 1] * s[r, 1] + s[r, 2] * s[r, 2])
+    iterations = 0
+    while True:
+        if count == 4 or vv <= tol * tol:
+            return GJK_CONTAINS, count, vx, vy, vz, iterations, size2
+        if iterations >= max_iterations:
+            return GJK_LIMIT, count, vx, vy, vz, iterations, size2
+        iterations += 1
+        row = count
+        _support_pair(ka, pa, pta, m, kb, pb, ptb, -vx, -vy, -vz, hints, row, s)
+        wx, wy, wz = s[row, 0], s[row, 1], s[row, 2]
+        ww = wx * wx + wy * wy + wz * wz
+        if ww > size2:
+            size2 = ww
+        vw = vx * vx + vy * vy + vz * vz - (vx * wx + vy * wy + vz * wz)  # vv - v.w
+        vdotw = vv - vw
+        vlen = np.sqrt(vv)
+        if boolean and vdotw > (reach + INTERSECT_RELATIVE * np.sqrt(size2)) * vlen:
+            return GJK_CONVERGED, count, vx, vy, vz, iterations, size2  # separating plane: disjoint
+        # upper bound |v| minus lower bound v.w/|v| of the distance (van den Bergen)
+        if vw <= GJK_RELATIVE * vv + tol * vlen:
+            return GJK_CONVERGED, count, vx, vy, vz, iterations, size2
+        duplicate = False
+        for r in range(count):
+            if s[r, 0] == wx and s[r, 1] == wy and s[r, 2] == wz:
+                duplicate = True
+        if duplicate:  # no new support point: as converged as rounding allows
+            if vw <= 1e-6 * vv:
+                return GJK_CONVERGED, count, vx, vy, vz, iterations, size2
+            return GJK_STALLED, count, vx, vy, vz, iterations, size2
+        new_count, nx, ny, nz = _reduce(s, count + 1)
+        nvv = nx * nx + ny * ny + nz * nz
+        if nvv >= vv and new_count < 4:
+            # no progress (rounding): the previous v stands; the simplex now holds the new one
+            if vw <= 1e-6 * vv:
+                return GJK_CONVERGED, new_count, vx, vy, vz, iterations, size2
+            return GJK_STALLED, new_count, vx, vy, vz, iterations, size2
+        count = new_count
+        vx, vy, vz, vv = nx, ny, nz, nvv
+
+
+@njit(cache=True, nogil=True)
+def _witness(s, count):
+    """Witness points (A's and B's, B's frame) from the simplex barycentrics."""
+    ax = 0.0
+    ay = 0.0
+    az = 0.0
+    bx = 0.0
+    by = 0.0
+    bz = 0.0
+    for r in range(count):
+        lam = s[r, 9]
+        ax += lam * s[r, 3]
+        ay += lam * s[r, 4]
+        az += lam * s[r, 5]
+        bx += lam * s[r, 6]
+        by += lam * s[r, 7]
+        bz += lam * s[r, 8]
+    return ax, ay, az, bx, by, bz
+
+
+# ----------------------------------------------------------------------------------------------
+# EPA (van den Bergen 2001; the polytope-expansion companion of Ericson 9.5)
+@njit(cache=True, nogil=True)
+def _epa_face(verts, faces, normals, dist, f, i, j, k):
+    faces[f, 0] = i
+    faces[f, 1] = j
+    faces[f, 2] = k
+    e1x = verts[j, 0] - verts[i, 0]
+    e1y = verts[j, 1] - verts[i, 1]
+    e1z = verts[j, 2] - verts[i, 2]
+    e2x = verts[k, 0] - verts[i, 0]
+    e2y = verts[k, 1] - verts[i, 1]
+    e2z = verts[k, 2] - verts[i, 2]
+    nx = e1y * e2z - e1z * e2y
+    ny = e1z * e2x - e1x * e2z
+    nz = e1x * e2y - e1y * e2x
+    nn = nx * nx + ny * ny + nz * nz
+    scale = max(e1x * e1x + e1y * e1y + e1z * e1z, e2x * e2x + e2y * e2y + e2z * e2z)
+    if nn <= DEGENERATE_SQ * scale * scale or nn == 0.0:
+        # a sliver: never the closest face, never visible; only keeps the surface closed
+        normals[f, 0] = 0.0
+        normals[f, 1] = 0.0
+        normals[f, 2] = 0.0
+        dist[f] = np.inf
+        return
+    inv = 1.0 / np.sqrt(nn)
+    nx *= inv
+    ny *= inv
+    nz *= inv
+    normals[f, 0] = nx
+    normals[f, 1] = ny
+    normals[f, 2] = nz
+    dist[f] = nx * verts[i, 0] + ny * verts[i, 1] + nz * verts[i, 2]
+
+
+@njit(cache=True, nogil=True)
+def _epa_add_vertex(verts, n, ka, pa, pta, m, kb, pb, ptb, dx, dy, dz, hints, s):
+    _support_pair(ka, pa, pta, m, kb, pb, ptb, dx, dy, dz, hints, 0, s)
+    for c in range(9):
+        verts[n, c] = s[0, c]
+
+
+@njit(cache=True, nogil=True)
+def _perpendicular(x, y, z):
+    if abs(x) < 0.57:
+        px, py, pz = 0.0, z, -y  # x-axis cross
+    else:
+        px, py, pz = -z, 0.0, x  # y-axis cross
+    length = np.sqrt(px * px + py * py + pz * pz)
+    if length == 0.0:
+        return 0.0, 0.0, 1.0
+    return px / length, py / length, pz / length
+
+
+@njit(cache=True, nogil=True)
+def _dist2(verts, i, j):
+    dx = verts[i, 0] - verts[j, 0]
+    dy = verts[i, 1] - verts[j, 1]
+    dz = verts[i, 2] - verts[j, 2]
+    return dx * dx + dy * dy + dz * dz
+
+
+@njit(cache=True, nogil=True)
+def _epa(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol):
+    """Penetration depth of the cores by polytope expansion, from a GJK simplex that holds the
+    origin (a point, segment or triangle is blown up to a tetrahedron first).
+
+    Returns (ok, depth, nx, ny, nz, ax, ay, az, bx, by, bz, iterations) in B's frame: ``n`` the
+    outward normal of A - B at its boundary point closest to the origin (= the direction B
+    moves to separate), a / b the witness points. ok = 0 converged, 1 iteration/memory limit,
+    2 degenerate (flat Minkowski difference: depth 0 along n)."""
+    verts = np.empty((EPA_MAX_VERTICES, 9))
+    scratch = np.empty((4, 10))
+    nverts = 0
+    for r in range(count):
+        for c in range(9):
+            verts[r, c] = s[r, c]
+    nverts = count
+    # -- blow up to a tetrahedron -----------------------------------------------------------
+    if nverts == 1:
+        best = -1.0
+        for axis in range(6):
+            d = np.zeros(3)
+            d[axis % 3] = 1.0 if axis < 3 else -1.0
+            _epa_add_vertex(verts, 1, ka, pa, pta, m, kb, pb, ptb, d[0], d[1], d[2], hints, scratch)
+            dd = _dist2(verts, 0, 1)
+            if dd > best:
+                best = dd
+                for c in range(9):
+                    verts[2, c] = verts[1, c]
+        for c in range(9):
+            verts[1, c] = verts[2, c]
+        nverts = 2
+        if best <= 0.0:
+            return 2, 0.0, 0.0, 0.0, 1.0, verts[0, 3], verts[0, 4], verts[0, 5], verts[0, 6], verts[0, 7], verts[0, 8], 0
+    if nverts == 2:
+        ex = verts[1, 0] - verts[0, 0]
+        ey = verts[1, 1] - verts[0, 1]
+        ez = verts[1, 2] - verts[0, 2]
+        ux, uy, uz = _perpendicular(ex, ey, ez)
+        vx_ = ey * uz - ez * uy
+        vy_ = ez * ux - ex * uz
+        vz_ = ex * uy - ey * ux
+        best = -1.0
+        for k in range(4):
+            if k == 0:
+                dx, dy, dz = ux, uy, uz
+            elif k == 1:
+                dx, dy, dz = -ux, -uy, -uz
+            elif k == 2:
+                dx, dy, dz = vx_, vy_, vz_
+            else:
+                dx, dy, dz = -vx_, -vy_, -vz_
+            _epa_add_vertex(verts, 2, ka, pa, pta, m, kb, pb, ptb, dx, dy, dz, hints, scratch)
+            px = verts[2, 0] - verts[0, 0]
+            py = verts[2, 1] - verts[0, 1]
+            pz = verts[2, 2] - verts[0, 2]
+            cx = ey * pz - ez * py
+            cy = ez * px - ex * pz
+            cz = ex * py - ey * px
+            area = cx * cx + cy * cy + cz * cz
+            if area > best:
+                best = area
+                for c in range(9):
+                    verts[3, c] = verts[2, c]
+        for c in range(9):
+            verts[2, c] = verts[3, c]
+        nverts = 3
+    if nverts == 3:
+        e1x = verts[1, 0] - verts[0, 0]
+        e1y = verts[1, 1] - verts[0, 1]
+        e1z = verts[1, 2] - verts[0, 2]
+        e2x = verts[2, 0] - verts[0, 0]
+        e2y = verts[2, 1] - verts[0, 1]
+        e2z = verts[2, 2] - verts[0, 2]
+        nx = e1y * e2z - e1z * e2y
+        ny = e1z * e2x - e1x * e2z
+        nz = e1x * e2y - e1y * e2x
+        nn = np.sqrt(nx * nx + ny * ny + nz * nz)
+        if nn == 0.0:  # collinear after the blow-up: the difference is a segment (or a point)
+            nx, ny, nz = _perpendicular(e1x, e1y, e1z)
+            return 2, 0.0, nx, ny, nz, verts[0, 3], verts[0, 4], verts[0, 5], verts[0, 6], verts[0, 7], verts[0, 8], 0
+        nx /= nn
+        ny /= nn
+        nz /= nn
+        base = nx * verts[0, 0] + ny * verts[0, 1] + nz * verts[0, 2]
+        _epa_add_vertex(verts, 3, ka, pa, pta, m, kb, pb, ptb, nx, ny, nz, hints, scratch)
+        up = nx * verts[3, 0] + ny * verts[3, 1] + nz * verts[3, 2] - base
+        _epa_add_vertex(verts, 4, ka, pa, pta, m, kb, pb, ptb, -nx, -ny, -nz, hints, scratch)
+        down = base - (nx * verts[4, 0] + ny * verts[4, 1] + nz * verts[4, 2])
+        size = np.sqrt(max(e1x * e1x + e1y * e1y + e1z * e1z, e2x * e2x + e2y * e2y + e2z * e2z))
+        if max(up, down) <= tol + 1e-15 * size:
+            # flat Minkowski difference (coplanar flat shapes): no depth along its normal
+            lam0, lam1, lam2 = _s2d(verts, 0, 1, 2)
+            ax = lam0 * verts[0, 3] + lam1 * verts[1, 3] + lam2 * verts[2, 3]
+            ay = lam0 * verts[0, 4] + lam1 * verts[1, 4] + lam2 * verts[2, 4]
+            az = lam0 * verts[0, 5] + lam1 * verts[1, 5] + lam2 * verts[2, 5]
+            bx = lam0 * verts[0, 6] + lam1 * verts[1, 6] + lam2 * verts[2, 6]
+            by = lam0 * verts[0, 7] + lam1 * verts[1, 7] + lam2 * verts[2, 7]
+            bz = lam0 * verts[0, 8] + lam1 * verts[1, 8] + lam2 * verts[2, 8]
+            return 2, 0.0, nx, ny, nz, ax, ay, az, bx, by, bz, 0
+        if down > up:
+            for c in range(9):
+                verts[3, c] = verts[4, c]
+        nverts = 4
+    # -- initial tetrahedron, faces outward ---------------------------------------------------
+    faces = np.empty((EPA_MAX_FACES, 3), dtype=np.int64)
+    normals = np.empty((EPA_MAX_FACES, 3))
+    dist = np.empty(EPA_MAX_FACES)
+    alive = np.zeros(EPA_MAX_FACES, dtype=np.bool_)
+    mark = np.zeros(EPA_MAX_FACES, dtype=np.int64)
+    stack = np.empty(EPA_MAX_FACES, dtype=np.int64)
+    horizon = np.empty((EPA_MAX_FACES, 2), dtype=np.int64)
+    volume = _det3(
+        verts[1, 0] - verts[0, 0], verts[1, 1] - verts[0, 1], verts[1, 2] - verts[0, 2],
+        verts[2, 0] - verts[0, 0], verts[2, 1] - verts[0, 1], verts[2, 2] - verts[0, 2],
+        verts[3, 0] - verts[0, 0], verts[3, 1] - verts[0, 1], verts[3, 2] - verts[0, 2],
+    )
+    if volume > 0.0:  # make (0,1,2), (0,3,1), (1,3,2), (2,3,0) outward
+        for c in range(9):
+            tmp = verts[1, c]
+            verts[1, c] = verts[2, c]
+            verts[2, c] = tmp
+    _epa_face(verts, faces, normals, dist, 0, 0, 1, 2)
+    _epa_face(verts, faces, normals, dist, 1, 0, 3, 1)
+    _epa_face(verts, faces, normals, dist, 2, 1, 3, 2)
+    _epa_face(verts, faces, normals, dist, 3, 2, 3, 0)
+    for f in range(4):
+        alive[f] = True
+    nfaces = 4
+    iterations = 0
+    outcome = 1
+    best = 0
+    while True:
+        best = -1
+        best_d = np.inf
+        for f in range(nfaces):
+            if alive[f] and dist[f] < best_d:
+                best_d = dist[f]
+                best = f
+        if best < 0:  # every face degenerate: give up on depth
+            outcome = 2
+            best = 0
+            break
+        nx, ny, nz = normals[best, 0], normals[best, 1], normals[best, 2]
+        if iterations >= 4 * EPA_MAX_VERTICES or nverts >= EPA_MAX_VERTICES:
+            outcome = 1
+            break
+        iterations += 1
+        _epa_add_vertex(verts, nverts, ka, pa, pta, m, kb, pb, ptb, nx, ny, nz, hints, scratch)
+        reach = nx * verts[nverts, 0] + ny * verts[nverts, 1] + nz * verts[nverts, 2]
+        if reach - best_d <= EPA_RELATIVE * abs(best_d) + tol:
+            outcome = 0
+            break
+        new = nverts
+        nverts += 1
+        wx, wy, wz = verts[new, 0], verts[new, 1], verts[new, 2]
+        # visible faces: flood fill from the closest face over shared edges
+        top = 0
+        stack[top] = best
+        top += 1
+        mark[best] = iterations
+        nh = 0
+        while top > 0:
+            top -= 1
+            g = stack[top]
+            for e in range(3):
+                i = faces[g, e]
+                j = faces[g, (e + 1) % 3]
+                h = -1
+                for f in range(nfaces):
+                    if alive[f] and f != g:
+                        if (faces[f, 0] == j and faces[f, 1] == i) or (faces[f, 1] == j and faces[f, 2] == i) or (
+                            faces[f, 2] == j and faces[f, 0] == i
+                        ):
+                            h = f
+                            break
+                if h >= 0 and mark[h] == iterations:
+                    continue  # interior edge of the visible region
+                visible = False
+                if h >= 0 and dist[h] != np.inf:
+                    visible = normals[h, 0] * wx + normals[h, 1] * wy + normals[h, 2] * wz - dist[h] > 0.0
+                if visible:
+                    mark[h] = iterations
+                    stack[top] = h
+                    top += 1
+                else:
+                    horizon[nh, 0] = i
+                    horizon[nh, 1] = j
+                    nh += 1
+        if nfaces + nh > EPA_MAX_FACES:
+            outcome = 1
+            break
+        for f in range(nfaces):
+            if mark[f] == iterations:
+                alive[f] = False
+        for e in range(nh):
+            i = horizon[e, 0]
+            j = horizon[e, 1]
+            _epa_face(verts, faces, normals, dist, nfaces, i, j, new)
+            alive[nfaces] = True
+            nfaces += 1
+    # witness points: the origin projected on the closest face, barycentric on its vertices
+    i = faces[best, 0]
+    j = faces[best, 1]
+    k = faces[best, 2]
+    nx, ny, nz = normals[best, 0], normals[best, 1], normals[best, 2]
+    depth = dist[best]
+    if depth == np.inf:
+        depth = 0.0
+    px, py, pz = depth * nx, depth * ny, depth * nz
+    ci = nx * ((verts[j, 1] - py) * (verts[k, 2] - pz) - (verts[j, 2] - pz) * (verts[k, 1] - py)) + ny * (
+        (verts[j, 2] - pz) * (verts[k, 0] - px) - (verts[j, 0] - px) * (verts[k, 2] - pz)
+    ) + nz * ((verts[j, 0] - px) * (verts[k, 1] - py) - (verts[j, 1] - py) * (verts[k, 0] - px))
+    cj = nx * ((verts[k, 1] - py) * (verts[i, 2] - pz) - (verts[k, 2] - pz) * (verts[i, 1] - py)) + ny * (
+        (verts[k, 2] - pz) * (verts[i, 0] - px) - (verts[k, 0] - px) * (verts[i, 2] - pz)
+    ) + nz * ((verts[k, 0] - px) * (verts[i, 1] - py) - (verts[k, 1] - py) * (verts[i, 0] - px))
+    ck = nx * ((verts[i, 1] - py) * (verts[j, 2] - pz) - (verts[i, 2] - pz) * (verts[j, 1] - py)) + ny * (
+        (verts[i, 2] - pz) * (verts[j, 0] - px) - (verts[i, 0] - px) * (verts[j, 2] - pz)
+    ) + nz * ((verts[i, 0] - px) * (verts[j, 1] - py) - (verts[i, 1] - py) * (verts[j, 0] - px))
+    total = ci + cj + ck
+    if total != 0.0:
+        ci /= total
+        cj /= total
+        ck /= total
+    else:
+        ci, cj, ck = 1.0, 0.0, 0.0
+    ax = ci * verts[i, 3] + cj * verts[j, 3] + ck * verts[k, 3]
+    ay = ci * verts[i, 4] + cj * verts[j, 4] + ck * verts[k, 4]
+    az = ci * verts[i, 5] + cj * verts[j, 5] + ck * verts[k, 5]
+    bx = ci * verts[i, 6] + cj * verts[j, 6] + ck * verts[k, 6]
+    by = ci * verts[i, 7] + cj * verts[j, 7] + ck * verts[k, 7]
+    bz = ci * verts[i, 8] + cj * verts[j, 8] + ck * verts[k, 8]
+    return outcome, max(depth, 0.0), nx, ny, nz, ax, ay, az, bx, by, bz, iterations
+
+
+# ----------------------------------------------------------------------------------------------
+# pair entry points
+@njit(cache=True, nogil=True)
+def _status_of(signed, tol):
+    if signed > tol:
+        return kinds.GJK_SEPARATED
+    if signed >= -tol:
+        return kinds.GJK_TOUCHING
+    return kinds.GJK_PENETRATING
+
+
+@njit(cache=True, nogil=True)
+def _load_warm(warm, m, s, hints):
+    """Rebuild a warm-start simplex: the stored local support points of A and B, placed anew."""
+    count = int(warm[0])
+    if count < 0 or count > 4:
+        count = 0
+    for r in range(count):
+        lx, ly, lz = warm[1 + 3 * r], warm[2 + 3 * r], warm[3 + 3 * r]
+        ax = m[0, 0] * lx + m[0, 1] * ly + m[0, 2] * lz + m[0, 3]
+        ay = m[1, 0] * lx + m[1, 1] * ly + m[1, 2] * lz + m[1, 3]
+        az = m[2, 0] * lx + m[2, 1] * ly + m[2, 2] * lz + m[2, 3]
+        bx, by, bz = warm[13 + 3 * r], warm[14 + 3 * r], warm[15 + 3 * r]
+        s[r, 0] = ax - bx
+        s[r, 1] = ay - by
+        s[r, 2] = az - bz
+        s[r, 3] = ax
+        s[r, 4] = ay
+        s[r, 5] = az
+        s[r, 6] = bx
+        s[r, 7] = by
+        s[r, 8] = bz
+    hints[0] = int(warm[25])
+    hints[1] = int(warm[26])
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _store_warm(warm, m, s, count, hints):
+    warm[0] = count
+    for r in range(count):
+        # back to A's local frame: R^T (a - t)
+        dx = s[r, 3] - m[0, 3]
+        dy = s[r, 4] - m[1, 3]
+        dz = s[r, 5] - m[2, 3]
+        warm[1 + 3 * r] = m[0, 0] * dx + m[1, 0] * dy + m[2, 0] * dz
+        warm[2 + 3 * r] = m[0, 1] * dx + m[1, 1] * dy + m[2, 1] * dz
+        warm[3 + 3 * r] = m[0, 2] * dx + m[1, 2] * dy + m[2, 2] * dz
+        warm[13 + 3 * r] = s[r, 6]
+        warm[14 + 3 * r] = s[r, 7]
+        warm[15 + 3 * r] = s[r, 8]
+    warm[25] = hints[0]
+    warm[26] = hints[1]
+
+
+@njit(cache=True, nogil=True)
+def gjk_pair_distance_warm(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm):
+    """Signed distance of a convex pair by GJK (+ EPA when the cores overlap), warm-started from
+    and writing back ``warm`` (see the module doc for both conventions)."""
+    return gjk_pair_distance_limited(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, GJK_MAX_ITERATIONS)
+
+
+@njit(cache=True, nogil=True)
+def gjk_pair_distance_limited(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, max_iterations):
+    """gjk_pair_distance_warm with an explicit GJK iteration limit (tests of status honesty)."""
+    m = relative_transform(ta, tb)
+    s = np.empty((4, 10))
+    hints = np.zeros(2, dtype=np.int64)
+    count = _load_warm(warm, m, s, hints)
+    ra = margin_of(ka, pa)
+    rb = margin_of(kb, pb)
+    outcome, count, vx, vy, vz, iterations, size2 = _gjk(
+        ka, pa, pta, m, kb, pb, ptb, s, count, hints, tolerance, False, 0.0, max_iterations
+    )
+    _store_warm(warm, m, s, count, hints)
+    if outcome == GJK_CONTAINS:
+        ok, depth, nx, ny, nz, ax, ay, az, bx, by, bz, epa_iterations = _epa(
+            ka, pa, pta, m, kb, pb, ptb, s, count, hints, tolerance
+        )
+        iterations += epa_iterations
+        signed = -(depth + ra + rb)
+        status = _status_of(signed, tolerance)
+        if ok == 1:
+            status = kinds.GJK_MAX_ITERATIONS
+    else:
+        ax, ay, az, bx, by, bz = _witness(s, count)
+        dist = np.sqrt(vx * vx + vy * vy + vz * vz)
+        nx = -vx / dist
+        ny = -vy / dist
+        nz = -vz / dist
+        signed = dist - ra - rb
+        status = _status_of(signed, tolerance)
+        if outcome == GJK_LIMIT:
+            status = kinds.GJK_MAX_ITERATIONS
+        elif outcome == GJK_STALLED:
+            status = kinds.GJK_DEGENERATE
+    ax += ra * nx
+    ay += ra * ny
+    az += ra * nz
+    bx -= rb * nx
+    by -= rb * ny
+    bz -= rb * nz
+    return (
+        signed,
+        _to_world_point(tb, ax, ay, az),
+        _to_world_point(tb, bx, by, bz),
+        _to_world_vector(tb, nx, ny, nz),
+        status,
+        iterations,
+    )
+
+
+@njit(cache=True, nogil=True)
+def gjk_pair_distance(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance):
+    """Signed distance of a convex pair (cold start); see the module doc."""
+    warm = np.zeros(WARM_SIZE)
+    return gjk_pair_distance_warm(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm)
+
+
+@njit(cache=True, nogil=True)
+def gjk_pair_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
+    """Closed-set overlap of a convex pair by boolean GJK (early out on a separating plane)."""
+    m = relative_transform(ta, tb)
+    s = np.empty((4, 10))
+    hints = np.zeros(2, dtype=np.int64)
+    reach = margin_of(ka, pa) + margin_of(kb, pb)
+    outcome, count, vx, vy, vz, iterations, size2 = _gjk(ka, pa, pta, m, kb, pb, ptb, s, 0, hints, 0.0, True, reach, GJK_MAX_ITERATIONS)
+    if outcome == GJK_CONTAINS:
+        return True
+    vlen = np.sqrt(vx * vx + vy * vy + vz * vz)
+    return vlen <= reach + INTERSECT_RELATIVE * np.sqrt(size2)
+
+
+# ----------------------------------------------------------------------------------------------
+# shape cast: conservative advancement on the Minkowski difference (Ericson 9.5.7)
+@njit(cache=True, nogil=True)
+def gjk_shape_cast(ka, pa, pta, ta, va, kb, pb, ptb, tb, vb, t_max, tolerance):
+    """First time of contact of two convex shapes translating with world velocities va, vb.
+
+    In B's frame A translates by -r t (r = vb - va), so the signed distance is
+    d(t) = dist(0, D - r t) - margins with D = A - B: a convex function of t (the distance to a
+    convex set along a line). Conservative advancement steps t += d / (-d'), d' = n . r from
+    the GJK normal n; on a convex function this Newton step never passes the first root, is exact
+    in one step for a face contact and converges quadratically on smooth ones. d' >= 0 means d
+    never decreases again: a miss. Each step's GJK is warm-started with the previous simplex."""
+    m = relative_transform(ta, tb)
+    rwx = vb[0] - va[0]
+    rwy = vb[1] - va[1]
+    rwz = vb[2] - va[2]
+    rx = tb[0, 0] * rwx + tb[1, 0] * rwy + tb[2, 0] * rwz
+    ry = tb[0, 1] * rwx + tb[1, 1] * rwy + tb[2, 1] * rwz
+    rz = tb[0, 2] * rwx + tb[1, 2] * rwy + tb[2, 2] * rwz
+    ra = margin_of(ka, pa)
+    reach = ra + margin_of(kb, pb)
+    s = np.empty((4, 10))
+    hints = np.zeros(2, dtype=np.int64)
+    mt = m.copy()
+    t = 0.0
+    count = 0
+    nx = np.nan
+    ny = np.nan
+    nz = np.nan
+    status = CAST_MAX_ITERATIONS
+    for _ in range(CAST_MAX_ITERATIONS_COUNT):
+        outcome, count, vx, vy, vz, iterations, size2 = _gjk(
+            ka, pa, pta, mt, kb, pb, ptb, s, count, hints, tolerance, False, 0.0, GJK_MAX_ITERATIONS
+        )
+        if outcome == GJK_CONTAINS:
+            status = kinds.HIT if t > 0.0 else kinds.ALREADY_TOUCHING
+            break
+        core = np.sqrt(vx * vx + vy * vy + vz * vz)
+        nx = -vx / core
+        ny = -vy / core
+        nz = -vz / core
+        gap = core - reach
+        if gap <= tolerance:
+            status = kinds.HIT if t > 0.0 else kinds.ALREADY_TOUCHING
+            break
+        if outcome == GJK_LIMIT or outcome == GJK_STALLED:
+            break  # the distance itself did not converge: report it
+        rate = nx * rx + ny * ry + nz * rz
+        if rate >= 0.0:
+            status = kinds.MISS
+            break
+        step = gap / -rate
+        t += step
+        if t > t_max:
+            status = kinds.MISS
+            break
+        # move A by -r * step in B's frame; the simplex's A points move with it
+        mt[0, 3] = m[0, 3] - rx * t
+        mt[1, 3] = m[1, 3] - ry * t
+        mt[2, 3] = m[2, 3] - rz * t
+        for r in range(count):
+            s[r, 3] -= rx * step
+            s[r, 4] -= ry * step
+            s[r, 5] -= rz * step
+            s[r, 0] = s[r, 3] - s[r, 6]
+            s[r, 1] = s[r, 4] - s[r, 7]
+            s[r, 2] = s[r, 5] - s[r, 8]
+    if status == kinds.MISS:
+        nan = np.full(3, np.nan)
+        return kinds.MISS, np.inf, nan, nan.copy()
+    # A's core witness (B's frame at time t) pushed out by A's margin, then to the world at t
+    ax, ay, az, bx, by, bz = _witness(s, count)
+    normal = _to_world_vector(tb, nx, ny, nz)
+    point = _to_world_point(tb, ax, ay, az)
+    for i in range(3):
+        point[i] += vb[i] * t
+        if normal[i] == normal[i]:
+            point[i] += ra * normal[i]
+    return status, t, point, normal
+
+
+# ----------------------------------------------------------------------------------------------
+# batch drivers
+@njit(cache=True, nogil=True, parallel=True)
+def gjk_distance_many(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance,
+                      out_signed, out_point_a, out_point_b, out_normal, out_status, out_iterations):
+    n = out_signed.shape[0]
+    step_a = 1 if ta.shape[0] > 1 else 0
+    step_b = 1 if tb.shape[0] > 1 else 0
+    for i in prange(n):
+        signed, point_a, point_b, normal, status, iterations = gjk_pair_distance(
+            ka, pa, pta, ta[i * step_a], kb, pb, ptb, tb[i * step_b], tolerance
+        )
+        out_signed[i] = signed
+        out_point_a[i] = point_a
+        out_point_b[i] = point_b
+        out_normal[i] = normal
+        out_status[i] = status
+        out_iterations[i] = iterations
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def gjk_distance_warm_many(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm,
+                           out_signed, out_point_a, out_point_b, out_normal, out_status, out_iterations):
+    """As gjk_distance_many with one warm-start token per pair: warm (n, WARM_SIZE), in/out."""
+    n = out_signed.shape[0]
+    step_a = 1 if ta.shape[0] > 1 else 0
+    step_b = 1 if tb.shape[0] > 1 else 0
+    for i in prange(n):
+        signed, point_a, point_b, normal, status, iterations = gjk_pair_distance_warm(
+            ka, pa, pta, ta[i * step_a], kb, pb, ptb, tb[i * step_b], tolerance, warm[i]
+        )
+        out_signed[i] = signed
+        out_point_a[i] = point_a
+        out_point_b[i] = point_b
+        out_normal[i] = normal
+        out_status[i] = status
+        out_iterations[i] = iterations
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def gjk_intersects_many(ka, pa, pta, ta, kb, pb, ptb, tb, out):
+    n = out.shape[0]
+    step_a = 1 if ta.shape[0] > 1 else 0
+    step_b = 1 if tb.shape[0] > 1 else 0
+    for i in prange(n):
+        out[i] = gjk_pair_intersects(ka, pa, pta, ta[i * step_a], kb, pb, ptb, tb[i * step_b])
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def gjk_shape_cast_many(ka, pa, pta, ta, va, kb, pb, ptb, tb, vb, t_max, tolerance,
+                        out_status, out_t, out_point, out_normal):
+    n = out_t.shape[0]
+    step_a = 1 if ta.shape[0] > 1 else 0
+    step_b = 1 if tb.shape[0] > 1 else 0
+    step_va = 1 if va.shape[0] > 1 else 0
+    step_vb = 1 if vb.shape[0] > 1 else 0
+    for i in prange(n):
+        status, t, point, normal = gjk_shape_cast(
+            ka, pa, pta, ta[i * step_a], va[i * step_va],
+            kb, pb, ptb, tb[i * step_b], vb[i * step_vb], t_max, tolerance,
+        )
+        out_status[i] = status
+        out_t[i] = t
+        out_point[i] = point
+        out_normal[i] = normal
+
+
+# ----------------------------------------------------------------------------------------------
+# single-pair entries for the public layer: fill a buffer (no boxing of result arrays)
+@njit(cache=True, nogil=True)
+def gjk_distance_into(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, out):
+    """gjk_pair_distance_warm writing ``out`` (11,) = (signed, point_a, point_b, normal,
+    iterations); returns the GJK status."""
+    signed, point_a, point_b, normal, status, iterations = gjk_pair_distance_warm(
+        ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm
+    )
+    out[0] = signed
+    for i in range(3):
+        out[1 + i] = point_a[i]
+        out[4 + i] = point_b[i]
+        out[7 + i] = normal[i]
+    out[10] = iterations
+    return status
+
+
+@njit(cache=True, nogil=True)
+def gjk_shape_cast_into(ka, pa, pta, ta, va, kb, pb, ptb, tb, vb, t_max, tolerance, out):
+    """gjk_shape_cast writing ``out`` (7,) = (t, point, normal); returns the status."""
+    status, t, point, normal = gjk_shape_cast(ka, pa, pta, ta, va, kb, pb, ptb, tb, vb, t_max, tolerance)
+    out[0] = t
+    for i in range(3):
+        out[1 + i] = point[i]
+        out[4 + i] = normal[i]
+    return status
