@@ -5,10 +5,14 @@
     tc.intersects(a, tc.Pose.from_translation([2, 0, 0]), b, None)
     tc.distance(a, poses, b, None)          # poses: (n, 4, 4) -> arrays
 
-Verbs: intersects, distance, closest_point, raycast (batches run in one compiled call).
+Verbs: intersects, distance, signed_distance, closest_point, raycast, contacts, intersection,
+time_of_impact (batches run in one compiled call). Modules: touche.convex (GJK / EPA / shape
+casting), touche.planar (2D separating axes), touche.pairwise (raw-array OBB / triangle tests),
+touche.lp (Seidel LP, Chung-Wang).
 """
 from .errors import GeometryError, ToucheError, UnsupportedQuery
 from .pose import Pose
+from .motion import Linear, Motion, Static
 from .query import (
     SUPPORTED_PAIRS,
     ClosestPointResult,
@@ -19,6 +23,7 @@ from .query import (
     distance,
     intersects,
     raycast,
+    signed_distance,
     warmup,
 )
 from .shapes import (
@@ -44,12 +49,19 @@ from .shapes import (
     as_shape,
 )
 
+from .impact import ImpactResult, ImpactStatus, IntersectionResult, SetKind, intersection, time_of_impact
+from .contacts import ContactManifold, contacts
+from . import convex, lp, pairwise, planar  # noqa: E402  (light: kernels load on first use)
+
 __version__ = "0.1.0"
 
 __all__ = [
+    "ContactManifold", "ImpactResult", "ImpactStatus", "IntersectionResult", "Linear", "Motion",
+    "SetKind", "Static", "contacts", "convex", "intersection", "lp", "pairwise", "planar",
+    "time_of_impact",
     "AABB", "Box", "Capsule", "ClosestPointResult", "Cone", "ConvexPolygon", "ConvexPolyhedron",
     "Cylinder", "DistanceResult", "Ellipsoid", "GeometryError", "HalfSpace", "Line", "Plane", "Point", "Pose",
     "Ray", "RayResult", "SUPPORTED_PAIRS", "Segment", "Shape", "Sphere", "Status", "Tetrahedron",
     "ToucheError", "Triangle", "TriangleMesh", "UnsupportedQuery", "as_shape", "closest_point",
-    "distance", "intersects", "raycast", "warmup",
+    "distance", "intersects", "raycast", "signed_distance", "warmup",
 ]

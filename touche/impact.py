@@ -5,10 +5,15 @@
     hit = time_of_impact(a, tc.Static(), b, tc.Linear([1, -1, 0], pose_b), t_max=10.0)
     hit.status, hit.time, hit.normal, hit.point, hit.points, hit.kind
 
-Engines: ``_route(a, b)`` names the engine that answers a pair. Today the only one is the
-separating-axis engine for translating convex polytopes (touche/_kernels/sat_moving.py: triangle,
-tetrahedron, box, convex polygon, convex polyhedron; Eberly's method of separating axes). Other
-engines (GJK shape casting, OBB / triangle fast paths) plug in there.
+Engines: ``_route(a, b)`` names the engine that answers a pair:
+- "sat": the separating-axis engine for translating convex polytopes
+  (touche/_kernels/sat_moving.py: triangle, tetrahedron, box, convex polygon, convex polyhedron;
+  Eberly's method of separating axes): exact first and last contact and the contact set;
+- "gjk": GJK shape casting (touche/_kernels/gjk.py, Ericson 9.5.7, conservative advancement on
+  the Minkowski difference) for every other pair of finite convex shapes (points, spheres,
+  segments, capsules, cylinders, cones, ellipsoids, and those against polytopes): the first
+  contact time, one contact point and the normal.
+``intersection`` is answered for polytope pairs only.
 """
 from __future__ import annotations
 
@@ -29,6 +34,7 @@ class ImpactStatus(enum.IntEnum):
     MISS = kinds.MISS
     HIT = kinds.HIT
     ALREADY_TOUCHING = kinds.ALREADY_TOUCHING
+    MAX_ITERATIONS = kinds.TOI_MAX_ITERATIONS  # GJK casting did not converge: ``time`` is a lower bound
 
 
 class SetKind(enum.IntEnum):
@@ -42,16 +48,21 @@ class SetKind(enum.IntEnum):
 
 
 _POLYTOPES = frozenset((kinds.TRIANGLE, kinds.TETRAHEDRON, kinds.BOX, kinds.POLYGON, kinds.POLYHEDRON))
+_FINITE_CONVEX = _POLYTOPES | frozenset(
+    (kinds.POINT, kinds.SPHERE, kinds.SEGMENT, kinds.CAPSULE, kinds.CYLINDER, kinds.CONE, kinds.ELLIPSOID)
+)
 SAT_ENGINE = "sat"
+GJK_ENGINE = "gjk"
 
 
 def _route(a, b):
     """The engine answering time_of_impact / intersection for shapes a, b, or None.
 
-    One table for both verbs; the pair is symmetric. Add engines here (GJK casting for round
-    shapes, fast paths) rather than in the verbs."""
+    One table for both verbs; the pair is symmetric. Add engines here rather than in the verbs."""
     if a.kind in _POLYTOPES and b.kind in _POLYTOPES:
         return SAT_ENGINE
+    if a.kind in _FINITE_CONVEX and b.kind in _FINITE_CONVEX:
+        return GJK_ENGINE
     return None
 
 
@@ -172,7 +183,8 @@ def time_of_impact(a, motion_a, b, motion_b, t_max):
     """
     a = _shape(a, "a")
     b = _shape(b, "b")
-    if _route(a, b) != SAT_ENGINE:
+    engine = _route(a, b)
+    if engine is None:
         raise UnsupportedQuery("time_of_impact", a, b)
     motion_a, ta, va = _motion(motion_a, "motion_a")
     motion_b, tb, vb = _motion(motion_b, "motion_b")
@@ -183,6 +195,8 @@ def time_of_impact(a, motion_a, b, motion_b, t_max):
     count = sizes.pop() if sizes else 1
     single = (np.ndim(motion_a.pose) == 2 and np.ndim(motion_b.pose) == 2
               and np.ndim(motion_a.velocity) == 1 and np.ndim(motion_b.velocity) == 1)
+    if engine == GJK_ENGINE:
+        return _cast(a, ta, va, b, tb, vb, limit, count, single)
     kernels = _kernels()
     capacity = _capacity(a, b)
     while True:
@@ -206,6 +220,33 @@ def time_of_impact(a, motion_a, b, motion_b, t_max):
         return ImpactResult(ImpactStatus(int(status[0])), float(time[0]), float(last[0]), normal[0],
                             point[0], points[0, :n].copy(), SetKind(int(kind[0])), n)
     return ImpactResult(status, time, last, normal, point, points, kind, counts)
+
+
+def _cast(a, ta, va, b, tb, vb, limit, count, single):
+    """GJK shape cast (one contact point; no last time). Tolerance as the static verbs: the
+    touching tolerance of the pair's size and start positions (touche.tolerance)."""
+    from ._kernels import gjk
+    from .tolerance import touching_tolerance
+
+    reach = max(a.scale, b.scale) + max(np.abs(ta[:, :3, 3]).max(), np.abs(tb[:, :3, 3]).max())
+    reach += limit * max(np.abs(va).max(), np.abs(vb).max()) if np.isfinite(limit) else 0.0
+    tolerance = touching_tolerance(reach)
+    status = np.empty(count, dtype=np.int8)
+    time = np.empty(count)
+    point = np.empty((count, 3))
+    normal = np.empty((count, 3))
+    gjk.gjk_shape_cast_many(a._packed[0], a._packed[1], a._packed[2], ta, va,
+                            b._packed[0], b._packed[1], b._packed[2], tb, vb, limit, tolerance,
+                            status, time, point, normal)
+    found = status != kinds.MISS
+    kind = np.where(found, kinds.SET_POINT, kinds.SET_EMPTY).astype(np.int8)
+    last = np.full(count, np.nan)
+    if single:
+        n = int(found[0])
+        return ImpactResult(ImpactStatus(int(status[0])), float(time[0]), float(last[0]), normal[0],
+                            point[0], point[:n].copy(), SetKind(int(kind[0])), n)
+    points = np.where(found[:, None, None], point[:, None, :], np.nan)
+    return ImpactResult(status, time, last, normal, point, points, kind, found.astype(np.int64))
 
 
 def intersection(a, pose_a, b, pose_b):

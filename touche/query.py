@@ -1,4 +1,4 @@
-"""The public verbs: intersects, distance, closest_point, raycast.
+"""The public verbs: intersects, distance, signed_distance, closest_point, raycast.
 
 Every verb takes shapes and poses. A pose is a :class:`touche.Pose`, a (4, 4) array, a
 (n, 4, 4) batch, or None (identity). When either pose is a batch the verb runs the whole batch in
@@ -23,26 +23,16 @@ class Status(enum.IntEnum):
     SEPARATED = kinds.SEPARATED
     TOUCHING = kinds.TOUCHING
     PENETRATING = kinds.PENETRATING
+    MAX_ITERATIONS = kinds.GJK_MAX_ITERATIONS  # an iterative method (GJK / EPA) did not converge
+    DEGENERATE = kinds.GJK_DEGENERATE  # ... or met a degenerate configuration it cannot resolve
 
 
 _STATUS = {s.value: s for s in Status}
 
-# Which pairs the engine answers (one table for both verbs, symmetric). Cylinders and cones
-# against anything but points/spheres/planes, and mesh-mesh, need GJK / the BVH (later issues).
-_ROUND = (kinds.CYLINDER, kinds.CONE)
-
-
+# Which pairs the engine answers (one table for both verbs, symmetric): every pair but
+# mesh-mesh, which needs the BVH (a later issue). Convex pairs without a closed form go to GJK/EPA.
 def _supported(kind_a, kind_b):
-    if kinds.ELLIPSOID in (kind_a, kind_b):
-        return False
-    low, high = min(kind_a, kind_b), max(kind_a, kind_b)
-    if high == kinds.MESH:
-        return low not in _ROUND and low != kinds.MESH
-    if high in _ROUND:
-        return low <= kinds.SPHERE or False
-    if low in _ROUND:
-        return high in (kinds.PLANE, kinds.HALFSPACE)
-    return True
+    return not (kind_a == kinds.MESH and kind_b == kinds.MESH)
 
 
 SUPPORTED_PAIRS = frozenset(
@@ -222,6 +212,13 @@ def distance(a, pose_a, b, pose_b):
     return DistanceResult(signed, point_a, point_b, normal, status)
 
 
+def signed_distance(a, pose_a, b, pose_b):
+    """Signed distance between two shapes: the distance when separated, minus the penetration
+    depth when they overlap (0 when touching). A float for one pair, a (n,) array for a batch;
+    see :func:`distance` for points, normal and status."""
+    return distance(a, pose_a, b, pose_b).signed_distance
+
+
 class _SingleDistanceResult(DistanceResult):
     """One pair's result, backed by the (10,) buffer the kernel filled; fields are views made on
     first access (cheaper than building four objects on every call)."""
@@ -323,7 +320,7 @@ class RayResult:
 
 _RAY_KINDS = frozenset(
     (kinds.SPHERE, kinds.CAPSULE, kinds.BOX, kinds.TRIANGLE, kinds.POLYGON, kinds.TETRAHEDRON,
-     kinds.POLYHEDRON, kinds.CYLINDER, kinds.CONE, kinds.PLANE, kinds.HALFSPACE, kinds.MESH)
+     kinds.POLYHEDRON, kinds.CYLINDER, kinds.CONE, kinds.ELLIPSOID, kinds.PLANE, kinds.HALFSPACE, kinds.MESH)
 )
 
 

@@ -24,6 +24,7 @@ from .ray import (
     ray_convex_polygon,
     ray_convex_polyhedron,
     ray_cylinder,
+    ray_ellipsoid,
     ray_halfspace,
     ray_plane,
     ray_sphere,
@@ -214,6 +215,8 @@ def ray_local(kind, params, points, tris, planes, o, d, t_max, solid):
         hit, t, normal = ray_cylinder(o, d, t_max, points[0], points[1], params[0], solid)
     elif kind == kinds.CONE:
         hit, t, normal = ray_cone(o, d, t_max, points[0], points[1], params[0], solid)
+    elif kind == kinds.ELLIPSOID:
+        hit, t, normal = ray_ellipsoid(o, d, t_max, points, solid)
     elif kind == kinds.PLANE:
         n = points[1]
         hit, t, normal = ray_plane(o, d, t_max, n, n[0] * points[0, 0] + n[1] * points[0, 1] + n[2] * points[0, 2], solid)

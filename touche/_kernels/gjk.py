@@ -67,8 +67,8 @@ GJK_MAX_ITERATIONS = 128  # polytopes converge in < 30; smooth shapes at 1e-12 n
 EPA_MAX_VERTICES = 128
 EPA_MAX_FACES = 2048
 CAST_MAX_ITERATIONS_COUNT = 128  # Newton steps; a grazing (double-root) contact halves the gap per step
-# shape-cast status when the advancement did not converge (not in kinds.py yet: next free code)
-CAST_MAX_ITERATIONS = 3
+# shape-cast status when the advancement did not converge
+CAST_MAX_ITERATIONS = kinds.TOI_MAX_ITERATIONS
 # polyhedra with more vertices than this use hill climbing (9.5.4); below, a linear scan is faster
 HILL_CLIMB_MIN_VERTICES = 24
 # boolean GJK: the origin counts as touching the Minkowski difference when its lower distance

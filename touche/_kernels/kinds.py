@@ -35,6 +35,7 @@ UNSUPPORTED = -2
 MISS = 0
 HIT = 1
 ALREADY_TOUCHING = 2  # touching or overlapping at t = 0
+TOI_MAX_ITERATIONS = 3  # an iterative cast did not converge (its time is a lower bound)
 
 # Kinds of a contact / intersection set (mirrored by touche.SetKind): the number of distinct
 # points decides it (a convex polygon has >= 3 vertices in one plane; a polyhedron is solid).

@@ -37,6 +37,7 @@ from .closest import (
     closest_points_triangle_triangle,
     linear_linear_parameters,
 )
+from .gjk import gjk_pair_distance, gjk_pair_intersects
 from .overlap import test_obb_obb, test_triangle_obb, test_triangle_triangle
 from .sat import sat_convex
 from .vec import cross as _cross
@@ -44,6 +45,7 @@ from .vec import dot as _dot
 from .vec import norm as _norm
 
 OBB_EPSILON = tolerance.OBB_EPSILON  # Ericson 4.4.2 robustness term
+RADIAL_RELATIVE = 1e-12  # cylinder / cone support: below this the direction is along the axis
 
 
 # ----------------------------------------------------------------------------------------------
@@ -198,9 +200,12 @@ def support(kind, params, points, direction):
         axis_length = _norm(axis)
         axis_unit = axis / axis_length
         radial = direction - _dot(direction, axis_unit) * axis_unit
+        # a direction almost along the axis leaves a radial part that is mostly round-off and
+        # not perpendicular to the axis: project once more, and treat a tiny rest as zero
+        radial = radial - _dot(radial, axis_unit) * axis_unit
         radial_length = _norm(radial)
         rim = np.zeros(3)
-        if radial_length > 0.0:
+        if radial_length > RADIAL_RELATIVE * _norm(direction):
             rim = (params[0] / radial_length) * radial
         if kind == kinds.CYLINDER:
             end = p1 if _dot(direction, axis) > 0.0 else p0
@@ -866,19 +871,153 @@ def _plane_vs_plane(kind_a, points_a, kind_b, points_b):
 
 
 # ----------------------------------------------------------------------------------------------
+# convex pairs through GJK / EPA (gjk.py)
+@njit(cache=True, nogil=True)
+def _gjk_handles(kind_a, kind_b):
+    """Pairs with a smooth solid (cylinder, cone, ellipsoid) and no analytic kernel: anything
+    convex against it, except a point / sphere against a cylinder / cone (closed form)."""
+    lo = min(kind_a, kind_b)
+    hi = max(kind_a, kind_b)
+    if hi < kinds.CYLINDER or hi > kinds.ELLIPSOID:
+        return False
+    return not (lo <= kinds.SPHERE and hi != kinds.ELLIPSOID)
+
+
+@njit(cache=True, nogil=True)
+def _is_polytope(kind):
+    return kinds.TRIANGLE <= kind <= kinds.POLYHEDRON
+
+
+# The exact SAT depth of two polytopes projects both vertex sets on every edge-direction pair:
+# ~ (n_dirs_a * nv_a) * (n_dirs_b * nv_b) work. Two boxes: 24 * 24; two 20-vertex hulls about
+# 600 * 600. Above this, penetration depth comes from EPA (1e-12 relative convergence) instead.
+SAT_COST_LIMIT = 1000.0 * 1000.0
+
+
+@njit(cache=True, nogil=True)
+def _sat_cost(params):
+    return params[2] * params[0]
+
+
+@njit(cache=True, nogil=True)
+def _bounding_ball(kind, params, points):
+    """Centre and radius of a ball holding a finite shape (in the frame of its packed points)."""
+    if kind == kinds.CYLINDER or kind == kinds.CONE:
+        center = 0.5 * (points[0] + points[1])
+        half = 0.5 * _norm(points[1] - points[0])
+        return center, np.sqrt(half * half + params[0] * params[0])
+    if kind == kinds.ELLIPSOID:
+        reach = 0.0
+        for i in range(1, 4):
+            reach = max(reach, _norm(points[i]))
+        return points[0].copy(), reach
+    count = points.shape[0]
+    if _is_polytope(kind):
+        count = int(params[0])
+    elif kind == kinds.RAY or kind == kinds.LINE:
+        count = 1
+    center = np.zeros(3)
+    for i in range(count):
+        center += points[i]
+    center /= count
+    reach = 0.0
+    for i in range(count):
+        reach = max(reach, _norm(points[i] - center))
+    return center, reach + _radius(kind, params)
+
+
+@njit(cache=True, nogil=True)
+def _clip_linear_near(kind, points, center, reach):
+    """The segment of a ray / line that holds its closest point to any shape inside the ball
+    (center, reach): past ``s + reach`` (s = the parameter of the centre's projection) every step
+    moves away from every point of the ball, so the distance only grows; likewise before
+    ``s - reach``. Distances and closest points of the clipped segment are exact."""
+    p, d, lo, hi = _linear(kind, points)
+    squared = _dot(d, d)
+    s = _dot(center - p, d) / squared
+    half = reach / np.sqrt(squared)
+    t0 = max(lo, s - half)
+    t1 = min(hi, s + half)
+    if t1 < t0:  # the ball lies behind a ray's origin: the origin is the nearest point
+        t0 = lo if s + half < lo else hi
+        t1 = t0
+    segment = np.empty((2, 3))
+    segment[0] = p + t0 * d
+    segment[1] = p + t1 * d
+    return segment
+
+
+@njit(cache=True, nogil=True)
+def _inverse_apply_point(t, p):
+    out = np.empty(3)
+    for i in range(3):
+        out[i] = t[0, i] * (p[0] - t[0, 3]) + t[1, i] * (p[1] - t[1, 3]) + t[2, i] * (p[2] - t[2, 3])
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _bounded_for_gjk(kind, params, points, t, other_kind, other_params, other_points, other_t):
+    """GJK needs finite shapes: a ray / line becomes the segment of it that can be nearest to
+    the other (finite) shape. Returns (kind, params, points, was_unbounded)."""
+    if kind != kinds.RAY and kind != kinds.LINE:
+        return kind, params, points, False
+    center, reach = _bounding_ball(other_kind, other_params, other_points)
+    local_center = _inverse_apply_point(t, apply_point(other_t, center))
+    return kinds.SEGMENT, params[:0], _clip_linear_near(kind, points, local_center, reach), True
+
+
+@njit(cache=True, nogil=True)
+def _gjk_distance(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance):
+    """pair_distance through GJK / EPA; non-convergence is reported in the status (the
+    kinds.GJK_MAX_ITERATIONS / GJK_DEGENERATE codes), never hidden."""
+    ka, pa, pta, unbounded_a = _bounded_for_gjk(ka, pa, pta, ta, kb, pb, ptb, tb)
+    kb, pb, ptb, unbounded_b = _bounded_for_gjk(kb, pb, ptb, tb, ka, pa, pta, ta)
+    signed, point_a, point_b, normal, gjk_status, _ = gjk_pair_distance(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance)
+    if gjk_status == kinds.GJK_MAX_ITERATIONS or gjk_status == kinds.GJK_DEGENERATE:
+        return signed, point_a, point_b, normal, gjk_status
+    if (unbounded_a or unbounded_b) and signed < -tolerance:
+        # the depth of the clipped segment is not the depth of the unbounded ray / line
+        return np.nan, _nan3(), _nan3(), _nan3(), kinds.PENETRATING
+    return signed, point_a, point_b, normal, status_of(signed, tolerance)
+
+
+@njit(cache=True, nogil=True)
+def _gjk_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
+    ka, pa, pta, _ = _bounded_for_gjk(ka, pa, pta, ta, kb, pb, ptb, tb)
+    kb, pb, ptb, _ = _bounded_for_gjk(kb, pb, ptb, tb, ka, pa, pta, ta)
+    return gjk_pair_intersects(ka, pa, pta, ta, kb, pb, ptb, tb)
+
+
+@njit(cache=True, nogil=True)
+def _smooth_vs_mesh(kind_a, params_a, points_a, points, triangles, boolean):
+    """Cylinder / cone / ellipsoid vs a triangle soup (same frame): the nearest (or, overlapping,
+    the deepest) triangle by GJK / EPA, one triangle at a time (the BVH issue prunes this)."""
+    identity = np.eye(4)
+    triangle_params = np.zeros(4)
+    triangle_params[0] = 3.0
+    triangle = np.empty((3, 3))
+    best = (np.inf, _nan3(), _nan3(), _nan3())
+    for k in range(triangles.shape[0]):
+        for i in range(3):
+            triangle[i] = points[triangles[k, i]]
+        if boolean:
+            if gjk_pair_intersects(kind_a, params_a, points_a, identity, kinds.TRIANGLE, triangle_params, triangle, identity):
+                return -1.0, _nan3(), _nan3(), _nan3()
+            continue
+        signed, point_a, point_b, normal, _, _ = gjk_pair_distance(
+            kind_a, params_a, points_a, identity, kinds.TRIANGLE, triangle_params, triangle, identity, 0.0
+        )
+        if signed < best[0]:
+            best = (signed, point_a, point_b, normal)
+    return best
+
+
+# ----------------------------------------------------------------------------------------------
 # dispatch
 @njit(cache=True, nogil=True)
 def is_supported(kind_a, kind_b):
     """Whether pair_distance / pair_intersects answer this pair (either order)."""
-    lo = min(kind_a, kind_b)
-    hi = max(kind_a, kind_b)
-    if kind_a == kinds.ELLIPSOID or kind_b == kinds.ELLIPSOID:
-        return False
-    if hi == kinds.MESH:
-        return lo != kinds.MESH and lo != kinds.CYLINDER and lo != kinds.CONE
-    if hi == kinds.CYLINDER or hi == kinds.CONE:
-        return lo <= kinds.SPHERE
-    return True
+    return not (kind_a == kinds.MESH and kind_b == kinds.MESH)
 
 
 @njit(cache=True, nogil=True)
@@ -940,7 +1079,7 @@ def _core(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean):
             return _linear_vs_polytope(ka, pa, pta, kb, pb, ptb, trb, edb, boolean)
         return _polytope_vs_polytope(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean)
     # ---- B is a cylinder or cone
-    if kb <= kinds.ELLIPSOID:
+    if kb <= kinds.ELLIPSOID:  # (pairs needing GJK never get here: see _gjk_handles)
         if ka <= kinds.SPHERE and kb != kinds.ELLIPSOID:
             return _point_vs_round(pta[0], ra, kb, pb, ptb)
         return np.nan, _nan3(), _nan3(), _nan3()
@@ -958,6 +1097,8 @@ def _core(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean):
         return _linear_vs_mesh(ka, pa, pta, ptb, trb, boolean)
     if ka <= kinds.POLYHEDRON:
         return _polytope_vs_mesh(ka, pa, pta, tra, eda, ptb, trb, boolean)
+    if ka <= kinds.ELLIPSOID:
+        return _smooth_vs_mesh(ka, pa, pta, ptb, trb, boolean)
     if ka == kinds.PLANE or ka == kinds.HALFSPACE:
         # plane is A: compute mesh-vs-plane and flip
         normal = pta[1]
@@ -991,6 +1132,25 @@ def pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, toleranc
     """Signed distance, world points, normal (A to B) and status of one pair."""
     if not is_supported(ka, kb):
         return np.nan, _nan3(), _nan3(), _nan3(), kinds.UNSUPPORTED
+    if _gjk_handles(ka, kb):
+        return _gjk_distance(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance)
+    if _is_polytope(ka) and _is_polytope(kb):
+        # GJK settles the separated case fast; overlap keeps the exact SAT depth below, unless
+        # the SAT's edge-pair axes would cost too much (big hulls): then EPA gives the depth
+        signed, point_a, point_b, normal, gjk_status, _ = gjk_pair_distance(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance)
+        if gjk_status == kinds.GJK_SEPARATED:
+            return signed, point_a, point_b, normal, kinds.SEPARATED
+        if _sat_cost(pa) * _sat_cost(pb) > SAT_COST_LIMIT:
+            if gjk_status == kinds.GJK_MAX_ITERATIONS or gjk_status == kinds.GJK_DEGENERATE:
+                return signed, point_a, point_b, normal, gjk_status
+            return signed, point_a, point_b, normal, status_of(signed, tolerance)
+    return engine_pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance)
+
+
+@njit(cache=True, nogil=True)
+def engine_pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance):
+    """pair_distance without GJK: closed forms, SAT depth and feature enumeration (the oracle
+    that GJK is cross-checked against in the tests)."""
     if ka <= kinds.SPHERE and kb <= kinds.SPHERE:
         signed, point_a, point_b, normal = _point_core_pair(pta, _radius(ka, pa), ta, ptb, _radius(kb, pb), tb)
         return signed, point_a, point_b, normal, status_of(signed, tolerance)
@@ -1007,6 +1167,10 @@ def pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, toleranc
 @njit(cache=True, nogil=True)
 def pair_intersects(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
     """Closed-set overlap of one pair (touching counts)."""
+    if _gjk_handles(ka, kb) or (
+        (ka == kinds.POLYHEDRON and _is_polytope(kb)) or (kb == kinds.POLYHEDRON and _is_polytope(ka))
+    ):
+        return _gjk_intersects(ka, pa, pta, ta, kb, pb, ptb, tb)
     if ka <= kinds.SPHERE and kb <= kinds.SPHERE:
         reach = _radius(ka, pa) + _radius(kb, pb)
         squared = 0.0

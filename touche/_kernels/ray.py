@@ -269,6 +269,38 @@ def ray_sphere(o, d, t_max, c, r, solid):
     return True, t, nrm
 
 
+@njit(cache=True, nogil=True)
+def ray_ellipsoid(o, d, t_max, points, solid):
+    """Ray vs the solid ellipsoid ``points[0] + sum_i u_i points[i]``, |u| <= 1 (rows 1..3 are the
+    orthogonal semi-axis vectors). The ray maps to u-space (a unit ball) where the stable sphere
+    chord applies; ray parameters are the same in both spaces once the mapped direction is
+    normalised (s = t * |d_u|). Normal: the gradient sum_i points[i] u_i / |points[i]|^2."""
+    o_u = np.empty(3)
+    d_u = np.empty(3)
+    for i in range(3):
+        axis = points[i + 1]
+        squared = _dot(axis, axis)
+        o_u[i] = (axis[0] * (o[0] - points[0, 0]) + axis[1] * (o[1] - points[0, 1]) + axis[2] * (o[2] - points[0, 2])) / squared
+        d_u[i] = _dot(axis, d) / squared
+    length = _norm(d_u)
+    for i in range(3):
+        d_u[i] /= length
+    ok, s1, s2, _, _ = _sphere_interval(o_u, d_u, np.zeros(3), 1.0)
+    if not ok:
+        return False, INF, np.zeros(3)
+    code, t = _choose(s1 / length, s2 / length, t_max, solid)
+    if code == 0:
+        return False, INF, np.zeros(3)
+    if code == 1:
+        return True, 0.0, np.zeros(3)
+    gradient = np.zeros(3)
+    for i in range(3):
+        axis = points[i + 1]
+        u_i = o_u[i] + (t * length) * d_u[i]
+        gradient += (u_i / _dot(axis, axis)) * axis
+    return True, t, _unit(gradient)
+
+
 # --------------------------------------------------------------------------- boxes
 
 
