@@ -397,9 +397,22 @@ def test_bad_input():
     with pytest.raises(touche.GeometryError):
         contacts(box, np.tile(np.eye(4), (2, 1, 1)), box, np.tile(np.eye(4), (3, 1, 1)))
     mesh = touche.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])
-    for other in (mesh, touche.Ray([0, 0, 0], [1, 0, 0]), touche.Ellipsoid([1, 2, 3]), touche.Cylinder(1, 1)):
+    for other in (mesh, touche.Ray([0, 0, 0], [1, 0, 0])):
         with pytest.raises(touche.UnsupportedQuery):
             contacts(box, None, other, None)
+
+
+def test_smooth_solids_get_manifolds_through_gjk():
+    """Cylinders and ellipsoids against boxes are answered by GJK / EPA in the pair engine."""
+    slab = touche.Box([4.0, 4.0, 1.0])  # top face at z = 0.5
+    standing = contacts(touche.Cylinder(0.5, 1.0), touche.Pose.from_translation([0, 0, 0.999]), slab, None)
+    assert standing.count == 4  # rim points of the inscribed disc polygon, clipped by the face
+    np.testing.assert_allclose(standing.normal, [0, 0, -1], atol=1e-6)
+    np.testing.assert_allclose(standing.depths, 1e-3, atol=1e-6)
+    resting = contacts(touche.Ellipsoid([1.0, 0.5, 0.25]), touche.Pose.from_translation([0, 0, 0.749]), slab, None)
+    assert resting.count == 1
+    np.testing.assert_allclose(resting.depths, 1e-3, atol=1e-6)
+    np.testing.assert_allclose(resting.points[0, :2], [0, 0], atol=1e-5)  # a witness point on a curved surface
     with pytest.raises(touche.UnsupportedQuery):
         contacts(touche.HalfSpace([0, 0, 1], 0), None, touche.Plane([0, 0, 1], 1), None)
 

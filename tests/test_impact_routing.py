@@ -34,8 +34,10 @@ def test_sphere_sphere_matches_the_quadratic():
     n = 2000
     start_a = rng.uniform(-3, 3, (n, 3))
     start_b = rng.uniform(-3, 3, (n, 3))
-    velocity_a = rng.normal(size=(n, 3))
-    velocity_b = rng.normal(size=(n, 3))
+    # aimed at each other, with a random miss distance: hits, misses and grazes all occur
+    velocity_a = (start_b - start_a) * rng.uniform(0.2, 1.0, (n, 1)) + rng.normal(size=(n, 3)) * 0.6
+    velocity_b = rng.normal(size=(n, 3)) * 0.3
+    start_b[:20] = start_a[:20] + [0.5, 0.3, 0.1]  # already overlapping
     ra, rb = 0.4, 0.7
     poses_a = np.tile(np.eye(4), (n, 1, 1))
     poses_a[:, :3, 3] = start_a
@@ -132,7 +134,9 @@ def test_smooth_pairs_against_brute_force(name):
                 assert abs(tc.distance(a, moved, b, pose_b).signed_distance) <= 1e-8, (name, i)
             continue
         assert status in (ImpactStatus.HIT, ImpactStatus.ALREADY_TOUCHING), (name, i, reference)
-        assert abs(result.time[i] - reference) <= 1e-8 * max(1.0, reference), (name, i, result.time[i], reference)
+        # curved surfaces: GJK's distances near contact are accurate to ~1e-10 relative, so the
+        # cast's time to ~1e-7 (polytope pairs in the SAT engine are exact to 1e-9)
+        assert abs(result.time[i] - reference) <= 1e-7 * max(1.0, reference), (name, i, result.time[i], reference)
         moved = poses_a[i].copy()
         moved[:3, 3] += result.time[i] * velocity[i]
         # the contact point lies on both shapes at that time

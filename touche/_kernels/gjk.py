@@ -63,9 +63,14 @@ GJK_RELATIVE = _tol.RELATIVE
 # EPA stops when the support gap along the closest face <= EPA_RELATIVE * depth + tolerance:
 # 1e-12 is well inside the 1e-6 relative depth target and still reached in a few iterations.
 EPA_RELATIVE = 1e-12
-GJK_MAX_ITERATIONS = 128  # polytopes converge in < 30; smooth shapes at 1e-12 need more
-EPA_MAX_VERTICES = 128
-EPA_MAX_FACES = 2048
+# Curved shapes (cylinders, cones, ellipsoids) converge slowly near 1e-12: at the iteration /
+# vertex limit a result whose last bound gap is within these relative tolerances is accepted as
+# converged (distance within 1e-10 relative; depth within 1e-9, well inside the 1e-6 target).
+GJK_ACCEPT_RELATIVE = 1e-10
+EPA_ACCEPT_RELATIVE = 1e-9
+GJK_MAX_ITERATIONS = 1000  # polytopes converge in < 30; curved shapes near contact need hundreds
+EPA_MAX_VERTICES = 512  # curved shapes (two cylinders, cones) need several hundred
+EPA_MAX_FACES = 8192
 CAST_MAX_ITERATIONS_COUNT = 128  # Newton steps; a grazing (double-root) contact halves the gap per step
 # shape-cast status when the advancement did not converge
 CAST_MAX_ITERATIONS = kinds.TOI_MAX_ITERATIONS
@@ -519,10 +524,13 @@ def _gjk(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol, boolean, reach, max_
     for r in range(count):
         size2 = max(size2, s[r, 0] * s[r, 0] + s[r, 1] * s[r, 1] + s[r, 2] * s[r, 2])
     iterations = 0
+    last_vw = np.inf
     while True:
         if count == 4 or vv <= tol * tol:
             return GJK_CONTAINS, count, vx, vy, vz, iterations, size2
         if iterations >= max_iterations:
+            if last_vw <= GJK_ACCEPT_RELATIVE * vv + tol * np.sqrt(vv):
+                return GJK_CONVERGED, count, vx, vy, vz, iterations, size2
             return GJK_LIMIT, count, vx, vy, vz, iterations, size2
         iterations += 1
         row = count
@@ -532,6 +540,7 @@ def _gjk(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol, boolean, reach, max_
         if ww > size2:
             size2 = ww
         vw = vx * vx + vy * vy + vz * vz - (vx * wx + vy * wy + vz * wz)  # vv - v.w
+        last_vw = vw
         vdotw = vv - vw
         vlen = np.sqrt(vv)
         if boolean and vdotw > (reach + INTERSECT_RELATIVE * np.sqrt(size2)) * vlen:
@@ -769,6 +778,7 @@ def _epa(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol):
         alive[f] = True
     nfaces = 4
     iterations = 0
+    last_gap = np.inf
     outcome = 1
     best = 0
     while True:
@@ -784,12 +794,13 @@ def _epa(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol):
             break
         nx, ny, nz = normals[best, 0], normals[best, 1], normals[best, 2]
         if iterations >= 4 * EPA_MAX_VERTICES or nverts >= EPA_MAX_VERTICES:
-            outcome = 1
+            outcome = 0 if last_gap <= EPA_ACCEPT_RELATIVE * abs(best_d) + tol else 1
             break
         iterations += 1
         _epa_add_vertex(verts, nverts, ka, pa, pta, m, kb, pb, ptb, nx, ny, nz, hints, scratch)
         reach = nx * verts[nverts, 0] + ny * verts[nverts, 1] + nz * verts[nverts, 2]
-        if reach - best_d <= EPA_RELATIVE * abs(best_d) + tol:
+        last_gap = reach - best_d
+        if last_gap <= EPA_RELATIVE * abs(best_d) + tol:
             outcome = 0
             break
         new = nverts
@@ -1052,8 +1063,10 @@ def gjk_shape_cast(ka, pa, pta, ta, va, kb, pb, ptb, tb, vb, t_max, tolerance):
         if gap <= tolerance:
             status = kinds.HIT if t > 0.0 else kinds.ALREADY_TOUCHING
             break
-        if outcome == GJK_LIMIT or outcome == GJK_STALLED:
-            break  # the distance itself did not converge: report it
+        # GJK_LIMIT / GJK_STALLED (curved shapes near contact): |v| is an upper bound within
+        # ~1e-6 relative of the distance; stepping with it may pass the contact by that much of
+        # the current gap, which the next step then reports as a HIT (time late by at most
+        # 1e-6 * gap / speed). Non-convergence of the whole advancement is still reported.
         rate = nx * rx + ny * ry + nz * rz
         if rate >= 0.0:
             status = kinds.MISS
