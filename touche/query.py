@@ -381,3 +381,13 @@ def warmup():
     distance(sphere, poses, box, None)
     closest_point(box, None, [[0.0, 0.0, 2.0]])
     raycast(mesh, None, [0.2, 0.2, 1.0], [0.0, 0.0, -1.0])
+    from .contacts import contacts
+    from .impact import time_of_impact
+    from .motion import Linear
+    from .shapes import Cylinder
+
+    distance(Cylinder(0.5, 1.0), None, box, None)  # GJK / EPA
+    contacts(box, None, box, None)
+    moving = Linear([-1.0, 0.0, 0.0], np.array([[1, 0, 0, 3.0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]))
+    time_of_impact(box, moving, box, None, 5.0)  # moving SAT
+    time_of_impact(sphere, moving, box, None, 5.0)  # GJK shape cast
