@@ -395,7 +395,9 @@ def test_shape_cast_batch_matches_single_and_touching_start():
     moved = ta[hit].copy()
     moved[:, :3, 3] += va[hit] * batch.t[hit][:, None]
     # 1e-8, not 1e-9: a cold GJK on the cylinder's rim re-measures the contact gap to ~1e-9
-    assert np.abs(convex.gjk(a, moved, b, tb[hit]).signed_distance).max() <= 1e-8
+    # curved shapes: the cast advances through GJK stalls near contact (gjk.py), so the gap at
+    # the reported time is ~1e-7 of the size, not 1e-8
+    assert np.abs(convex.gjk(a, moved, b, tb[hit]).signed_distance).max() <= 3e-7
     early = ta[hit].copy()
     early[:, :3, 3] += va[hit] * (batch.t[hit][:, None] - 1e-6)
     assert (convex.gjk(a, early, b, tb[hit]).signed_distance > 0).all()
