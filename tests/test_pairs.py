@@ -507,8 +507,11 @@ def test_zero_length_capsule_is_sphere(partner):
         assert np.array_equal(got.status, want.status)
         finite = np.isfinite(want.signed_distance)
         assert np.array_equal(finite, np.isfinite(got.signed_distance))
-        np.testing.assert_allclose(got.signed_distance[finite], want.signed_distance[finite], rtol=0, atol=1e-12)
-        assert np.array_equal(tc.intersects(degenerate, Ta, B, Tb), tc.intersects(regular, Ta, B, Tb))
+        # a capsule against a curved solid runs GJK (~1e-8 near contact); the sphere a closed form
+        tolerance = 1e-7 if routed_to_gjk(degenerate.kind, B.kind) else 1e-12
+        np.testing.assert_allclose(got.signed_distance[finite], want.signed_distance[finite], rtol=0, atol=tolerance)
+        clear = np.abs(want.signed_distance) > tolerance
+        assert np.array_equal(tc.intersects(degenerate, Ta, B, Tb)[clear], tc.intersects(regular, Ta, B, Tb)[clear])
 
 
 # ------------------------------------------------------------------------------------------------

@@ -220,9 +220,15 @@ def _touching_cases(rng, a, b, n):
     d = rng.normal(size=(n, 3))
     pos_b = pos_a + 2.5 * d / np.linalg.norm(d, axis=1)[:, None]
     poses_a, poses_b = _poses(rng, n, pos_a), _poses(rng, n, pos_b)
-    dist = tc.distance(a, poses_a, b, poses_b)
-    poses_b[:, :3, 3] -= dist.normal * dist.signed_distance[:, None]
-    return poses_a, poses_b, dist.normal
+    # the exact feature-enumeration engine (not GJK, whose witness normal on edge / vertex
+    # contacts is only ~1e-9 accurate): moving along its normal touches to round-off
+    from touche._kernels.pairs import engine_pair_distance
+
+    normal = np.empty((n, 3))
+    for i in range(n):
+        signed, _, _, normal[i], _ = engine_pair_distance(*a._packed, poses_a[i], *b._packed, poses_b[i], 0.0)
+        poses_b[i, :3, 3] -= normal[i] * signed
+    return poses_a, poses_b, normal
 
 
 def test_touching_at_zero():
@@ -446,8 +452,8 @@ def test_bad_input():
     for t_max in (-1.0, np.nan, "x"):
         with pytest.raises(tc.GeometryError):
             time_of_impact(box, Static(), box, Linear([1, 0, 0]), t_max)
-    with pytest.raises(tc.UnsupportedQuery):
-        time_of_impact(tc.Sphere(1.0), Static(), box, Linear([1, 0, 0]), 1.0)
+    with pytest.raises(tc.UnsupportedQuery):  # meshes have no time of impact yet (BVH issue)
+        time_of_impact(tc.TriangleMesh(np.eye(3), [[0, 1, 2]]), Static(), box, Linear([1, 0, 0]), 1.0)
     with pytest.raises(tc.UnsupportedQuery):
         intersection(box, None, tc.Capsule(1.0, 1.0), None)
     with pytest.raises(tc.GeometryError):
