@@ -1,4 +1,7 @@
-"""The numba cache guard drops this package's cached kernels when any kernel source changed."""
+"""The numba cache guard drops the cached kernels of every module whose source, or the source of a
+kernel module it imports, changed -- and only those."""
+import json
+
 import touche._kernels as kernels
 
 
@@ -13,7 +16,7 @@ def test_stale_cache_files_are_dropped_and_stamp_written(tmp_path, monkeypatch):
     kernels._drop_stale_cache()
     assert not stale.exists()
     assert foreign.exists()
-    assert (cache / kernels._STAMP_NAME).read_text() == kernels._source_digest()
+    assert json.loads((cache / kernels._STAMP_NAME).read_text()) == kernels._module_digests()
     # same sources again: nothing is dropped
     fresh = cache / "pairs.pair_distance-1.py311.nbc"
     fresh.write_text("fresh")
@@ -21,10 +24,21 @@ def test_stale_cache_files_are_dropped_and_stamp_written(tmp_path, monkeypatch):
     assert fresh.exists()
 
 
-def test_import_touche_does_not_import_numba():
-    import subprocess
-    import sys
-
-    code = "import sys, touche; print('numba' in sys.modules, 'scipy' in sys.modules)"
-    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert output.split() == ["False", "False"]
+def test_a_change_drops_the_module_and_its_importers_only(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setattr(kernels, "_cache_dirs", lambda: [cache])
+    kernels._drop_stale_cache()
+    sources = kernels._module_sources()
+    # vec is imported (directly or not) by pairs; planar 2D SAT does not reach pairs
+    assert b"from .vec import" in sources["closest"]
+    edited = dict(sources, vec=sources["vec"] + b"\n# edited\n")
+    monkeypatch.setattr(kernels, "_module_sources", lambda: edited)
+    files = {name: cache / f"{name}.f-1.py311.nbi" for name in ("vec", "closest", "pairs", "sat2d", "kinds")}
+    for path in files.values():
+        path.write_text("x")
+    kernels._drop_stale_cache()
+    assert not files["vec"].exists() and not files["closest"].exists() and not files["pairs"].exists()
+    assert files["kinds"].exists()  # vec does not import kinds: kinds is unaffected
+    # sat2d reaches kinds but not vec: kept
+    assert files["sat2d"].exists()

@@ -5,25 +5,60 @@ This package's __init__ must not import numba (``import touche`` stays light): e
 module calls ``ensure_fresh_cache()`` before defining its kernels.
 
 Cache guard: numba's on-disk cache is keyed by each source file's own timestamp, but a cached
-kernel also holds machine code linked against kernels of *other* files. After one of those
-changes (an upgrade, a developer edit) the stale caller can call the new callee with an old
-ABI and crash. So on first import we hash every kernel source and, when the hash differs from
-the one stored next to the cache, drop this package's cache files before numba reads them.
+kernel also holds machine code compiled from kernels of *other* files it calls. After one of those
+changes (an upgrade, a developer edit) the stale caller keeps the old callee's code, or calls the
+new callee with an old ABI and crashes. So on first import we hash each kernel module together
+with every kernel module it imports, directly or not, and drop the cache files of exactly those
+modules whose hash differs from the one stored next to the cache. Editing one kernel module thus
+recompiles it and its importers, not the whole package.
 """
 import hashlib
+import json
 import os
+import re
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
-_STAMP_NAME = "touche-kernels.sha1"
+_STAMP_NAME = "touche-kernels.json"
+# "from .vec import dot", "from . import kinds, vec", "from touche._kernels.gjk import ..."
+_IMPORT = re.compile(r"^\s*from\s+(?:\.|touche\._kernels\.?)(\w*)\s+import\s+([\w \t,(]+)", re.MULTILINE)
 
 
-def _source_digest():
-    digest = hashlib.sha1()
-    for path in sorted(_HERE.glob("*.py")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+def _module_sources():
+    return {path.stem: path.read_bytes() for path in sorted(_HERE.glob("*.py")) if path.stem != "__init__"}
+
+
+def _direct_imports(source, modules):
+    found = set()
+    for target, names in _IMPORT.findall(source.decode("utf-8", "replace")):
+        if target:
+            found.add(target)
+        else:  # "from . import a, b"
+            found.update(name for name in re.split(r"[\s,()]+", names) if name)
+    return found & modules
+
+
+def _module_digests():
+    """{module: sha1 of its source and of every kernel module it reaches through imports}."""
+    sources = _module_sources()
+    modules = set(sources)
+    imports = {name: _direct_imports(source, modules) for name, source in sources.items()}
+    # constants of touche/tolerance.py are compiled into kernels as literals
+    shared = (_HERE.parent / "tolerance.py").read_bytes()
+    digests = {}
+    for name in sources:
+        reached, stack = {name}, [name]
+        while stack:
+            for other in imports[stack.pop()]:
+                if other not in reached:
+                    reached.add(other)
+                    stack.append(other)
+        digest = hashlib.sha1(shared)
+        for other in sorted(reached):
+            digest.update(other.encode())
+            digest.update(sources[other])
+        digests[name] = digest.hexdigest()
+    return digests
 
 
 def _cache_dirs():
@@ -36,7 +71,7 @@ def _cache_dirs():
         if config.CACHE_DIR:
             dirs.append(Path(config.CACHE_DIR) / subpath)
         probe = UserWideCacheLocator.__new__(UserWideCacheLocator)
-        UserWideCacheLocator.__init__(probe, _source_digest, str(_HERE / "kinds.py"))
+        UserWideCacheLocator.__init__(probe, _module_sources, str(_HERE / "kinds.py"))
         dirs.append(Path(probe.get_cache_path()))
     except Exception:  # pragma: no cover - only the in-tree cache then
         pass
@@ -44,24 +79,27 @@ def _cache_dirs():
 
 
 def _drop_stale_cache():
-    digest = _source_digest()
-    modules = {path.stem for path in _HERE.glob("*.py")}
+    digests = _module_digests()
     for cache_dir in _cache_dirs():
         stamp = cache_dir / _STAMP_NAME
         try:
-            if stamp.read_text() == digest:
-                continue
-        except OSError:
-            pass
+            stored = json.loads(stamp.read_text())
+            if not isinstance(stored, dict):
+                stored = {}
+        except (OSError, ValueError):
+            stored = {}
+        stale = {name for name, digest in digests.items() if stored.get(name) != digest}
+        if not stale:
+            continue
         try:
             if cache_dir == _HERE / "__pycache__":
                 cache_dir.mkdir(parents=True, exist_ok=True)
             elif not cache_dir.is_dir():
                 continue
             for entry in cache_dir.iterdir():
-                if entry.suffix in (".nbi", ".nbc") and entry.name.split(".")[0] in modules:
+                if entry.suffix in (".nbi", ".nbc") and entry.name.split(".")[0] in stale:
                     entry.unlink(missing_ok=True)
-            stamp.write_text(digest)
+            stamp.write_text(json.dumps(digests, sort_keys=True))
         except OSError:  # read-only install: numba falls back to another cache dir
             pass
 
