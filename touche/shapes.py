@@ -662,6 +662,18 @@ class ConvexPolyhedron(Shape):
         return self.triangles
 
     @property
+    def bvh(self):
+        """The mesh's bounding-volume hierarchy (touche.bvh.BVH, default build), built on first
+        use and kept (it pickles with the mesh)."""
+        tree = self._bvh
+        if tree is None:
+            from .bvh import BVH
+
+            tree = BVH(self, None)
+            object.__setattr__(self, "_bvh", tree)
+        return tree
+
+    @property
     def face_planes(self):
         nv, nf = int(self.params[0]), int(self.params[1])
         return np.column_stack([self.points[nv : nv + nf], self.params[4 : 4 + nf]])
@@ -677,9 +689,10 @@ class TriangleMesh(Shape):
     inside/outside). ``vertices (n, 3)``, ``faces (m, 3)`` int indices. Zero-area triangles are
     kept. ``TriangleMesh.from_trimesh(mesh)`` and any ``trimesh.Trimesh`` passed to a query work."""
 
-    __slots__ = ()
+    __slots__ = ("_bvh",)
 
     def __init__(self, vertices, faces):
+        object.__setattr__(self, "_bvh", None)
         vertices = _points(vertices, "vertices", 3)
         try:
             faces_array = np.array(faces)
@@ -709,6 +722,18 @@ class TriangleMesh(Shape):
     @property
     def faces(self):
         return self.triangles
+
+    @property
+    def bvh(self):
+        """The mesh's bounding-volume hierarchy (touche.bvh.BVH, default build), built on first
+        use and kept (it pickles with the mesh)."""
+        tree = self._bvh
+        if tree is None:
+            from .bvh import BVH
+
+            tree = BVH(self, None)
+            object.__setattr__(self, "_bvh", tree)
+        return tree
 
 
     def _describe(self):

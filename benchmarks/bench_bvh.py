@@ -1,0 +1,171 @@
+"""Mesh-mesh BVH benchmark: touche vs python-fcl and coal in the same process on the same inputs.
+
+Two copies of a closed mesh (default pybullet_data differential/diff_ring.stl, 57,640 triangles)
+at random relative poses (about half colliding). Reported per query, as medians over rounds in
+which the libraries take turns on the same chunk of poses (the machine is shared: interleaving
+keeps the load the same for both sides of each ratio):
+
+- build: touche BVH (default split) vs coal BVHModelOBBRSS vs python-fcl BVHModel;
+- boolean collide: touche one call per pose (1 thread) and one batch call (all cores) vs fcl / coal;
+- distance: the same.
+
+    python benchmarks/bench_bvh.py [--mesh differential/diff_ring.stl] [--poses 1000] [--quick]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+
+def _median_time(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mesh", default="differential/diff_ring.stl")
+    parser.add_argument("--poses", type=int, default=1000)
+    parser.add_argument("--chunk", type=int, default=50)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    if args.quick:
+        args.poses = 200
+
+    import coal
+    import fcl
+    import numba
+    import pybullet_data
+    import trimesh
+    from scipy.spatial.transform import Rotation
+
+    import touche as tc
+    from touche.bvh import BVH
+
+    m = trimesh.load(os.path.join(pybullet_data.getDataPath(), args.mesh), force="mesh", process=False)
+    vertices = np.ascontiguousarray(m.vertices, dtype=float)
+    faces = np.ascontiguousarray(m.faces, dtype=np.int64)
+    mesh = tc.TriangleMesh(vertices, faces)
+    n = args.poses
+    rng = np.random.default_rng(2026)
+    poses = np.tile(np.eye(4), (n, 1, 1))
+    poses[:, :3, :3] = Rotation.random(n, random_state=7).as_matrix()
+    center = vertices.mean(0)
+    offsets = rng.normal(size=(n, 3))
+    size = np.linalg.norm(vertices.max(0) - vertices.min(0))
+    offsets *= (rng.uniform(0.2, 1.1, n) * size * 0.7 / np.linalg.norm(offsets, axis=1))[:, None]
+    poses[:, :3, 3] = center - poses[:, :3, :3] @ center + offsets
+
+    print(f"mesh {args.mesh}: {len(faces)} triangles; {n} poses; numba threads {numba.get_num_threads()}")
+
+    # ---- build
+    BVH(mesh, None)  # compile
+    t_touche = _median_time(lambda: BVH(mesh, None), 5)
+
+    def coal_build():
+        model = coal.BVHModelOBBRSS()
+        model.beginModel(len(faces), len(vertices))
+        model.addVertices(vertices)
+        model.addTriangles(faces)
+        model.endModel()
+        return model
+
+    def fcl_build():
+        model = fcl.BVHModel()
+        model.beginModel(len(vertices), len(faces))
+        model.addSubModel(vertices, faces)
+        model.endModel()
+        return model
+
+    t_coal = _median_time(coal_build, 5)
+    t_fcl = _median_time(fcl_build, 5)
+    print(f"build: touche {t_touche * 1e3:.1f} ms, coal {t_coal * 1e3:.1f} ms, python-fcl {t_fcl * 1e3:.1f} ms; "
+          f"touche/coal {t_touche / t_coal:.2f}, touche/fcl {t_touche / t_fcl:.2f}")
+
+    tree = mesh.bvh
+    coal_model = coal_build()
+    fcl_model = fcl_build()
+    fcl_a = fcl.CollisionObject(fcl_model, fcl.Transform())
+    identity = coal.Transform3s()
+    fcl_transforms = [fcl.Transform(p[:3, :3], p[:3, 3]) for p in poses]
+    coal_transforms = [coal.Transform3s(p[:3, :3], p[:3, 3]) for p in poses]
+
+    hits = tc.bvh.intersects(tree, None, tree, poses)
+    dist = tc.bvh.distance(tree, None, tree, poses)
+    print(f"colliding: {hits.mean():.2f} of the poses")
+
+    def touche_single_collide(lo, hi):
+        for k in range(lo, hi):
+            tc.bvh.intersects(tree, None, tree, poses[k])
+
+    def touche_batch_collide(lo, hi):
+        tc.bvh.intersects(tree, None, tree, poses[lo:hi])
+
+    fcl_b = fcl.CollisionObject(fcl_model, fcl.Transform())
+
+    def fcl_collide(lo, hi):
+        for k in range(lo, hi):
+            fcl_b.setTransform(fcl_transforms[k])
+            fcl.collide(fcl_a, fcl_b, fcl.CollisionRequest(), fcl.CollisionResult())
+
+    def coal_collide(lo, hi):
+        request = coal.CollisionRequest()
+        for k in range(lo, hi):
+            coal.collide(coal_model, identity, coal_model, coal_transforms[k], request, coal.CollisionResult())
+
+    def touche_single_distance(lo, hi):
+        for k in range(lo, hi):
+            tc.bvh.distance(tree, None, tree, poses[k])
+
+    def touche_batch_distance(lo, hi):
+        tc.bvh.distance(tree, None, tree, poses[lo:hi])
+
+    def fcl_distance(lo, hi):
+        for k in range(lo, hi):
+            fcl_b.setTransform(fcl_transforms[k])
+            fcl.distance(fcl_a, fcl_b, fcl.DistanceRequest(enable_nearest_points=True), fcl.DistanceResult())
+
+    def coal_distance(lo, hi):
+        request = coal.DistanceRequest()
+        for k in range(lo, hi):
+            coal.distance(coal_model, identity, coal_model, coal_transforms[k], request, coal.DistanceResult())
+
+    # compile / warm
+    touche_single_collide(0, 2)
+    touche_batch_collide(0, 2)
+    touche_single_distance(0, 2)
+    touche_batch_distance(0, 2)
+
+    for label, contenders in (
+        ("collide", [("touche 1 call/pose", touche_single_collide), ("touche batch", touche_batch_collide),
+                     ("python-fcl", fcl_collide), ("coal", coal_collide)]),
+        ("distance", [("touche 1 call/pose", touche_single_distance), ("touche batch", touche_batch_distance),
+                      ("python-fcl", fcl_distance), ("coal", coal_distance)]),
+    ):
+        totals = {name: 0.0 for name, _ in contenders}
+        for lo in range(0, n, args.chunk):
+            hi = min(n, lo + args.chunk)
+            for name, fn in contenders:  # take turns on the same chunk
+                start = time.perf_counter()
+                fn(lo, hi)
+                totals[name] += time.perf_counter() - start
+        fcl_time = totals["python-fcl"]
+        print(f"{label}:")
+        for name, _ in contenders:
+            per = totals[name] / n * 1e6
+            print(f"  {name:<20} {per:10.1f} us/query   ratio to python-fcl {totals[name] / fcl_time:6.3f}"
+                  f"   ratio to coal {totals[name] / totals['coal']:6.3f}")
+    separated = dist.distance > 0
+    print(f"distance check: {separated.sum()} separated poses, collide/distance consistent: "
+          f"{bool(np.array_equal(hits, ~separated))}")
+
+
+if __name__ == "__main__":
+    main()

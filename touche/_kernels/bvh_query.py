@@ -1,0 +1,652 @@
+"""Traversals of two bounding-volume hierarchies (layout: bvh_build.py): overlapping triangle
+pairs (boolean / all pairs, resumable, with S1 7.1 depth limits) and the distance with closest
+points (branch and bound). Ericson 6.3 (descent rules, iterative traversal with an explicit
+stack), 6.4 (OBB trees); Eberly S1 7.
+
+Frames: tree A in its mesh frame, tree B in its own; ``rot (3, 3)``, ``trans (3,)`` map B's mesh
+frame into A's (``x_A = rot @ x_B + trans``). Everything is computed in A's mesh frame.
+
+Descent rule: at a node pair one node is split, never both (erratum S1 L2426-2461: descending
+both trees at one pair reports leaf pairs several times): the one with the larger bounding
+sphere, unless it is a leaf (or at its depth limit). Every pair of leaves is thus visited at
+most once, and every reported pair is reported exactly once.
+"""
+import numpy as np
+
+from touche._kernels import ensure_fresh_cache
+
+ensure_fresh_cache()
+
+from numba import njit, prange  # noqa: E402
+
+from .bvh_build import (  # noqa: E402
+    AABB_MAX,
+    AABB_MIN,
+    OBB_AXES,
+    OBB_CENTER,
+    OBB_HALF,
+    RSS_LENGTHS,
+    RSS_ORIGIN,
+    RSS_RADIUS,
+    SPHERE_CENTER,
+    SPHERE_RADIUS,
+)
+from .closest import closest_points_triangle_triangle  # noqa: E402
+from .sat_fast import triangle_obb_overlap, triangle_triangle_overlap  # noqa: E402
+from .tri_distance import _segment_segment, load_moved_triangle, load_triangle, triangle_distance_sq  # noqa: E402
+
+BV_OBB = 0
+BV_AABB = 1
+BV_SPHERE = 2
+BV_RSS = 3
+
+OBB_EPSILON = 1e-12  # Ericson 4.4.2: |R_ij| + eps keeps near-parallel edge axes from separating
+
+# out rows of tree_collide: [item_a, item_b, a_is_node, b_is_node]
+ITEM_TRIANGLE = 0
+ITEM_NODE = 1
+
+
+# ---------------------------------------------------------------------------------------------
+# node-pair tests in A's frame
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _obb_overlap(ca0, ca1, ca2, a, ha0, ha1, ha2, cb0, cb1, cb2, b, hb0, hb1, hb2):
+    """15-axis SAT of two OBBs given in the same frame; ``a``, ``b`` are (9,) row-major axes
+    (rows = unit axes). Closed: touching overlaps."""
+    dx = cb0 - ca0
+    dy = cb1 - ca1
+    dz = cb2 - ca2
+    t0 = dx * a[0] + dy * a[1] + dz * a[2]
+    t1 = dx * a[3] + dy * a[4] + dz * a[5]
+    t2 = dx * a[6] + dy * a[7] + dz * a[8]
+    r00 = a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+    r01 = a[0] * b[3] + a[1] * b[4] + a[2] * b[5]
+    r02 = a[0] * b[6] + a[1] * b[7] + a[2] * b[8]
+    r10 = a[3] * b[0] + a[4] * b[1] + a[5] * b[2]
+    r11 = a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
+    r12 = a[3] * b[6] + a[4] * b[7] + a[5] * b[8]
+    r20 = a[6] * b[0] + a[7] * b[1] + a[8] * b[2]
+    r21 = a[6] * b[3] + a[7] * b[4] + a[8] * b[5]
+    r22 = a[6] * b[6] + a[7] * b[7] + a[8] * b[8]
+    q00 = abs(r00) + OBB_EPSILON
+    q01 = abs(r01) + OBB_EPSILON
+    q02 = abs(r02) + OBB_EPSILON
+    q10 = abs(r10) + OBB_EPSILON
+    q11 = abs(r11) + OBB_EPSILON
+    q12 = abs(r12) + OBB_EPSILON
+    q20 = abs(r20) + OBB_EPSILON
+    q21 = abs(r21) + OBB_EPSILON
+    q22 = abs(r22) + OBB_EPSILON
+    if abs(t0) > ha0 + hb0 * q00 + hb1 * q01 + hb2 * q02:
+        return False
+    if abs(t1) > ha1 + hb0 * q10 + hb1 * q11 + hb2 * q12:
+        return False
+    if abs(t2) > ha2 + hb0 * q20 + hb1 * q21 + hb2 * q22:
+        return False
+    if abs(t0 * r00 + t1 * r10 + t2 * r20) > ha0 * q00 + ha1 * q10 + ha2 * q20 + hb0:
+        return False
+    if abs(t0 * r01 + t1 * r11 + t2 * r21) > ha0 * q01 + ha1 * q11 + ha2 * q21 + hb1:
+        return False
+    if abs(t0 * r02 + t1 * r12 + t2 * r22) > ha0 * q02 + ha1 * q12 + ha2 * q22 + hb2:
+        return False
+    if abs(t2 * r10 - t1 * r20) > ha1 * q20 + ha2 * q10 + hb1 * q02 + hb2 * q01:
+        return False
+    if abs(t2 * r11 - t1 * r21) > ha1 * q21 + ha2 * q11 + hb2 * q00 + hb0 * q02:
+        return False
+    if abs(t2 * r12 - t1 * r22) > ha1 * q22 + ha2 * q12 + hb0 * q01 + hb1 * q00:
+        return False
+    if abs(t0 * r20 - t2 * r00) > ha2 * q00 + ha0 * q20 + hb1 * q12 + hb2 * q11:
+        return False
+    if abs(t0 * r21 - t2 * r01) > ha2 * q01 + ha0 * q21 + hb2 * q10 + hb0 * q12:
+        return False
+    if abs(t0 * r22 - t2 * r02) > ha2 * q02 + ha0 * q22 + hb0 * q11 + hb1 * q10:
+        return False
+    if abs(t1 * r00 - t0 * r10) > ha0 * q10 + ha1 * q00 + hb1 * q22 + hb2 * q21:
+        return False
+    if abs(t1 * r01 - t0 * r11) > ha0 * q11 + ha1 * q01 + hb2 * q20 + hb0 * q22:
+        return False
+    if abs(t1 * r02 - t0 * r12) > ha0 * q12 + ha1 * q02 + hb0 * q21 + hb1 * q20:
+        return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _node_obb_b(nb_b, ib, rot, trans, cb, ub):
+    """OBB of B's node ib moved into A's frame: center -> cb (3,), axis rows -> ub (9,)."""
+    for i in range(3):
+        cb[i] = (rot[i, 0] * nb_b[ib, OBB_CENTER] + rot[i, 1] * nb_b[ib, OBB_CENTER + 1]
+                 + rot[i, 2] * nb_b[ib, OBB_CENTER + 2] + trans[i])
+    for r in range(3):
+        x = nb_b[ib, OBB_AXES + 3 * r]
+        y = nb_b[ib, OBB_AXES + 3 * r + 1]
+        z = nb_b[ib, OBB_AXES + 3 * r + 2]
+        for i in range(3):
+            ub[3 * r + i] = rot[i, 0] * x + rot[i, 1] * y + rot[i, 2] * z
+
+
+@njit(cache=True, nogil=True)
+def _nodes_overlap(nb_a, ia, nb_b, ib, rot, trans, bv, cb, ub, identity):
+    if bv == BV_SPHERE:
+        d2 = 0.0
+        for i in range(3):
+            c = (rot[i, 0] * nb_b[ib, SPHERE_CENTER] + rot[i, 1] * nb_b[ib, SPHERE_CENTER + 1]
+                 + rot[i, 2] * nb_b[ib, SPHERE_CENTER + 2] + trans[i])
+            d = c - nb_a[ia, SPHERE_CENTER + i]
+            d2 += d * d
+        r = nb_a[ia, SPHERE_RADIUS] + nb_b[ib, SPHERE_RADIUS]
+        return d2 <= r * r
+    if bv == BV_AABB:
+        # B's box is an OBB with the axes of rot in A's frame; A's box is axis-aligned
+        for i in range(3):
+            c = 0.0
+            for k in range(3):
+                c += rot[i, k] * 0.5 * (nb_b[ib, AABB_MIN + k] + nb_b[ib, AABB_MAX + k])
+            cb[i] = c + trans[i]
+        for r in range(3):
+            for i in range(3):
+                ub[3 * r + i] = rot[i, r]
+        return _obb_overlap(
+            0.5 * (nb_a[ia, AABB_MIN] + nb_a[ia, AABB_MAX]), 0.5 * (nb_a[ia, AABB_MIN + 1] + nb_a[ia, AABB_MAX + 1]),
+            0.5 * (nb_a[ia, AABB_MIN + 2] + nb_a[ia, AABB_MAX + 2]), identity,
+            0.5 * (nb_a[ia, AABB_MAX] - nb_a[ia, AABB_MIN]), 0.5 * (nb_a[ia, AABB_MAX + 1] - nb_a[ia, AABB_MIN + 1]),
+            0.5 * (nb_a[ia, AABB_MAX + 2] - nb_a[ia, AABB_MIN + 2]),
+            cb[0], cb[1], cb[2], ub,
+            0.5 * (nb_b[ib, AABB_MAX] - nb_b[ib, AABB_MIN]), 0.5 * (nb_b[ib, AABB_MAX + 1] - nb_b[ib, AABB_MIN + 1]),
+            0.5 * (nb_b[ib, AABB_MAX + 2] - nb_b[ib, AABB_MIN + 2]),
+        )
+    if bv == BV_RSS:
+        return _rss_lower_bound(nb_a, ia, nb_b, ib, rot, trans, np.inf)[0] <= 0.0
+    _node_obb_b(nb_b, ib, rot, trans, cb, ub)
+    return _obb_overlap(
+        nb_a[ia, OBB_CENTER], nb_a[ia, OBB_CENTER + 1], nb_a[ia, OBB_CENTER + 2], nb_a[ia, OBB_AXES:OBB_AXES + 9],
+        nb_a[ia, OBB_HALF], nb_a[ia, OBB_HALF + 1], nb_a[ia, OBB_HALF + 2],
+        cb[0], cb[1], cb[2], ub, nb_b[ib, OBB_HALF], nb_b[ib, OBB_HALF + 1], nb_b[ib, OBB_HALF + 2],
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# distance lower bounds
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _rect_corner(o0, o1, o2, u0, u1, u2, v0, v1, v2, lu, lv, k):
+    """Corner k (0..3, in order around the rectangle) of o + [0,lu] u + [0,lv] v, a 3-tuple."""
+    su = lu if (k == 1 or k == 2) else 0.0
+    sv = lv if k >= 2 else 0.0
+    return (o0 + su * u0 + sv * v0, o1 + su * u1 + sv * v1, o2 + su * u2 + sv * v2)
+
+
+@njit(cache=True, nogil=True)
+def _crosses_rect(p, q, o, u, v, n, lu, lv):
+    """Segment pq crosses the plane of the rectangle (normal n) strictly, inside the rectangle."""
+    dp = (p[0] - o[0]) * n[0] + (p[1] - o[1]) * n[1] + (p[2] - o[2]) * n[2]
+    dq = (q[0] - o[0]) * n[0] + (q[1] - o[1]) * n[1] + (q[2] - o[2]) * n[2]
+    if not ((dp < 0.0 < dq) or (dq < 0.0 < dp)):
+        return False
+    t = dp / (dp - dq)
+    x0 = p[0] + t * (q[0] - p[0]) - o[0]
+    x1 = p[1] + t * (q[1] - p[1]) - o[1]
+    x2 = p[2] + t * (q[2] - p[2]) - o[2]
+    a = x0 * u[0] + x1 * u[1] + x2 * u[2]
+    b = x0 * v[0] + x1 * v[1] + x2 * v[2]
+    return 0.0 <= a <= lu and 0.0 <= b <= lv
+
+
+@njit(cache=True, nogil=True)
+def _point_rect_sq(p, o, u, v, lu, lv):
+    x0 = p[0] - o[0]
+    x1 = p[1] - o[1]
+    x2 = p[2] - o[2]
+    a = min(max(x0 * u[0] + x1 * u[1] + x2 * u[2], 0.0), lu)
+    b = min(max(x0 * v[0] + x1 * v[1] + x2 * v[2], 0.0), lv)
+    y0 = x0 - a * u[0] - b * v[0]
+    y1 = x1 - a * u[1] - b * v[1]
+    y2 = x2 - a * u[2] - b * v[2]
+    return y0 * y0 + y1 * y1 + y2 * y2
+
+
+@njit(cache=True, nogil=True)
+def _corner(ca, cb, k):
+    if k < 4:
+        return ca[k]
+    return cb[k - 4]
+
+
+@njit(cache=True, nogil=True)
+def rect_rect_distance(oa, ua, va, lua, lva, ob, ub, vb, lub, lvb, stop_below):
+    """Exact distance between two solid rectangles o + [0,lu] u + [0,lv] v (unit u, v; all
+    3-tuples) in one frame. 0 when an edge of one crosses the other; otherwise the closest pair
+    of two disjoint convex polygons has a point on an edge of each, or a vertex of one against the
+    other's face (an edge parallel to the other's plane reaches it at an endpoint too), so the 16
+    edge-edge and 8 vertex-rectangle distances are complete.
+    Early exit: once some candidate is closer than ``stop_below`` that candidate's distance is
+    returned (an upper estimate of the exact distance, below ``stop_below``): callers that only
+    need to know whether the distance reaches ``stop_below`` skip the other candidates."""
+    stop_sq = stop_below * stop_below if stop_below > 0.0 else -1.0
+    ca = (_rect_corner(oa[0], oa[1], oa[2], ua[0], ua[1], ua[2], va[0], va[1], va[2], lua, lva, 0),
+          _rect_corner(oa[0], oa[1], oa[2], ua[0], ua[1], ua[2], va[0], va[1], va[2], lua, lva, 1),
+          _rect_corner(oa[0], oa[1], oa[2], ua[0], ua[1], ua[2], va[0], va[1], va[2], lua, lva, 2),
+          _rect_corner(oa[0], oa[1], oa[2], ua[0], ua[1], ua[2], va[0], va[1], va[2], lua, lva, 3))
+    cb = (_rect_corner(ob[0], ob[1], ob[2], ub[0], ub[1], ub[2], vb[0], vb[1], vb[2], lub, lvb, 0),
+          _rect_corner(ob[0], ob[1], ob[2], ub[0], ub[1], ub[2], vb[0], vb[1], vb[2], lub, lvb, 1),
+          _rect_corner(ob[0], ob[1], ob[2], ub[0], ub[1], ub[2], vb[0], vb[1], vb[2], lub, lvb, 2),
+          _rect_corner(ob[0], ob[1], ob[2], ub[0], ub[1], ub[2], vb[0], vb[1], vb[2], lub, lvb, 3))
+    na = (ua[1] * va[2] - ua[2] * va[1], ua[2] * va[0] - ua[0] * va[2], ua[0] * va[1] - ua[1] * va[0])
+    nb = (ub[1] * vb[2] - ub[2] * vb[1], ub[2] * vb[0] - ub[0] * vb[2], ub[0] * vb[1] - ub[1] * vb[0])
+    for k in range(4):
+        if _crosses_rect(cb[k], cb[(k + 1) % 4], oa, ua, va, na, lua, lva):
+            return 0.0
+        if _crosses_rect(ca[k], ca[(k + 1) % 4], ob, ub, vb, nb, lub, lvb):
+            return 0.0
+    best = np.inf
+    for k in range(4):
+        best = min(best, _point_rect_sq(cb[k], oa, ua, va, lua, lva))
+        best = min(best, _point_rect_sq(ca[k], ob, ub, vb, lub, lvb))
+    if best < stop_sq:
+        return np.sqrt(best)
+    for i in range(4):
+        p = ca[i]
+        q = ca[(i + 1) % 4]
+        for j in range(4):
+            r = cb[j]
+            t = cb[(j + 1) % 4]
+            d, _, _ = _segment_segment(p[0], p[1], p[2], q[0], q[1], q[2], r[0], r[1], r[2], t[0], t[1], t[2])
+            best = min(best, d)
+            if best < stop_sq:
+                return np.sqrt(best)
+    return np.sqrt(best)
+
+
+@njit(cache=True, nogil=True)
+def _sphere_bound(nb_a, ia, nb_b, ib, rot, trans):
+    d2 = 0.0
+    for i in range(3):
+        c = (rot[i, 0] * nb_b[ib, SPHERE_CENTER] + rot[i, 1] * nb_b[ib, SPHERE_CENTER + 1]
+             + rot[i, 2] * nb_b[ib, SPHERE_CENTER + 2] + trans[i])
+        d = c - nb_a[ia, SPHERE_CENTER + i]
+        d2 += d * d
+    return np.sqrt(d2) - nb_a[ia, SPHERE_RADIUS] - nb_b[ib, SPHERE_RADIUS]
+
+
+@njit(cache=True, nogil=True)
+def _rss_lower_bound(nb_a, ia, nb_b, ib, rot, trans, best):
+    """``(bound, key)``: ``bound`` a valid lower bound of the distance between the contents of A's
+    node ia and B's node ib, ``key`` the value to order the search by. The sphere bound first;
+    when it cannot prune (< ``best``), the exact distance of the two RSS rectangles minus both
+    radii (tight for the flat clusters meshes are made of), computed only as far as needed to
+    tell whether it reaches ``best``: if not, ``bound`` stays the sphere bound and ``key`` is the
+    rectangle estimate."""
+    bound = _sphere_bound(nb_a, ia, nb_b, ib, rot, trans)
+    if bound >= best:
+        return bound, bound
+    radii = nb_a[ia, RSS_RADIUS] + nb_b[ib, RSS_RADIUS]
+    x = nb_b[ib, RSS_ORIGIN]
+    y = nb_b[ib, RSS_ORIGIN + 1]
+    z = nb_b[ib, RSS_ORIGIN + 2]
+    ob = (rot[0, 0] * x + rot[0, 1] * y + rot[0, 2] * z + trans[0],
+          rot[1, 0] * x + rot[1, 1] * y + rot[1, 2] * z + trans[1],
+          rot[2, 0] * x + rot[2, 1] * y + rot[2, 2] * z + trans[2])
+    x = nb_b[ib, OBB_AXES]
+    y = nb_b[ib, OBB_AXES + 1]
+    z = nb_b[ib, OBB_AXES + 2]
+    ub = (rot[0, 0] * x + rot[0, 1] * y + rot[0, 2] * z, rot[1, 0] * x + rot[1, 1] * y + rot[1, 2] * z,
+          rot[2, 0] * x + rot[2, 1] * y + rot[2, 2] * z)
+    x = nb_b[ib, OBB_AXES + 3]
+    y = nb_b[ib, OBB_AXES + 4]
+    z = nb_b[ib, OBB_AXES + 5]
+    vb = (rot[0, 0] * x + rot[0, 1] * y + rot[0, 2] * z, rot[1, 0] * x + rot[1, 1] * y + rot[1, 2] * z,
+          rot[2, 0] * x + rot[2, 1] * y + rot[2, 2] * z)
+    oa = (nb_a[ia, RSS_ORIGIN], nb_a[ia, RSS_ORIGIN + 1], nb_a[ia, RSS_ORIGIN + 2])
+    ua = (nb_a[ia, OBB_AXES], nb_a[ia, OBB_AXES + 1], nb_a[ia, OBB_AXES + 2])
+    va = (nb_a[ia, OBB_AXES + 3], nb_a[ia, OBB_AXES + 4], nb_a[ia, OBB_AXES + 5])
+    stop = best + radii if best < np.inf else 0.0
+    rect = rect_rect_distance(oa, ua, va, nb_a[ia, RSS_LENGTHS], nb_a[ia, RSS_LENGTHS + 1],
+                              ob, ub, vb, nb_b[ib, RSS_LENGTHS], nb_b[ib, RSS_LENGTHS + 1], stop)
+    key = max(bound, rect - radii)
+    if rect < stop:  # early exit: rect is an upper estimate, not a bound
+        return bound, key
+    return key, key
+
+
+# ---------------------------------------------------------------------------------------------
+# leaves
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _move_triangle(tv_b, k, rot, trans, out):
+    """Triangle k of B into A's frame, written to out[0] ((1, 3, 3) buffer)."""
+    for c in range(3):
+        x = tv_b[k, c, 0]
+        y = tv_b[k, c, 1]
+        z = tv_b[k, c, 2]
+        for i in range(3):
+            out[0, c, i] = rot[i, 0] * x + rot[i, 1] * y + rot[i, 2] * z + trans[i]
+
+
+@njit(cache=True, nogil=True)
+def _is_leaf(ni, node, level, limit):
+    return ni[node, 2] < 0 or (limit >= 0 and level >= limit)
+
+
+# ---------------------------------------------------------------------------------------------
+# collide: all overlapping pairs, resumable
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def tree_collide(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, limit_a, limit_b,
+                 stack, top, out, max_out):
+    """Continue a collision traversal. ``stack (capacity, 4)`` rows ``[node_a, node_b, depth_a,
+    depth_b]`` (start: one row [0, 0, 0, 0], ``top = 1``; capacity >= depth_a + depth_b + 2);
+    stops once ``max_out`` rows are written, but a leaf pair is always finished, so ``out`` needs
+    room for ``max_out + leaf_a * leaf_b + leaf_a + leaf_b`` rows (leaf_* = the trees' largest
+    leaf sizes). ``out`` rows: ``[item_a, item_b, kind_a, kind_b]`` with kind ITEM_TRIANGLE (item =
+    the original triangle index) or ITEM_NODE (item = node id: a node at its depth limit, S1 7.1;
+    its OBB overlapped). Returns ``(top, count)``: ``top == 0`` when the traversal is complete;
+    otherwise call again with the same stack to get the next results (a caller stops the search
+    by not calling again). ``limit_a``/``limit_b``: depth limits, negative = full depth (root =
+    depth 0, a node at the limit is treated as a leaf)."""
+    count = 0
+    cb = np.empty(3)
+    ub = np.empty(9)
+    identity = np.zeros(9)
+    identity[0] = identity[4] = identity[8] = 1.0
+    moved = np.empty((1, 3, 3))
+    obb_c = np.empty((1, 3))
+    obb_u = np.empty((1, 3, 3))
+    obb_h = np.empty((1, 3))
+    while top > 0 and count < max_out:
+        top -= 1
+        ia = stack[top, 0]
+        ib = stack[top, 1]
+        da = stack[top, 2]
+        db = stack[top, 3]
+        if not _nodes_overlap(nb_a, ia, nb_b, ib, rot, trans, bv, cb, ub, identity):
+            continue
+        leaf_a = _is_leaf(ni_a, ia, da, limit_a)
+        leaf_b = _is_leaf(ni_b, ib, db, limit_b)
+        if leaf_a and leaf_b:
+            real_a = ni_a[ia, 2] < 0
+            real_b = ni_b[ib, 2] < 0
+            if real_a and real_b:
+                for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
+                    _move_triangle(tv_b, kb, rot, trans, moved)
+                    for ka in range(ni_a[ia, 0], ni_a[ia, 0] + ni_a[ia, 1]):
+                        if triangle_triangle_overlap(tv_a, ka, moved, 0):
+                            out[count, 0] = ids_a[ka]
+                            out[count, 1] = ids_b[kb]
+                            out[count, 2] = ITEM_TRIANGLE
+                            out[count, 3] = ITEM_TRIANGLE
+                            count += 1
+            elif real_b:  # A's node at its depth limit against B's triangles
+                obb_c[0, :] = nb_a[ia, OBB_CENTER:OBB_CENTER + 3]
+                obb_h[0, :] = nb_a[ia, OBB_HALF:OBB_HALF + 3]
+                for r in range(3):
+                    obb_u[0, r, :] = nb_a[ia, OBB_AXES + 3 * r:OBB_AXES + 3 * r + 3]
+                for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
+                    _move_triangle(tv_b, kb, rot, trans, moved)
+                    if triangle_obb_overlap(moved, 0, obb_c, obb_u, obb_h, 0):
+                        out[count, 0] = ia
+                        out[count, 1] = ids_b[kb]
+                        out[count, 2] = ITEM_NODE
+                        out[count, 3] = ITEM_TRIANGLE
+                        count += 1
+            elif real_a:  # B's node at its depth limit against A's triangles
+                _node_obb_b(nb_b, ib, rot, trans, cb, ub)
+                obb_c[0, :] = cb
+                obb_h[0, :] = nb_b[ib, OBB_HALF:OBB_HALF + 3]
+                for r in range(3):
+                    obb_u[0, r, :] = ub[3 * r:3 * r + 3]
+                for ka in range(ni_a[ia, 0], ni_a[ia, 0] + ni_a[ia, 1]):
+                    if triangle_obb_overlap(tv_a, ka, obb_c, obb_u, obb_h, 0):
+                        out[count, 0] = ids_a[ka]
+                        out[count, 1] = ib
+                        out[count, 2] = ITEM_TRIANGLE
+                        out[count, 3] = ITEM_NODE
+                        count += 1
+            else:
+                out[count, 0] = ia
+                out[count, 1] = ib
+                out[count, 2] = ITEM_NODE
+                out[count, 3] = ITEM_NODE
+                count += 1
+            continue
+        split_a = leaf_b or (not leaf_a and nb_a[ia, SPHERE_RADIUS] >= nb_b[ib, SPHERE_RADIUS])
+        if split_a:
+            right = ni_a[ia, 2]
+            stack[top, 0] = right
+            stack[top, 1] = ib
+            stack[top, 2] = da + 1
+            stack[top, 3] = db
+            stack[top + 1, 0] = ia + 1
+            stack[top + 1, 1] = ib
+            stack[top + 1, 2] = da + 1
+            stack[top + 1, 3] = db
+        else:
+            right = ni_b[ib, 2]
+            stack[top, 0] = ia
+            stack[top, 1] = right
+            stack[top, 2] = da
+            stack[top, 3] = db + 1
+            stack[top + 1, 0] = ia
+            stack[top + 1, 1] = ib + 1
+            stack[top + 1, 2] = da
+            stack[top + 1, 3] = db + 1
+        top += 2
+    return top, count
+
+
+@njit(cache=True, nogil=True)
+def tree_intersects(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack, max_leaf):
+    """True when some triangle pair overlaps (early out). Returns (hit, id_a, id_b)."""
+    stack[0, :] = 0
+    out = np.empty((1 + max_leaf * max_leaf + 2 * max_leaf, 4), dtype=np.int64)
+    top, count = tree_collide(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, -1, -1,
+                              stack, 1, out, 1)
+    if count > 0:
+        return True, out[0, 0], out[0, 1]
+    return False, -1, -1
+
+
+@njit(cache=True, nogil=True)
+def _relative(pose_a, pose_b, rot, trans):
+    """rot, trans = the part of inv(pose_a) @ pose_b (both rigid)."""
+    for i in range(3):
+        for j in range(3):
+            s = 0.0
+            for k in range(3):
+                s += pose_a[k, i] * pose_b[k, j]
+            rot[i, j] = s
+        s = 0.0
+        for k in range(3):
+            s += pose_a[k, i] * (pose_b[k, 3] - pose_a[k, 3])
+        trans[i] = s
+
+
+@njit(cache=True, nogil=True)
+def tree_intersects_one(ni_a, nb_a, tv_a, ids_a, pose_a, ni_b, nb_b, tv_b, ids_b, pose_b, bv, stack_rows, max_leaf,
+                        out_hit, out_ids):
+    """One pose pair ((4, 4) each) without the thread pool; outputs as tree_intersects_many."""
+    rot = np.empty((3, 3))
+    trans = np.empty(3)
+    _relative(pose_a, pose_b, rot, trans)
+    stack = np.empty((stack_rows, 4), dtype=np.int64)
+    hit, ta, tb = tree_intersects(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack, max_leaf)
+    out_hit[0] = hit
+    out_ids[0, 0] = ta
+    out_ids[0, 1] = tb
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def tree_intersects_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids_b, poses_b, bv, stack_rows,
+                         max_leaf, out_hit, out_ids):
+    """Batch of poses ((n|1, 4, 4) each, broadcast): out_hit (n,), out_ids (n, 2) (-1 when no hit)."""
+    n = out_hit.shape[0]
+    step_a = 1 if poses_a.shape[0] > 1 else 0
+    step_b = 1 if poses_b.shape[0] > 1 else 0
+    for k in prange(n):
+        pa = poses_a[k * step_a]
+        pb = poses_b[k * step_b]
+        rot = np.empty((3, 3))
+        trans = np.empty(3)
+        _relative(pa, pb, rot, trans)
+        stack = np.empty((stack_rows, 4), dtype=np.int64)
+        hit, ta, tb = tree_intersects(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack,
+                                     max_leaf)
+        out_hit[k] = hit
+        out_ids[k, 0] = ta
+        out_ids[k, 1] = tb
+
+
+# ---------------------------------------------------------------------------------------------
+# distance (branch and bound)
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def tree_distance(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, upper, stack, bounds):
+    """Smallest distance between the triangles of A and B (0 when some pair touches or crosses)
+    with the closest points in A's frame and the original triangle ids. Branch and bound with an
+    explicit stack (``stack (capacity, >= 2)``): a node pair whose lower bound (sphere / OBB face-gap) is >= the best distance
+    so far is pruned; of two children the nearer is visited first so the bound tightens early.
+    ``upper``: a known upper bound (inf if none; pairs at or beyond it are skipped, and if
+    nothing closer exists the result is (inf, NaN points, -1 ids)). ``stack (capacity, 2)``,
+    ``bounds (capacity,)`` scratch. Returns (distance, point_a (3,), point_b (3,), id_a, id_b)."""
+    best = upper
+    best_a = np.full(3, np.nan)
+    best_b = np.full(3, np.nan)
+    best_ta = -1
+    best_tb = -1
+    stack[0, 0] = 0
+    stack[0, 1] = 0
+    bounds[0] = _rss_lower_bound(nb_a, 0, nb_b, 0, rot, trans, best)[0]
+    top = 1
+    while top > 0:
+        top -= 1
+        ia = stack[top, 0]
+        ib = stack[top, 1]
+        if bounds[top] >= best:
+            continue
+        leaf_a = ni_a[ia, 2] < 0
+        leaf_b = ni_b[ib, 2] < 0
+        if leaf_a and leaf_b:
+            for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
+                B = load_moved_triangle(tv_b, kb, rot, trans)
+                for ka in range(ni_a[ia, 0], ni_a[ia, 0] + ni_a[ia, 1]):
+                    d2, pa, pb = triangle_distance_sq(load_triangle(tv_a, ka), B)
+                    d = np.sqrt(d2)
+                    if d < best:
+                        best = d
+                        for i in range(3):
+                            best_a[i] = pa[i]
+                            best_b[i] = pb[i]
+                        best_ta = ids_a[ka]
+                        best_tb = ids_b[kb]
+            if best == 0.0:
+                break
+            continue
+        if leaf_b or (not leaf_a and nb_a[ia, SPHERE_RADIUS] >= nb_b[ib, SPHERE_RADIUS]):
+            c1a = ia + 1
+            c2a = ni_a[ia, 2]
+            c1b = ib
+            c2b = ib
+        else:
+            c1a = ia
+            c2a = ia
+            c1b = ib + 1
+            c2b = ni_b[ib, 2]
+        l1, key1 = _rss_lower_bound(nb_a, c1a, nb_b, c1b, rot, trans, best)
+        l2, key2 = _rss_lower_bound(nb_a, c2a, nb_b, c2b, rot, trans, best)
+        # push the farther child first: the nearer is popped next
+        if key1 > key2:
+            c1a, c2a = c2a, c1a
+            c1b, c2b = c2b, c1b
+            l1, l2 = l2, l1
+        if l2 < best:
+            stack[top, 0] = c2a
+            stack[top, 1] = c2b
+            bounds[top] = l2
+            top += 1
+        if l1 < best:
+            stack[top, 0] = c1a
+            stack[top, 1] = c1b
+            bounds[top] = l1
+            top += 1
+    return best, best_a, best_b, best_ta, best_tb
+
+
+@njit(cache=True, nogil=True)
+def tree_distance_checked(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, max_leaf, stack, bounds):
+    """tree_distance, but an overlapping pair is first looked for with the (much cheaper)
+    collision traversal: with the meshes crossing, the distance's branch and bound would have to
+    wade through every overlapping node pair to find a zero. Same results in A's frame."""
+    hit, ta, tb = tree_intersects(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, BV_OBB, stack,
+                                  max_leaf)
+    if hit:
+        ka = _tree_position(ids_a, ta)
+        kb = _tree_position(ids_b, tb)
+        moved = np.empty((1, 3, 3))
+        _move_triangle(tv_b, kb, rot, trans, moved)
+        pa, pb = closest_points_triangle_triangle(tv_a[ka, 0], tv_a[ka, 1], tv_a[ka, 2], moved[0, 0], moved[0, 1],
+                                                  moved[0, 2])
+        return 0.0, pa, pa.copy(), ta, tb
+    return tree_distance(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, np.inf, stack, bounds)
+
+
+@njit(cache=True, nogil=True)
+def _tree_position(ids, original):
+    for k in range(ids.shape[0]):
+        if ids[k] == original:
+            return k
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def tree_distance_one(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids_b, poses_b, stack_rows, max_leaf,
+                      out_distance, out_point_a, out_point_b, out_ids):
+    """tree_distance_many for one pose pair ((1, 4, 4) each) without the thread pool."""
+    pa = poses_a[0]
+    rot = np.empty((3, 3))
+    trans = np.empty(3)
+    _relative(pa, poses_b[0], rot, trans)
+    stack = np.empty((stack_rows, 4), dtype=np.int64)
+    bounds = np.empty(stack_rows)
+    d, qa, qb, ta, tb = tree_distance_checked(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans,
+                                              max_leaf, stack, bounds)
+    out_distance[0] = d
+    for i in range(3):
+        out_point_a[0, i] = pa[i, 0] * qa[0] + pa[i, 1] * qa[1] + pa[i, 2] * qa[2] + pa[i, 3]
+        out_point_b[0, i] = pa[i, 0] * qb[0] + pa[i, 1] * qb[1] + pa[i, 2] * qb[2] + pa[i, 3]
+    out_ids[0, 0] = ta
+    out_ids[0, 1] = tb
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def tree_distance_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids_b, poses_b, stack_rows, max_leaf,
+                       out_distance, out_point_a, out_point_b, out_ids):
+    """Batch ((n|1, 4, 4) poses each, broadcast): distances (n,) (0 when the surfaces touch or
+    cross), closest points in WORLD coordinates (n, 3) each, original triangle ids (n, 2)."""
+    n = out_distance.shape[0]
+    step_a = 1 if poses_a.shape[0] > 1 else 0
+    step_b = 1 if poses_b.shape[0] > 1 else 0
+    for k in prange(n):
+        pa = poses_a[k * step_a]
+        pb = poses_b[k * step_b]
+        rot = np.empty((3, 3))
+        trans = np.empty(3)
+        _relative(pa, pb, rot, trans)
+        stack = np.empty((stack_rows, 4), dtype=np.int64)
+        bounds = np.empty(stack_rows)
+        d, qa, qb, ta, tb = tree_distance_checked(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans,
+                                                  max_leaf, stack, bounds)
+        out_distance[k] = d
+        for i in range(3):
+            out_point_a[k, i] = pa[i, 0] * qa[0] + pa[i, 1] * qa[1] + pa[i, 2] * qa[2] + pa[i, 3]
+            out_point_b[k, i] = pa[i, 0] * qb[0] + pa[i, 1] * qb[1] + pa[i, 2] * qb[2] + pa[i, 3]
+        out_ids[k, 0] = ta
+        out_ids[k, 1] = tb

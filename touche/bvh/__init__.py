@@ -1,0 +1,425 @@
+"""Bounding-volume hierarchies over triangle meshes and the queries between two meshes.
+
+    import touche as tc
+    a = tc.TriangleMesh(vertices, faces)          # the tree is built on first use and kept
+    tc.bvh.intersects(a, pose_a, b, pose_b)       # bool, or (n,) for (n, 4, 4) poses
+    tc.bvh.collide(a, pose_a, b, pose_b)          # every intersecting triangle pair + segments
+    tc.bvh.distance(a, pose_a, b, pose_b)         # distance, closest points, triangle ids
+
+Trees (Ericson 6.2, 6.4, 6.6; Eberly S1 6): built top-down in compiled code with a split rule
+(``"sah"`` binned surface-area heuristic, the default; ``"median"`` object median on the longest
+axis; ``"center"`` S1 6.2 center of the longest OBB axis with fallback to the other axes;
+``"mean"`` Gottschalk's mean of the centroids along the OBB's major axis) and a leaf size. Every
+node stores an AABB, an OBB (continuous triangle covariance, Ericson 4.4.3), an RSS (rectangle
+swept sphere) and a sphere, so the bounding volume a traversal uses is a query option (``bv``):
+OBB (default for overlap), AABB, sphere or RSS; distance uses spheres then RSS bounds. The arrays
+are flat and in preorder with child offsets; a tree pickles as its arrays.
+
+Collision system (S1 7): ``collide`` takes per-tree depth limits (negative = full depth; a node at
+its limit acts as a leaf: its OBB is tested against the other side's triangles or OBB) and a
+callback that receives each reported pair once (the traversal splits one tree per step, erratum
+S1 L2426-2461) and may stop the search by returning False.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import GeometryError
+from ..pose import as_matrices
+from ..shapes import TriangleMesh, as_shape
+
+SPLITS = {"median": 0, "center": 1, "mean": 2, "sah": 3}
+BOUNDING_VOLUMES = {"obb": 0, "aabb": 1, "sphere": 2, "rss": 3}
+DEFAULT_SPLIT = "sah"
+DEFAULT_LEAF_SIZE = 1
+COLLIDE_CHUNK = 4096  # rows per resumed traversal call when a callback may stop the search
+
+_build_kernels = None
+_query_kernels = None
+
+
+def _build():
+    global _build_kernels
+    if _build_kernels is None:
+        from .._kernels import bvh_build
+
+        _build_kernels = bvh_build
+    return _build_kernels
+
+
+def _query():
+    global _query_kernels
+    if _query_kernels is None:
+        from .._kernels import bvh_query
+
+        _query_kernels = bvh_query
+    return _query_kernels
+
+
+class BVH:
+    """A bounding-volume hierarchy over the triangles of one mesh (in the mesh's own frame).
+
+    Attributes (read-only numpy arrays, layout in ``touche/_kernels/bvh_build.py``):
+    ``node_index (n, 3)`` int64 rows ``[first, count, right]`` (preorder, left child = next
+    node, ``right == -1`` for leaves), ``node_bounds (n, 31)`` float64 (AABB, OBB, RSS, sphere
+    per node), ``tri_vertices (m, 3, 3)`` triangles in tree order, ``tri_ids (m,)`` their
+    indices in the mesh. ``depth``: nodes on the longest root-to-leaf path.
+    """
+
+    __slots__ = ("node_index", "node_bounds", "tri_vertices", "tri_ids", "depth", "split", "leaf_size", "max_leaf")
+
+    def __init__(self, vertices, faces, *, split=DEFAULT_SPLIT, leaf_size=DEFAULT_LEAF_SIZE):
+        if split not in SPLITS:
+            raise GeometryError(f"split must be one of {sorted(SPLITS)}, got {split!r}")
+        if isinstance(leaf_size, bool) or not isinstance(leaf_size, (int, np.integer)) or leaf_size < 1:
+            raise GeometryError(f"leaf_size must be an integer >= 1, got {leaf_size!r}")
+        mesh = vertices if isinstance(vertices, TriangleMesh) else TriangleMesh(vertices, faces)
+        _, _, points, triangles, _ = mesh._packed
+        node_index, node_bounds, tri_vertices, tri_ids, depth = _build().build_tree(
+            points, triangles, int(leaf_size), SPLITS[split])
+        self._set(node_index, node_bounds, tri_vertices, tri_ids, int(depth), split, int(leaf_size))
+
+    def _set(self, node_index, node_bounds, tri_vertices, tri_ids, depth, split, leaf_size):
+        for name, value in (("node_index", node_index), ("node_bounds", node_bounds),
+                            ("tri_vertices", tri_vertices), ("tri_ids", tri_ids)):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "depth", depth)
+        object.__setattr__(self, "split", split)
+        object.__setattr__(self, "leaf_size", leaf_size)
+        leaves = node_index[:, 2] < 0
+        object.__setattr__(self, "max_leaf", int(node_index[leaves, 1].max()))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("BVH is immutable")
+
+    def __reduce__(self):
+        return (_restore_bvh, (self.node_index, self.node_bounds, self.tri_vertices, self.tri_ids, self.depth,
+                               self.split, self.leaf_size))
+
+    @property
+    def node_count(self):
+        return self.node_index.shape[0]
+
+    def _arrays(self):
+        return self.node_index, self.node_bounds, self.tri_vertices, self.tri_ids
+
+    def _stack_rows(self, other):
+        return 2 * (self.depth + other.depth) + 8
+
+    def __repr__(self):
+        return (f"BVH({len(self.tri_ids)} triangles, {self.node_count} nodes, depth {self.depth}, "
+                f"split={self.split!r}, leaf_size={self.leaf_size})")
+
+
+def _restore_bvh(node_index, node_bounds, tri_vertices, tri_ids, depth, split, leaf_size):
+    tree = object.__new__(BVH)
+    tree._set(node_index, node_bounds, tri_vertices, tri_ids, depth, split, leaf_size)
+    return tree
+
+
+def build(mesh, *, split=DEFAULT_SPLIT, leaf_size=DEFAULT_LEAF_SIZE):
+    """Build a new :class:`BVH` for ``mesh`` (a TriangleMesh or trimesh.Trimesh)."""
+    mesh = _mesh(mesh, "mesh")
+    return BVH(mesh, None, split=split, leaf_size=leaf_size)
+
+
+def tree_of(mesh):
+    """The mesh's default tree (built on first use, then kept on the mesh object)."""
+    mesh = _mesh(mesh, "mesh")
+    return mesh.bvh
+
+
+def _mesh(value, name):
+    shape = value if isinstance(value, TriangleMesh) else as_shape(value, name)
+    if not isinstance(shape, TriangleMesh):
+        raise GeometryError(f"{name} must be a TriangleMesh (or trimesh.Trimesh), got {type(shape).__name__}")
+    return shape
+
+
+def _tree(value, name):
+    if isinstance(value, BVH):
+        return value
+    return tree_of(value)
+
+
+def _poses(pose_a, pose_b):
+    ta = as_matrices(pose_a, "pose_a")
+    tb = as_matrices(pose_b, "pose_b")
+    single = ta.ndim == 2 and tb.ndim == 2
+    pa = np.ascontiguousarray(ta.reshape(-1, 4, 4))
+    pb = np.ascontiguousarray(tb.reshape(-1, 4, 4))
+    if len(pa) != len(pb) and len(pa) != 1 and len(pb) != 1:
+        raise GeometryError(f"pose batches differ in length: pose_a has {len(pa)}, pose_b has {len(pb)}")
+    return pa, pb, max(len(pa), len(pb)), single
+
+
+def _bv_code(bv):
+    if bv not in BOUNDING_VOLUMES:
+        raise GeometryError(f"bv must be one of {sorted(BOUNDING_VOLUMES)}, got {bv!r}")
+    return BOUNDING_VOLUMES[bv]
+
+
+def intersects(a, pose_a, b, pose_b, *, bv="obb"):
+    """Whether the surfaces of meshes (or trees) ``a`` and ``b`` touch or cross (closed
+    triangles). Poses (4, 4) or (n, 4, 4) (broadcast). Returns a bool, or a (n,) bool array."""
+    ta = _tree(a, "a")
+    tb = _tree(b, "b")
+    pa, pb, n, single = _poses(pose_a, pose_b)
+    hit = np.empty(n, dtype=np.bool_)
+    ids = np.empty((n, 2), dtype=np.int64)
+    if n == 1:  # no thread-pool dispatch for one query
+        _query().tree_intersects_one(*ta._arrays(), pa[0], *tb._arrays(), pb[0], _bv_code(bv), ta._stack_rows(tb),
+                                     max(ta.max_leaf, tb.max_leaf), hit, ids)
+        return bool(hit[0]) if single else hit
+    _query().tree_intersects_many(*ta._arrays(), pa, *tb._arrays(), pb, _bv_code(bv), ta._stack_rows(tb),
+                                  max(ta.max_leaf, tb.max_leaf), hit, ids)
+    return bool(hit[0]) if single else hit
+
+
+class MeshDistance:
+    """Result of :func:`distance`: ``distance`` (0 when the surfaces touch or cross), closest
+    points ``point_a``, ``point_b`` (world frame) and the triangle ids ``triangle_a``,
+    ``triangle_b`` of the closest pair (for crossing surfaces: one crossing pair and a common
+    point). Scalars / (3,) for one pose pair; (n,), (n, 3) and (n,) for a batch."""
+
+    __slots__ = ("distance", "point_a", "point_b", "triangle_a", "triangle_b")
+
+    def __init__(self, distance, point_a, point_b, triangle_a, triangle_b):
+        self.distance = distance
+        self.point_a = point_a
+        self.point_b = point_b
+        self.triangle_a = triangle_a
+        self.triangle_b = triangle_b
+
+    def __repr__(self):
+        return f"MeshDistance(distance={self.distance!r}, triangle_a={self.triangle_a!r}, triangle_b={self.triangle_b!r})"
+
+
+def distance(a, pose_a, b, pose_b):
+    """Smallest distance between the surfaces of meshes ``a`` and ``b`` with the closest points
+    and triangle ids (branch and bound over both trees; exact up to rounding). Poses (4, 4) or
+    (n, 4, 4) (broadcast); a batch runs on all cores. Returns :class:`MeshDistance`."""
+    ta = _tree(a, "a")
+    tb = _tree(b, "b")
+    pa, pb, n, single = _poses(pose_a, pose_b)
+    dist = np.empty(n)
+    point_a = np.empty((n, 3))
+    point_b = np.empty((n, 3))
+    ids = np.empty((n, 2), dtype=np.int64)
+    kernel = _query().tree_distance_one if n == 1 else _query().tree_distance_many
+    kernel(*ta._arrays(), pa, *tb._arrays(), pb, ta._stack_rows(tb),
+                                max(ta.max_leaf, tb.max_leaf), dist, point_a, point_b, ids)
+    if single:
+        return MeshDistance(float(dist[0]), point_a[0], point_b[0], int(ids[0, 0]), int(ids[0, 1]))
+    return MeshDistance(dist, point_a, point_b, ids[:, 0], ids[:, 1])
+
+
+class Collision:
+    """One reported pair of :func:`collide` (what a callback receives).
+
+    ``item_a``, ``item_b``: triangle ids, or node ids when that side stopped at its depth limit
+    (``a_is_node`` / ``b_is_node``). ``point``: a point of the contact in the world frame (the
+    midpoint of the triangles' intersection segment; for a node, of the OBB centers).
+    ``normal_a``, ``normal_b``: unit world normals (a triangle's face normal, or for a node the
+    OBB normal taken as that of the box's inscribed ellipsoid at ``point``, as in S1 7.2).
+    """
+
+    __slots__ = ("item_a", "item_b", "a_is_node", "b_is_node", "point", "normal_a", "normal_b")
+
+    def __init__(self, item_a, item_b, a_is_node, b_is_node, point, normal_a, normal_b):
+        self.item_a = item_a
+        self.item_b = item_b
+        self.a_is_node = a_is_node
+        self.b_is_node = b_is_node
+        self.point = point
+        self.normal_a = normal_a
+        self.normal_b = normal_b
+
+    def __repr__(self):
+        kind_a = "node" if self.a_is_node else "triangle"
+        kind_b = "node" if self.b_is_node else "triangle"
+        return f"Collision({kind_a} {self.item_a}, {kind_b} {self.item_b}, point={self.point})"
+
+
+class CollisionResult:
+    """Result of :func:`collide`: ``pairs (k, 2)`` int64 (triangle ids, or node ids where
+    ``node_pairs (k, 2)`` bool says so), ``segments (k, 2, 3)`` the world-frame intersection
+    segment of each triangle pair (both ends equal for a point contact; for a coplanar overlap the
+    longest chord of the overlap polygon; NaN for node pairs), ``complete`` (False when a callback
+    stopped the search or ``max_pairs`` was reached)."""
+
+    __slots__ = ("pairs", "node_pairs", "segments", "complete")
+
+    def __init__(self, pairs, node_pairs, segments, complete):
+        self.pairs = pairs
+        self.node_pairs = node_pairs
+        self.segments = segments
+        self.complete = complete
+
+    def __len__(self):
+        return len(self.pairs)
+
+    def __repr__(self):
+        return f"CollisionResult({len(self.pairs)} pairs, complete={self.complete})"
+
+
+def collide(a, pose_a, b, pose_b, *, bv="obb", depth_a=-1, depth_b=-1, max_pairs=None, callback=None):
+    """Every pair of intersecting triangles of meshes ``a`` and ``b`` (one pose pair), each
+    reported once, with its intersection segment.
+
+    ``depth_a`` / ``depth_b``: S1 7.1 depth limits (negative = full depth; root = depth 0).
+    ``callback(Collision) -> bool``: called for each pair in traversal order; returning False
+    stops the search (S1 7.2's continue flag). ``max_pairs``: stop after that many pairs.
+    Returns :class:`CollisionResult`.
+    """
+    ta = _tree(a, "a")
+    tb = _tree(b, "b")
+    pa, pb, n, single = _poses(pose_a, pose_b)
+    if not single:
+        raise GeometryError("collide takes one pose per mesh; use intersects for batches")
+    for name, limit in (("depth_a", depth_a), ("depth_b", depth_b)):
+        if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)):
+            raise GeometryError(f"{name} must be an integer (negative = full depth), got {limit!r}")
+    if max_pairs is not None and (isinstance(max_pairs, bool) or not isinstance(max_pairs, (int, np.integer))
+                                  or max_pairs < 1):
+        raise GeometryError(f"max_pairs must be a positive integer or None, got {max_pairs!r}")
+    if callback is not None and not callable(callback):
+        raise GeometryError("callback must be callable")
+    kernels = _query()
+    rot = np.empty((3, 3))
+    trans = np.empty(3)
+    kernels._relative(pa[0], pb[0], rot, trans)
+    leaf = max(ta.max_leaf, tb.max_leaf)
+    stack = np.zeros((ta._stack_rows(tb), 4), dtype=np.int64)
+    chunk = COLLIDE_CHUNK if callback is not None else 1 << 16
+    if max_pairs is not None:
+        chunk = min(chunk, int(max_pairs))
+    out = np.empty((chunk + leaf * leaf + 2 * leaf, 4), dtype=np.int64)
+    rows = []
+    top = 1
+    total = 0
+    stopped = False
+    while top > 0 and not stopped:
+        top, count = kernels.tree_collide(*ta._arrays(), *tb._arrays(), rot, trans, _bv_code(bv), int(depth_a),
+                                          int(depth_b), stack, top, out, chunk)
+        block = out[:count].copy()
+        if max_pairs is not None and total + len(block) >= max_pairs:
+            block = block[:max_pairs - total]
+            stopped = True
+        if callback is not None and len(block):
+            for k in range(len(block)):
+                contact = _contact(ta, tb, pa[0], pb[0], rot, trans, block[k])
+                if callback(contact) is False:
+                    block = block[:k + 1]
+                    stopped = True
+                    break
+        rows.append(block)
+        total += len(block)
+    table = np.concatenate(rows) if rows else np.empty((0, 4), dtype=np.int64)
+    pairs = np.ascontiguousarray(table[:, :2])
+    node_pairs = table[:, 2:4].astype(bool)
+    segments = _segments(ta, tb, pa[0], pb[0], rot, trans, table)
+    return CollisionResult(pairs, node_pairs, segments, complete=not stopped and top == 0)
+
+
+def _triangle_world(tree, triangle_id, pose):
+    # tree order position of an original triangle id (trees keep the inverse permutation cheap)
+    position = _positions(tree)[triangle_id]
+    corners = tree.tri_vertices[position]
+    return corners @ pose[:3, :3].T + pose[:3, 3]
+
+
+_POSITION_CACHE = {}
+
+
+def _positions(tree):
+    key = id(tree)
+    cached = _POSITION_CACHE.get(key)
+    if cached is None or cached[0] is not tree:
+        inverse = np.empty_like(tree.tri_ids)
+        inverse[tree.tri_ids] = np.arange(len(tree.tri_ids))
+        if len(_POSITION_CACHE) > 64:
+            _POSITION_CACHE.clear()
+        _POSITION_CACHE[key] = cached = (tree, inverse)
+    return cached[1]
+
+
+def _segments(ta, tb, pose_a, pose_b, rot, trans, table):
+    count = len(table)
+    segments = np.full((count, 2, 3), np.nan)
+    triangle_rows = np.flatnonzero((table[:, 2] == 0) & (table[:, 3] == 0))
+    if len(triangle_rows) == 0:
+        return segments
+    from .._kernels import sat_fast
+
+    tri_a = ta.tri_vertices[_positions(ta)[table[triangle_rows, 0]]]
+    tri_b = tb.tri_vertices[_positions(tb)[table[triangle_rows, 1]]]
+    world_a = np.ascontiguousarray(tri_a @ pose_a[:3, :3].T + pose_a[:3, 3])
+    world_b = np.ascontiguousarray(tri_b @ pose_b[:3, :3].T + pose_b[:3, 3])
+    kind = np.empty(len(triangle_rows), dtype=np.int64)
+    number = np.empty(len(triangle_rows), dtype=np.int64)
+    points = np.empty((len(triangle_rows), 6, 3))
+    sat_fast.triangle_triangle_intersection_many(world_a, world_b, kind, number, points)
+    for row, k in enumerate(triangle_rows):
+        m = number[row]
+        if m <= 0:
+            continue
+        pts = points[row, :m]
+        if m == 1:
+            segments[k, 0] = segments[k, 1] = pts[0]
+            continue
+        gaps = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
+        i, j = np.unravel_index(np.argmax(gaps), gaps.shape)
+        segments[k, 0] = pts[i]
+        segments[k, 1] = pts[j]
+    return segments
+
+
+def _unit(vector):
+    length = np.linalg.norm(vector)
+    return vector / length if length > 0 else np.full(3, np.nan)
+
+
+def _node_obb_world(tree, node, pose):
+    row = tree.node_bounds[node]
+    center = pose[:3, :3] @ row[6:9] + pose[:3, 3]
+    axes = row[9:18].reshape(3, 3) @ pose[:3, :3].T
+    return center, axes, row[18:21]
+
+
+def _ellipsoid_normal(center, axes, half, point):
+    local = axes @ (point - center)
+    gradient = axes.T @ (local / np.maximum(half, 1e-300) ** 2)
+    return _unit(gradient)
+
+
+def _contact(ta, tb, pose_a, pose_b, rot, trans, row):
+    item_a, item_b, node_a, node_b = (int(x) for x in row)
+    if node_a:
+        center_a, axes_a, half_a = _node_obb_world(ta, item_a, pose_a)
+    else:
+        corners_a = _triangle_world(ta, item_a, pose_a)
+    if node_b:
+        center_b, axes_b, half_b = _node_obb_world(tb, item_b, pose_b)
+    else:
+        corners_b = _triangle_world(tb, item_b, pose_b)
+    if not node_a and not node_b:
+        segment = _segments(ta, tb, pose_a, pose_b, rot, trans, np.array([row]))[0]
+        point = 0.5 * (segment[0] + segment[1])
+    else:
+        point_a = center_a if node_a else corners_a.mean(axis=0)
+        point_b = center_b if node_b else corners_b.mean(axis=0)
+        point = 0.5 * (point_a + point_b)
+    if node_a:
+        normal_a = _ellipsoid_normal(center_a, axes_a, half_a, point)
+    else:
+        normal_a = _unit(np.cross(corners_a[1] - corners_a[0], corners_a[2] - corners_a[0]))
+    if node_b:
+        normal_b = _ellipsoid_normal(center_b, axes_b, half_b, point)
+    else:
+        normal_b = _unit(np.cross(corners_b[1] - corners_b[0], corners_b[2] - corners_b[0]))
+    return Collision(item_a, item_b, bool(node_a), bool(node_b), point, normal_a, normal_b)
+
+
+__all__ = ["BVH", "Collision", "CollisionResult", "MeshDistance", "build", "collide", "distance", "intersects",
+           "tree_of", "SPLITS", "BOUNDING_VOLUMES"]
