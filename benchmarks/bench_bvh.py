@@ -34,6 +34,8 @@ def main():
     parser.add_argument("--mesh", default="differential/diff_ring.stl")
     parser.add_argument("--poses", type=int, default=1000)
     parser.add_argument("--chunk", type=int, default=50)
+    parser.add_argument("--split", default="sah", help="touche split rule (sah, median, center, mean)")
+    parser.add_argument("--leaf-size", type=int, default=1)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     if args.quick:
@@ -66,8 +68,8 @@ def main():
     print(f"mesh {args.mesh}: {len(faces)} triangles; {n} poses; numba threads {numba.get_num_threads()}")
 
     # ---- build
-    BVH(mesh, None)  # compile
-    t_touche = _median_time(lambda: BVH(mesh, None), 5)
+    BVH(mesh, None, split=args.split, leaf_size=args.leaf_size)  # compile
+    t_touche = _median_time(lambda: BVH(mesh, None, split=args.split, leaf_size=args.leaf_size), 5)
 
     def coal_build():
         model = coal.BVHModelOBBRSS()
@@ -89,7 +91,7 @@ def main():
     print(f"build: touche {t_touche * 1e3:.1f} ms, coal {t_coal * 1e3:.1f} ms, python-fcl {t_fcl * 1e3:.1f} ms; "
           f"touche/coal {t_touche / t_coal:.2f}, touche/fcl {t_touche / t_fcl:.2f}")
 
-    tree = mesh.bvh
+    tree = BVH(mesh, None, split=args.split, leaf_size=args.leaf_size)
     coal_model = coal_build()
     fcl_model = fcl_build()
     fcl_a = fcl.CollisionObject(fcl_model, fcl.Transform())

@@ -293,7 +293,12 @@ def closest_point(shape, pose, points):
     out_point = np.empty((count, 3))
     out_distance = np.empty(count)
     out_status = np.empty(count, dtype=np.int8)
-    _kernels().closest_points_many(*shape._packed, shape.scale, poses, queries, out_point, out_distance, out_status)
+    if shape.kind == kinds.MESH:  # BVH branch and bound (touche.meshquery), same results as the brute force
+        from . import meshquery
+
+        meshquery.closest_arrays(shape, poses, queries, out_point, out_distance, out_status)
+    else:
+        _kernels().closest_points_many(*shape._packed, shape.scale, poses, queries, out_point, out_distance, out_status)
     if single:
         return ClosestPointResult(out_point[0], float(out_distance[0]), _STATUS[int(out_status[0])])
     return ClosestPointResult(out_point, out_distance, out_status)
@@ -324,17 +329,28 @@ _RAY_KINDS = frozenset(
 )
 
 
-def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True):
+def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode="first"):
     """Cast rays ``origins + t * unit(directions)``, ``0 <= t <= max_t``, at ``shape``.
 
     ``origins`` and ``directions`` are (3,) or (n, 3) (one broadcasts against the other);
     ``max_t`` a scalar or (n,). ``solid=True``: a ray starting inside a solid hits at t = 0;
-    ``solid=False``: it reports where it leaves the boundary. Meshes are surfaces (first triangle
-    hit). Returns a :class:`RayResult`.
+    ``solid=False``: it reports where it leaves the boundary. Meshes are surfaces (two-sided
+    triangles, BVH-accelerated; equal-t ties report the lowest face index). Returns a
+    :class:`RayResult`.
+
+    ``mode`` (meshes): ``"first"`` the nearest hit; ``"any"`` some hit within max_t (faster
+    occlusion test: ``hit`` is exact, ``t`` / ``face`` are those of whichever hit was found);
+    ``"all"`` every hit, returned as a flat :class:`touche.meshquery.RayHits` (ray index, t,
+    face, point; sorted by ray then t). For other shapes "any" equals "first" and "all" is
+    unsupported.
     """
     shape = _shape(shape, "shape")
     if shape.kind not in _RAY_KINDS:
         raise UnsupportedQuery("raycast", shape)
+    if mode not in ("first", "any", "all"):
+        raise GeometryError(f"mode must be 'first', 'any' or 'all', got {mode!r}")
+    if mode == "all" and shape.kind != kinds.MESH:
+        raise UnsupportedQuery("raycast(mode='all')", shape)
     t = as_matrices(pose, "pose")
     origin_array, single_o = _query_points(origins, "origins")
     direction_array, single_d = _query_points(directions, "directions")
@@ -358,10 +374,20 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True):
     out_point = np.empty((count, 3))
     out_normal = np.empty((count, 3))
     out_face = np.empty(count, dtype=np.int64)
-    _kernels().raycast_many(
-        *shape._packed[:4], poses, origin_array, direction_array,
-        np.ascontiguousarray(limits), bool(solid), out_hit, out_t, out_point, out_normal, out_face,
-    )
+    if shape.kind == kinds.MESH:  # BVH traversal (touche.meshquery): same hits as the brute force
+        from . import meshquery
+
+        hits = meshquery.raycast_arrays(
+            shape, poses, origin_array, direction_array, np.ascontiguousarray(limits), mode,
+            out_hit, out_t, out_point, out_normal, out_face,
+        )
+        if mode == "all":
+            return hits
+    else:
+        _kernels().raycast_many(
+            *shape._packed[:4], poses, origin_array, direction_array,
+            np.ascontiguousarray(limits), bool(solid), out_hit, out_t, out_point, out_normal, out_face,
+        )
     if single_o and single_d:
         return RayResult(bool(out_hit[0]), float(out_t[0]), out_point[0], out_normal[0], int(out_face[0]))
     return RayResult(out_hit, out_t, out_point, out_normal, out_face)

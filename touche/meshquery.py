@@ -1,0 +1,401 @@
+"""Queries on one triangle mesh accelerated by its bounding-volume hierarchy: rays (first, any,
+all hits), closest points, generalized winding numbers, inside/outside and signed distance.
+
+    import touche as tc
+    mesh = tc.TriangleMesh(vertices, faces)
+    tc.raycast(mesh, pose, origins, directions)               # first hit (BVH)
+    tc.raycast(mesh, pose, origins, directions, mode="all")   # RayHits: every hit, flat
+    tc.contains(mesh, pose, points)                           # (n,) bool, closed meshes
+    tc.winding_number(mesh, pose, points)                     # (n,) float
+    tc.signed_distance_points(mesh, pose, points)             # (n,), negative inside
+
+Points and rays are in world coordinates; ``pose`` places the mesh (a Pose, (4, 4), a (n, 4, 4)
+batch with one pose per point / ray, or None). Units are the mesh's.
+
+The tree. Built once per TriangleMesh on first use and cached (module-level, keyed by the
+mesh's vertex array and dropped with it): ``bvh_build.build_tree(..., leaf_size=8,
+split=SPLIT_SAH)`` (binned SAH: best for rays, good for points), node boxes padded by 1e-9 of
+the mesh's coordinate scale (``bvh_mesh`` module doc: why). A ``trimesh.Trimesh`` passed
+directly is converted on every call, so its tree is rebuilt every call: convert it once with
+``TriangleMesh.from_trimesh`` for repeated queries.
+
+Inside / outside. The generalized winding number w(p) (Jacobson et al. 2013) is the signed solid
+angle of the mesh seen from p over 4 pi: for a closed, consistently oriented mesh it is an
+integer off the surface (1 inside, 0 outside for outward-facing triangles), and it degrades
+gracefully on meshes with holes. touche computes it EXACTLY (up to rounding, no far-field
+approximation): far nodes are replaced by fans over their boundary edges (``bvh_mesh``).
+
+``contains`` / ``signed_distance_points`` on a CLOSED mesh (every edge shared by exactly two
+faces with opposite orientation, after welding vertices with identical coordinates): inside iff
+|w| >= 0.5 with w's sign taken so that the mesh's enclosed volume is positive (an inward-facing
+closed mesh works too). For a closed mesh w is first computed as the signed crossing count of one
+ray per point (fixed generic direction, O(log n)); the count is accepted only with a certificate
+(every crossing decided by margins far above rounding: no edge, vertex, in-plane or
+on-the-origin near miss, bvh_mesh.classify_crossing) and otherwise replaced by the exact
+solid-angle sum, so the answer is always the exact winding number's. Points ON the surface (w not within 1e-6 of an integer: only exactly on
+it, rounding aside) count as inside: solids are closed sets, as everywhere in touche. On an OPEN
+mesh these raise GeometryError unless ``open_ok=True``; then inside iff w >= 0.5 (the winding
+number's natural threshold; needs consistently oriented, outward-facing triangles; near a hole
+the answer is the best guess the winding number gives, not a guarantee).
+
+Duplicate triangles make a mesh non-closed (their edges are used four times); zero-area
+triangles are kept (never hit by rays, contribute nothing to w, and their edges count for
+closedness). No query returns NaN for them.
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from ._kernels import kinds
+from .errors import GeometryError
+from .pose import as_matrices
+
+LEAF_SIZE = 8
+BOX_PAD_RELATIVE = 1e-9
+ON_SURFACE_GAP = 1e-6  # |w - round(w)| above this: the point is on the surface (closed meshes)
+
+_KERNELS = None
+
+
+def _kernels():
+    global _KERNELS
+    if _KERNELS is None:
+        from ._kernels import bvh_mesh
+
+        _KERNELS = bvh_mesh
+    return _KERNELS
+
+
+class MeshTree:
+    """The BVH of one mesh and the derived data of the queries (see the module doc). Build it
+    through :func:`mesh_tree` (cached)."""
+
+    __slots__ = ("links", "boxes", "child_boxes", "root_box", "rec_f", "rec_i", "root", "tri", "tri_vertices",
+                 "tri_ids", "depth",
+                 "scale", "_mesh_points", "_mesh_triangles", "_topology", "_winding", "__weakref__")
+
+    def __init__(self, points, triangles, scale):
+        from ._kernels import bvh_build
+
+        k = _kernels()
+        pad = BOX_PAD_RELATIVE * max(float(np.abs(points).max()), 1e-300)
+        links, boxes, child_boxes, tri, tri_vertices, tri_ids, depth = k.mesh_tree(
+            points, triangles, LEAF_SIZE, bvh_build.SPLIT_SAH, pad
+        )
+        self.links = links
+        self.boxes = boxes
+        self.child_boxes = child_boxes
+        self.root_box = np.ascontiguousarray(boxes[:1])
+        self.rec_f, self.rec_i, self.root = _ray_records(k, links, child_boxes, len(triangles))
+        self.tri = tri
+        self.tri_vertices = tri_vertices
+        self.tri_ids = tri_ids
+        self.depth = int(depth)
+        self.scale = float(scale)
+        # weak: the cache entry must not keep the mesh's arrays (its key) alive
+        self._mesh_points = weakref.ref(points)
+        self._mesh_triangles = weakref.ref(triangles)
+        self._topology = None
+        self._winding = None
+
+    # ---- topology (lazy: rays do not need it)
+    def topology(self):
+        """``(welded_vertices, welded_faces, closed, orientation)``: vertices with identical
+        coordinates merged; closed = every directed edge appears once and its reverse once;
+        orientation = sign of the enclosed volume (+1 outward-facing, -1 inward; +1 if open)."""
+        if self._topology is None:
+            points, triangles = self._mesh_points(), self._mesh_triangles()
+            if points is None or triangles is None:
+                raise GeometryError("the mesh of this tree no longer exists")
+            welded, inverse = np.unique(points, axis=0, return_inverse=True)
+            faces = inverse.reshape(-1)[triangles]
+            welded = np.ascontiguousarray(welded, dtype=np.float64)
+            faces = np.ascontiguousarray(faces, dtype=np.int64)
+            closed = _is_closed(faces, len(welded))
+            orientation = 1.0
+            if closed:
+                a, b, c = (welded[faces[:, i]] for i in range(3))
+                center = welded.mean(axis=0)  # volume relative to a near point: less cancellation
+                volume = np.einsum("ij,ij->", a - center, np.cross(b - center, c - center)) / 6.0
+                orientation = -1.0 if volume < 0.0 else 1.0
+            self._topology = (welded, faces, closed, orientation)
+        return self._topology
+
+    def winding_data(self):
+        """``(cap_start, cap_count, cap_edges, cap_weight, welded_vertices, plan)`` for
+        bvh_mesh.winding_on_tree (fans over every node's boundary edges; ``plan``: how a node
+        seen from outside its box is summed most cheaply, bvh_mesh.outside_plan)."""
+        if self._winding is None:
+            welded, faces, _, _ = self.topology()
+            tree_faces = np.ascontiguousarray(faces[self.tri_ids])
+            edges, start, count = _kernels().node_boundaries(self.links, tree_faces)
+            plan = _kernels().outside_plan(self.links, count)
+            self._winding = (
+                start, count, np.ascontiguousarray(edges[:, :2]), edges[:, 2].astype(np.float64), welded, plan,
+            )
+        return self._winding
+
+    @property
+    def closed(self):
+        return self.topology()[2]
+
+
+def _ray_records(k, links, child_boxes, num_triangles):
+    """bvh_mesh.ray_layout records packed one per 64-byte row: float32 boxes rounded OUTWARD
+    (min one float32 step down, max one up: the float32 box contains the float64 one, so
+    culling stays conservative) in columns 0:12, the int32 kids in 12:16 of the same memory."""
+    boxes, kids = k.ray_layout(links, child_boxes)
+    count = max(len(kids), 1)
+    raw = np.zeros(count * 16 + 16, dtype=np.float32)
+    shift = (-raw.ctypes.data % 64) // 4  # start on a cache line
+    rec_f = raw[shift : shift + count * 16].reshape(count, 16)
+    rec_i = rec_f.view(np.int32)
+    if len(kids):
+        with np.errstate(over="ignore"):  # beyond float32 range: +-inf, still conservative
+            for lo, hi in ((0, 3), (6, 9)):
+                rec_f[:, lo : lo + 3] = np.nextafter(boxes[:, lo : lo + 3].astype(np.float32), np.float32(-np.inf))
+                rec_f[:, hi : hi + 3] = np.nextafter(boxes[:, hi : hi + 3].astype(np.float32), np.float32(np.inf))
+        if kids.max() >= 2**31:
+            raise GeometryError("mesh too large for the ray records (2**31 triangles)")
+        rec_i[:, 12:16] = kids
+        root = np.array([0, 0], dtype=np.int64)
+    else:  # the root is a leaf
+        root = np.array([0, num_triangles], dtype=np.int64)
+    return rec_f, rec_i, root
+
+
+def _is_closed(faces, num_vertices):
+    """Every directed edge (collapsed edges a == a skipped) used exactly once and its reverse
+    exactly once: closed, consistently oriented, edge-manifold."""
+    edges = faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
+    edges = edges[edges[:, 0] != edges[:, 1]]
+    if len(edges) == 0:
+        return False
+    keys = np.sort(edges[:, 0] * num_vertices + edges[:, 1])
+    if (np.diff(keys) == 0).any():
+        return False
+    reverse = edges[:, 1] * num_vertices + edges[:, 0]
+    where = np.searchsorted(keys, reverse)
+    where = np.minimum(where, len(keys) - 1)
+    return bool((keys[where] == reverse).all())
+
+
+_TREES: dict = {}
+
+
+def mesh_tree(mesh):
+    """The cached :class:`MeshTree` of a TriangleMesh (built on first use)."""
+    mesh = _mesh(mesh)
+    points = mesh._packed[2]
+    key = id(points)
+    entry = _TREES.get(key)
+    if entry is not None and entry[0]() is points:
+        return entry[1]
+    tree = MeshTree(points, mesh._packed[3], mesh.scale)
+    _TREES[key] = (weakref.ref(points), tree)
+    weakref.finalize(points, _TREES.pop, key, None)
+    return tree
+
+
+def _mesh(value):
+    from .shapes import Shape, as_shape
+
+    shape = value if isinstance(value, Shape) else as_shape(value, "mesh")
+    if shape.kind != kinds.MESH:
+        raise GeometryError(f"mesh must be a TriangleMesh (or trimesh.Trimesh), got {type(shape).__name__}")
+    return shape
+
+
+def is_closed(mesh):
+    """Whether the mesh bounds a solid: every edge shared by exactly two faces with opposite
+    orientation (vertices with identical coordinates welded first)."""
+    return mesh_tree(mesh).closed
+
+
+# ---------------------------------------------------------------------------------------------
+# rays (query.raycast routes meshes here)
+
+
+class RayHits:
+    """Every hit of a batch of rays (``touche.raycast(..., mode="all")``), flat and sorted by ray
+    index, then t, then face: ``ray (k,) int64`` index of the ray, ``t (k,)`` distance along the
+    unit direction, ``face (k,) int64`` triangle index, ``point (k, 3)`` world hit point. A ray
+    through an edge or vertex shared by several triangles reports each of them (the same t up to
+    rounding). ``counts(n)`` gives hits per ray."""
+
+    __slots__ = ("ray", "t", "face", "point")
+
+    def __init__(self, ray, t, face, point):
+        self.ray = ray
+        self.t = t
+        self.face = face
+        self.point = point
+
+    def __len__(self):
+        return len(self.t)
+
+    def counts(self, n_rays):
+        return np.bincount(self.ray, minlength=n_rays)
+
+    def __repr__(self):
+        return f"RayHits({len(self.t)} hits)"
+
+
+MODES = ("first", "any", "all")
+
+
+def raycast_arrays(mesh, poses, origins, directions, limits, mode, out_hit, out_t, out_point, out_normal, out_face):
+    """Validated arrays in (see query.raycast); mode "first" / "any" fill the outputs, "all"
+    returns a :class:`RayHits`."""
+    tree = mesh_tree(mesh)
+    k = _kernels()
+    if mode == "all":
+        ray, t, face, point = k.raycast_tree_all(
+            tree.rec_f, tree.rec_i, tree.root, tree.root_box, tree.tri, tree.tri_ids, tree.depth, poses, origins,
+            directions, limits,
+        )
+        return RayHits(ray, t, face, point)
+    k.raycast_tree_many(
+        tree.rec_f, tree.rec_i, tree.root, tree.root_box, tree.tri, tree.tri_ids, tree.depth, poses, origins, directions,
+        limits, k.MODE_ANY if mode == "any" else k.MODE_FIRST, out_hit, out_t, out_point, out_normal, out_face,
+    )
+    return None
+
+
+def raycast_all(mesh, pose, origins, directions, max_t=np.inf):
+    """Every triangle hit by each ray: ``touche.raycast(mesh, ..., mode="all")`` (a
+    :class:`RayHits`)."""
+    from .query import raycast
+
+    return raycast(mesh, pose, origins, directions, max_t, mode="all")
+
+
+# ---------------------------------------------------------------------------------------------
+# points
+
+
+def _points_and_poses(pose, points):
+    from .query import _query_points
+
+    queries, single = _query_points(points, "points")
+    poses = as_matrices(pose, "pose").reshape(-1, 4, 4)
+    if poses.shape[0] not in (1, queries.shape[0]):
+        raise GeometryError(f"pose batch ({poses.shape[0]}) and points ({queries.shape[0]}) differ in length")
+    return queries, poses, single
+
+
+def closest_arrays(mesh, poses, queries, out_point, out_distance, out_status):
+    """Validated arrays in (see query.closest_point); returns the (n,) original face indices."""
+    tree = mesh_tree(mesh)
+    out_face = np.empty(len(queries), dtype=np.int64)
+    _kernels().closest_points_tree_many(
+        tree.links, tree.boxes, tree.child_boxes, tree.tri_vertices, tree.tri_ids, tree.depth, tree.scale, poses,
+        queries, out_point, out_distance, out_status, out_face,
+    )
+    return out_face
+
+
+def _winding(tree, poses, queries):
+    start, count, edges, weight, welded, plan = tree.winding_data()
+    out = np.empty(len(queries))
+    _kernels().winding_tree_many(
+        tree.links, tree.boxes, tree.tri_vertices, start, count, edges, weight, welded, plan, tree.depth, poses,
+        queries, out,
+    )
+    return out
+
+
+def winding_number(mesh, pose, points):
+    """Generalized winding number of the mesh about world ``points`` (3,) or (n, 3): the signed
+    solid angle of the triangles seen from each point over 4 pi (exact up to rounding). Closed
+    outward-facing mesh: 1 inside, 0 outside (k inside k nested shells); open mesh: a real
+    number. Returns a float or (n,)."""
+    mesh = _mesh(mesh)
+    queries, poses, single = _points_and_poses(pose, points)
+    out = _winding(mesh_tree(mesh), poses, queries)
+    return float(out[0]) if single else out
+
+
+# a fixed direction far from the axes and from simple rational directions (CAD meshes are full
+# of axis-aligned faces and edges, where rays would graze more often)
+_CROSSING_DIRECTION = np.array([0.5366563145999496, 0.6926629340370536, 0.4819814187283648])
+_CROSSING_DIRECTION /= np.linalg.norm(_CROSSING_DIRECTION)
+
+
+def _winding_closed(tree, poses, queries):
+    """Winding numbers for a closed mesh: the signed crossing count of one ray per point
+    (bvh_mesh.crossings_many: O(log n) per point, exact when certified), and the exact
+    hierarchical solid-angle sum for the points whose ray came near an edge, a vertex or the
+    point itself (uncertified, incl. every point on the surface)."""
+    count = len(queries)
+    crossings = np.empty(count)
+    certain = np.empty(count, dtype=np.bool_)
+    _kernels().crossings_many(tree.rec_f, tree.rec_i, tree.root, tree.root_box, tree.tri, tree.depth, poses, queries,
+                              _CROSSING_DIRECTION, crossings, certain)
+    if not certain.all():
+        unsure = np.flatnonzero(~certain)
+        crossings[unsure] = _winding(tree, poses if len(poses) == 1 else np.ascontiguousarray(poses[unsure]),
+                                     np.ascontiguousarray(queries[unsure]))
+    return crossings
+
+
+def _inside(tree, poses, queries, open_ok):
+    """Inside / outside of each query (module doc)."""
+    _, _, closed, orientation = tree.topology()
+    if closed:
+        oriented = orientation * _winding_closed(tree, poses, queries)
+        on_surface = np.abs(oriented - np.round(oriented)) > ON_SURFACE_GAP
+        return (np.abs(oriented) >= 0.5) | on_surface
+    if not open_ok:
+        raise GeometryError(
+            "inside/outside needs a closed mesh (every edge shared by exactly two faces with opposite "
+            "orientation); this mesh is open or non-manifold. Repair it (touche.mesh), or pass open_ok=True "
+            "to classify by generalized winding number >= 0.5"
+        )
+    return _winding(tree, poses, queries) >= 0.5
+
+
+def contains(mesh, pose, points, *, open_ok=False):
+    """Whether world ``points`` (3,) or (n, 3) lie in the solid bounded by a closed mesh placed
+    by ``pose`` (closed set: points on the surface count). Returns a bool or (n,) bool.
+    Open mesh: GeometryError, or with ``open_ok=True`` winding number >= 0.5 (module doc)."""
+    mesh = _mesh(mesh)
+    queries, poses, single = _points_and_poses(pose, points)
+    tree = mesh_tree(mesh)
+    inside = _inside(tree, poses, queries, open_ok)
+    return bool(inside[0]) if single else inside
+
+
+def signed_distance_points(mesh, pose, points, *, open_ok=False):
+    """Signed distance from world ``points`` (3,) or (n, 3) to the mesh surface: the distance
+    to the closest point, negative inside (:func:`contains`; on the surface 0). Returns a float
+    or (n,). Open mesh: as :func:`contains`."""
+    mesh = _mesh(mesh)
+    queries, poses, single = _points_and_poses(pose, points)
+    tree = mesh_tree(mesh)
+    inside = _inside(tree, poses, queries, open_ok)
+    count = len(queries)
+    point = np.empty((count, 3))
+    distance = np.empty(count)
+    status = np.empty(count, dtype=np.int8)
+    closest_arrays(mesh, poses, queries, point, distance, status)
+    signed = np.where(inside, -distance, distance)
+    return float(signed[0]) if single else signed
+
+
+def closest_point_with_face(mesh, pose, points):
+    """Closest mesh points to world ``points``: ``(point (n, 3), distance (n,), face (n,))``
+    (the face index of trimesh.proximity.closest_point's third output). Single (3,) query:
+    (3,), float, int."""
+    mesh = _mesh(mesh)
+    queries, poses, single = _points_and_poses(pose, points)
+    count = len(queries)
+    point = np.empty((count, 3))
+    distance = np.empty(count)
+    status = np.empty(count, dtype=np.int8)
+    face = closest_arrays(mesh, poses, queries, point, distance, status)
+    if single:
+        return point[0], float(distance[0]), int(face[0])
+    return point, distance, face
