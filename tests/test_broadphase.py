@@ -1,0 +1,203 @@
+"""Broad-phase structures vs the O(n^2) reference (tests/naive_broadphase.py) on seeded scenes."""
+import numpy as np
+import pytest
+
+from naive_broadphase import SCENES, naive_pairs, naive_query_aabb, naive_query_ray, naive_query_sphere, scene
+from touche import GeometryError
+from touche.broadphase import STRUCTURES, BroadPhase, DynamicAABBTree, IncrementalSweepAndPrune, UniformGrid
+
+NAMES = sorted(STRUCTURES)
+
+
+def build(name, boxes, ids=None):
+    structure = STRUCTURES[name]()
+    structure.rebuild(boxes, ids)
+    return structure
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("kind", SCENES)
+def test_pairs_equal_brute_force(name, kind):
+    rng = np.random.default_rng(11 + SCENES.index(kind))
+    boxes = scene(kind, 240, rng)
+    expected = naive_pairs(boxes)
+    got = build(name, boxes).pairs()
+    assert got.dtype == np.int64 and got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)
+    # the scene exercises both outcomes: some but not all pairs overlap (identical: all do)
+    n = boxes.shape[0]
+    if kind == "identical":
+        assert expected.shape[0] == n * (n - 1) // 2
+    else:
+        assert 0 < expected.shape[0] < n * (n - 1) // 4
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_touching_faces_count(name):
+    # two unit cubes sharing a face, two sharing only a corner, one separated by 1e-12
+    boxes = np.array([[0, 0, 0, 1, 1, 1], [1, 0, 0, 2, 1, 1], [2, 1, 1, 3, 2, 2], [3 + 1e-12, 0, 0, 4, 1, 1],
+                      [-5, -5, -5, -5, -5, -5]], dtype=float)
+    got = build(name, boxes).pairs()
+    np.testing.assert_array_equal(got, [[0, 1], [1, 2]])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_huge_and_tiny_scales(name):
+    rng = np.random.default_rng(5)
+    for scale in (1e-6, 1e6):
+        boxes = scene("uniform", 150, rng) * scale
+        np.testing.assert_array_equal(build(name, boxes).pairs(), naive_pairs(boxes))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_incremental_sequence_matches_rebuild(name):
+    rng = np.random.default_rng(23)
+    boxes = scene("uniform", 150, rng)
+    ids = rng.choice(10**12, 150, replace=False)
+    structure = build(name, boxes, ids)
+    current = dict(zip(ids.tolist(), boxes))
+    checks = 0
+    for step in range(160):
+        op = rng.integers(4)
+        if op == 0:
+            new_id = int(rng.integers(0, 10**12))
+            if new_id in current:
+                continue
+            box = scene("uniform", 1, rng)[0]
+            structure.insert(new_id, box)
+            current[new_id] = box
+        elif op == 1 and len(current) > 2:
+            victim = list(current)[rng.integers(len(current))]
+            structure.remove(victim)
+            del current[victim]
+        elif op == 2:
+            moving = rng.choice(list(current), 12, replace=False)
+            shift = np.tile(rng.normal(0, 0.03, (12, 3)), 2)
+            new = np.array([current[i] for i in moving]) + shift
+            structure.update_many(moving, new)
+            current.update(zip(moving.tolist(), new))
+        else:  # one object jumps far and grows
+            victim = list(current)[rng.integers(len(current))]
+            c = rng.uniform(0, 1, 3)
+            box = np.r_[c - 0.1, c + 0.1]
+            structure.update(victim, box)
+            current[victim] = box
+        if step % 16 == 0:
+            id_arr = np.array(list(current), dtype=np.int64)
+            box_arr = np.array([current[i] for i in id_arr])
+            expected = naive_pairs(box_arr, id_arr)
+            np.testing.assert_array_equal(structure.pairs(), expected)
+            np.testing.assert_array_equal(build(name, box_arr, id_arr).pairs(), expected)
+            checks += 1
+    assert checks == 10
+    assert len(structure) == len(current)
+    np.testing.assert_array_equal(structure.ids, np.sort(np.array(list(current))))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_queries_equal_brute_force(name):
+    rng = np.random.default_rng(3)
+    boxes = scene("mixed", 300, rng)
+    ids = rng.choice(10**9, 300, replace=False)
+    structure = build(name, boxes, ids)
+    hit_counts = []
+    for trial in range(40):
+        lo = rng.uniform(-60, 50, 3)
+        q = np.r_[lo, lo + rng.uniform(0, 20, 3)]
+        expected = naive_query_aabb(boxes, ids, q)
+        np.testing.assert_array_equal(structure.query_aabb(q), expected)
+        center, radius = rng.uniform(-50, 50, 3), rng.uniform(0, 15)
+        np.testing.assert_array_equal(structure.query_sphere(center, radius),
+                                      naive_query_sphere(boxes, ids, center, radius))
+        origin = rng.uniform(-60, 60, 3)
+        direction = rng.normal(size=3)
+        if trial % 4 == 0:
+            direction[rng.integers(3)] = 0.0  # axis-parallel rays: zero components
+        max_t = np.inf if trial % 2 else rng.uniform(0, 80)
+        hit_ids, ts = structure.query_ray(origin, direction, max_t, return_t=True)
+        expected_ray = naive_query_ray(boxes, ids, origin, direction, max_t)
+        np.testing.assert_array_equal(np.sort(hit_ids), expected_ray)
+        assert np.all(np.diff(ts) >= 0)  # ordered by entry t
+        hit_counts.append(len(expected) > 0)
+    assert 0.2 < np.mean(hit_counts) <= 1.0
+
+
+def test_dynamic_tree_invariants_and_fat_boxes():
+    rng = np.random.default_rng(8)
+    boxes = scene("uniform", 400, rng)
+    tree = DynamicAABBTree()
+    for i, box in enumerate(boxes):
+        tree.insert(i, box)
+    leaves, height = tree.check()
+    assert leaves == 400 and height <= 2 * np.log2(400) + 2  # rotations keep it balanced
+    # small motions stay inside the fat boxes: nothing is re-inserted, answers still exact
+    from touche._kernels import broadphase_tree as kt
+
+    small = boxes.copy()
+    small[:50] += 1e-4 * (boxes[:50, 3:4] - boxes[:50, 0:1])
+    moved = kt.tree_update_many(*tree._tree_args(), tree._boxes, np.arange(50, dtype=np.int64), small[:50],
+                                tree._margins, tree.predict)
+    assert moved == 0
+    np.testing.assert_array_equal(tree.pairs(), naive_pairs(small))
+    tree.update_many(np.arange(400), boxes + 0.3)  # large motion: re-inserted
+    tree.check()
+    np.testing.assert_array_equal(tree.pairs(), naive_pairs(boxes + 0.3))
+
+
+def test_incremental_sap_keeps_persistent_pairs():
+    rng = np.random.default_rng(4)
+    boxes = scene("uniform", 200, rng)
+    sap = IncrementalSweepAndPrune()
+    for i, box in enumerate(boxes):  # one at a time: insertion sort of the endpoints
+        sap.insert(i, box)
+    assert sap.pair_count == naive_pairs(boxes).shape[0]
+    np.testing.assert_array_equal(sap.pairs(), naive_pairs(boxes))
+
+
+def test_grid_time_stamp_wrap():
+    # the mailbox counter wraps: every mailbox is cleared and counting restarts, so a query
+    # right after the wrap still sees every object (SEED-NOTES L15806)
+    rng = np.random.default_rng(9)
+    boxes = scene("uniform", 100, rng)
+    grid = UniformGrid(cell_size=0.04, max_cells=10_000)  # small cells: objects in several cells
+    grid.rebuild(boxes)
+    q = np.array([0.3, 0.3, 0.3, 0.6, 0.6, 0.6])
+    expected = naive_query_aabb(boxes, np.arange(100), q)
+    np.testing.assert_array_equal(grid.query_aabb(q), expected)
+    assert grid._keys.shape[0] > 3 * 100 and not grid._oversize.any()
+    assert 0 < grid._stamp[0] < 10 and expected.size > 3
+    grid._stamp[0] = 2147483646
+    for _ in range(3):
+        np.testing.assert_array_equal(grid.query_aabb(q), expected)
+    assert grid._stamp[0] < 10
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_bad_input(name):
+    structure = STRUCTURES[name]()
+    assert isinstance(structure, BroadPhase)
+    with pytest.raises(GeometryError, match="NaN"):
+        structure.insert(0, [0, 0, np.nan, 1, 1, 1])
+    with pytest.raises(GeometryError, match="min > max"):
+        structure.insert(0, [0, 0, 2, 1, 1, 1])
+    with pytest.raises(GeometryError, match=r"shape \(n, 6\)"):
+        structure.rebuild(np.zeros((3, 4)))
+    with pytest.raises(GeometryError, match="non-negative"):
+        structure.insert(-1, [0, 0, 0, 1, 1, 1])
+    structure.insert(7, [0, 0, 0, 1, 1, 1])
+    with pytest.raises(KeyError, match="already present"):
+        structure.insert(7, [0, 0, 0, 1, 1, 1])
+    with pytest.raises(KeyError, match="unknown id 8"):
+        structure.update(8, [0, 0, 0, 1, 1, 1])
+    with pytest.raises(KeyError, match="unknown id 8"):
+        structure.remove(8)
+    with pytest.raises(GeometryError, match="direction"):
+        structure.query_ray([0, 0, 0], [0, 0, 0])
+    with pytest.raises(GeometryError, match="radius"):
+        structure.query_sphere([0, 0, 0], -1.0)
+    with pytest.raises(GeometryError, match="duplicate"):
+        structure.rebuild(np.zeros((2, 6)), ids=[3, 3])
+    # failed calls changed nothing
+    np.testing.assert_array_equal(structure.ids, [7])
+    assert structure.pairs().shape == (0, 2)
+    np.testing.assert_array_equal(structure.query_aabb([0.5, 0.5, 0.5, 2, 2, 2]), [7])
