@@ -52,6 +52,8 @@ _FINITE_CONVEX = _POLYTOPES | frozenset(
     (kinds.POINT, kinds.SPHERE, kinds.SEGMENT, kinds.CAPSULE, kinds.CYLINDER, kinds.CONE, kinds.ELLIPSOID)
 )
 SAT_ENGINE = "sat"
+_KIND_KEYFRAMES = 3  # touche.motion.KIND_KEYFRAMES
+DEFAULT_TIME_TOLERANCE = 1e-9  # time accuracy of time_of_impact, a fraction of t_max
 GJK_ENGINE = "gjk"
 
 
@@ -166,29 +168,72 @@ def _t_max(value):
 
 def _motion(value, name):
     motion = as_motion(value, name)
-    if not getattr(motion, "translational", False):
-        raise UnsupportedQuery("time_of_impact", motion)  # rotating motions: the CCD issue
     pose = np.ascontiguousarray(motion.pose, dtype=np.float64).reshape(-1, 4, 4)
     velocity = np.ascontiguousarray(motion.velocity, dtype=np.float64).reshape(-1, 3)
     return motion, np.require(pose, np.float64, ["C", "W"]), np.require(velocity, np.float64, ["C", "W"])
 
 
-def time_of_impact(a, motion_a, b, motion_b, t_max):
-    """First time in [0, t_max] at which two translating shapes touch; see :class:`ImpactResult`.
+def _time_tolerance(value):
+    if value is None:
+        return DEFAULT_TIME_TOLERANCE
+    try:
+        tolerance = float(value)
+    except (TypeError, ValueError) as exc:
+        raise GeometryError(f"tolerance must be a number, got {value!r}") from exc
+    if not (0.0 < tolerance < 1.0):
+        raise GeometryError(f"tolerance must be in (0, 1) (a fraction of t_max), got {value!r}")
+    return tolerance
 
-    ``motion_a`` / ``motion_b``: :class:`touche.Linear` / :class:`touche.Static` (a plain pose or
-    None means Static). Poses (n, 4, 4) or velocities (n, 3) make a batch (one compiled call);
-    batches of 1 broadcast. Contact means within the touching tolerance (touche.tolerance) on every
-    separating axis, so ``time`` is when the gap first closes to that tolerance.
+
+def time_of_impact(a, motion_a, b, motion_b, t_max, tolerance=None):
+    """First time in [0, t_max] at which two moving shapes touch; see :class:`ImpactResult`.
+
+    ``motion_a`` / ``motion_b``: any touche motion (touche.motion: Static, Linear, Screw,
+    Keyframes, Integrated, QuadraticMatrix, CallableMotion; a plain pose or None means Static).
+    Batches (poses (n, 4, 4), velocities (n, 3), keyframe poses (n, k, 4, 4), quadratic
+    coefficients (n, 3, 4, 4)) run in one compiled call; batches of 1 broadcast.
+    ``tolerance``: time accuracy as a fraction of t_max (default 1e-9); the reported time is
+    never after the true first contact (see the engines below).
+
+    Engines (``_engine``):
+    - both motions translational (Static / Linear): the exact moving SAT for polytope pairs
+      (first and last contact, contact set) and GJK shape casting for other finite convex pairs;
+      contact means within the touching tolerance (touche.tolerance) on every axis;
+    - rotating / keyframed / integrated motions, and any motion against a plane or half-space:
+      conservative advancement on GJK distances (touche/_kernels/ccd.py) with rigorous bounds
+      on the approach speed, so thin fast-spinning shapes never tunnel; ``time`` is the first
+      advancement time at which the gap is <= the touching tolerance; ``last_time`` is NaN;
+    - QuadraticMatrix motions (box-box only; the other motion may be translational): exact first
+      contact from the roots of the piecewise-polynomial separating-axis functions
+      (touche/_kernels/ccd_quadratic.py);
+    - CallableMotion: conservative advancement in Python with the user's speed bounds (one
+      kernel call per step).
+    Triangle meshes raise touche.UnsupportedQuery (mesh time of impact comes with the BVH).
     """
     a = _shape(a, "a")
     b = _shape(b, "b")
-    engine = _route(a, b)
-    if engine is None:
+    limit = _t_max(t_max)
+    time_tolerance = _time_tolerance(tolerance)
+    ma = as_motion(motion_a, "motion_a")
+    mb = as_motion(motion_b, "motion_b")
+    if kinds.MESH in (a.kind, b.kind):
+        # hook: mesh time of impact (BVH conservative advancement with node-level bounds)
         raise UnsupportedQuery("time_of_impact", a, b)
+    from .motion import CallableMotion, QuadraticMatrix
+
+    if isinstance(ma, QuadraticMatrix) or isinstance(mb, QuadraticMatrix):
+        return _quadratic_time_of_impact(a, ma, b, mb, limit, time_tolerance)
+    if isinstance(ma, CallableMotion) or isinstance(mb, CallableMotion):
+        return _callable_time_of_impact(a, ma, b, mb, limit, time_tolerance)
+    engine = _route(a, b)
+    if not (ma.translational and mb.translational) or engine is None:
+        return _advancement_time_of_impact(a, ma, b, mb, limit, time_tolerance)
+    return _translational(a, ma, b, mb, limit, engine)
+
+
+def _translational(a, motion_a, b, motion_b, limit, engine):
     motion_a, ta, va = _motion(motion_a, "motion_a")
     motion_b, tb, vb = _motion(motion_b, "motion_b")
-    limit = _t_max(t_max)
     sizes = {len(ta), len(va), len(tb), len(vb)} - {1}
     if len(sizes) > 1:
         raise GeometryError(f"batch sizes differ: poses {len(ta)}, {len(tb)}; velocities {len(va)}, {len(vb)}")
@@ -220,6 +265,231 @@ def time_of_impact(a, motion_a, b, motion_b, t_max):
         return ImpactResult(ImpactStatus(int(status[0])), float(time[0]), float(last[0]), normal[0],
                             point[0], points[0, :n].copy(), SetKind(int(kind[0])), n)
     return ImpactResult(status, time, last, normal, point, points, kind, counts)
+
+
+# ----------------------------------------------------------------------------------------------
+# conservative advancement (rotating and general rigid motions), touche/_kernels/ccd.py
+_PLANES = frozenset((kinds.PLANE, kinds.HALFSPACE))
+CA_MAX_ITERATIONS = 20_000  # per pair; transversal contacts need ~30 x (speed bound / approach speed)
+
+
+def _ccd():
+    from ._kernels import ccd
+
+    return ccd
+
+
+def _ball(shape):
+    """Local bounding sphere (cx, cy, cz, r) of a finite shape, radius included."""
+    kind, params, points = shape._packed[:3]
+    if kind in _PLANES:
+        return np.zeros(4)
+    if kind == kinds.ELLIPSOID:
+        center = points[0]
+        radius = float(np.linalg.norm(points[1:4], axis=1).sum())
+    else:
+        center = 0.5 * (points.min(axis=0) + points.max(axis=0))
+        radius = float(np.linalg.norm(points - center, axis=1).max())
+        if kind in (kinds.SPHERE, kinds.CAPSULE, kinds.CYLINDER, kinds.CONE):
+            radius += float(params[0])
+    return np.array([center[0], center[1], center[2], radius * (1.0 + 1e-12)])
+
+
+def _packed_motion(motion, name):
+    if not getattr(motion, "kernel_form", False):
+        raise UnsupportedQuery("time_of_impact", motion)
+    rows = np.require(motion.packed(), np.float64, ["C", "W"])
+    return rows, motion.is_batch or len(rows) > 1
+
+
+def _speed_bound(rows, ball):
+    """A rough bound on point speeds (for the coarse tolerance only, not for safety)."""
+    if rows[0, 0] == _KIND_KEYFRAMES:
+        seg = rows[:, 2:].reshape(len(rows), -1, 20)
+        return float((np.linalg.norm(seg[..., 17:20], axis=-1)
+                      + np.linalg.norm(seg[..., 14:17], axis=-1) * (np.linalg.norm(ball[:3]) + ball[3])).max())
+    reach = np.linalg.norm(rows[:, 4:13:4] - rows[:, 23:26], axis=1) + np.linalg.norm(ball[:3]) + ball[3]
+    return float((np.linalg.norm(rows[:, 17:20], axis=1) + np.linalg.norm(rows[:, 20:23], axis=1) * reach).max())
+
+
+def _pair_scale(a, b, rows_a, rows_b):
+    def origins(rows):
+        if rows[0, 0] == _KIND_KEYFRAMES:
+            return float(np.abs(rows[:, 2:].reshape(len(rows), -1, 20)[..., 11:14]).max())
+        return float(np.abs(rows[:, 4:13:4]).max())
+
+    return max(a.scale, b.scale) + max(origins(rows_a), origins(rows_b))
+
+
+def _advancement_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
+    flip = False
+    if a.kind in _PLANES:
+        if b.kind in _PLANES:
+            raise UnsupportedQuery("time_of_impact", a, b)
+        a, motion_a, b, motion_b, flip = b, motion_b, a, motion_a, True
+    if a.kind not in _FINITE_CONVEX or (b.kind not in _FINITE_CONVEX and b.kind not in _PLANES):
+        raise UnsupportedQuery("time_of_impact", a, b)
+    if b.kind in _PLANES and not motion_b.translational:
+        raise GeometryError("a plane / half-space in time_of_impact must move by translation (Static / Linear)")
+    from .tolerance import touching_tolerance
+
+    rows_a, batch_a = _packed_motion(motion_a, "motion_a")
+    rows_b, batch_b = _packed_motion(motion_b, "motion_b")
+    if len(rows_a) > 1 and len(rows_b) > 1 and len(rows_a) != len(rows_b):
+        raise GeometryError(f"motion batches differ in length: {len(rows_a)} and {len(rows_b)}")
+    count = max(len(rows_a), len(rows_b))
+    ball_a, ball_b = _ball(a), _ball(b)
+    eps = touching_tolerance(_pair_scale(a, b, rows_a, rows_b))
+    horizon = limit if np.isfinite(limit) else 1.0
+    coarse = max(16.0 * eps, time_tolerance * horizon * (_speed_bound(rows_a, ball_a) + _speed_bound(rows_b, ball_b)))
+    status = np.empty(count, dtype=np.int8)
+    time = np.empty(count)
+    point = np.empty((count, 3))
+    normal = np.empty((count, 3))
+    iterations = np.empty(count, dtype=np.int64)
+    kernels = _ccd()
+    ka, pa, pta = a._packed[:3]
+    kb, pb, ptb = b._packed[:3]
+    if count == 1:
+        out = np.empty(7)
+        code, used = kernels.ca_pair(ka, pa, pta, rows_a[0], ball_a, kb, pb, ptb, rows_b[0], ball_b,
+                                     limit, eps, coarse, CA_MAX_ITERATIONS, out)
+        status[0], time[0], point[0], normal[0], iterations[0] = code, out[0], out[1:4], out[4:7], used
+    else:
+        kernels.ca_many(ka, pa, pta, rows_a, ball_a, kb, pb, ptb, rows_b, ball_b, limit, eps, coarse,
+                        CA_MAX_ITERATIONS, status, time, point, normal, iterations)
+    if flip:
+        # the contact point was on the (former) A: a point of contact either way; the normal flips
+        normal = -normal
+    return _point_result(status, time, point, normal, single=not (batch_a or batch_b))
+
+
+def _point_result(status, time, point, normal, single):
+    found = (status == kinds.HIT) | (status == kinds.ALREADY_TOUCHING)
+    kind = np.where(found, kinds.SET_POINT, kinds.SET_EMPTY).astype(np.int8)
+    last = np.full(len(time), np.nan)
+    if single:
+        n = int(found[0])
+        return ImpactResult(ImpactStatus(int(status[0])), float(time[0]), float(last[0]), normal[0],
+                            point[0], point[:n].copy(), SetKind(int(kind[0])), n)
+    points = np.where(found[:, None, None], point[:, None, :], np.nan)
+    return ImpactResult(status, time, last, normal, point, points, kind, found.astype(np.int64))
+
+
+def _quadratic_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
+    """Box-box under QuadraticMatrix motions (a translational motion is converted to the quadratic
+    matrix it is): exact first contact by the piecewise-polynomial SAT (ccd_quadratic.py)."""
+    from ._kernels import ccd_quadratic
+    from .motion import QuadraticMatrix
+    from .tolerance import touching_tolerance
+
+    if a.kind != kinds.BOX or b.kind != kinds.BOX:
+        raise UnsupportedQuery("time_of_impact", a, b)
+    if not np.isfinite(limit):
+        raise GeometryError("QuadraticMatrix motions need a finite t_max (polynomial paths diverge)")
+
+    def coefficients(motion, name):
+        if not isinstance(motion, QuadraticMatrix):
+            if not motion.translational:
+                raise UnsupportedQuery("time_of_impact", motion)
+            motion = QuadraticMatrix.from_motion(motion)
+        rows = np.require(motion.coefficients.reshape(-1, 3, 4, 4), np.float64, ["C", "W"])
+        return rows, motion.is_batch or len(rows) > 1
+
+    qa, batch_a = coefficients(motion_a, "motion_a")
+    qb, batch_b = coefficients(motion_b, "motion_b")
+    if len(qa) > 1 and len(qb) > 1 and len(qa) != len(qb):
+        raise GeometryError(f"motion batches differ in length: {len(qa)} and {len(qb)}")
+    count = max(len(qa), len(qb))
+    # size of the scene over [0, t_max]: boxes, translations and their growth
+    spread = max(np.abs(q[:, 0]).max() + limit * np.abs(q[:, 1]).max() + limit * limit * np.abs(q[:, 2]).max()
+                 for q in (qa, qb))
+    tolerance = touching_tolerance(max(a.scale, b.scale) * max(1.0, spread) + spread)
+    ca, ha = np.ascontiguousarray(a.params[-6:-3]), np.ascontiguousarray(a.params[-3:])
+    cb, hb = np.ascontiguousarray(b.params[-6:-3]), np.ascontiguousarray(b.params[-3:])
+    status = np.empty(count, dtype=np.int8)
+    time = np.empty(count)
+    point = np.empty((count, 3))
+    normal = np.empty((count, 3))
+    if count == 1:
+        out = np.empty(7)
+        status[0] = ccd_quadratic.quadratic_box_box(ca, ha, qa[0], cb, hb, qb[0], limit, tolerance, out)
+        time[0], point[0], normal[0] = out[0], out[1:4], out[4:7]
+    else:
+        ccd_quadratic.quadratic_box_box_many(ca, ha, qa, cb, hb, qb, limit, tolerance, status, time, point, normal)
+    return _point_result(status, time, point, normal, single=not (batch_a or batch_b))
+
+
+def _callable_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
+    """Conservative advancement in Python for CallableMotion (the user's function cannot run in a
+    kernel): each step evaluates both poses, one gap kernel call, and steps by gap / bound with
+    bound = sum over the two shapes of (linear_speed + angular_speed * rho), rho the radius of
+    the shape's bounding sphere about its local origin (the user's bounds are about the origin)."""
+    from .motion import CallableMotion
+    from .tolerance import touching_tolerance
+
+    flip = False
+    if a.kind in _PLANES:
+        a, motion_a, b, motion_b, flip = b, motion_b, a, motion_a, True
+    if a.kind not in _FINITE_CONVEX or (b.kind not in _FINITE_CONVEX and b.kind not in _PLANES) or (
+            b.kind in _PLANES and isinstance(motion_b, CallableMotion)):
+        raise UnsupportedQuery("time_of_impact", a, b)
+    if not np.isfinite(limit):
+        raise GeometryError("CallableMotion needs a finite t_max")
+
+    def bound_of(motion, shape):
+        if isinstance(motion, CallableMotion):
+            ball = _ball(shape)
+            return motion.linear_speed + motion.angular_speed * (np.linalg.norm(ball[:3]) + ball[3])
+        rows, batch = _packed_motion(motion, "motion")
+        if batch:
+            raise GeometryError("CallableMotion queries take one motion per shape (no batches)")
+        return _speed_bound(rows, _ball(shape))
+
+    def pose_of(motion, t):
+        if isinstance(motion, CallableMotion):
+            return motion.pose_at(t)
+        return np.ascontiguousarray(motion.pose_at(t), dtype=np.float64)
+
+    speed = bound_of(motion_a, a) + bound_of(motion_b, b)
+    reach = max(a.scale, b.scale) + max(np.abs(pose_of(motion_a, 0.0)[:3, 3]).max(), np.abs(pose_of(motion_b, 0.0)[:3, 3]).max())
+    eps = touching_tolerance(reach + speed * limit)
+    coarse = max(16.0 * eps, time_tolerance * limit * speed)
+    kernels = _ccd()
+    ka, pa, pta = a._packed[:3]
+    kb, pb, ptb = b._packed[:3]
+    out = np.empty(7)
+    t = 0.0
+    code = kinds.TOI_MAX_ITERATIONS
+    coarse_hit = None
+    for _ in range(CA_MAX_ITERATIONS):
+        kernels.gap_at(ka, pa, pta, pose_of(motion_a, t), kb, pb, ptb, pose_of(motion_b, t), eps, out)
+        gap = out[0]
+        if not gap == gap:
+            break
+        if gap <= eps:
+            code = kinds.HIT if t > 0.0 else kinds.ALREADY_TOUCHING
+            break
+        if coarse_hit is None and gap <= coarse:
+            coarse_hit = (t, out.copy())
+        if speed == 0.0:
+            code = kinds.MISS
+            break
+        following = t + (gap - 0.5 * eps) / speed
+        if following > limit:
+            code = kinds.MISS
+            break
+        t = max(following, np.nextafter(t, np.inf))
+    else:
+        if coarse_hit is not None:
+            t, out = coarse_hit
+            code = kinds.HIT if t > 0.0 else kinds.ALREADY_TOUCHING
+    if code == kinds.MISS:
+        out[:] = np.nan
+        t = np.inf
+    normal = -out[4:7] if flip else out[4:7]
+    return _point_result(np.array([code], dtype=np.int8), np.array([t]), out[None, 1:4].copy(),
+                         normal[None].copy(), single=True)
 
 
 def _cast(a, ta, va, b, tb, vb, limit, count, single):

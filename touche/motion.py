@@ -1,13 +1,43 @@
-"""Motion models for time-of-impact queries.
+"""Motion models for time-of-impact queries (``touche.time_of_impact``).
 
-A motion carries the start pose and says where the object is at time t. This module holds the
-translational models (``Static`` and ``Linear``); the continuous-collision issue adds rotating
-and general ones behind the same interface:
+Every model carries the start pose and says where the object is at time t:
 
 - ``pose`` — the start pose as float64 (4, 4) or (n, 4, 4);
-- ``velocity`` — world-frame linear velocity (3,) or (n, 3) for translational models;
-- ``pose_at(t)`` — the pose(s) at time t, (4, 4) or (n, 4, 4);
-- ``batch_size`` — 1 for a single motion, n for a batch (poses and velocities broadcast).
+- ``pose_at(t)`` — the pose(s) at time t, (4, 4) or (n, 4, 4) (for ``QuadraticMatrix`` an
+  affine, not rigid, matrix);
+- ``batch_size`` — 1 for a single motion, n for a batch (arrays broadcast);
+- ``packed()`` — the kernel form: a float64 (n, P) array, one row per motion, ``row[0]`` a kind
+  code (below), so a numba kernel evaluates pose(t) and a rigorous bound on point speeds
+  (touche/_kernels/ccd.py ``motion_pose`` / ``motion_rates``). ``CallableMotion`` has none.
+
+Models (x_world(t) for a point with local coordinates x; R0, p0 = start rotation / translation):
+
+``Static(pose)``                 x(t) = R0 x + p0.
+``Linear(velocity, pose)``       x(t) = R0 x + p0 + t v (translation only).
+``Screw(velocity, angular_velocity, pose, center)``
+    rigid motion with constant world linear velocity v of the point ``center`` (c, world, default
+    the start origin p0) and constant world angular velocity w about it (Eberly S1 §5 closed form,
+    with the X - K(t) correction of SEED-NOTES S1 L62/L2130):
+    x(t) = c + t v + Rot(t w) (R0 x + p0 - c). Point speeds: |v + w x (x - c(t))| <= |v| + |w| r
+    for points within r of c(t) = c + t v.
+``Keyframes(times, poses)``      piecewise screw motion: between consecutive keyframes the
+    rotation is slerped (constant world angular velocity) and the origin moves linearly; before
+    the first / after the last time the pose is held.
+``Integrated(velocity, pose, t_end, steps, center)``
+    the rigid ODE of Eberly S1 §5, dX/dt = V(t) + W(t) x (X - K(t)), integrated with RK4 over
+    [0, t_end] (``steps`` equal steps) on the origin p and the frame R (dR/dt = [W]x R),
+    re-orthonormalised (Gram-Schmidt) after every step. The integrated nodes are then a
+    ``Keyframes`` motion: between nodes the pose is slerped, so the motion the queries see is
+    exactly that piecewise screw path (it differs from the exact ODE solution by the RK4 error
+    plus O(h^2) interpolation). Kernels evaluate it with exact per-segment speed bounds.
+``QuadraticMatrix(m0, m1, m2)``  M(t) = m0 + t m1 + t^2 m2, each (4, 4) affine (last rows
+    [0,0,0,1], [0,0,0,0], [0,0,0,0]): a box becomes a moving parallelepiped (SEED-NOTES S4:
+    a quadratic matrix cannot stay a rotation, so it is treated as the affine map it is).
+``CallableMotion(function, linear_speed, angular_speed)``  any Python ``t -> (4, 4)`` rigid
+    pose with user-given bounds on the speed of the local origin and on the angular speed; a
+    point within r of the origin moves no faster than ``linear_speed + angular_speed * r``.
+    Cannot run inside kernels: its conservative advancement is a Python loop that calls the
+    distance kernel once per step (~10-50 us per step instead of ~1 us).
 """
 from __future__ import annotations
 
@@ -16,12 +46,70 @@ import numpy as np
 from .errors import GeometryError
 from .pose import as_matrices
 
+# kind codes of the packed (kernel) form; keep in sync with touche/_kernels/ccd.py
+KIND_SCREW = 2  # Static and Linear pack as screws with w = 0
+KIND_KEYFRAMES = 3
+SCREW_SIZE = 26  # [kind, pose (16, row-major), v (3), w (3), center (3)]
+SEGMENT_SIZE = 20  # [t0, t1, R0 (9), p0 (3), w (3), v (3)]
+
+
+def _vectors(value, name):
+    try:
+        array = np.array(value, dtype=np.float64, order="C", copy=True)
+    except (TypeError, ValueError) as exc:
+        raise GeometryError(f"{name} must be numeric (3,) or (n, 3), got {value!r}") from exc
+    if array.shape[-1:] != (3,) or array.ndim not in (1, 2) or array.size == 0:
+        raise GeometryError(f"{name} must have shape (3,) or (n, 3), got {array.shape}")
+    if not np.isfinite(array).all():
+        raise GeometryError(f"{name} contains NaN or inf")
+    return array
+
+
+def _batch(*arrays, names):
+    """Common batch length of arrays whose leading axis is a batch (None = single)."""
+    sizes = {len(a) for a in arrays if a is not None}
+    sizes.discard(1)
+    if len(sizes) > 1:
+        raise GeometryError(f"batch lengths of {', '.join(names)} differ: {sorted(sizes)}")
+    return sizes.pop() if sizes else 1
+
+
+def _rotation_of(rotvec):
+    """Rodrigues: rotation matrices (..., 3, 3) of rotation vectors (..., 3)."""
+    rotvec = np.asarray(rotvec, dtype=np.float64)
+    angle = np.linalg.norm(rotvec, axis=-1)
+    safe = np.where(angle > 0.0, angle, 1.0)
+    axis = rotvec / safe[..., None]
+    x, y, z = axis[..., 0], axis[..., 1], axis[..., 2]
+    c, s = np.cos(angle), np.sin(angle)
+    C = 1.0 - c
+    out = np.empty(rotvec.shape[:-1] + (3, 3))
+    out[..., 0, 0] = c + x * x * C
+    out[..., 0, 1] = x * y * C - z * s
+    out[..., 0, 2] = x * z * C + y * s
+    out[..., 1, 0] = y * x * C + z * s
+    out[..., 1, 1] = c + y * y * C
+    out[..., 1, 2] = y * z * C - x * s
+    out[..., 2, 0] = z * x * C - y * s
+    out[..., 2, 1] = z * y * C + x * s
+    out[..., 2, 2] = c + z * z * C
+    return out
+
+
+def _rotvec_of(rotation):
+    """Rotation vectors (..., 3) of rotation matrices (scipy, exact near angle pi)."""
+    from scipy.spatial.transform import Rotation
+
+    flat = np.asarray(rotation).reshape(-1, 3, 3)
+    return Rotation.from_matrix(flat).as_rotvec().reshape(np.shape(rotation)[:-2] + (3,))
+
 
 class Motion:
     """Base class of the motion models."""
 
     __slots__ = ("pose",)
-    translational = False
+    translational = False  # True: orientation fixed, constant velocity (exact SAT / GJK cast)
+    kernel_form = True  # packed() exists
 
     @property
     def batch_size(self):
@@ -30,14 +118,88 @@ class Motion:
     def pose_at(self, t):  # pragma: no cover - every model overrides it
         raise NotImplementedError
 
+    def packed(self):  # pragma: no cover - every kernel model overrides it
+        raise NotImplementedError
 
-class Linear(Motion):
+    @property
+    def is_batch(self):
+        return False
+
+
+class Screw(Motion):
+    """Constant linear velocity ``velocity`` of the world point ``center`` (default: the start
+    origin) and constant world angular velocity ``angular_velocity`` (rad per time unit) about
+    it: ``x(t) = c + t v + Rot(t w) (R0 x + p0 - c)``. Arrays (3,) or (n, 3); ``pose`` one or a
+    batch (n, 4, 4); batches of 1 broadcast."""
+
+    __slots__ = ("velocity", "angular_velocity", "center")
+
+    def __init__(self, velocity, angular_velocity=(0.0, 0.0, 0.0), pose=None, center=None):
+        self.pose = np.array(as_matrices(pose, "pose"), dtype=np.float64, order="C", copy=True)
+        self.velocity = _vectors(velocity, "velocity")
+        self.angular_velocity = _vectors(angular_velocity, "angular_velocity")
+        self.center = None if center is None else _vectors(center, "center")
+        self._size()
+
+    def _size(self):
+        return _batch(
+            self.pose if self.pose.ndim == 3 else None,
+            self.velocity if self.velocity.ndim == 2 else None,
+            self.angular_velocity if self.angular_velocity.ndim == 2 else None,
+            self.center if self.center is not None and self.center.ndim == 2 else None,
+            names=("pose", "velocity", "angular_velocity", "center"),
+        )
+
+    @property
+    def batch_size(self):
+        return self._size()
+
+    @property
+    def is_batch(self):
+        arrays = [self.pose.ndim == 3, self.velocity.ndim == 2, self.angular_velocity.ndim == 2]
+        if self.center is not None:
+            arrays.append(self.center.ndim == 2)
+        return any(arrays)
+
+    def _columns(self):
+        n = self.batch_size
+        pose = np.broadcast_to(self.pose.reshape(-1, 4, 4), (n, 4, 4))
+        v = np.broadcast_to(self.velocity.reshape(-1, 3), (n, 3))
+        w = np.broadcast_to(self.angular_velocity.reshape(-1, 3), (n, 3))
+        c = pose[:, :3, 3] if self.center is None else np.broadcast_to(self.center.reshape(-1, 3), (n, 3))
+        return pose, v, w, c
+
+    def packed(self):
+        pose, v, w, c = self._columns()
+        out = np.empty((len(pose), SCREW_SIZE))
+        out[:, 0] = KIND_SCREW
+        out[:, 1:17] = pose.reshape(-1, 16)
+        out[:, 17:20] = v
+        out[:, 20:23] = w
+        out[:, 23:26] = c
+        return out
+
+    def pose_at(self, t):
+        t = float(t)
+        pose, v, w, c = self._columns()
+        turn = _rotation_of(w * t)
+        moved = np.empty_like(pose)
+        moved[:] = pose
+        moved[:, :3, :3] = turn @ pose[:, :3, :3]
+        moved[:, :3, 3] = c + t * v + np.einsum("nij,nj->ni", turn, pose[:, :3, 3] - c)
+        return moved if self.is_batch else moved[0]
+
+    def __repr__(self):
+        return f"{type(self).__name__}(batch of {self.batch_size})"
+
+
+class Linear(Screw):
     """Constant world-frame velocity, fixed orientation: ``x(t) = R x_local + p + t * velocity``.
 
     ``velocity`` is (3,) or (n, 3); ``pose`` is the start pose (None = identity), one or a batch.
     """
 
-    __slots__ = ("velocity",)
+    __slots__ = ()
     translational = True
 
     def __init__(self, velocity, pose=None):
@@ -51,6 +213,8 @@ class Linear(Motion):
             raise GeometryError("velocity contains NaN or inf")
         self.pose = np.array(as_matrices(pose, "pose"), dtype=np.float64, order="C", copy=True)
         self.velocity = velocity
+        self.angular_velocity = np.zeros(3)
+        self.center = None
         if velocity.ndim == 2 and self.pose.ndim == 3 and len(velocity) != len(self.pose):
             raise GeometryError(
                 f"velocity batch ({len(velocity)}) and pose batch ({len(self.pose)}) differ in length"
@@ -58,7 +222,8 @@ class Linear(Motion):
 
     @property
     def batch_size(self):
-        return max(super().batch_size, self.velocity.shape[0] if self.velocity.ndim == 2 else 1)
+        return max(self.pose.shape[0] if self.pose.ndim == 3 else 1,
+                   self.velocity.shape[0] if self.velocity.ndim == 2 else 1)
 
     def pose_at(self, t):
         t = float(t)
@@ -87,13 +252,239 @@ class Static(Linear):
         return "Static()"
 
 
+class Keyframes(Motion):
+    """Piecewise motion through ``poses`` (k, 4, 4) at increasing ``times`` (k,), k >= 2, or a
+    batch ``poses`` (n, k, 4, 4) sharing the times. Between keyframes the rotation is slerped
+    (constant world angular velocity, the shortest rotation) and the origin moves linearly;
+    outside [times[0], times[-1]] the first / last pose is held."""
+
+    __slots__ = ("times", "poses", "_packed")
+
+    def __init__(self, times, poses):
+        try:
+            times = np.array(times, dtype=np.float64, order="C", copy=True).reshape(-1)
+        except (TypeError, ValueError) as exc:
+            raise GeometryError(f"times must be numeric, got {times!r}") from exc
+        if len(times) < 2 or not np.isfinite(times).all() or not (np.diff(times) > 0).all():
+            raise GeometryError("times must be >= 2 finite, strictly increasing values")
+        poses = np.asarray(poses, dtype=np.float64) if not hasattr(poses, "matrix") else np.asarray(poses.matrix)
+        if poses.ndim not in (3, 4) or poses.shape[-2:] != (4, 4) or poses.shape[-3] != len(times):
+            raise GeometryError(f"poses must have shape (k, 4, 4) or (n, k, 4, 4) with k = {len(times)}, got {poses.shape}")
+        flat = as_matrices(np.ascontiguousarray(poses.reshape(-1, 4, 4)), "poses")
+        self.times = times
+        self.poses = np.array(flat.reshape(poses.shape), order="C")
+        self.pose = self.poses[..., 0, :, :].copy()
+        self._packed = self._pack()
+
+    @property
+    def is_batch(self):
+        return self.poses.ndim == 4
+
+    @property
+    def batch_size(self):
+        return self.poses.shape[0] if self.is_batch else 1
+
+    def _pack(self):
+        poses = self.poses.reshape(-1, len(self.times), 4, 4)
+        n, k = poses.shape[:2]
+        dt = np.diff(self.times)
+        r0 = poses[:, :-1, :3, :3]
+        r1 = poses[:, 1:, :3, :3]
+        rotvec = _rotvec_of(r1 @ np.swapaxes(r0, -1, -2))  # world-frame rotation of each segment
+        out = np.empty((n, 2 + (k - 1) * SEGMENT_SIZE))
+        out[:, 0] = KIND_KEYFRAMES
+        out[:, 1] = k - 1
+        seg = out[:, 2:].reshape(n, k - 1, SEGMENT_SIZE)
+        seg[:, :, 0] = self.times[:-1]
+        seg[:, :, 1] = self.times[1:]
+        seg[:, :, 2:11] = r0.reshape(n, k - 1, 9)
+        seg[:, :, 11:14] = poses[:, :-1, :3, 3]
+        seg[:, :, 14:17] = rotvec / dt[None, :, None]
+        seg[:, :, 17:20] = (poses[:, 1:, :3, 3] - poses[:, :-1, :3, 3]) / dt[None, :, None]
+        return np.ascontiguousarray(out)
+
+    def packed(self):
+        return self._packed
+
+    def pose_at(self, t):
+        t = float(t)
+        seg = self._packed[:, 2:].reshape(len(self._packed), -1, SEGMENT_SIZE)
+        i = int(np.clip(np.searchsorted(self.times, t, side="right") - 1, 0, len(self.times) - 2))
+        s = min(max(t, self.times[0]), self.times[-1]) - self.times[i]
+        row = seg[:, i]
+        out = np.zeros((len(row), 4, 4))
+        out[:, 3, 3] = 1.0
+        out[:, :3, :3] = _rotation_of(row[:, 14:17] * s) @ row[:, 2:11].reshape(-1, 3, 3)
+        out[:, :3, 3] = row[:, 11:14] + s * row[:, 17:20]
+        return out if self.is_batch else out[0]
+
+    def __repr__(self):
+        return f"Keyframes({len(self.times)} keyframes on [{self.times[0]}, {self.times[-1]}])"
+
+
+def _gram_schmidt(r):
+    x = r[:, 0] / np.linalg.norm(r[:, 0])
+    y = r[:, 1] - (x @ r[:, 1]) * x
+    y /= np.linalg.norm(y)
+    return np.stack([x, y, np.cross(x, y)], axis=1)
+
+
+def _skew(w):
+    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
+
+
+class Integrated(Keyframes):
+    """Rigid motion defined by an ODE (Eberly S1 §5): ``velocity(t) -> (V (3,), W (3,))`` gives
+    the world linear velocity V of the centre K(t) and the angular velocity W; every point moves
+    by dX/dt = V + W x (X - K(t)). ``center(t) -> (3,)`` is K(t); None means the object's origin
+    (then V is the origin's velocity). Integrated by RK4 on [0, t_end] in ``steps`` steps, the
+    frame re-orthonormalised after each step; the result is the Keyframes motion through the
+    RK4 nodes (see the module doc). One motion (no batch)."""
+
+    __slots__ = ()
+
+    def __init__(self, velocity, pose=None, t_end=1.0, steps=256, center=None):
+        if not callable(velocity) or (center is not None and not callable(center)):
+            raise GeometryError("velocity (and center, if given) must be callables of t")
+        t_end = float(t_end)
+        steps = int(steps)
+        if not np.isfinite(t_end) or t_end <= 0.0 or steps < 1:
+            raise GeometryError("t_end must be finite and > 0, steps >= 1")
+        start = np.asarray(as_matrices(pose, "pose"), dtype=np.float64)
+        if start.ndim != 2:
+            raise GeometryError("Integrated takes one start pose (4, 4)")
+
+        def field(t, p, r):
+            v, w = velocity(t)
+            v = np.asarray(v, dtype=np.float64).reshape(3)
+            w = np.asarray(w, dtype=np.float64).reshape(3)
+            k = p if center is None else np.asarray(center(t), dtype=np.float64).reshape(3)
+            if not (np.isfinite(v).all() and np.isfinite(w).all() and np.isfinite(k).all()):
+                raise GeometryError(f"velocity / center returned NaN or inf at t = {t}")
+            return v + np.cross(w, p - k), _skew(w) @ r
+
+        times = np.linspace(0.0, t_end, steps + 1)
+        h = t_end / steps
+        poses = np.empty((steps + 1, 4, 4))
+        poses[0] = start
+        p, r = start[:3, 3].copy(), start[:3, :3].copy()
+        for i in range(steps):
+            t = times[i]
+            dp1, dr1 = field(t, p, r)
+            dp2, dr2 = field(t + h / 2, p + h / 2 * dp1, r + h / 2 * dr1)
+            dp3, dr3 = field(t + h / 2, p + h / 2 * dp2, r + h / 2 * dr2)
+            dp4, dr4 = field(t + h, p + h * dp3, r + h * dr3)
+            p = p + h / 6 * (dp1 + 2 * dp2 + 2 * dp3 + dp4)
+            r = _gram_schmidt(r + h / 6 * (dr1 + 2 * dr2 + 2 * dr3 + dr4))
+            poses[i + 1] = np.eye(4)
+            poses[i + 1, :3, :3] = r
+            poses[i + 1, :3, 3] = p
+        super().__init__(times, poses)
+
+    def __repr__(self):
+        return f"Integrated({len(self.times) - 1} RK4 steps on [0, {self.times[-1]}])"
+
+
+class QuadraticMatrix(Motion):
+    """Affine motion ``M(t) = m0 + t m1 + t^2 m2`` (S4): each coefficient (4, 4) with last row
+    [0, 0, 0, 1] for m0 and zeros for m1, m2; or one array ``coefficients`` (3, 4, 4) / a batch
+    (n, 3, 4, 4) as the first argument. M(t) need not be rigid: a box under it is a moving
+    parallelepiped. Answered exactly for box-box pairs (touche/_kernels/ccd.py)."""
+
+    __slots__ = ("coefficients",)
+    kernel_form = False
+
+    def __init__(self, m0, m1=None, m2=None):
+        try:
+            if m1 is None and m2 is None and np.ndim(m0) != 2:
+                coefficients = np.array(m0, dtype=np.float64, order="C", copy=True)
+            else:
+                zero = np.zeros((4, 4))
+                coefficients = np.stack([np.asarray(m, dtype=np.float64) if m is not None else zero
+                                         for m in (m0, m1, m2)])
+        except (TypeError, ValueError) as exc:
+            raise GeometryError("QuadraticMatrix coefficients must be numeric (4, 4) arrays") from exc
+        if coefficients.shape[-3:] != (3, 4, 4) or coefficients.ndim not in (3, 4) or coefficients.size == 0:
+            raise GeometryError(f"QuadraticMatrix coefficients must be (3, 4, 4) or (n, 3, 4, 4), got {coefficients.shape}")
+        if not np.isfinite(coefficients).all():
+            raise GeometryError("QuadraticMatrix coefficients contain NaN or inf")
+        bottom = coefficients[..., 3, :]
+        expected = np.zeros((3, 4))
+        expected[0, 3] = 1.0
+        if not np.array_equal(bottom, np.broadcast_to(expected, bottom.shape)):
+            raise GeometryError("QuadraticMatrix: last rows must be [0,0,0,1] for m0 and zero for m1, m2 (affine)")
+        self.coefficients = np.ascontiguousarray(coefficients)
+        self.pose = self.coefficients[..., 0, :, :].copy()
+
+    @classmethod
+    def from_motion(cls, motion):
+        """A translational motion (Static / Linear) as the quadratic matrix it is."""
+        pose = np.asarray(motion.pose, dtype=np.float64).reshape(-1, 4, 4)
+        v = np.asarray(motion.velocity, dtype=np.float64).reshape(-1, 3)
+        n = max(len(pose), len(v))
+        out = np.zeros((n, 3, 4, 4))
+        out[:, 0] = pose
+        out[:, 1, :3, 3] = v
+        return cls(out if motion.batch_size > 1 or np.ndim(motion.pose) == 3 or np.ndim(motion.velocity) == 2 else out[0])
+
+    @property
+    def is_batch(self):
+        return self.coefficients.ndim == 4
+
+    @property
+    def batch_size(self):
+        return self.coefficients.shape[0] if self.is_batch else 1
+
+    def pose_at(self, t):
+        t = float(t)
+        c = self.coefficients
+        return c[..., 0, :, :] + t * c[..., 1, :, :] + t * t * c[..., 2, :, :]
+
+    def __repr__(self):
+        return f"QuadraticMatrix(batch of {self.batch_size})" if self.is_batch else "QuadraticMatrix()"
+
+
+class CallableMotion(Motion):
+    """Any rigid motion given as a Python callable ``function(t) -> (4, 4)`` pose, with user
+    bounds ``linear_speed`` >= |velocity of the local origin| and ``angular_speed`` >= |angular
+    velocity| over the whole query interval. The bounds are trusted: if they are too small,
+    conservative advancement can step past a contact. One motion (no batch); runs a Python
+    loop (one kernel call per advancement step)."""
+
+    __slots__ = ("function", "linear_speed", "angular_speed")
+    kernel_form = False
+
+    def __init__(self, function, linear_speed, angular_speed=0.0):
+        if not callable(function):
+            raise GeometryError("CallableMotion needs a callable t -> (4, 4) pose")
+        linear_speed = float(linear_speed)
+        angular_speed = float(angular_speed)
+        if not (np.isfinite(linear_speed) and np.isfinite(angular_speed)) or linear_speed < 0 or angular_speed < 0:
+            raise GeometryError("linear_speed and angular_speed must be finite and >= 0")
+        self.function = function
+        self.linear_speed = linear_speed
+        self.angular_speed = angular_speed
+        self.pose = self.pose_at(0.0)
+
+    def pose_at(self, t):
+        pose = as_matrices(np.array(self.function(float(t)), dtype=np.float64), "CallableMotion(t)")
+        if np.ndim(pose) != 2:
+            raise GeometryError("CallableMotion's function must return one (4, 4) pose")
+        return np.array(pose, dtype=np.float64, order="C")
+
+    def __repr__(self):
+        return f"CallableMotion({self.function!r}, linear_speed={self.linear_speed}, angular_speed={self.angular_speed})"
+
+
 def as_motion(value, name="motion"):
     """Motions pass through; None is ``Static()``; a pose (Pose / (4, 4) / (n, 4, 4)) is Static."""
     if isinstance(value, Motion):
         return value
     if value is None:
         return Static()
+    if callable(value):
+        raise GeometryError(f"{name}: wrap a callable in touche.CallableMotion(function, linear_speed, angular_speed)")
     try:
         return Static(value)
     except GeometryError as exc:
-        raise GeometryError(f"{name} must be a touche motion (Linear, Static) or a pose: {exc}") from exc
+        raise GeometryError(f"{name} must be a touche motion (Linear, Static, Screw, ...) or a pose: {exc}") from exc

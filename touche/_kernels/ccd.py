@@ -1,0 +1,339 @@
+"""Continuous collision detection for rigid motions: conservative advancement on GJK distances.
+
+Seeds: Ericson 9.5.7 (conservative advancement / GJK-based time of impact), Mirtich's bound on
+the approach speed of a rotating body, Eberly S1 §5 (screw motion X(t) = K0 + tV + R(t,W)(X0-K0),
+with the X - K(t) correction of SEED-NOTES S1 L62/L2130).
+
+Motions arrive packed (touche/motion.py ``packed()``), one float64 row per motion:
+  SCREW (Static, Linear, Screw): [2, pose0 (16, row-major), v (3), w (3), c (3)]
+      x(t) = c + t v + Rot(t w) (R0 x_local + p0 - c); velocity field v + w x (x - c - t v).
+  KEYFRAMES (Keyframes, Integrated): [3, m, m segments of (t0, t1, R0 (9), p0 (3), w (3), v (3))]
+      on [t0, t1): R = Rot((t - t0) w) R0, origin p0 + (t - t0) v; velocity field
+      v + w x (x - origin(t)); the pose is held outside [first t0, last t1].
+Shapes arrive packed as in shapes.py, plus a local bounding sphere ``ball`` = (cx, cy, cz, r)
+that contains the whole shape (radius included).
+
+Advancement (why it never passes a contact): at time t_k the shapes are separated by d_k with
+unit normal n from A to B (GJK). For convex shapes the distance is at least the gap between
+their projections on the FIXED axis n; that gap equals d_k at t_k and shrinks no faster than
+    mu = max_{x in A} n.vel_A(x) - min_{y in B} n.vel_B(y)
+       <= (n.v_A + |n x w_A| rho_A) - (n.v_B - |n x w_B| rho_B)
+since n.(w x r) = r.(n x w) <= |n x w| |r| and every point of a shape is within rho of its
+motion's reference point (rho from the bounding sphere; it is constant under rigid motion).
+The velocities are constant on a screw and on a keyframe segment, so the bound holds until the
+segment ends: d(t) >= d_k - mu (t - t_k) > 0 for t < t_k + d_k / mu. We step by
+(d_k - eps/2) / mu (or to the segment end when mu <= 0: the gap cannot shrink there), so the
+distance stays > eps/2 on every stepped-over interval. Contact is declared when d <= eps (the
+touching tolerance): the reported time t satisfies d(t) <= eps and d > eps/2 on [0, t), i.e. it
+is never after the true first contact and the contact it reports is real to eps.
+
+Cost: a transversal contact converges geometrically at rate 1 - (true approach speed) / mu,
+~30 mu / speed GJK calls; a near miss whose gap stays just above eps costs more (the steps shrink
+with the gap), so the loop is capped: at the cap, if the gap ever dropped below ``eps_coarse``
+the first such time is reported as a HIT (a contact within eps_coarse), else MAX_ITERATIONS with
+the last safe time (a lower bound of any contact).
+
+Planes / half-spaces: the plane must be shape B with a translational motion (w = 0, rho = 0);
+its gap to a convex A is computed from A's support along the plane normal.
+
+Entry points: ``ca_pair(...) -> (status, iterations)`` writes out (7,) = (t, point (3), normal (3));
+``ca_many(...)`` prange batch (motion rows broadcast when a batch has one row);
+``motion_pose(mp, t, out (4, 4))``, ``motion_pose_many(mp (n, P), t, out (n, 4, 4))``.
+"""
+import numpy as np
+from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
+
+ensure_fresh_cache()
+from numba import njit, prange
+
+from . import kinds
+from .gjk import WARM_SIZE, gjk_pair_distance_warm, margin_of, support_local
+
+KIND_SCREW = 2
+KIND_KEYFRAMES = 3
+SEGMENT_SIZE = 20
+
+
+# ----------------------------------------------------------------------------------------------
+# motion evaluation
+@njit(cache=True, nogil=True)
+def _rotate(wx, wy, wz, s, x, y, z):
+    """Rot(s w) applied to (x, y, z) (Rodrigues)."""
+    angle = np.sqrt(wx * wx + wy * wy + wz * wz) * s
+    norm = np.sqrt(wx * wx + wy * wy + wz * wz)
+    if norm == 0.0 or angle == 0.0:
+        return x, y, z
+    ux = wx / norm
+    uy = wy / norm
+    uz = wz / norm
+    c = np.cos(angle)
+    sn = np.sin(angle)
+    dot = ux * x + uy * y + uz * z
+    cx = uy * z - uz * y
+    cy = uz * x - ux * z
+    cz = ux * y - uy * x
+    return (
+        x * c + cx * sn + ux * dot * (1.0 - c),
+        y * c + cy * sn + uy * dot * (1.0 - c),
+        z * c + cz * sn + uz * dot * (1.0 - c),
+    )
+
+
+@njit(cache=True, nogil=True)
+def _segment_of(mp, t):
+    """Keyframe segment index holding t (t0 <= t < t1), -1 before the first, m after the last."""
+    m = int(mp[1])
+    if t < mp[2]:
+        return -1
+    for i in range(m):
+        if t < mp[2 + i * SEGMENT_SIZE + 1]:
+            return i
+    return m
+
+
+@njit(cache=True, nogil=True)
+def motion_pose(mp, t, out):
+    """Pose (4, 4) of a packed motion at time t, written to ``out``."""
+    out[3, 0] = 0.0
+    out[3, 1] = 0.0
+    out[3, 2] = 0.0
+    out[3, 3] = 1.0
+    if int(mp[0]) == KIND_KEYFRAMES:
+        m = int(mp[1])
+        i = _segment_of(mp, t)
+        if i < 0:
+            i = 0
+            s = 0.0
+        elif i >= m:
+            i = m - 1
+            base = 2 + i * SEGMENT_SIZE
+            s = mp[base + 1] - mp[base]
+        else:
+            s = t - mp[2 + i * SEGMENT_SIZE]
+        base = 2 + i * SEGMENT_SIZE
+        wx, wy, wz = mp[base + 14], mp[base + 15], mp[base + 16]
+        for j in range(3):
+            x, y, z = _rotate(wx, wy, wz, s, mp[base + 2 + j], mp[base + 5 + j], mp[base + 8 + j])
+            out[0, j] = x
+            out[1, j] = y
+            out[2, j] = z
+        for r in range(3):
+            out[r, 3] = mp[base + 11 + r] + s * mp[base + 17 + r]
+        return
+    # screw: pose0 at mp[1:17], v mp[17:20], w mp[20:23], c mp[23:26]
+    wx, wy, wz = mp[20], mp[21], mp[22]
+    for j in range(3):
+        x, y, z = _rotate(wx, wy, wz, t, mp[1 + j], mp[5 + j], mp[9 + j])
+        out[0, j] = x
+        out[1, j] = y
+        out[2, j] = z
+    x, y, z = _rotate(wx, wy, wz, t, mp[4] - mp[23], mp[8] - mp[24], mp[12] - mp[25])
+    out[0, 3] = mp[23] + t * mp[17] + x
+    out[1, 3] = mp[24] + t * mp[18] + y
+    out[2, 3] = mp[25] + t * mp[19] + z
+
+
+@njit(cache=True, nogil=True)
+def motion_rho(mp, ball):
+    """Radius about the motion's reference point containing the shape (constant in time)."""
+    if int(mp[0]) == KIND_KEYFRAMES:  # reference point: the local origin
+        return np.sqrt(ball[0] * ball[0] + ball[1] * ball[1] + ball[2] * ball[2]) + ball[3]
+    if mp[20] == 0.0 and mp[21] == 0.0 and mp[22] == 0.0:
+        return 0.0  # no rotation: rho is never used (keeps planes, rho = inf, out of 0 * inf)
+    dx = mp[1] * ball[0] + mp[2] * ball[1] + mp[3] * ball[2] + mp[4] - mp[23]
+    dy = mp[5] * ball[0] + mp[6] * ball[1] + mp[7] * ball[2] + mp[8] - mp[24]
+    dz = mp[9] * ball[0] + mp[10] * ball[1] + mp[11] * ball[2] + mp[12] - mp[25]
+    return np.sqrt(dx * dx + dy * dy + dz * dz) + ball[3]
+
+
+@njit(cache=True, nogil=True)
+def motion_rates(mp, t, nx, ny, nz):
+    """(n.v, |n x w|, end): along unit n every point of a shape within rho of the reference point
+    moves with normal speed in [n.v - |n x w| rho, n.v + |n x w| rho] on [t, end)."""
+    if int(mp[0]) == KIND_KEYFRAMES:
+        m = int(mp[1])
+        i = _segment_of(mp, t)
+        if i < 0:
+            return 0.0, 0.0, mp[2]
+        if i >= m:
+            return 0.0, 0.0, np.inf
+        base = 2 + i * SEGMENT_SIZE
+        wx, wy, wz = mp[base + 14], mp[base + 15], mp[base + 16]
+        vx, vy, vz = mp[base + 17], mp[base + 18], mp[base + 19]
+        end = mp[base + 1]
+    else:
+        wx, wy, wz = mp[20], mp[21], mp[22]
+        vx, vy, vz = mp[17], mp[18], mp[19]
+        end = np.inf
+    cx = ny * wz - nz * wy
+    cy = nz * wx - nx * wz
+    cz = nx * wy - ny * wx
+    return nx * vx + ny * vy + nz * vz, np.sqrt(cx * cx + cy * cy + cz * cz), end
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def motion_pose_many(mp, t, out):
+    """Poses (n, 4, 4) of n packed motions (mp (n, P)) at time t."""
+    for i in prange(out.shape[0]):
+        motion_pose(mp[i], t, out[i])
+
+
+# ----------------------------------------------------------------------------------------------
+# gap of a pair at one time
+@njit(cache=True, nogil=True)
+def _support_world(kind, params, points, t, dx, dy, dz, hints):
+    """Support point of a shape (radius included) placed by rigid t, world direction unit d."""
+    lx = t[0, 0] * dx + t[1, 0] * dy + t[2, 0] * dz
+    ly = t[0, 1] * dx + t[1, 1] * dy + t[2, 1] * dz
+    lz = t[0, 2] * dx + t[1, 2] * dy + t[2, 2] * dz
+    x, y, z = support_local(kind, params, points, lx, ly, lz, hints, 0)
+    r = margin_of(kind, params)
+    return (
+        t[0, 0] * x + t[0, 1] * y + t[0, 2] * z + t[0, 3] + r * dx,
+        t[1, 0] * x + t[1, 1] * y + t[1, 2] * z + t[1, 3] + r * dy,
+        t[2, 0] * x + t[2, 1] * y + t[2, 2] * z + t[2, 3] + r * dz,
+    )
+
+
+@njit(cache=True, nogil=True)
+def _plane_gap(ka, pa, pta, ta, kb, ptb, tb, hints, point, normal):
+    """Signed gap of convex A to plane / half-space B (world); point = A's nearest point,
+    normal from A to B. A plane is two-sided (gap to the nearer side, < 0 when A crosses it)."""
+    # world plane: n = R_b n_local, offset = n . (T_b q_local)
+    lnx, lny, lnz = ptb[1, 0], ptb[1, 1], ptb[1, 2]
+    nx = tb[0, 0] * lnx + tb[0, 1] * lny + tb[0, 2] * lnz
+    ny = tb[1, 0] * lnx + tb[1, 1] * lny + tb[1, 2] * lnz
+    nz = tb[2, 0] * lnx + tb[2, 1] * lny + tb[2, 2] * lnz
+    qx = tb[0, 0] * ptb[0, 0] + tb[0, 1] * ptb[0, 1] + tb[0, 2] * ptb[0, 2] + tb[0, 3]
+    qy = tb[1, 0] * ptb[0, 0] + tb[1, 1] * ptb[0, 1] + tb[1, 2] * ptb[0, 2] + tb[1, 3]
+    qz = tb[2, 0] * ptb[0, 0] + tb[2, 1] * ptb[0, 1] + tb[2, 2] * ptb[0, 2] + tb[2, 3]
+    offset = nx * qx + ny * qy + nz * qz
+    lox, loy, loz = _support_world(ka, pa, pta, ta, -nx, -ny, -nz, hints)
+    below = nx * lox + ny * loy + nz * loz - offset  # lowest point of A above the plane
+    if kb == kinds.HALFSPACE or below >= 0.0:
+        point[0], point[1], point[2] = lox, loy, loz
+        normal[0], normal[1], normal[2] = -nx, -ny, -nz
+        return below
+    hix, hiy, hiz = _support_world(ka, pa, pta, ta, nx, ny, nz, hints)
+    above = offset - (nx * hix + ny * hiy + nz * hiz)  # highest point of A below the plane
+    point[0], point[1], point[2] = hix, hiy, hiz
+    normal[0], normal[1], normal[2] = nx, ny, nz
+    if above >= 0.0:
+        return above
+    return max(below, above)  # crossing: < 0
+
+
+@njit(cache=True, nogil=True)
+def _gap(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, hints, point, normal):
+    if kb == kinds.PLANE or kb == kinds.HALFSPACE:
+        return _plane_gap(ka, pa, pta, ta, kb, ptb, tb, hints, point, normal)
+    signed, point_a, point_b, n, status, iterations = gjk_pair_distance_warm(
+        ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm
+    )
+    for i in range(3):
+        point[i] = point_a[i]
+        normal[i] = n[i]
+    return signed
+
+
+# ----------------------------------------------------------------------------------------------
+# conservative advancement
+@njit(cache=True, nogil=True)
+def ca_pair(ka, pa, pta, mpa, balla, kb, pb, ptb, mpb, ballb, t_max, eps, eps_coarse, max_iterations, out):
+    """Conservative advancement of one pair (see the module doc). out (7,) = (t, point (3) on A
+    at time t, normal (3) from A to B). Returns (status kinds.HIT / ALREADY_TOUCHING / MISS /
+    TOI_MAX_ITERATIONS, GJK calls)."""
+    ta = np.empty((4, 4))
+    tb = np.empty((4, 4))
+    warm = np.zeros(WARM_SIZE)
+    hints = np.zeros(2, dtype=np.int64)
+    point = np.empty(3)
+    normal = np.empty(3)
+    rho_a = motion_rho(mpa, balla)
+    rho_b = motion_rho(mpb, ballb)
+    t = 0.0
+    coarse_t = -1.0
+    for i in range(7):
+        out[i] = np.nan
+    for iteration in range(max_iterations):
+        motion_pose(mpa, t, ta)
+        motion_pose(mpb, t, tb)
+        signed = _gap(ka, pa, pta, ta, kb, pb, ptb, tb, eps, warm, hints, point, normal)
+        if signed != signed or normal[0] != normal[0]:
+            if signed == signed and signed <= eps:  # touching cores: no normal, still a contact
+                out[0] = t
+                for j in range(3):
+                    out[1 + j] = point[j]
+                return (kinds.HIT if t > 0.0 else kinds.ALREADY_TOUCHING), iteration + 1
+            out[0] = t
+            return kinds.TOI_MAX_ITERATIONS, iteration + 1
+        if signed <= eps:
+            out[0] = t
+            for j in range(3):
+                out[1 + j] = point[j]
+                out[4 + j] = normal[j]
+            return (kinds.HIT if t > 0.0 else kinds.ALREADY_TOUCHING), iteration + 1
+        if coarse_t < 0.0 and signed <= eps_coarse:
+            coarse_t = t
+            out[0] = t
+            for j in range(3):
+                out[1 + j] = point[j]
+                out[4 + j] = normal[j]
+        nva, pera, end_a = motion_rates(mpa, t, normal[0], normal[1], normal[2])
+        nvb, perb, end_b = motion_rates(mpb, t, normal[0], normal[1], normal[2])
+        rate = (nva + pera * rho_a) - (nvb - perb * rho_b)
+        end = min(end_a, end_b)
+        if rate > 0.0:
+            following = t + (signed - 0.5 * eps) / rate
+        else:
+            following = np.inf  # the gap along n cannot shrink before the velocities change
+        if following > end:
+            following = end
+        if following > t_max:
+            if coarse_t >= 0.0:
+                for j in range(7):
+                    out[j] = np.nan
+            out[0] = np.inf
+            return kinds.MISS, iteration + 1
+        if not following > t:  # step below the resolution of t: no progress possible
+            following = np.nextafter(t, np.inf)
+        t = following
+    if coarse_t >= 0.0:
+        return (kinds.HIT if coarse_t > 0.0 else kinds.ALREADY_TOUCHING), max_iterations
+    out[0] = t
+    return kinds.TOI_MAX_ITERATIONS, max_iterations
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def ca_many(ka, pa, pta, mpa, balla, kb, pb, ptb, mpb, ballb, t_max, eps, eps_coarse, max_iterations,
+            out_status, out_t, out_point, out_normal, out_iterations):
+    """Batch of ca_pair: mpa (n|1, P), mpb (n|1, Q) packed motions (a batch of 1 broadcasts).
+    Outputs: status (n,) int8, t (n,), point (n, 3), normal (n, 3), iterations (n,) int64."""
+    n = out_t.shape[0]
+    step_a = 1 if mpa.shape[0] > 1 else 0
+    step_b = 1 if mpb.shape[0] > 1 else 0
+    for i in prange(n):
+        out = np.empty(7)
+        status, iterations = ca_pair(ka, pa, pta, mpa[i * step_a], balla, kb, pb, ptb, mpb[i * step_b], ballb,
+                                     t_max, eps, eps_coarse, max_iterations, out)
+        out_status[i] = status
+        out_t[i] = out[0]
+        for j in range(3):
+            out_point[i, j] = out[1 + j]
+            out_normal[i, j] = out[4 + j]
+        out_iterations[i] = iterations
+
+
+@njit(cache=True, nogil=True)
+def gap_at(ka, pa, pta, ta, kb, pb, ptb, tb, eps, out):
+    """One gap evaluation at given poses (the Python loop of CallableMotion): out (7,) =
+    (signed gap, point on A (3), normal A->B (3))."""
+    warm = np.zeros(WARM_SIZE)
+    hints = np.zeros(2, dtype=np.int64)
+    point = np.empty(3)
+    normal = np.empty(3)
+    signed = _gap(ka, pa, pta, ta, kb, pb, ptb, tb, eps, warm, hints, point, normal)
+    out[0] = signed
+    for j in range(3):
+        out[1 + j] = point[j]
+        out[4 + j] = normal[j]
