@@ -1,12 +1,96 @@
-"""The ``touche`` command: ``touche demo`` (a readable report of every query on a few shapes)
-and ``touche warmup`` (compile every kernel into numba's on-disk cache)."""
+"""The ``touche`` command (click).
+
+    touche demo                      a readable report of every query on a few shapes
+    touche warmup                    compile every kernel into numba's on-disk cache
+    touche check A.stl B.stl         do two parts intersect? intersection curve, clearance
+    touche inspect M.stl             holes, T-junctions, orientation, Euler checks (Ericson ch. 12)
+    touche repair IN.stl OUT.stl     weld, crack T-junctions, fill holes, orient
+    touche bench                     time mesh reading / preparation on this machine
+
+Exit codes (also in ``touche --help``): 0 success (``check``: no contact), 1 ``check`` found
+contact (intersecting, touching, or closer than ``--min-clearance``; ``inspect --strict``: problems
+found), 2 usage error, 3 bad input (unreadable or malformed mesh file, invalid geometry or pose),
+4 internal error. Errors are one line on stderr (``TOUCHE_DEBUG=1`` shows the traceback).
+"""
 from __future__ import annotations
 
-import argparse
+import json
+import os
 import sys
 import time
+import traceback
+from types import SimpleNamespace
+
+import click
+
+EXIT_OK, EXIT_CONTACT, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
+
+_EPILOG = (
+    "Exit codes: 0 success (check: no contact); 1 check found contact (intersecting, touching or "
+    "closer than --min-clearance) or inspect --strict found problems; 2 usage error; 3 bad input "
+    "(unreadable or malformed mesh, invalid geometry or pose); 4 internal error. Errors are one "
+    "line on stderr; set TOUCHE_DEBUG=1 for a traceback."
+)
 
 
+class _Failure(Exception):
+    def __init__(self, message, code):
+        super().__init__(message)
+        self.code = code
+
+
+class _ToucheGroup(click.Group):
+    """A click group whose errors are one line with a documented exit code."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        code = self._run(args, prog_name or "touche", complete_var, **extra)
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+    def _run(self, args, prog_name, complete_var, **extra):
+        try:
+            result = super().main(args=args, prog_name=prog_name, complete_var=complete_var,
+                                  standalone_mode=False, **extra)
+            return result if isinstance(result, int) else EXIT_OK
+        except click.exceptions.Exit as exc:
+            return exc.exit_code
+        except click.UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx is not None else prog_name
+            click.echo(f"{prog_name}: usage error: {exc.format_message()} (see '{where} --help')", err=True)
+            return EXIT_USAGE
+        except click.Abort:
+            click.echo(f"{prog_name}: aborted", err=True)
+            return EXIT_INTERNAL
+        except _Failure as exc:
+            click.echo(f"{prog_name}: error: {exc}", err=True)
+            return exc.code
+        except Exception as exc:  # anything else is a bug: still one line, unless debugging
+            code, message = _classify(exc)
+            if os.environ.get("TOUCHE_DEBUG"):
+                traceback.print_exc()
+            click.echo(f"{prog_name}: {message}", err=True)
+            return code
+
+
+def _classify(exc):
+    from .errors import GeometryError, MeshFormatError, ToucheError
+
+    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, (MeshFormatError, GeometryError, FileNotFoundError)):
+        return EXIT_BAD_INPUT, f"error: {first_line}"
+    if isinstance(exc, ToucheError):
+        return EXIT_BAD_INPUT, f"error: {first_line}"
+    return EXIT_INTERNAL, f"internal error: {type(exc).__name__}: {first_line} (TOUCHE_DEBUG=1 for a traceback)"
+
+
+@click.group(name="touche", cls=_ToucheGroup, epilog=_EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
+def cli():
+    """touche collision detection."""
+
+
+# --------------------------------------------------------------------------------------------
+# demo / warmup (unchanged output)
 def _demo(out):
     import numpy as np
 
@@ -88,17 +172,346 @@ def _warmup(out):
     print(f"touche kernels compiled / loaded in {time.perf_counter() - started:.2f} s", file=out)
 
 
+@cli.command()
+def demo():
+    """Run every query on a few shapes and print a report."""
+    _demo(sys.stdout)
+
+
+@cli.command()
+def warmup():
+    """Compile every kernel into numba's on-disk cache."""
+    _warmup(sys.stdout)
+
+
+# --------------------------------------------------------------------------------------------
+# mesh commands
+def _load(path, tolerance=None):
+    from . import mesh
+
+    return mesh.load(path, tolerance=tolerance)
+
+
+def _pose(text, option):
+    """'x,y,z' (translation), 'x,y,z,rx,ry,rz' (then a rotation vector in DEGREES: axis * angle)
+    or 16 numbers (a row-major 4x4 matrix)."""
+    import numpy as np
+
+    from .pose import Pose, as_matrices
+
+    if text is None:
+        return None
+    try:
+        numbers = [float(x) for x in text.replace(";", ",").replace(" ", ",").split(",") if x]
+    except ValueError:
+        raise click.BadParameter(f"expected comma-separated numbers, got {text!r}", param_hint=option)
+    if not all(np.isfinite(numbers)):
+        raise click.BadParameter("NaN / inf in the pose", param_hint=option)
+    if len(numbers) == 3:
+        return Pose.from_translation(numbers)
+    if len(numbers) == 6:
+        return Pose.from_rotvec(np.radians(numbers[3:]), numbers[:3])
+    if len(numbers) == 16:
+        matrix = np.array(numbers).reshape(4, 4)
+        as_matrices(matrix, option)  # raises GeometryError for a non-rigid matrix
+        return matrix
+    raise click.BadParameter(f"expected 3, 6 or 16 numbers, got {len(numbers)}", param_hint=option)
+
+
+def _matrix(pose):
+    import numpy as np
+
+    from .pose import as_matrices
+
+    return np.eye(4) if pose is None else np.array(as_matrices(pose), dtype=np.float64).reshape(4, 4)
+
+
+def _world(mesh, pose):
+    m = _matrix(pose)
+    return mesh.vertices @ m[:3, :3].T + m[:3, 3]
+
+
+def clearance_function():
+    """The function ``touche check`` calls: ``touche.clearance`` when it exists, else the
+    TEMPORARY fallback below (swap point: one call)."""
+    import touche
+
+    return getattr(touche, "clearance", None) or _fallback_clearance
+
+
+def _fallback_clearance(a, pose_a, b, pose_b):
+    """TEMPORARY stand-in for ``touche.clearance`` (mesh-mesh BVH work in progress).
+
+    Intersection: exact triangle-triangle intersection sets (touche.pairwise) on the triangle
+    pairs whose bounding boxes overlap (all pairs screened in chunks: O(m_a m_b)). Distance
+    when separated: the smallest vertex-to-surface distance in both directions
+    (touche.closest_point), an UPPER BOUND that misses edge-edge closest pairs; flagged
+    ``exact = False``."""
+    import numpy as np
+
+    from . import pairwise
+    from .query import closest_point
+
+    va, vb = _world(a, pose_a), _world(b, pose_b)
+    ta, tb = va[a.faces], vb[b.faces]
+    lo_a, hi_a = ta.min(axis=1), ta.max(axis=1)
+    lo_b, hi_b = tb.min(axis=1), tb.max(axis=1)
+    pairs = []
+    chunk = max(1, 2_000_000 // max(len(tb), 1))
+    for start in range(0, len(ta), chunk):  # bounded memory
+        overlap = ((lo_a[start:start + chunk, None] <= hi_b[None]) & (lo_b[None] <= hi_a[start:start + chunk, None])).all(axis=2)
+        i, j = np.nonzero(overlap)
+        pairs.append(np.stack([i + start, j], axis=1))
+    pairs = np.concatenate(pairs) if pairs else np.zeros((0, 2), dtype=np.int64)
+    segments = np.zeros((0, 2, 3))
+    intersecting = False
+    tri_a = tri_b = -1
+    if len(pairs):
+        kind, points, count = pairwise.triangle_triangle_intersection(ta[pairs[:, 0]], tb[pairs[:, 1]])
+        hit = kind != pairwise.SET_EMPTY
+        intersecting = bool(hit.any())
+        if intersecting:
+            first = int(np.flatnonzero(hit)[0])
+            tri_a, tri_b = (int(x) for x in pairs[first])
+            segment_rows = np.flatnonzero(kind == pairwise.SET_SEGMENT)
+            segments = points[segment_rows, :2].copy()
+    if intersecting:
+        return SimpleNamespace(intersecting=True, distance=0.0, point_a=None, point_b=None,
+                               triangle_a=tri_a, triangle_b=tri_b, segments=segments, exact=True)
+    from .shapes import TriangleMesh
+
+    world_a, world_b = TriangleMesh(va, a.faces), TriangleMesh(vb, b.faces)
+    from_a = closest_point(world_b, None, va)
+    from_b = closest_point(world_a, None, vb)
+    ia, ib = int(np.argmin(from_a.distance)), int(np.argmin(from_b.distance))
+    if from_a.distance[ia] <= from_b.distance[ib]:
+        point_a, point_b, d = va[ia], from_a.point[ia], float(from_a.distance[ia])
+    else:
+        point_a, point_b, d = from_b.point[ib], vb[ib], float(from_b.distance[ib])
+    return SimpleNamespace(intersecting=False, distance=d, point_a=point_a, point_b=point_b,
+                           triangle_a=-1, triangle_b=-1, segments=segments, exact=False)
+
+
+def _index(value):
+    try:
+        return int(value) if value is not None else -1
+    except (TypeError, ValueError):  # an engine may return an array of triangle ids
+        import numpy as np
+
+        flat = np.asarray(value).reshape(-1)
+        return int(flat[0]) if flat.size else -1
+
+
+def _as_list(value):
+    import numpy as np
+
+    if value is None:
+        return None
+    array = np.asarray(value, dtype=np.float64)
+    return None if not np.isfinite(array).all() else array.tolist()
+
+
+@cli.command()
+@click.argument("part_a", type=click.Path(dir_okay=False))
+@click.argument("part_b", type=click.Path(dir_okay=False))
+@click.option("--pose-a", help="pose of A: 'x,y,z', 'x,y,z,rx,ry,rz' (rotation vector in degrees) or 16 numbers (4x4, row-major)")
+@click.option("--pose-b", help="pose of B, same forms as --pose-a")
+@click.option("--min-clearance", type=float, default=None, help="also report contact (exit 1) when the distance is below this")
+@click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), help="write an interactive 3D report (self-contained HTML)")
+@click.option("--png", "png_path", type=click.Path(dir_okay=False), help="write a static picture (PNG)")
+def check(part_a, part_b, pose_a, pose_b, min_clearance, as_json, html_path, png_path):
+    """Do two parts intersect? Prints the intersection curve or the distance and closest points.
+
+    Exit code 0: no contact; 1: contact (intersecting or touching, or closer than
+    --min-clearance); 2: usage error; 3: bad input file or pose; 4: internal error."""
+    pa, pb = _pose(pose_a, "--pose-a"), _pose(pose_b, "--pose-b")
+    compute = clearance_function()
+    # stage progress on stderr (stdout stays clean for --json); click hides the bar off a terminal
+    with click.progressbar(length=3, label="checking", file=sys.stderr) as bar:
+        a = _load(part_a)
+        bar.update(1)
+        b = _load(part_b)
+        bar.update(1)
+        started = time.perf_counter()
+        result = compute(a, pa, b, pb)
+        elapsed = time.perf_counter() - started
+        bar.update(1)
+    import numpy as np
+
+    segments = np.asarray(getattr(result, "segments", getattr(result, "intersection_segments", np.zeros((0, 2, 3)))),
+                          dtype=np.float64).reshape(-1, 2, 3)
+    intersecting = bool(result.intersecting)
+    distance = float(result.distance) if result.distance is not None else 0.0
+    if not np.isfinite(distance):  # some engines report NaN / inf distance when intersecting
+        distance = 0.0 if intersecting else float("inf")
+    contact = intersecting or distance <= 0.0 or (min_clearance is not None and distance < min_clearance)
+    curve_length = float(np.linalg.norm(segments[:, 1] - segments[:, 0], axis=1).sum()) if len(segments) else 0.0
+    summary = {
+        "part_a": str(part_a), "part_b": str(part_b),
+        "faces_a": int(len(a.faces)), "faces_b": int(len(b.faces)),
+        "intersecting": intersecting, "distance": distance if np.isfinite(distance) else None,
+        "contact": bool(contact),
+        "point_a": _as_list(getattr(result, "point_a", None)),
+        "point_b": _as_list(getattr(result, "point_b", None)),
+        "triangle_a": _index(getattr(result, "triangle_a", None)), "triangle_b": _index(getattr(result, "triangle_b", None)),
+        "intersection_segments": int(len(segments)), "intersection_length": curve_length,
+        "exact": bool(getattr(result, "exact", True)), "seconds": elapsed,
+        "engine": "touche.clearance" if compute is not _fallback_clearance else "fallback (temporary)",
+    }
+    parts = [(os.path.basename(part_a), _world(a, pa), a.faces), (os.path.basename(part_b), _world(b, pb), b.faces)]
+    if html_path:
+        from .report import write_html
+
+        write_html(html_path, parts, SimpleNamespace(intersecting=intersecting, distance=distance,
+                                                     point_a=getattr(result, "point_a", None),
+                                                     point_b=getattr(result, "point_b", None), segments=segments))
+        summary["html"] = str(html_path)
+    if png_path:
+        from .report import write_png
+
+        write_png(png_path, parts, SimpleNamespace(intersecting=intersecting, distance=distance,
+                                                   point_a=getattr(result, "point_a", None),
+                                                   point_b=getattr(result, "point_b", None), segments=segments))
+        summary["png"] = str(png_path)
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+    else:
+        click.echo(f"A: {part_a} ({summary['faces_a']:,} faces)   B: {part_b} ({summary['faces_b']:,} faces)")
+        if intersecting:
+            click.echo(f"intersecting: yes — intersection curve of {len(segments)} segments, "
+                       f"length {curve_length:.6g}")
+        else:
+            approx = "" if summary["exact"] else " (upper bound: vertex-surface only)"
+            click.echo(f"intersecting: no — distance {distance:.6g}{approx}")
+            if summary["point_a"] is not None:
+                click.echo(f"closest points: A {np.round(summary['point_a'], 6).tolist()}  "
+                           f"B {np.round(summary['point_b'], 6).tolist()}")
+        if min_clearance is not None and not intersecting:
+            verdict = "below" if distance < min_clearance else "meets"
+            click.echo(f"clearance {distance:.6g} {verdict} the minimum {min_clearance:g}")
+        for key in ("html", "png"):
+            if key in summary:
+                click.echo(f"wrote {summary[key]}")
+    return EXIT_CONTACT if contact else EXIT_OK
+
+
+@cli.command()
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--tolerance", type=float, default=None, help="weld / T-junction / planarity distance (default 1e-9 x size)")
+@click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
+@click.option("--strict", is_flag=True, help="exit 1 when any problem is found")
+def inspect(path, tolerance, as_json, strict):
+    """Report holes, T-junctions, orientation, components and Euler checks of a mesh file."""
+    from . import mesh
+
+    from .mesh.io import read_stl
+
+    if str(path).lower().endswith(".stl"):
+        # STL stores every triangle's corners separately: weld exact copies (that is the format,
+        # not a defect) but keep degenerate faces so that they are reported
+        import numpy as np
+
+        soup = read_stl(path)
+        vertices, faces = mesh.weld(soup.reshape(-1, 3), np.arange(3 * len(soup)).reshape(-1, 3),
+                                    drop_degenerate=False)
+    else:
+        loaded = mesh.load(path, weld=False)
+        vertices, faces = loaded.vertices, loaded.faces
+    report = mesh.inspect(vertices, faces, tolerance=tolerance)
+    if as_json:
+        click.echo(json.dumps({"path": str(path), **report.as_dict()}, indent=2))
+    else:
+        click.echo(f"{path}")
+        click.echo(str(report))
+    return EXIT_CONTACT if (strict and report.problems) else EXIT_OK
+
+
+@cli.command()
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.argument("target", type=click.Path(dir_okay=False))
+@click.option("--tolerance", type=float, default=None, help="weld vertices closer than this (default 1e-9 x size)")
+@click.option("--no-fill", is_flag=True, help="do not fill holes")
+@click.option("--ascii", "ascii_stl", is_flag=True, help="write ASCII STL")
+def repair(source, target, tolerance, no_fill, ascii_stl):
+    """Weld, crack T-junctions, fill holes and orient a mesh; write it to TARGET (.stl / .obj)."""
+    from . import mesh
+
+    steps = ["read", "inspect", "repair", "check", "write"]
+    with click.progressbar(length=len(steps), label="repairing", file=sys.stderr) as bar:
+        loaded = mesh.load(source)
+        bar.update(1)
+        before = mesh.inspect(loaded)
+        bar.update(1)
+        fixed = mesh.repair(loaded, tolerance=tolerance, fill=not no_fill)
+        bar.update(1)
+        after = mesh.inspect(fixed)
+        bar.update(1)
+        mesh.save(fixed, target, ascii=ascii_stl)
+        bar.update(1)
+    click.echo(f"{source}: {before.faces:,} faces, problems: {'; '.join(before.problems) or 'none'}")
+    click.echo(f"{target}: {after.faces:,} faces, problems: {'; '.join(after.problems) or 'none'}")
+    return EXIT_OK
+
+
+@cli.command()
+@click.option("--triangles", type=int, default=200_000, show_default=True, help="size of the generated mesh")
+def bench(triangles):
+    """Time STL writing / reading / welding / inspection on a generated sphere."""
+    import tempfile
+
+    import numpy as np
+
+    from . import mesh
+
+    if triangles < 8:
+        raise click.BadParameter("needs at least 8 triangles", param_hint="--triangles")
+    vertices, faces = _uv_sphere(triangles)
+    timings = []
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "sphere.stl")
+        jobs = [("write binary STL", lambda: mesh.save((vertices, faces), path)),
+                ("compile / load kernels", lambda: mesh.load(path)),
+                ("read_stl (triangle soup)", lambda: mesh.read_stl(path)),
+                ("load (read + exact weld)", lambda: mesh.load(path)),
+                ("inspect", lambda: mesh.inspect(vertices, faces))]
+        with click.progressbar(jobs, label="benchmark", file=sys.stderr, item_show_func=lambda j: j[0] if j else "") as bar:
+            for name, job in bar:
+                started = time.perf_counter()
+                job()
+                timings.append((name, time.perf_counter() - started))
+    click.echo(f"mesh: {len(faces):,} triangles, {len(vertices):,} vertices")
+    for name, seconds in timings:
+        click.echo(f"  {name:<28} {seconds * 1e3:10.1f} ms")
+    return EXIT_OK
+
+
+def _uv_sphere(triangles):
+    """A closed UV sphere with about ``triangles`` faces."""
+    import numpy as np
+
+    rings = max(2, int(np.sqrt(triangles / 4))) + 1  # 2 * segments * (rings - 1) faces
+    segments = max(3, int(triangles / (2 * (rings - 1))))
+    theta = np.linspace(0, np.pi, rings + 1)[1:-1]
+    phi = np.linspace(0, 2 * np.pi, segments, endpoint=False)
+    t, p = np.meshgrid(theta, phi, indexing="ij")
+    body = np.stack([np.sin(t) * np.cos(p), np.sin(t) * np.sin(p), np.cos(t)], axis=-1).reshape(-1, 3)
+    vertices = np.concatenate([[[0, 0, 1.0]], body, [[0, 0, -1.0]]])
+    south = len(vertices) - 1
+    ring = lambda r, s: 1 + r * segments + (s % segments)  # noqa: E731
+    s = np.arange(segments)
+    faces = [np.stack([np.zeros(segments, int), ring(0, s), ring(0, s + 1)], axis=1)]
+    for r in range(rings - 2):
+        faces.append(np.stack([ring(r, s), ring(r + 1, s), ring(r + 1, s + 1)], axis=1))
+        faces.append(np.stack([ring(r, s), ring(r + 1, s + 1), ring(r, s + 1)], axis=1))
+    last = rings - 2
+    faces.append(np.stack([np.full(segments, south), ring(last, s + 1), ring(last, s)], axis=1))
+    return vertices, np.concatenate(faces).astype(np.int64)
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="touche", description="touche collision detection")
-    commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("demo", help="run every query on a few shapes and print a report")
-    commands.add_parser("warmup", help="compile every kernel into numba's on-disk cache")
-    args = parser.parse_args(argv)
-    if args.command == "demo":
-        _demo(sys.stdout)
-    elif args.command == "warmup":
-        _warmup(sys.stdout)
-    return 0
+    """Entry point of the ``touche`` script: returns the exit code."""
+    return cli.main(args=argv, prog_name="touche", standalone_mode=False)
 
 
 if __name__ == "__main__":

@@ -16,3 +16,8 @@ class UnsupportedQuery(ToucheError, NotImplementedError):
         names = type(a).__name__ if b is None else f"{type(a).__name__} and {type(b).__name__}"
         super().__init__(f"touche.{verb} is not supported for {names}")
         self.verb = verb
+
+
+class MeshFormatError(ToucheError, ValueError):
+    """A mesh file that cannot be read: truncated, inconsistent counts, NaN/inf coordinates,
+    unknown format. The message names the file and the problem."""

@@ -1,0 +1,175 @@
+"""The ``touche`` command (click): inspect, repair, check, errors and exit codes; the HTML report
+rendered in headless Chromium (skipped when /usr/bin/chromium is absent)."""
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from touche import mesh as tm
+from touche.cli import EXIT_BAD_INPUT, EXIT_CONTACT, EXIT_OK, EXIT_USAGE, _uv_sphere, cli, main
+
+import naive_mesh as naive
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+def _run(*args):
+    """(exit code, stdout, stdout + stderr)."""
+    result = CliRunner().invoke(cli, list(map(str, args)), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.output
+
+
+def _one_line_error(output, code, expected):
+    lines = [line for line in output.strip().splitlines() if line.startswith("touche:")]
+    assert len(lines) == 1, output
+    assert "Traceback" not in output
+    assert expected in lines[0]
+
+
+@pytest.fixture(scope="module")
+def parts(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("parts")
+    v, f = _uv_sphere(600)
+    paths = {}
+    for name, vertices in (("a", v), ("b", v * 0.5 + [1.2, 0, 0]), ("far", v + [3.5, 0, 0])):
+        paths[name] = tm.save((vertices, f), folder / f"{name}.stl")
+    cube_v, cube_f = naive.cube()
+    paths["open"] = tm.save((cube_v, cube_f[:-2]), folder / "open.stl", ascii=True)
+    paths["folder"] = folder
+    return paths
+
+
+def test_inspect_and_json(parts):
+    code, output, _ = _run("inspect", parts["a"])
+    assert code == EXIT_OK and "genus 0" in output and "problems:" in output
+    code, output, _ = _run("inspect", parts["open"], "--json")
+    report = json.loads(output)
+    assert code == EXIT_OK and report["holes"] == 1 and not report["closed"]
+    assert report["duplicate_vertices"] == 0 and report["vertices"] == 8  # STL corners welded
+    code, _, _ = _run("inspect", parts["open"], "--strict")
+    assert code == EXIT_CONTACT
+
+
+def test_repair_closes_the_hole(parts, tmp_path):
+    target = tmp_path / "fixed.stl"
+    code, output, _ = _run("repair", parts["open"], target)
+    assert code == EXIT_OK and target.exists()
+    fixed = tm.load(target)
+    report = tm.inspect(fixed)
+    assert report.watertight and report.problems == [] and report.volume == pytest.approx(1.0)
+    assert "problems: none" in output
+
+
+def test_check_contact_and_clearance(parts, tmp_path):
+    code, output, _ = _run("check", parts["a"], parts["b"], "--json")
+    result = json.loads(output)
+    assert code == EXIT_CONTACT and result["intersecting"] and result["intersection_segments"] > 10
+    # the intersection curve of two spheres is a circle: length 2 pi r for the circle of
+    # x^2+y^2+z^2 = 1 and (x-1.2)^2+.. = 0.25 -> r = sqrt(1 - x0^2), x0 = (1 + 1.44 - 0.25) / 2.4
+    x0 = (1 + 1.44 - 0.25) / 2.4
+    assert result["intersection_length"] == pytest.approx(2 * np.pi * np.sqrt(1 - x0 ** 2), rel=0.05)
+    code, output, _ = _run("check", parts["a"], parts["far"])
+    assert code == EXIT_OK and "intersecting: no" in output
+    code, output, _ = _run("check", parts["a"], parts["far"], "--json", "--min-clearance", "2")
+    # facets lie inside the true spheres (gap 1.5): the polyhedral gap is a bit larger
+    assert code == EXIT_CONTACT and 1.5 <= json.loads(output)["distance"] <= 1.6
+    # a pose moves B away: no contact any more
+    code, _, _ = _run("check", parts["a"], parts["b"], "--pose-b", "3,0,0")
+    assert code == EXIT_OK
+    code, _, _ = _run("check", parts["a"], parts["far"], "--pose-b", "0,-3.5,0,0,0,90")  # R (3.5,0,0) = (0,3.5,0)
+    assert code == EXIT_CONTACT
+
+
+def test_errors_are_one_line_with_exit_codes(parts, tmp_path):
+    bad = tmp_path / "bad.stl"
+    bad.write_bytes(b"x" * 80 + (5).to_bytes(4, "little") + b"\0" * 20)
+    code, _, output = _run("inspect", bad)
+    assert code == EXIT_BAD_INPUT
+    _one_line_error(output, code, "truncated binary STL")
+    code, _, output = _run("check", parts["a"], tmp_path / "missing.stl")
+    assert code == EXIT_BAD_INPUT
+    _one_line_error(output, code, "no such file")
+    code, _, output = _run("check", parts["a"])
+    assert code == EXIT_USAGE
+    _one_line_error(output, code, "Missing argument")
+    code, _, output = _run("check", parts["a"], parts["b"], "--pose-a", "1,2")
+    assert code == EXIT_USAGE
+    _one_line_error(output, code, "3, 6 or 16 numbers")
+    code, output, _ = _run("check", parts["a"], parts["b"], "--pose-a", ",".join(["1"] * 16))
+    assert code == EXIT_BAD_INPUT  # a matrix that is not a rigid transform
+    code, output, _ = _run("frobnicate")
+    assert code == EXIT_USAGE
+    code, output, _ = _run("--help")
+    assert code == EXIT_OK and "Exit codes" in output
+    assert main(["inspect", str(bad)]) == EXIT_BAD_INPUT
+
+
+def test_png_report(parts, tmp_path):
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "report.png"
+    code, _, _ = _run("check", parts["a"], parts["b"], "--png", target)
+    assert code == EXIT_CONTACT
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _chromium(html, tmp_path, name):
+    shot = tmp_path / f"{name}.png"
+    run = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-unsafe-swiftshader",
+         "--use-angle=swiftshader", "--window-size=900,700", "--virtual-time-budget=8000",
+         "--enable-logging=stderr", "--v=0", f"--screenshot={shot}", "--dump-dom", html.as_uri()],
+        capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    console = [line for line in run.stderr.splitlines() if "CONSOLE" in line]
+    errors = [line for line in console if re.search(r":(ERROR|FATAL):CONSOLE|Uncaught|TypeError|ReferenceError", line)]
+    return run, shot, errors
+
+
+@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed (/usr/bin/chromium): "
+                    "apt-get install -y chromium")
+def test_html_report_renders_in_headless_chromium(parts, tmp_path):
+    pytest.importorskip("plotly")
+    Image = pytest.importorskip("PIL.Image")
+    target = tmp_path / "report.html"
+    code, _, _ = _run("check", parts["a"], parts["b"], "--html", target)
+    assert code == EXIT_CONTACT
+    text = target.read_text()
+    assert "<script" in text and "cdn.plot.ly" not in text.split("<body>")[0]  # plotly.js embedded
+    run, shot, errors = _chromium(target, tmp_path, "report")
+    assert "touche report: rendered" in run.stdout  # set by the page after plotting
+    assert errors == [], errors
+    image = np.asarray(Image.open(shot).convert("RGB")).astype(int)
+    background = np.median(image.reshape(-1, 3), axis=0)
+    differs = (np.abs(image - background).sum(axis=2) > 30).mean()
+    assert differs > 0.05  # not blank
+    red = ((image[..., 0] > 180) & (image[..., 1] < 90) & (image[..., 2] < 90)).sum()
+    assert red > 50  # the intersection curve is drawn
+    # the console check itself can fail: a page with a script error is caught
+    broken = tmp_path / "broken.html"
+    broken.write_text("<html><body><script>console.error('bad'); undefinedFunction();</script></body></html>")
+    _, _, broken_errors = _chromium(broken, tmp_path, "broken")
+    assert broken_errors
+
+
+def test_demo_and_warmup_commands_exist():
+    code, output, _ = _run("--help")
+    assert "demo" in output and "warmup" in output and "bench" in output
+
+
+def test_bench_command_runs():
+    code, output, _ = _run("bench", "--triangles", "2000")
+    assert code == EXIT_OK and "load (read + exact weld)" in output
+
+
+_SCRIPT = os.path.join(os.path.dirname(sys.executable), "touche")
+
+
+@pytest.mark.skipif(not os.path.exists(_SCRIPT), reason="console script not installed next to python")
+def test_console_script_exit_code(parts):
+    run = subprocess.run([_SCRIPT, "check", str(parts["a"]), str(parts["b"])], capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == EXIT_CONTACT, run.stderr

@@ -1,0 +1,214 @@
+"""touche.mesh I/O: STL round trips, strict validation, hypothesis fuzzing of the reader,
+trimesh formats."""
+import struct
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import touche as tc
+from touche import mesh as tm
+from touche.errors import MeshFormatError
+
+from naive_mesh import cube
+
+
+def _sphere(subdivisions=2):
+    trimesh = pytest.importorskip("trimesh")
+    s = trimesh.creation.icosphere(subdivisions=subdivisions)
+    return np.asarray(s.vertices), np.asarray(s.faces)
+
+
+def _binary_bytes(triangles, count=None, header=b"x" * 80):
+    records = np.zeros(len(triangles), dtype=[("n", "<f4", 3), ("v", "<f4", (3, 3)), ("a", "<u2")])
+    records["v"] = triangles
+    return header[:80].ljust(80) + struct.pack("<I", len(triangles) if count is None else count) + records.tobytes()
+
+
+@pytest.mark.parametrize("ascii_stl", [False, True])
+def test_stl_round_trip(tmp_path, ascii_stl):
+    v, f = _sphere()
+    rng = np.random.default_rng(3)
+    v = v * 1e3 + rng.normal(size=3)  # non-trivial coordinates
+    path = tmp_path / "part.stl"
+    tm.save((v, f), path, ascii=ascii_stl)
+    loaded = tm.load(path)
+    assert isinstance(loaded, tc.TriangleMesh)
+    assert loaded.faces.shape == f.shape
+    assert loaded.vertices.shape == v.shape  # exact welding restores the shared vertices
+    soup = tm.read_stl(path)
+    expected = v[f] if ascii_stl else v[f].astype(np.float32).astype(np.float64)
+    if ascii_stl:
+        np.testing.assert_array_equal(soup, expected)  # 17 digits: exact float64 round trip
+    else:
+        np.testing.assert_array_equal(soup, expected)  # float32 storage, exact float32 values
+    # the welded mesh is the same surface
+    np.testing.assert_array_equal(loaded.vertices[loaded.faces], soup)
+    no_weld = tm.load(path, weld=False)
+    assert len(no_weld.vertices) == 3 * len(f)
+
+
+def test_binary_with_solid_header_is_binary(tmp_path):
+    v, f = cube()
+    data = _binary_bytes(v[f], header=b"solid exported by a CAD tool".ljust(80))
+    path = tmp_path / "solid_header.stl"
+    path.write_bytes(data)
+    np.testing.assert_array_equal(tm.read_stl(path), v[f])
+
+
+def test_ascii_multiple_solids_and_case(tmp_path):
+    text = (
+        "SOLID one\n facet normal 0 0 1\n outer loop\n vertex 0 0 0\n vertex 1 0 0\n vertex 0 1 0\n"
+        " endloop\n endfacet\nENDSOLID one\n"
+        "solid two\nfacet normal 0 0 0 outer loop vertex 0 0 1 vertex 1 0 1 vertex 0 1 1 endloop endfacet\n"
+        "endsolid\n"
+    )
+    path = tmp_path / "two.stl"
+    path.write_text(text)
+    soup = tm.read_stl(path)
+    assert soup.shape == (2, 3, 3)
+    assert soup[1, 2].tolist() == [0, 1, 1]
+
+
+def test_obj_round_trip_and_trimesh_input(tmp_path):
+    pytest.importorskip("trimesh")
+    v, f = _sphere(1)
+    path = tm.save((v, f), tmp_path / "part.obj")
+    loaded = tm.load(path)
+    np.testing.assert_allclose(loaded.vertices, v)
+    np.testing.assert_array_equal(loaded.faces, f)
+    import trimesh
+
+    mesh = tm.as_mesh(trimesh.Trimesh(v, f, process=False))
+    np.testing.assert_array_equal(mesh.faces, f)
+    # PLY, OFF and glTF (binary) through trimesh
+    for suffix in ("ply", "off", "glb"):
+        trimesh.Trimesh(v, f, process=False).export(tmp_path / f"part.{suffix}")
+        loaded = tm.load(tmp_path / f"part.{suffix}")
+        assert loaded.faces.shape == f.shape, suffix
+        assert tm.signed_volume(loaded) == pytest.approx(tm.signed_volume(v, f), rel=1e-6), suffix
+    (tmp_path / "broken.obj").write_text("v 0 0 0\nv 1 0 0\nf 1 2 3\n")
+    with pytest.raises(MeshFormatError, match="broken.obj"):
+        tm.load(tmp_path / "broken.obj")
+
+
+# ---------------------------------------------------------------------------- strict validation
+def _error(tmp_path, data, name="bad.stl"):
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(MeshFormatError) as info:
+        tm.load(path)
+    message = str(info.value)
+    assert str(path) in message  # names the file
+    assert "\n" not in message
+    return message
+
+
+def test_error_truncated_binary(tmp_path):
+    v, f = cube()
+    data = _binary_bytes(v[f])
+    message = _error(tmp_path, data[:-7])
+    assert "truncated" in message and "12 triangles" in message
+    assert f"{84 + 50 * 12:,}" in message and f"{84 + 50 * 12 - 7:,}" in message
+
+
+def test_error_count_disagrees_with_size(tmp_path):
+    v, f = cube()
+    message = _error(tmp_path, _binary_bytes(v[f], count=10))
+    assert "10 triangles" in message and "extra" in message
+    message = _error(tmp_path, _binary_bytes(v[f], count=1_000_000))
+    assert "truncated" in message and "1,000,000 triangles" in message
+
+
+def test_error_nan_and_inf(tmp_path):
+    v, f = cube()
+    tris = v[f].copy()
+    tris[5, 1, 2] = np.nan
+    assert "triangle 5" in _error(tmp_path, _binary_bytes(tris)) and "nan" in _error(tmp_path, _binary_bytes(tris))
+    tris[5, 1, 2] = np.inf
+    assert "non-finite" in _error(tmp_path, _binary_bytes(tris))
+    text = "solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 inf\nvertex 0 1 0\nendloop\nendfacet\nendsolid\n"
+    assert "non-finite" in _error(tmp_path, text.encode())
+
+
+def test_error_ascii_header_on_truncated_binary(tmp_path):
+    v, f = cube()
+    data = _binary_bytes(v[f], header=b"solid binary really".ljust(80))[:-50]
+    message = _error(tmp_path, data)
+    assert "starts with 'solid'" in message and "binary" in message
+    assert f"{84 + 50 * 12:,}" in message
+
+
+def test_error_small_and_empty(tmp_path):
+    assert "empty" in _error(tmp_path, b"")
+    assert "at least 84" in _error(tmp_path, b"abc")
+    assert "0 triangles" in _error(tmp_path, b"h" * 80 + struct.pack("<I", 0))
+    assert "without facets" in _error(tmp_path, b"solid empty\nendsolid empty\n")
+
+
+def test_error_ascii_structure(tmp_path):
+    good = "solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid\n"
+    assert "endsolid" in _error(tmp_path, good.replace("endsolid\n", "").encode())
+    assert "vertex" in _error(tmp_path, good.replace("vertex 1 0 0", "vertx 1 0 0").encode())
+    assert "number" in _error(tmp_path, good.replace("vertex 1 0 0", "vertex 1 zero 0").encode())
+    assert "multiple of 21" in _error(tmp_path, good.replace("vertex 0 1 0\n", "").encode())
+
+
+def test_error_missing_file_and_unknown_writer(tmp_path):
+    with pytest.raises(MeshFormatError, match="no such file"):
+        tm.load(tmp_path / "missing.stl")
+    with pytest.raises(MeshFormatError, match="cannot write"):
+        tm.save(cube(), tmp_path / "x.vtk")
+
+
+# ---------------------------------------------------------------------------- fuzzing
+FUZZ = settings(max_examples=150, derandomize=True, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+_GOOD_BINARY = _binary_bytes(cube()[0][cube()[1]])
+_GOOD_ASCII = ("solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\n"
+               "endloop\nendfacet\nendsolid x\n").encode()
+
+
+def _parse_only_mesh_errors(data):
+    try:
+        triangles = tm.parse_stl(data, "fuzz.stl")
+    except MeshFormatError as exc:
+        assert str(exc).startswith("fuzz.stl: ")
+        return
+    assert triangles.ndim == 3 and triangles.shape[1:] == (3, 3) and len(triangles) > 0
+    assert np.isfinite(triangles).all()
+
+
+@FUZZ
+@given(st.binary(max_size=400))
+def test_fuzz_random_bytes(data):
+    _parse_only_mesh_errors(data)
+    _parse_only_mesh_errors(b"solid " + data)
+
+
+@FUZZ
+@given(st.sampled_from([_GOOD_BINARY, _GOOD_ASCII]), st.integers(0, 700))
+def test_fuzz_truncation(data, cut):
+    _parse_only_mesh_errors(data[:cut])
+
+
+@FUZZ
+@given(st.binary(min_size=0, max_size=80), st.integers(0, 2 ** 32 - 1), st.integers(-60, 60))
+def test_fuzz_mutated_header_and_count(header, count, size_change):
+    body = _GOOD_BINARY[84:]
+    if size_change < 0:
+        body = body[:size_change]
+    else:
+        body = body + b"\x00" * size_change
+    _parse_only_mesh_errors(header.ljust(80, b" ") + struct.pack("<I", count) + body)
+
+
+@FUZZ
+@given(st.data())
+def test_fuzz_mutated_bytes(data):
+    source = bytearray(data.draw(st.sampled_from([_GOOD_BINARY, _GOOD_ASCII])))
+    for _ in range(data.draw(st.integers(1, 8))):
+        position = data.draw(st.integers(0, len(source) - 1))
+        source[position] = data.draw(st.integers(0, 255))
+    _parse_only_mesh_errors(bytes(source))

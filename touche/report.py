@@ -1,0 +1,150 @@
+"""Reports of a clearance check: a self-contained interactive HTML page (plotly, works offline:
+plotly.js is embedded) and a static PNG (matplotlib). Both need the ``report`` extra
+(``pip install 'touche[report]'``).
+
+``write_html(path, parts, result, title=None)`` / ``write_png(path, parts, result, title=None)``
+
+``parts``: a list of ``(name, vertices (n, 3) world coordinates, faces (m, 3))``.
+``result``: any object with ``intersecting`` (bool), ``distance`` (float), ``point_a`` /
+``point_b`` ((3,) closest points, world; may be None or NaN when intersecting) and
+``segments`` ((k, 2, 3) intersection-curve segments, world; may be empty).
+"""
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import numpy as np
+
+from .errors import ToucheError
+
+_COLOURS = ["#4c78a8", "#f58518", "#54a24b", "#b279a2"]
+
+
+class ReportError(ToucheError, RuntimeError):
+    """The report could not be written (missing optional dependency, unwritable path)."""
+
+
+def _summary(result):
+    if result is None:
+        return ""
+    if bool(getattr(result, "intersecting", False)):
+        count = len(_segments(result))
+        return f"intersecting ({count} intersection segments)"
+    return f"separated, distance {float(result.distance):.6g}"
+
+
+def _segments(result):
+    segments = getattr(result, "segments", None)
+    if segments is None:
+        segments = getattr(result, "intersection_segments", None)
+    if segments is None:
+        return np.zeros((0, 2, 3))
+    return np.asarray(segments, dtype=np.float64).reshape(-1, 2, 3)
+
+
+def _closest(result):
+    a, b = getattr(result, "point_a", None), getattr(result, "point_b", None)
+    if a is None or b is None:
+        return None
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.shape != (3,) or b.shape != (3,) or not (np.isfinite(a).all() and np.isfinite(b).all()):
+        return None
+    return a, b
+
+
+def figure(parts, result=None, title=None):
+    """The plotly Figure of the parts, the intersection curve and the closest-point segment."""
+    try:
+        import plotly.graph_objects as go
+    except ImportError as exc:
+        raise ReportError("the HTML report needs plotly (pip install 'touche[report]')") from exc
+    traces = []
+    for index, (name, vertices, faces) in enumerate(parts):
+        v = np.asarray(vertices, dtype=np.float64)
+        f = np.asarray(faces, dtype=np.int64)
+        traces.append(go.Mesh3d(x=v[:, 0], y=v[:, 1], z=v[:, 2], i=f[:, 0], j=f[:, 1], k=f[:, 2],
+                                name=str(name), color=_COLOURS[index % len(_COLOURS)], opacity=0.55,
+                                flatshading=True, showlegend=True, hoverinfo="name"))
+    segments = _segments(result) if result is not None else np.zeros((0, 2, 3))
+    if len(segments):
+        # one polyline trace with NaN breaks between segments
+        xyz = np.concatenate([segments, np.full((len(segments), 1, 3), np.nan)], axis=1).reshape(-1, 3)
+        traces.append(go.Scatter3d(x=xyz[:, 0], y=xyz[:, 1], z=xyz[:, 2], mode="lines",
+                                   line=dict(color="#d62728", width=6), name="intersection curve"))
+    closest = _closest(result) if result is not None else None
+    if closest is not None and not bool(getattr(result, "intersecting", False)):
+        a, b = closest
+        traces.append(go.Scatter3d(x=[a[0], b[0]], y=[a[1], b[1]], z=[a[2], b[2]], mode="lines+markers",
+                                   line=dict(color="black", width=5), marker=dict(size=4, color="black"),
+                                   name=f"closest points ({float(result.distance):.4g})"))
+    heading = title or "touche clearance check"
+    summary = _summary(result)
+    fig = go.Figure(data=traces)
+    fig.update_layout(title=html.escape(f"{heading}: {summary}" if summary else heading),
+                      scene=dict(aspectmode="data"), margin=dict(l=0, r=0, t=40, b=0),
+                      legend=dict(x=0.01, y=0.98))
+    return fig
+
+
+# Runs after the plot is drawn: marks the page so headless browsers (and tests) can tell a
+# rendered report from a broken one.
+_POST_SCRIPT = ("var gd = document.getElementById('{plot_id}');"
+                "document.title = (gd && gd.data && gd.data.length) ? 'touche report: rendered' "
+                ": 'touche report: EMPTY';")
+
+
+def write_html(path, parts, result=None, title=None):
+    """Write a self-contained interactive page (plotly.js embedded: opens offline)."""
+    fig = figure(parts, result, title)
+    path = Path(path)
+    try:
+        fig.write_html(str(path), include_plotlyjs=True, full_html=True, post_script=_POST_SCRIPT,
+                       default_width="100%", default_height="95vh", config={"displaylogo": False})
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot write the report ({exc.strerror or exc})") from exc
+    return path
+
+
+def write_png(path, parts, result=None, title=None, size=(8.0, 6.0), dpi=100):
+    """Write a static picture (matplotlib, Agg backend; no display needed)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+        from mpl_toolkits.mplot3d.art3d import Line3DCollection, Poly3DCollection
+    except ImportError as exc:
+        raise ReportError("the PNG report needs matplotlib (pip install 'touche[report]')") from exc
+    fig = plt.figure(figsize=size, dpi=dpi)
+    ax = fig.add_subplot(projection="3d")
+    everything = []
+    for index, (name, vertices, faces) in enumerate(parts):
+        v = np.asarray(vertices, dtype=np.float64)
+        f = np.asarray(faces, dtype=np.int64)
+        ax.add_collection3d(Poly3DCollection(v[f], facecolor=_COLOURS[index % len(_COLOURS)], alpha=0.45,
+                                             edgecolor="none", label=str(name)))
+        everything.append(v)
+    segments = _segments(result) if result is not None else np.zeros((0, 2, 3))
+    if len(segments):
+        ax.add_collection3d(Line3DCollection(segments, colors="#d62728", linewidths=2.5))
+    closest = _closest(result) if result is not None else None
+    if closest is not None and not bool(getattr(result, "intersecting", False)):
+        a, b = closest
+        ax.plot(*np.stack([a, b]).T, color="black", marker="o", markersize=3)
+    points = np.concatenate(everything) if everything else np.zeros((1, 3))
+    low, high = points.min(axis=0), points.max(axis=0)
+    centre, half = (low + high) / 2, max(float((high - low).max()) / 2, 1e-12)
+    ax.set_xlim(centre[0] - half, centre[0] + half)
+    ax.set_ylim(centre[1] - half, centre[1] + half)
+    ax.set_zlim(centre[2] - half, centre[2] + half)
+    summary = _summary(result)
+    ax.set_title((title or "touche clearance check") + (f": {summary}" if summary else ""))
+    path = Path(path)
+    try:
+        fig.savefig(path)
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot write the picture ({exc.strerror or exc})") from exc
+    finally:
+        plt.close(fig)
+    return path
