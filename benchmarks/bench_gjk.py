@@ -1,21 +1,31 @@
 """GJK / EPA: touche (touche.convex) vs coal on two 100-vertex hulls at 2,000 random poses.
 
-    NUMBA_CACHE_DIR=/tmp/numba-bench .venv/bin/python benchmarks/bench_gjk.py
+    NUMBA_CACHE_DIR=/tmp/numba-bench .venv/bin/python benchmarks/bench_gjk.py [--quick] [--repeats 7]
 
-Rows (median of 5 repeats, microseconds per pair; ratio = touche / coal):
-- batch distance: touche's one (n, 4, 4) call vs coal.distance called per pose;
-- single distance: one touche.convex.gjk call per pose (Python loop) vs coal per pose;
+Rows (microseconds per pair; ratio = touche / coal per call):
+- batch distance: touche's one (n, 4, 4) call (parallel over pairs) vs coal.distance called per
+  pose from Python; run with numba's thread count set to 1 and to 2 (this machine's cores);
+- single distance: one ``convex.gjk`` call per pose (Python loop), and one ``touche.distance``
+  call per pose, vs coal per pose;
 - EPA depth (overlapping poses only): touche batch vs coal.distance per pose;
-- boolean: touche batch convex.intersects vs coal.collide per pose.
-coal runs with its default request (its GJK tolerance 1e-6) and with tight tolerances (1e-12,
-the accuracy touche delivers); both are printed.
+- boolean: touche batch ``convex.intersects`` vs ``coal.collide`` per pose.
+Poses are independent random draws (no coherence between consecutive pairs; every touche pair
+starts cold). coal runs with its default request and with tight tolerances (1e-12, the accuracy
+touche delivers); both are printed. The machine is shared: each workload's touche and coal runs
+are interleaved repeat by repeat, and both the wall-clock and the process-CPU medians are shown
+(CPU time is not inflated by other processes taking the cores; for two threads it is the sum over
+both threads, so only the wall figure shows the parallel speed-up, and numba's OpenMP workers
+keep spinning for a while after a parallel call, which is charged to whatever runs next: the
+coal CPU figures of the two-thread rows are inflated by it, use their wall column).
 """
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
 
+import numba
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -42,26 +52,78 @@ def transforms(poses):
     return [coal.Transform3s(np.ascontiguousarray(t[:3, :3]), np.ascontiguousarray(t[:3, 3])) for t in poses]
 
 
-def median_time(fn, repeats=5):
-    times = []
+def interleaved(fns, repeats):
+    """Run each function once per round, ``repeats`` rounds; medians of (wall, cpu) seconds."""
+    wall = [[] for _ in fns]
+    cpu = [[] for _ in fns]
     for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+        for k, fn in enumerate(fns):
+            w0, c0 = time.perf_counter(), time.process_time()
+            fn()
+            cpu[k].append(time.process_time() - c0)
+            wall[k].append(time.perf_counter() - w0)
+    return [(float(np.median(w)), float(np.median(c))) for w, c in zip(wall, cpu)]
+
+
+def support_costs():
+    """ns per support point of a hull on a sphere: linear scan vs hill climbing from a cold start
+    (the basis of gjk.HILL_CLIMB_MIN_VERTICES)."""
+    from numba import njit
+
+    from touche._kernels import gjk
+
+    @njit(cache=False)
+    def scan(params, points, dirs):
+        total = 0.0
+        count = int(params[0])
+        for i in range(dirs.shape[0]):
+            total += points[gjk._brute_vertex(points, count, dirs[i, 0], dirs[i, 1], dirs[i, 2]), 0]
+        return total
+
+    @njit(cache=False)
+    def climb(params, points, dirs):
+        total = 0.0
+        for i in range(dirs.shape[0]):
+            total += points[gjk._hill_climb(params, points, dirs[i, 0], dirs[i, 1], dirs[i, 2], 0), 0]
+        return total
+
+    rng = np.random.default_rng(1)
+    dirs = rng.normal(size=(100_000, 3))
+    print(f"{'hull vertices':>14s} {'scan ns':>9s} {'climb ns':>9s}")
+    for count in (50, 100, 300, 1000):
+        p = rng.normal(size=(count, 3))
+        p /= np.linalg.norm(p, axis=1)[:, None]
+        hull = touche.ConvexPolyhedron(p)
+        params, points = hull._packed[1], hull._packed[2]
+        costs = []
+        for fn in (scan, climb):
+            fn(params, points, dirs)
+            costs.append(min(interleaved([lambda: fn(params, points, dirs)], 5)[0]) / len(dirs) * 1e9)
+        print(f"{count:14d} {costs[0]:9.1f} {costs[1]:9.1f}")
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="500 poses, 3 repeats")
+    parser.add_argument("--support", action="store_true", help="only the support-mapping costs (scan vs climb)")
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--poses", type=int, default=2000)
+    args = parser.parse_args()
+    if args.support:
+        support_costs()
+        return
+    n = 500 if args.quick else args.poses
+    repeats = 3 if args.quick else args.repeats
     rng = np.random.default_rng(2026)
-    # 100 hull vertices each: points on a slightly perturbed sphere are all extreme
+
+    # 100 hull vertices each: points on a sphere are all extreme
     def hull100():
         p = rng.normal(size=(100, 3))
         p /= np.linalg.norm(p, axis=1)[:, None]
-        return touche.ConvexPolyhedron(p)  # on a sphere: every point is a hull vertex
+        return touche.ConvexPolyhedron(p)
 
     a, b = hull100(), hull100()
-    print(f"hull vertices: {len(a.vertices)}, {len(b.vertices)}")
-    n = 2000
+    print(f"hull vertices: {len(a.vertices)}, {len(b.vertices)}; numba threads available: {numba.get_num_threads()}")
     ta = random_poses(rng, n, 1.6)
     tb = random_poses(rng, n, 1.6)
     ga, gb = coal_convex(a), coal_convex(b)
@@ -79,7 +141,7 @@ def main():
         return out
 
     def coal_collide(indices):
-        request = coal.CollisionRequest(coal.CollisionRequestFlag.NO_REQUEST, 1)
+        request = coal.CollisionRequest()
         out = np.empty(len(indices), dtype=bool)
         for j, i in enumerate(indices):
             result = coal.CollisionResult()
@@ -90,43 +152,59 @@ def main():
     convex.gjk(a, ta, b, tb)  # compile / load
     convex.gjk(a, ta[0], b, tb[0])
     convex.intersects(a, ta, b, tb)
+    touche.distance(a, ta[0], b, tb[0])
     result = convex.gjk(a, ta, b, tb)
     overlap = np.nonzero(result.signed_distance < 0)[0]
     print(f"poses: {n}, overlapping: {len(overlap)}; statuses: {np.bincount(result.status, minlength=5).tolist()}")
 
     theirs_default = coal_distance(everything, False)
     theirs_tight = coal_distance(everything, True)
-    exact = touche.distance(a, ta, b, tb).signed_distance  # SAT engine: exact depth, exact distance
     for label, theirs in (("coal default", theirs_default), ("coal tight", theirs_tight)):
-        print(f"max |coal - exact| ({label}): {np.abs(theirs - exact).max():.2e}")
-    print(f"max |touche gjk - exact|: {np.abs(result.signed_distance - exact).max():.2e}")
+        print(f"max |touche gjk - {label}|: {np.abs(theirs - result.signed_distance).max():.2e}")
+    agree = coal_collide(everything) == (result.signed_distance <= 0)
+    print(f"boolean agreement with coal.collide: {agree.mean():.4f}")
 
-    rows = []
-    t_touche = median_time(lambda: convex.gjk(a, ta, b, tb)) / n
-    t_coal = median_time(lambda: coal_distance(everything, False)) / n
-    t_coal_tight = median_time(lambda: coal_distance(everything, True)) / n
-    rows.append(("batch distance (per pair)", t_touche, t_coal, t_coal_tight))
+    ta_o, tb_o = ta[overlap], tb[overlap]
 
-    def single_loop():
+    def single_gjk():
         for i in range(n):
             convex.gjk(a, ta[i], b, tb[i])
 
-    t_single = median_time(single_loop) / n
-    rows.append(("single distance call", t_single, t_coal, t_coal_tight))
+    def single_distance():
+        for i in range(n):
+            touche.distance(a, ta[i], b, tb[i])
 
-    ta_o, tb_o = ta[overlap], tb[overlap]
-    t_epa = median_time(lambda: convex.penetration(a, ta_o, b, tb_o)) / len(overlap)
-    t_coal_epa = median_time(lambda: coal_distance(overlap, False)) / len(overlap)
-    t_coal_epa_tight = median_time(lambda: coal_distance(overlap, True)) / len(overlap)
-    rows.append(("EPA depth (overlapping, per pair)", t_epa, t_coal_epa, t_coal_epa_tight))
+    rows = []
+    for threads in sorted({1, numba.get_num_threads()}):
+        numba.set_num_threads(threads)
+        timed = interleaved([
+            lambda: convex.gjk(a, ta, b, tb),
+            lambda: coal_distance(everything, False),
+            lambda: coal_distance(everything, True),
+        ], repeats)
+        rows.append((f"batch distance, {threads} thread(s)", n, *timed))
+        timed = interleaved([
+            lambda: convex.penetration(a, ta_o, b, tb_o),
+            lambda: coal_distance(overlap, False),
+            lambda: coal_distance(overlap, True),
+        ], repeats)
+        rows.append((f"EPA depth (overlapping), {threads} thr", len(overlap), *timed))
+        timed = interleaved([
+            lambda: convex.intersects(a, ta, b, tb),
+            lambda: coal_collide(everything),
+        ], repeats)
+        rows.append((f"boolean, {threads} thread(s)", n, timed[0], timed[1], timed[1]))
+    timed = interleaved([single_gjk, lambda: coal_distance(everything, False), lambda: coal_distance(everything, True)], repeats)
+    rows.append(("single call convex.gjk", n, *timed))
+    timed = interleaved([single_distance, lambda: coal_distance(everything, False), lambda: coal_distance(everything, True)], repeats)
+    rows.append(("single call touche.distance", n, *timed))
 
-    t_bool = median_time(lambda: convex.intersects(a, ta, b, tb)) / n
-    t_coal_bool = median_time(lambda: coal_collide(everything)) / n
-    rows.append(("boolean (per pair)", t_bool, t_coal_bool, t_coal_bool))
-
-    print(f"\n{'workload':36s} {'touche us':>10s} {'coal us':>10s} {'ratio':>7s} {'coal tight':>11s} {'ratio':>7s}")
-    for name, ours, theirs, tight in rows:
-        print(f"{name:36s} {ours * 1e6:10.2f} {theirs * 1e6:10.2f} {ours / theirs:7.2f} {tight * 1e6:11.2f} {ours / tight:7.2f}")
+    print(f"\n{'workload (us per pair)':38s} {'touche':>7s} {'coal':>7s} {'ratio':>6s} {'tight':>7s} {'ratio':>6s}"
+          f" | {'cpu: touche':>11s} {'coal':>7s} {'ratio':>6s}")
+    for name, count, ours, theirs, tight in rows:
+        print(f"{name:38s} {ours[0] / count * 1e6:7.2f} {theirs[0] / count * 1e6:7.2f} {ours[0] / theirs[0]:6.2f}"
+              f" {tight[0] / count * 1e6:7.2f} {ours[0] / tight[0]:6.2f}"
+              f" | {ours[1] / count * 1e6:11.2f} {theirs[1] / count * 1e6:7.2f} {ours[1] / theirs[1]:6.2f}")
 
 
 if __name__ == "__main__":

@@ -88,9 +88,15 @@ def transform(matrix):
 
 
 def coal_collide(ga, poses_a, gb, poses_b):
+    """coal.collide per pose with coal's default ``CollisionRequest()`` (True = colliding).
+
+    The default request also fills one contact (point, normal, depth), which costs time but not
+    correctness: checked on the test_vs_coal pairs, its booleans equal those of the boolean-only
+    ``CollisionRequest(CollisionRequestFlag.NO_REQUEST, 1)`` that an earlier version used, so the
+    tests use the request every coal user starts with."""
     out = np.empty(len(poses_a), dtype=bool)
     for i, (ta, tb) in enumerate(zip(poses_a, poses_b)):
-        request = coal.CollisionRequest(coal.CollisionRequestFlag.NO_REQUEST, 1)
+        request = coal.CollisionRequest()
         result = coal.CollisionResult()
         out[i] = coal.collide(ga, transform(ta), gb, transform(tb), request, result) > 0
     return out
@@ -112,3 +118,52 @@ def coal_distance(ga, poses_a, gb, poses_b, gjk_tolerance=None):
         pa[i] = result.getNearestPoint1()
         pb[i] = result.getNearestPoint2()
     return dist, pa, pb
+
+
+def coal_geometry(shape):
+    """The coal geometry of any convex touche shape (same local frame). Polytopes become a
+    ``coal.Convex`` of touche's hull vertices and triangles (duplicate input points are already
+    merged there; a flat polygon or triangle is a flat Convex)."""
+    if isinstance(shape, touche.Box):
+        return coal.Box(*shape.extents)
+    if isinstance(shape, touche.Sphere):
+        return coal.Sphere(shape.radius)
+    if isinstance(shape, touche.Capsule):
+        return coal.Capsule(shape.radius, shape.length)
+    if isinstance(shape, touche.Cylinder):
+        return coal.Cylinder(shape.radius, shape.length)
+    if isinstance(shape, touche.Cone):
+        return coal.Cone(shape.radius, shape.length)
+    if isinstance(shape, touche.Ellipsoid):
+        return coal.Ellipsoid(*shape.radii)
+    vertices = coal.StdVec_Vec3s()
+    for p in shape.vertices:
+        vertices.append(np.array(p, dtype=np.float64))
+    triangles = coal.StdVec_Triangle()
+    for f in shape.triangles:
+        triangles.append(coal.Triangle(int(f[0]), int(f[1]), int(f[2])))
+    return coal.Convex(vertices, triangles)
+
+
+def coal_signed(ga, poses_a, gb, poses_b, tolerance=1e-12):
+    """coal.distance per pose with GJK / EPA tolerances ``tolerance`` (and 1000 iterations;
+    None = coal's default request):
+    (signed distance (n,), normal A -> B (n, 3), nearest points on A and B (n, 3) each)."""
+    n = len(poses_a)
+    dist = np.empty(n)
+    normal = np.empty((n, 3))
+    pa = np.empty((n, 3))
+    pb = np.empty((n, 3))
+    request = coal.DistanceRequest()
+    if tolerance is not None:  # None: coal's default request (tolerances 1e-6)
+        request.gjk_tolerance = tolerance
+        request.epa_tolerance = tolerance
+        request.gjk_max_iterations = 1000
+        request.epa_max_iterations = 1000
+    for i in range(n):
+        result = coal.DistanceResult()
+        dist[i] = coal.distance(ga, transform(poses_a[i]), gb, transform(poses_b[i]), request, result)
+        normal[i] = result.normal
+        pa[i] = result.getNearestPoint1()
+        pb[i] = result.getNearestPoint2()
+    return dist, normal, pa, pb

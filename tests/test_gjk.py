@@ -57,7 +57,7 @@ def _polytope_pairs(rng):
     return [
         (_hull(rng, 8), _hull(rng, 10)),
         (_hull(rng, 5), _hull(rng, 30)),
-        (_hull(rng, 40), _hull(rng, 40)),  # hill climbing on both
+        (_hull(rng, 40), _hull(rng, 40)),
         (touche.Box([1.0, 0.7, 0.5]), _hull(rng, 12)),
         (touche.Box([1.0, 0.7, 0.5]), touche.Box([0.3, 1.5, 0.8])),
         (tri, _hull(rng, 9)),
@@ -500,3 +500,33 @@ def test_bad_input():
         convex.shape_cast(box, None, np.zeros(3), box, None, np.zeros(3), -1.0)
     with pytest.raises(touche.GeometryError):
         convex.gjk(box, None, box, None, warm_start=np.zeros(5))
+
+
+@pytest.mark.skipif(coal is None, reason="coal not installed")
+def test_hill_climbing_hulls_against_coal():
+    """Hulls above gjk.HILL_CLIMB_MIN_VERTICES take their support points by hill climbing on the
+    vertex adjacency (Ericson 9.5.4): same answers as coal (tight tolerances, exact on polytopes)
+    against a box, a cylinder's fine hull neighbour and another climbing hull."""
+    import coal_adapter as ca
+    from touche._kernels import gjk as kernel
+
+    rng = np.random.default_rng(21)
+    points = rng.normal(size=(400, 3))
+    points /= np.linalg.norm(points, axis=1)[:, None]
+    big = touche.ConvexPolyhedron(points * 0.6)
+    assert len(big.vertices) > kernel.HILL_CLIMB_MIN_VERTICES
+    others = [touche.Box([0.9, 0.5, 0.4]), big, _hull(rng, 30)]
+    hits = 0
+    total = 0
+    for other in others:
+        ta = random_poses(rng, 150, 0.8)
+        tb = random_poses(rng, 150, 0.8)
+        got = convex.gjk(big, ta, other, tb)
+        ref, _, _, _ = ca.coal_signed(ca.coal_geometry(big), ta, ca.coal_geometry(other), tb)
+        assert set(np.unique(got.status)) <= {0, 1, 2}
+        sep = ref > 0
+        assert np.abs(got.signed_distance - ref)[sep].max(initial=0.0) <= DIST_TOL
+        assert (np.abs(got.signed_distance - ref)[~sep] <= DEPTH_TOL * np.maximum(-ref[~sep], 1e-3)).all()
+        hits += int((~sep).sum())
+        total += len(ref)
+    assert 0.2 <= hits / total <= 0.8

@@ -8,11 +8,12 @@
 Verbs: intersects, distance, signed_distance, closest_point, raycast, contacts, intersection,
 time_of_impact (batches run in one compiled call). Modules: touche.convex (GJK / EPA / shape
 casting), touche.planar (2D separating axes), touche.pairwise (raw-array OBB / triangle tests),
-touche.lp (Seidel LP, Chung-Wang).
+touche.lp (Seidel LP, Chung-Wang),
+touche.bounding (bounding volumes: AABB, spheres, OBBs, k-DOPs, capsules, lozenges).
 """
 from .errors import GeometryError, ToucheError, UnsupportedQuery
 from .pose import Pose
-from .motion import Linear, Motion, Static
+from .motion import CallableMotion, Integrated, Keyframes, Linear, Motion, QuadraticMatrix, Screw, Static
 from .query import (
     SUPPORTED_PAIRS,
     ClosestPointResult,
@@ -51,13 +52,23 @@ from .shapes import (
 
 from .impact import ImpactResult, ImpactStatus, IntersectionResult, SetKind, intersection, time_of_impact
 from .contacts import ContactManifold, contacts
-from . import convex, lp, pairwise, planar  # noqa: E402  (light: kernels load on first use)
+from . import bounding, convex, lp, pairwise, planar  # noqa: E402  (light: kernels load on first use)
+from . import mesh  # noqa: E402  (STL/OBJ I/O and repair; numpy only until used)
+from . import meshquery  # noqa: E402  (BVH mesh queries; kernels load on first use)
+from .meshquery import contains, signed_distance_points, winding_number  # noqa: E402
+from .errors import MeshFormatError  # noqa: E402
+from . import broadphase  # noqa: E402  (broad-phase structures; kernels load on first use)
+from .world import CollisionEvent, CollisionWorld  # noqa: E402
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "MeshFormatError", "mesh",
+    "contains", "meshquery", "signed_distance_points", "winding_number",
+    "CollisionEvent", "CollisionWorld", "broadphase",
+    "CallableMotion", "Integrated", "Keyframes", "QuadraticMatrix", "Screw",
     "ContactManifold", "ImpactResult", "ImpactStatus", "IntersectionResult", "Linear", "Motion",
-    "SetKind", "Static", "contacts", "convex", "intersection", "lp", "pairwise", "planar",
+    "SetKind", "Static", "bounding", "contacts", "convex", "intersection", "lp", "pairwise", "planar",
     "time_of_impact",
     "AABB", "Box", "Capsule", "ClosestPointResult", "Cone", "ConvexPolygon", "ConvexPolyhedron",
     "Cylinder", "DistanceResult", "Ellipsoid", "GeometryError", "HalfSpace", "Line", "Plane", "Point", "Pose",

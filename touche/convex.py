@@ -201,17 +201,24 @@ def _warm_array(warm_start, count, single):
 
 def _distance(verb, a, pose_a, b, pose_b, warm_start):
     a, b = _convex_pair(verb, a, b)
-    ta, tb, count, single = _poses(pose_a, pose_b)
-    tol = _tolerance_of(a, b, ta, tb)
-    warm = _warm_array(warm_start, count, single)
     k = _kernels()
     pa, pb = a._packed, b._packed
-    if single:
+    # one pose pair: the kernel checks raw (4, 4) arrays itself (rigid, finite) and computes the
+    # tolerance, so the Python side only unwraps; an invalid pose is re-checked here to name it
+    ta = as_matrices(pose_a, "pose_a", check=False)
+    tb = as_matrices(pose_b, "pose_b", check=False)
+    if ta.ndim == 2 and tb.ndim == 2:
+        warm = np.zeros(k.WARM_SIZE) if warm_start is None else _warm_array(warm_start, 1, True)
         out = np.empty(11)
-        status = k.gjk_distance_into(pa[0], pa[1], pa[2], ta, pb[0], pb[1], pb[2], tb, tol, warm, out)
-        return GJKResult(
-            float(out[0]), out[1:4], out[4:7], out[7:10], _GJK_STATUS[status], int(out[10]), warm
-        )
+        status = k.gjk_distance_checked_into(pa[0], pa[1], pa[2], a.scale, ta, pb[0], pb[1], pb[2], b.scale, tb, warm, out)
+        if status < 0:
+            as_matrices(pose_a, "pose_a")
+            as_matrices(pose_b, "pose_b")
+            raise GeometryError("pose_a or pose_b is not a rigid transform")  # pragma: no cover
+        return _SingleGJKResult(out, _GJK_STATUS[status], warm)
+    ta, tb, count, single = _poses(ta if ta.ndim == 3 else pose_a, tb if tb.ndim == 3 else pose_b)
+    tol = _tolerance_of(a, b, ta, tb)
+    warm = _warm_array(warm_start, count, single)
     signed = np.empty(count)
     point_a = np.empty((count, 3))
     point_b = np.empty((count, 3))
@@ -223,6 +230,38 @@ def _distance(verb, a, pose_a, b, pose_b, warm_start):
         signed, point_a, point_b, normal, status, iterations,
     )
     return GJKResult(signed, point_a, point_b, normal, status, iterations, warm)
+
+
+class _SingleGJKResult(GJKResult):
+    """One pair's GJKResult backed by the (11,) buffer the kernel filled; the fields are made on
+    first access (cheaper than building them on every call)."""
+
+    __slots__ = ("_buffer",)
+
+    def __init__(self, buffer, status, warm_start):
+        self._buffer = buffer
+        self.status = status
+        self.warm_start = warm_start
+
+    @property
+    def signed_distance(self):
+        return float(self._buffer[0])
+
+    @property
+    def point_a(self):
+        return self._buffer[1:4]
+
+    @property
+    def point_b(self):
+        return self._buffer[4:7]
+
+    @property
+    def normal(self):
+        return self._buffer[7:10]
+
+    @property
+    def iterations(self):
+        return int(self._buffer[10])
 
 
 def gjk(a, pose_a, b, pose_b, *, warm_start=None):

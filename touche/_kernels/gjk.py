@@ -38,6 +38,20 @@ Batch drivers (``prange`` over pairs; a pose batch of 1 broadcasts):
 ``gjk_shape_cast_many(ka, pa, pta, ta, va (n|1,3), kb, pb, ptb, tb, vb (n|1,3), t_max, tolerance,
     out_status (n,) int8, out_t (n,), out_point (n,3), out_normal (n,3))``.
 
+Single-pair entries for the public layer: ``gjk_distance_into(..., tolerance, warm, out (11,))``
+and ``gjk_distance_checked_into(ka, pa, pta, scale_a, ta, kb, pb, ptb, scale_b, tb, warm, out)``
+(checks the raw poses and computes convex's touching tolerance itself; returns the status or
+INVALID_POSE_A / _B).
+
+Cost model: nothing allocates per pair in the batch drivers. A batch is split into chunks
+(_chunk_count) that each make their work buffers once (GJK simplex, relative transform, EPA
+polytope: ``epa_buffers()``) and run their pairs through ``_distance_core``; the single-pair
+entries allocate the EPA buffers only when the cores overlap. The hot helpers (support
+mappings, warm-start load/store, simplex pieces) are ``inline="always"``: a call of a compiled
+function with array arguments is not free in numba, and the support mapping runs twice per
+GJK / EPA iteration. Polyhedra up to HILL_CLIMB_MIN_VERTICES vertices are scanned linearly
+(faster than climbing below ~300 vertices, measured).
+
 Numerics: everything runs in B's local frame (A moved by inv(T_b) @ T_a, as in pairs.py); the
 support of A maps the direction into A's frame and only the chosen point out (no vertex is
 transformed). Sphere and capsule radii are margins: GJK/EPA run on the core point / segment and
@@ -56,6 +70,7 @@ from numba import njit, prange
 from touche import tolerance as _tol
 
 from . import kinds
+from .posecheck import is_rigid_transform
 
 # GJK stops when upper - lower bound of the distance <= GJK_RELATIVE * distance + tolerance
 # (van den Bergen's criterion; tolerance.RELATIVE keeps it at the touching-tolerance scale).
@@ -70,12 +85,15 @@ GJK_ACCEPT_RELATIVE = 1e-10
 EPA_ACCEPT_RELATIVE = 1e-9
 GJK_MAX_ITERATIONS = 1000  # polytopes converge in < 30; curved shapes near contact need hundreds
 EPA_MAX_VERTICES = 512  # curved shapes (two cylinders, cones) need several hundred
-EPA_MAX_FACES = 8192
 CAST_MAX_ITERATIONS_COUNT = 128  # Newton steps; a grazing (double-root) contact halves the gap per step
 # shape-cast status when the advancement did not converge
 CAST_MAX_ITERATIONS = kinds.TOI_MAX_ITERATIONS
-# polyhedra with more vertices than this use hill climbing (9.5.4); below, a linear scan is faster
-HILL_CLIMB_MIN_VERTICES = 24
+# polyhedra with more vertices than this use hill climbing (9.5.4); below, a linear scan is faster.
+# Measured (benchmarks/bench_gjk.py --support, hulls on a sphere, cold start at vertex 0): scan
+# 34 / 70 / 229 / 768 ns, climb 105 / 137 / 195 / 340 ns at 50 / 100 / 300 / 1000 vertices (a
+# scan streams; each climbing step is a chain of dependent loads and unpredictable branches), so
+# the two cross near 250 vertices.
+HILL_CLIMB_MIN_VERTICES = 256
 # boolean GJK: the origin counts as touching the Minkowski difference when its lower distance
 # bound is <= this times the largest support point seen (rounding of the support values)
 INTERSECT_RELATIVE = 1e-12
@@ -91,7 +109,7 @@ WARM_SIZE = 27
 
 # ----------------------------------------------------------------------------------------------
 # support mappings (Ericson 3.10-3.11, 9.5.4), local frame, core only (no radius)
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def margin_of(kind, params):
     if kind == kinds.SPHERE or kind == kinds.CAPSULE:
         return params[0]
@@ -103,7 +121,7 @@ def is_convex_kind(kind):
     return (kind <= kinds.CAPSULE and kind != kinds.RAY) or (kinds.TRIANGLE <= kind <= kinds.ELLIPSOID)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _brute_vertex(points, count, dx, dy, dz):
     best = 0
     best_value = points[0, 0] * dx + points[0, 1] * dy + points[0, 2] * dz
@@ -145,7 +163,7 @@ def _hill_climb(params, points, dx, dy, dz, start):
     return v
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def support_local(kind, params, points, dx, dy, dz, hints, slot):
     """Core support point (x, y, z) of a shape in its own frame for direction (dx, dy, dz).
     ``hints[slot]`` is the cached start vertex of a polyhedron (read and updated)."""
@@ -223,7 +241,7 @@ def support_local(kind, params, points, dx, dy, dz, hints, slot):
     return x, y, z
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _support_moved(kind, params, points, m, dx, dy, dz, hints, slot):
     """Support of a shape placed by rigid m: rotate the direction in, map the point out."""
     lx = m[0, 0] * dx + m[1, 0] * dy + m[2, 0] * dz
@@ -237,7 +255,7 @@ def _support_moved(kind, params, points, m, dx, dy, dz, hints, slot):
     )
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _support_pair(ka, pa, pta, m, kb, pb, ptb, dx, dy, dz, hints, row, simplex):
     """Support of A - B (A placed by m in B's frame) for direction d, written to simplex[row]:
     columns 0:3 = w = a - b, 3:6 = a (B's frame), 6:9 = b."""
@@ -256,16 +274,22 @@ def _support_pair(ka, pa, pta, m, kb, pb, ptb, dx, dy, dz, hints, row, simplex):
 
 # ----------------------------------------------------------------------------------------------
 # transforms
+@njit(cache=True, nogil=True, inline="always")
+def relative_into(ta, tb, m):
+    """m[:3] = (inv(tb) @ ta)[:3] for rigid transforms (row 3 of m is not touched)."""
+    for i in range(3):
+        for j in range(3):
+            m[i, j] = tb[0, i] * ta[0, j] + tb[1, i] * ta[1, j] + tb[2, i] * ta[2, j]
+        m[i, 3] = (
+            tb[0, i] * (ta[0, 3] - tb[0, 3]) + tb[1, i] * (ta[1, 3] - tb[1, 3]) + tb[2, i] * (ta[2, 3] - tb[2, 3])
+        )
+
+
 @njit(cache=True, nogil=True)
 def relative_transform(ta, tb):
     """inv(tb) @ ta for rigid transforms."""
     out = np.zeros((4, 4))
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = tb[0, i] * ta[0, j] + tb[1, i] * ta[1, j] + tb[2, i] * ta[2, j]
-        out[i, 3] = (
-            tb[0, i] * (ta[0, 3] - tb[0, 3]) + tb[1, i] * (ta[1, 3] - tb[1, 3]) + tb[2, i] * (ta[2, 3] - tb[2, 3])
-        )
+    relative_into(ta, tb, out)
     out[3, 3] = 1.0
     return out
 
@@ -288,12 +312,12 @@ def _to_world_vector(t, x, y, z):
 
 # ----------------------------------------------------------------------------------------------
 # signed-volume simplex sub-algorithm (Ericson 9.5.2; Montanari et al. 2017)
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _same_sign(a, b):
     return (a > 0.0 and b > 0.0) or (a < 0.0 and b < 0.0)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _s1d(s, i, j):
     """Barycentrics (li, lj) of the point of segment s[i] s[j] closest to the origin."""
     tx = s[j, 0] - s[i, 0]
@@ -310,7 +334,7 @@ def _s1d(s, i, j):
     return 1.0 - u, u
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _norm2_of(s, i, j, k, li, lj, lk):
     x = li * s[i, 0] + lj * s[j, 0] + lk * s[k, 0]
     y = li * s[i, 1] + lj * s[j, 1] + lk * s[k, 1]
@@ -318,12 +342,12 @@ def _norm2_of(s, i, j, k, li, lj, lk):
     return x * x + y * y + z * z
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _area2(ux, uy, vx, vy, wx, wy):
     return (vx - ux) * (wy - uy) - (vy - uy) * (wx - ux)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _s2d(s, i, j, k):
     """Barycentrics (li, lj, lk) of the point of triangle s[i] s[j] s[k] closest to the origin."""
     e1x = s[j, 0] - s[i, 0]
@@ -396,7 +420,7 @@ def _s2d(s, i, j, k):
     return bi, bj, bk
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _det3(ax, ay, az, bx, by, bz, cx, cy, cz):
     return ax * (by * cz - bz * cy) - ay * (bx * cz - bz * cx) + az * (bx * cy - by * cx)
 
@@ -453,7 +477,7 @@ def _s3d(s):
     return b0, b1, b2, b3
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _reduce(s, count):
     """Closest point of conv(simplex rows 0..count-1) to the origin: keeps only the rows with a
     positive barycentric (compacted to the front, lambda in column 9); returns
@@ -567,7 +591,7 @@ def _gjk(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol, boolean, reach, max_
         vx, vy, vz, vv = nx, ny, nz, nvv
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _witness(s, count):
     """Witness points (A's and B's, B's frame) from the simplex barycentrics."""
     ax = 0.0
@@ -589,11 +613,60 @@ def _witness(s, count):
 
 # ----------------------------------------------------------------------------------------------
 # EPA (van den Bergen 2001; the polytope-expansion companion of Ericson 9.5)
+#
+# The expanding polytope is a closed triangle mesh with face adjacency, held in work buffers made
+# by epa_buffers() (a batch makes them once per thread, not once per pair; nothing inside EPA
+# allocates):
+#   verts (EPA_MAX_VERTICES + 1, 9): support points, columns as the GJK simplex (w, a, b);
+#   fnorm (EPA_MAX_FACES, 4): unit outward normal and plane offset (the origin's distance);
+#   fint (EPA_MAX_FACES, 7): vertex indices (counter-clockwise seen from outside; edge e runs
+#       from vertex e to vertex e + 1), the neighbour across each edge as 3 * face + its edge,
+#       and a state: 0 alive, -1 free, > 0 the iteration that found the face visible;
+#   free (EPA_MAX_FACES,): free face slots (dead faces are recycled, so the slot count stays
+#       within the 2V - 4 faces of a convex polytope with V vertices);
+#   stack (2 * EPA_MAX_FACES + 3, 2): the silhouette walk; horizon (EPA_MAX_FACES, 2): the
+#       horizon edges in loop order; vslot (EPA_MAX_VERTICES + 1,): the new face starting at
+#       each horizon vertex (stitching the new faces to each other).
+# The visible region is found by the silhouette walk (a depth-first walk over face adjacency from
+# the closest face, the recursive form of Bullet's / van den Bergen's horizon search written with
+# an explicit stack), so one iteration costs O(visible faces) plus one scan for the closest face.
+EPA_MAX_FACES = 2 * EPA_MAX_VERTICES + 64
+
+
 @njit(cache=True, nogil=True)
-def _epa_face(verts, faces, normals, dist, f, i, j, k):
-    faces[f, 0] = i
-    faces[f, 1] = j
-    faces[f, 2] = k
+def epa_buffers():
+    """Fresh EPA work buffers (see above): (verts, fnorm, fint, free, stack, horizon, vslot)."""
+    return (
+        np.empty((EPA_MAX_VERTICES + 1, 9)),
+        np.empty((EPA_MAX_FACES, 4)),
+        np.empty((EPA_MAX_FACES, 7), dtype=np.int64),
+        np.empty(EPA_MAX_FACES, dtype=np.int64),
+        np.empty((2 * EPA_MAX_FACES + 3, 2), dtype=np.int64),
+        np.empty((EPA_MAX_FACES, 2), dtype=np.int64),
+        np.empty(EPA_MAX_VERTICES + 1, dtype=np.int64),
+    )
+
+
+@njit(cache=True, nogil=True)
+def _no_epa_buffers():
+    """Empty stand-ins of epa_buffers(): the pair core then allocates only when EPA runs."""
+    return (
+        np.empty((0, 9)),
+        np.empty((0, 4)),
+        np.empty((0, 7), dtype=np.int64),
+        np.empty(0, dtype=np.int64),
+        np.empty((0, 2), dtype=np.int64),
+        np.empty((0, 2), dtype=np.int64),
+        np.empty(0, dtype=np.int64),
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _epa_face(verts, fnorm, fint, f, i, j, k):
+    fint[f, 0] = i
+    fint[f, 1] = j
+    fint[f, 2] = k
+    fint[f, 6] = 0
     e1x = verts[j, 0] - verts[i, 0]
     e1y = verts[j, 1] - verts[i, 1]
     e1z = verts[j, 2] - verts[i, 2]
@@ -607,26 +680,19 @@ def _epa_face(verts, faces, normals, dist, f, i, j, k):
     scale = max(e1x * e1x + e1y * e1y + e1z * e1z, e2x * e2x + e2y * e2y + e2z * e2z)
     if nn <= DEGENERATE_SQ * scale * scale or nn == 0.0:
         # a sliver: never the closest face, never visible; only keeps the surface closed
-        normals[f, 0] = 0.0
-        normals[f, 1] = 0.0
-        normals[f, 2] = 0.0
-        dist[f] = np.inf
+        fnorm[f, 0] = 0.0
+        fnorm[f, 1] = 0.0
+        fnorm[f, 2] = 0.0
+        fnorm[f, 3] = np.inf
         return
     inv = 1.0 / np.sqrt(nn)
     nx *= inv
     ny *= inv
     nz *= inv
-    normals[f, 0] = nx
-    normals[f, 1] = ny
-    normals[f, 2] = nz
-    dist[f] = nx * verts[i, 0] + ny * verts[i, 1] + nz * verts[i, 2]
-
-
-@njit(cache=True, nogil=True)
-def _epa_add_vertex(verts, n, ka, pa, pta, m, kb, pb, ptb, dx, dy, dz, hints, s):
-    _support_pair(ka, pa, pta, m, kb, pb, ptb, dx, dy, dz, hints, 0, s)
-    for c in range(9):
-        verts[n, c] = s[0, c]
+    fnorm[f, 0] = nx
+    fnorm[f, 1] = ny
+    fnorm[f, 2] = nz
+    fnorm[f, 3] = nx * verts[i, 0] + ny * verts[i, 1] + nz * verts[i, 2]
 
 
 @njit(cache=True, nogil=True)
@@ -641,7 +707,7 @@ def _perpendicular(x, y, z):
     return px / length, py / length, pz / length
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _dist2(verts, i, j):
     dx = verts[i, 0] - verts[j, 0]
     dy = verts[i, 1] - verts[j, 1]
@@ -649,216 +715,15 @@ def _dist2(verts, i, j):
     return dx * dx + dy * dy + dz * dz
 
 
-@njit(cache=True, nogil=True)
-def _epa(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol):
-    """Penetration depth of the cores by polytope expansion, from a GJK simplex that holds the
-    origin (a point, segment or triangle is blown up to a tetrahedron first).
+@njit(cache=True, nogil=True, inline="always")
+def _copy_row(verts, src, dst):
+    for c in range(9):
+        verts[dst, c] = verts[src, c]
 
-    Returns (ok, depth, nx, ny, nz, ax, ay, az, bx, by, bz, iterations) in B's frame: ``n`` the
-    outward normal of A - B at its boundary point closest to the origin (= the direction B
-    moves to separate), a / b the witness points. ok = 0 converged, 1 iteration/memory limit,
-    2 degenerate (flat Minkowski difference: depth 0 along n)."""
-    verts = np.empty((EPA_MAX_VERTICES, 9))
-    scratch = np.empty((4, 10))
-    nverts = 0
-    for r in range(count):
-        for c in range(9):
-            verts[r, c] = s[r, c]
-    nverts = count
-    # -- blow up to a tetrahedron -----------------------------------------------------------
-    if nverts == 1:
-        best = -1.0
-        for axis in range(6):
-            d = np.zeros(3)
-            d[axis % 3] = 1.0 if axis < 3 else -1.0
-            _epa_add_vertex(verts, 1, ka, pa, pta, m, kb, pb, ptb, d[0], d[1], d[2], hints, scratch)
-            dd = _dist2(verts, 0, 1)
-            if dd > best:
-                best = dd
-                for c in range(9):
-                    verts[2, c] = verts[1, c]
-        for c in range(9):
-            verts[1, c] = verts[2, c]
-        nverts = 2
-        if best <= 0.0:
-            return 2, 0.0, 0.0, 0.0, 1.0, verts[0, 3], verts[0, 4], verts[0, 5], verts[0, 6], verts[0, 7], verts[0, 8], 0
-    if nverts == 2:
-        ex = verts[1, 0] - verts[0, 0]
-        ey = verts[1, 1] - verts[0, 1]
-        ez = verts[1, 2] - verts[0, 2]
-        ux, uy, uz = _perpendicular(ex, ey, ez)
-        vx_ = ey * uz - ez * uy
-        vy_ = ez * ux - ex * uz
-        vz_ = ex * uy - ey * ux
-        best = -1.0
-        for k in range(4):
-            if k == 0:
-                dx, dy, dz = ux, uy, uz
-            elif k == 1:
-                dx, dy, dz = -ux, -uy, -uz
-            elif k == 2:
-                dx, dy, dz = vx_, vy_, vz_
-            else:
-                dx, dy, dz = -vx_, -vy_, -vz_
-            _epa_add_vertex(verts, 2, ka, pa, pta, m, kb, pb, ptb, dx, dy, dz, hints, scratch)
-            px = verts[2, 0] - verts[0, 0]
-            py = verts[2, 1] - verts[0, 1]
-            pz = verts[2, 2] - verts[0, 2]
-            cx = ey * pz - ez * py
-            cy = ez * px - ex * pz
-            cz = ex * py - ey * px
-            area = cx * cx + cy * cy + cz * cz
-            if area > best:
-                best = area
-                for c in range(9):
-                    verts[3, c] = verts[2, c]
-        for c in range(9):
-            verts[2, c] = verts[3, c]
-        nverts = 3
-    if nverts == 3:
-        e1x = verts[1, 0] - verts[0, 0]
-        e1y = verts[1, 1] - verts[0, 1]
-        e1z = verts[1, 2] - verts[0, 2]
-        e2x = verts[2, 0] - verts[0, 0]
-        e2y = verts[2, 1] - verts[0, 1]
-        e2z = verts[2, 2] - verts[0, 2]
-        nx = e1y * e2z - e1z * e2y
-        ny = e1z * e2x - e1x * e2z
-        nz = e1x * e2y - e1y * e2x
-        nn = np.sqrt(nx * nx + ny * ny + nz * nz)
-        if nn == 0.0:  # collinear after the blow-up: the difference is a segment (or a point)
-            nx, ny, nz = _perpendicular(e1x, e1y, e1z)
-            return 2, 0.0, nx, ny, nz, verts[0, 3], verts[0, 4], verts[0, 5], verts[0, 6], verts[0, 7], verts[0, 8], 0
-        nx /= nn
-        ny /= nn
-        nz /= nn
-        base = nx * verts[0, 0] + ny * verts[0, 1] + nz * verts[0, 2]
-        _epa_add_vertex(verts, 3, ka, pa, pta, m, kb, pb, ptb, nx, ny, nz, hints, scratch)
-        up = nx * verts[3, 0] + ny * verts[3, 1] + nz * verts[3, 2] - base
-        _epa_add_vertex(verts, 4, ka, pa, pta, m, kb, pb, ptb, -nx, -ny, -nz, hints, scratch)
-        down = base - (nx * verts[4, 0] + ny * verts[4, 1] + nz * verts[4, 2])
-        size = np.sqrt(max(e1x * e1x + e1y * e1y + e1z * e1z, e2x * e2x + e2y * e2y + e2z * e2z))
-        if max(up, down) <= tol + 1e-15 * size:
-            # flat Minkowski difference (coplanar flat shapes): no depth along its normal
-            lam0, lam1, lam2 = _s2d(verts, 0, 1, 2)
-            ax = lam0 * verts[0, 3] + lam1 * verts[1, 3] + lam2 * verts[2, 3]
-            ay = lam0 * verts[0, 4] + lam1 * verts[1, 4] + lam2 * verts[2, 4]
-            az = lam0 * verts[0, 5] + lam1 * verts[1, 5] + lam2 * verts[2, 5]
-            bx = lam0 * verts[0, 6] + lam1 * verts[1, 6] + lam2 * verts[2, 6]
-            by = lam0 * verts[0, 7] + lam1 * verts[1, 7] + lam2 * verts[2, 7]
-            bz = lam0 * verts[0, 8] + lam1 * verts[1, 8] + lam2 * verts[2, 8]
-            return 2, 0.0, nx, ny, nz, ax, ay, az, bx, by, bz, 0
-        if down > up:
-            for c in range(9):
-                verts[3, c] = verts[4, c]
-        nverts = 4
-    # -- initial tetrahedron, faces outward ---------------------------------------------------
-    faces = np.empty((EPA_MAX_FACES, 3), dtype=np.int64)
-    normals = np.empty((EPA_MAX_FACES, 3))
-    dist = np.empty(EPA_MAX_FACES)
-    alive = np.zeros(EPA_MAX_FACES, dtype=np.bool_)
-    mark = np.zeros(EPA_MAX_FACES, dtype=np.int64)
-    stack = np.empty(EPA_MAX_FACES, dtype=np.int64)
-    horizon = np.empty((EPA_MAX_FACES, 2), dtype=np.int64)
-    volume = _det3(
-        verts[1, 0] - verts[0, 0], verts[1, 1] - verts[0, 1], verts[1, 2] - verts[0, 2],
-        verts[2, 0] - verts[0, 0], verts[2, 1] - verts[0, 1], verts[2, 2] - verts[0, 2],
-        verts[3, 0] - verts[0, 0], verts[3, 1] - verts[0, 1], verts[3, 2] - verts[0, 2],
-    )
-    if volume > 0.0:  # make (0,1,2), (0,3,1), (1,3,2), (2,3,0) outward
-        for c in range(9):
-            tmp = verts[1, c]
-            verts[1, c] = verts[2, c]
-            verts[2, c] = tmp
-    _epa_face(verts, faces, normals, dist, 0, 0, 1, 2)
-    _epa_face(verts, faces, normals, dist, 1, 0, 3, 1)
-    _epa_face(verts, faces, normals, dist, 2, 1, 3, 2)
-    _epa_face(verts, faces, normals, dist, 3, 2, 3, 0)
-    for f in range(4):
-        alive[f] = True
-    nfaces = 4
-    iterations = 0
-    last_gap = np.inf
-    outcome = 1
-    best = 0
-    while True:
-        best = -1
-        best_d = np.inf
-        for f in range(nfaces):
-            if alive[f] and dist[f] < best_d:
-                best_d = dist[f]
-                best = f
-        if best < 0:  # every face degenerate: give up on depth
-            outcome = 2
-            best = 0
-            break
-        nx, ny, nz = normals[best, 0], normals[best, 1], normals[best, 2]
-        if iterations >= 4 * EPA_MAX_VERTICES or nverts >= EPA_MAX_VERTICES:
-            outcome = 0 if last_gap <= EPA_ACCEPT_RELATIVE * abs(best_d) + tol else 1
-            break
-        iterations += 1
-        _epa_add_vertex(verts, nverts, ka, pa, pta, m, kb, pb, ptb, nx, ny, nz, hints, scratch)
-        reach = nx * verts[nverts, 0] + ny * verts[nverts, 1] + nz * verts[nverts, 2]
-        last_gap = reach - best_d
-        if last_gap <= EPA_RELATIVE * abs(best_d) + tol:
-            outcome = 0
-            break
-        new = nverts
-        nverts += 1
-        wx, wy, wz = verts[new, 0], verts[new, 1], verts[new, 2]
-        # visible faces: flood fill from the closest face over shared edges
-        top = 0
-        stack[top] = best
-        top += 1
-        mark[best] = iterations
-        nh = 0
-        while top > 0:
-            top -= 1
-            g = stack[top]
-            for e in range(3):
-                i = faces[g, e]
-                j = faces[g, (e + 1) % 3]
-                h = -1
-                for f in range(nfaces):
-                    if alive[f] and f != g:
-                        if (faces[f, 0] == j and faces[f, 1] == i) or (faces[f, 1] == j and faces[f, 2] == i) or (
-                            faces[f, 2] == j and faces[f, 0] == i
-                        ):
-                            h = f
-                            break
-                if h >= 0 and mark[h] == iterations:
-                    continue  # interior edge of the visible region
-                visible = False
-                if h >= 0 and dist[h] != np.inf:
-                    visible = normals[h, 0] * wx + normals[h, 1] * wy + normals[h, 2] * wz - dist[h] > 0.0
-                if visible:
-                    mark[h] = iterations
-                    stack[top] = h
-                    top += 1
-                else:
-                    horizon[nh, 0] = i
-                    horizon[nh, 1] = j
-                    nh += 1
-        if nfaces + nh > EPA_MAX_FACES:
-            outcome = 1
-            break
-        for f in range(nfaces):
-            if mark[f] == iterations:
-                alive[f] = False
-        for e in range(nh):
-            i = horizon[e, 0]
-            j = horizon[e, 1]
-            _epa_face(verts, faces, normals, dist, nfaces, i, j, new)
-            alive[nfaces] = True
-            nfaces += 1
-    # witness points: the origin projected on the closest face, barycentric on its vertices
-    i = faces[best, 0]
-    j = faces[best, 1]
-    k = faces[best, 2]
-    nx, ny, nz = normals[best, 0], normals[best, 1], normals[best, 2]
-    depth = dist[best]
-    if depth == np.inf:
-        depth = 0.0
+
+@njit(cache=True, nogil=True)
+def _epa_witness(verts, i, j, k, nx, ny, nz, depth):
+    """A's and B's witness points: the origin's projection on face (i, j, k), barycentric."""
     px, py, pz = depth * nx, depth * ny, depth * nz
     ci = nx * ((verts[j, 1] - py) * (verts[k, 2] - pz) - (verts[j, 2] - pz) * (verts[k, 1] - py)) + ny * (
         (verts[j, 2] - pz) * (verts[k, 0] - px) - (verts[j, 0] - px) * (verts[k, 2] - pz)
@@ -882,12 +747,250 @@ def _epa(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol):
     bx = ci * verts[i, 6] + cj * verts[j, 6] + ck * verts[k, 6]
     by = ci * verts[i, 7] + cj * verts[j, 7] + ck * verts[k, 7]
     bz = ci * verts[i, 8] + cj * verts[j, 8] + ck * verts[k, 8]
-    return outcome, max(depth, 0.0), nx, ny, nz, ax, ay, az, bx, by, bz, iterations
+    return ax, ay, az, bx, by, bz
+
+
+@njit(cache=True, nogil=True)
+def _epa(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol, verts, fnorm, fint, free, stack, horizon, vslot):
+    """Penetration depth of the cores by polytope expansion, from a GJK simplex that holds the
+    origin (a point, segment or triangle is blown up to a tetrahedron first).
+
+    Returns (ok, depth, nx, ny, nz, ax, ay, az, bx, by, bz, iterations) in B's frame: ``n`` the
+    outward normal of A - B at its boundary point closest to the origin (= the direction B
+    moves to separate), a / b the witness points. ok = 0 converged, 1 iteration/memory limit,
+    2 degenerate (flat Minkowski difference: depth 0 along n)."""
+    for r in range(count):
+        for c in range(9):
+            verts[r, c] = s[r, c]
+    nverts = count
+    # -- blow up to a tetrahedron -----------------------------------------------------------
+    if nverts == 1:
+        best = -1.0
+        for axis in range(6):
+            sign = 1.0 if axis < 3 else -1.0
+            _support_pair(
+                ka, pa, pta, m, kb, pb, ptb,
+                sign if axis % 3 == 0 else 0.0, sign if axis % 3 == 1 else 0.0, sign if axis % 3 == 2 else 0.0,
+                hints, 1, verts,
+            )
+            dd = _dist2(verts, 0, 1)
+            if dd > best:
+                best = dd
+                _copy_row(verts, 1, 2)
+        _copy_row(verts, 2, 1)
+        nverts = 2
+        if best <= 0.0:
+            return 2, 0.0, 0.0, 0.0, 1.0, verts[0, 3], verts[0, 4], verts[0, 5], verts[0, 6], verts[0, 7], verts[0, 8], 0
+    if nverts == 2:
+        ex = verts[1, 0] - verts[0, 0]
+        ey = verts[1, 1] - verts[0, 1]
+        ez = verts[1, 2] - verts[0, 2]
+        ux, uy, uz = _perpendicular(ex, ey, ez)
+        vx_ = ey * uz - ez * uy
+        vy_ = ez * ux - ex * uz
+        vz_ = ex * uy - ey * ux
+        best = -1.0
+        for k in range(4):
+            if k == 0:
+                dx, dy, dz = ux, uy, uz
+            elif k == 1:
+                dx, dy, dz = -ux, -uy, -uz
+            elif k == 2:
+                dx, dy, dz = vx_, vy_, vz_
+            else:
+                dx, dy, dz = -vx_, -vy_, -vz_
+            _support_pair(ka, pa, pta, m, kb, pb, ptb, dx, dy, dz, hints, 2, verts)
+            px = verts[2, 0] - verts[0, 0]
+            py = verts[2, 1] - verts[0, 1]
+            pz = verts[2, 2] - verts[0, 2]
+            cx = ey * pz - ez * py
+            cy = ez * px - ex * pz
+            cz = ex * py - ey * px
+            area = cx * cx + cy * cy + cz * cz
+            if area > best:
+                best = area
+                _copy_row(verts, 2, 3)
+        _copy_row(verts, 3, 2)
+        nverts = 3
+    if nverts == 3:
+        e1x = verts[1, 0] - verts[0, 0]
+        e1y = verts[1, 1] - verts[0, 1]
+        e1z = verts[1, 2] - verts[0, 2]
+        e2x = verts[2, 0] - verts[0, 0]
+        e2y = verts[2, 1] - verts[0, 1]
+        e2z = verts[2, 2] - verts[0, 2]
+        nx = e1y * e2z - e1z * e2y
+        ny = e1z * e2x - e1x * e2z
+        nz = e1x * e2y - e1y * e2x
+        nn = np.sqrt(nx * nx + ny * ny + nz * nz)
+        if nn == 0.0:  # collinear after the blow-up: the difference is a segment (or a point)
+            nx, ny, nz = _perpendicular(e1x, e1y, e1z)
+            return 2, 0.0, nx, ny, nz, verts[0, 3], verts[0, 4], verts[0, 5], verts[0, 6], verts[0, 7], verts[0, 8], 0
+        nx /= nn
+        ny /= nn
+        nz /= nn
+        base = nx * verts[0, 0] + ny * verts[0, 1] + nz * verts[0, 2]
+        _support_pair(ka, pa, pta, m, kb, pb, ptb, nx, ny, nz, hints, 3, verts)
+        up = nx * verts[3, 0] + ny * verts[3, 1] + nz * verts[3, 2] - base
+        _support_pair(ka, pa, pta, m, kb, pb, ptb, -nx, -ny, -nz, hints, 4, verts)
+        down = base - (nx * verts[4, 0] + ny * verts[4, 1] + nz * verts[4, 2])
+        size = np.sqrt(max(e1x * e1x + e1y * e1y + e1z * e1z, e2x * e2x + e2y * e2y + e2z * e2z))
+        if max(up, down) <= tol + 1e-15 * size:
+            # flat Minkowski difference (coplanar flat shapes): no depth along its normal
+            lam0, lam1, lam2 = _s2d(verts, 0, 1, 2)
+            ax = lam0 * verts[0, 3] + lam1 * verts[1, 3] + lam2 * verts[2, 3]
+            ay = lam0 * verts[0, 4] + lam1 * verts[1, 4] + lam2 * verts[2, 4]
+            az = lam0 * verts[0, 5] + lam1 * verts[1, 5] + lam2 * verts[2, 5]
+            bx = lam0 * verts[0, 6] + lam1 * verts[1, 6] + lam2 * verts[2, 6]
+            by = lam0 * verts[0, 7] + lam1 * verts[1, 7] + lam2 * verts[2, 7]
+            bz = lam0 * verts[0, 8] + lam1 * verts[1, 8] + lam2 * verts[2, 8]
+            return 2, 0.0, nx, ny, nz, ax, ay, az, bx, by, bz, 0
+        if down > up:
+            _copy_row(verts, 4, 3)
+        nverts = 4
+    # -- initial tetrahedron, faces outward ---------------------------------------------------
+    volume = _det3(
+        verts[1, 0] - verts[0, 0], verts[1, 1] - verts[0, 1], verts[1, 2] - verts[0, 2],
+        verts[2, 0] - verts[0, 0], verts[2, 1] - verts[0, 1], verts[2, 2] - verts[0, 2],
+        verts[3, 0] - verts[0, 0], verts[3, 1] - verts[0, 1], verts[3, 2] - verts[0, 2],
+    )
+    if volume > 0.0:  # make (0,1,2), (0,3,1), (1,3,2), (2,3,0) outward
+        for c in range(9):
+            tmp = verts[1, c]
+            verts[1, c] = verts[2, c]
+            verts[2, c] = tmp
+    _epa_face(verts, fnorm, fint, 0, 0, 1, 2)
+    _epa_face(verts, fnorm, fint, 1, 0, 3, 1)
+    _epa_face(verts, fnorm, fint, 2, 1, 3, 2)
+    _epa_face(verts, fnorm, fint, 3, 2, 3, 0)
+    for f in range(4):  # every two faces of a tetrahedron share an edge (opposite directions)
+        for e in range(3):
+            u = fint[f, e]
+            v = fint[f, (e + 1) % 3]
+            for g in range(4):
+                for k in range(3):
+                    if fint[g, k] == v and fint[g, (k + 1) % 3] == u:
+                        fint[f, 3 + e] = 3 * g + k
+    nfaces = 4  # face slots in use (alive, dead or free)
+    nfree = 0
+    iterations = 0
+    last_gap = np.inf
+    outcome = 1
+    bi, bj, bk = 0, 1, 2
+    bnx, bny, bnz = fnorm[0, 0], fnorm[0, 1], fnorm[0, 2]
+    best_d = fnorm[0, 3]
+    while True:
+        best = -1
+        best_d = np.inf
+        for f in range(nfaces):
+            if fint[f, 6] == 0 and fnorm[f, 3] < best_d:
+                best_d = fnorm[f, 3]
+                best = f
+        if best < 0:  # every face degenerate: give up on depth
+            outcome = 2
+            break
+        bi, bj, bk = fint[best, 0], fint[best, 1], fint[best, 2]
+        bnx, bny, bnz = fnorm[best, 0], fnorm[best, 1], fnorm[best, 2]
+        if iterations >= 4 * EPA_MAX_VERTICES or nverts >= EPA_MAX_VERTICES:
+            outcome = 0 if last_gap <= EPA_ACCEPT_RELATIVE * abs(best_d) + tol else 1
+            break
+        iterations += 1
+        new = nverts
+        _support_pair(ka, pa, pta, m, kb, pb, ptb, bnx, bny, bnz, hints, new, verts)
+        wx, wy, wz = verts[new, 0], verts[new, 1], verts[new, 2]
+        last_gap = bnx * wx + bny * wy + bnz * wz - best_d
+        if last_gap <= EPA_RELATIVE * abs(best_d) + tol:
+            outcome = 0
+            break
+        nverts += 1
+        # silhouette walk: visible faces get state = iterations, the horizon edges are listed in
+        # loop order (each as the surviving face and its edge towards the visible region)
+        fint[best, 6] = iterations
+        top = 0
+        for e in range(2, -1, -1):
+            code = fint[best, 3 + e]
+            stack[top, 0] = code // 3
+            stack[top, 1] = code % 3
+            top += 1
+        nh = 0
+        broken = False
+        while top > 0:
+            top -= 1
+            g = stack[top, 0]
+            k = stack[top, 1]
+            if fint[g, 6] != 0:
+                continue  # already visible: an interior edge of the visible region
+            if fnorm[g, 0] * wx + fnorm[g, 1] * wy + fnorm[g, 2] * wz - fnorm[g, 3] > 0.0:
+                fint[g, 6] = iterations
+                code = fint[g, 3 + (k + 2) % 3]
+                stack[top, 0] = code // 3
+                stack[top, 1] = code % 3
+                top += 1
+                code = fint[g, 3 + (k + 1) % 3]
+                stack[top, 0] = code // 3
+                stack[top, 1] = code % 3
+                top += 1
+            else:
+                if nh >= horizon.shape[0]:
+                    broken = True
+                    break
+                horizon[nh, 0] = g
+                horizon[nh, 1] = k
+                nh += 1
+        # recycle the visible faces' slots
+        for f in range(nfaces):
+            if fint[f, 6] == iterations:
+                fint[f, 6] = -1
+                free[nfree] = f
+                nfree += 1
+        if broken or nh < 3 or nh > nfree + EPA_MAX_FACES - nfaces:
+            outcome = 0 if last_gap <= EPA_ACCEPT_RELATIVE * abs(best_d) + tol else 1
+            break
+        # one new face (a, b, new) per horizon edge b -> a of the surviving face; edge 0 of the
+        # new face is glued to that face, edges 1 (b -> new) and 2 (new -> a) to the neighbours
+        for h in range(nh):
+            g = horizon[h, 0]
+            k = horizon[h, 1]
+            a = fint[g, (k + 1) % 3]
+            b = fint[g, k]
+            # (vslot is only trusted where it names a live face made in this iteration)
+            previous = vslot[a]
+            if 0 <= previous < nfaces and fint[previous, 2] == new and fint[previous, 0] == a and fint[previous, 6] == 0:
+                broken = True  # a vertex twice on the horizon: not a simple loop
+            if nfree > 0:
+                nfree -= 1
+                f = free[nfree]
+            else:
+                f = nfaces
+                nfaces += 1
+            _epa_face(verts, fnorm, fint, f, a, b, new)
+            fint[f, 3] = 3 * g + k
+            fint[g, 3 + k] = 3 * f
+            vslot[a] = f
+            horizon[h, 0] = f
+        if not broken:
+            for h in range(nh):
+                f = horizon[h, 0]
+                b = fint[f, 1]
+                g = vslot[b]
+                if not (0 <= g < nfaces and fint[g, 2] == new and fint[g, 0] == b and fint[g, 6] == 0):
+                    broken = True
+                    break
+                fint[f, 4] = 3 * g + 2
+                fint[g, 5] = 3 * f + 1
+        if broken:  # rounding broke the polytope's topology: stop with the best face so far
+            outcome = 0 if last_gap <= EPA_ACCEPT_RELATIVE * abs(best_d) + tol else 1
+            break
+    depth = best_d
+    if depth == np.inf:
+        depth = 0.0
+    ax, ay, az, bx, by, bz = _epa_witness(verts, bi, bj, bk, bnx, bny, bnz, depth)
+    return outcome, max(depth, 0.0), bnx, bny, bnz, ax, ay, az, bx, by, bz, iterations
 
 
 # ----------------------------------------------------------------------------------------------
 # pair entry points
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _status_of(signed, tol):
     if signed > tol:
         return kinds.GJK_SEPARATED
@@ -896,7 +999,7 @@ def _status_of(signed, tol):
     return kinds.GJK_PENETRATING
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _load_warm(warm, m, s, hints):
     """Rebuild a warm-start simplex: the stored local support points of A and B, placed anew."""
     count = int(warm[0])
@@ -922,7 +1025,7 @@ def _load_warm(warm, m, s, hints):
     return count
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _store_warm(warm, m, s, count, hints):
     warm[0] = count
     for r in range(count):
@@ -941,18 +1044,15 @@ def _store_warm(warm, m, s, count, hints):
 
 
 @njit(cache=True, nogil=True)
-def gjk_pair_distance_warm(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm):
-    """Signed distance of a convex pair by GJK (+ EPA when the cores overlap), warm-started from
-    and writing back ``warm`` (see the module doc for both conventions)."""
-    return gjk_pair_distance_limited(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, GJK_MAX_ITERATIONS)
+def _distance_core(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, max_iterations, m, s, hints,
+                   verts, fnorm, fint, free, stack, horizon, vslot):
+    """The whole distance query of one pair in caller-provided work buffers: ``m`` (4, 4),
+    ``s`` (4, 10), ``hints`` (2,) int64 and the EPA buffers (epa_buffers(); zero-length
+    stand-ins make it allocate them only if EPA runs). ``warm`` is read and overwritten.
 
-
-@njit(cache=True, nogil=True)
-def gjk_pair_distance_limited(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, max_iterations):
-    """gjk_pair_distance_warm with an explicit GJK iteration limit (tests of status honesty)."""
-    m = relative_transform(ta, tb)
-    s = np.empty((4, 10))
-    hints = np.zeros(2, dtype=np.int64)
+    Returns scalars (signed, ax, ay, az, bx, by, bz, nx, ny, nz, status, iterations): world
+    points and normal, conventions of gjk_pair_distance."""
+    relative_into(ta, tb, m)
     count = _load_warm(warm, m, s, hints)
     ra = margin_of(ka, pa)
     rb = margin_of(kb, pb)
@@ -961,8 +1061,10 @@ def gjk_pair_distance_limited(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm,
     )
     _store_warm(warm, m, s, count, hints)
     if outcome == GJK_CONTAINS:
+        if verts.shape[0] == 0:
+            verts, fnorm, fint, free, stack, horizon, vslot = epa_buffers()
         ok, depth, nx, ny, nz, ax, ay, az, bx, by, bz, epa_iterations = _epa(
-            ka, pa, pta, m, kb, pb, ptb, s, count, hints, tolerance
+            ka, pa, pta, m, kb, pb, ptb, s, count, hints, tolerance, verts, fnorm, fint, free, stack, horizon, vslot
         )
         iterations += epa_iterations
         signed = -(depth + ra + rb)
@@ -989,12 +1091,46 @@ def gjk_pair_distance_limited(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm,
     bz -= rb * nz
     return (
         signed,
-        _to_world_point(tb, ax, ay, az),
-        _to_world_point(tb, bx, by, bz),
-        _to_world_vector(tb, nx, ny, nz),
+        tb[0, 0] * ax + tb[0, 1] * ay + tb[0, 2] * az + tb[0, 3],
+        tb[1, 0] * ax + tb[1, 1] * ay + tb[1, 2] * az + tb[1, 3],
+        tb[2, 0] * ax + tb[2, 1] * ay + tb[2, 2] * az + tb[2, 3],
+        tb[0, 0] * bx + tb[0, 1] * by + tb[0, 2] * bz + tb[0, 3],
+        tb[1, 0] * bx + tb[1, 1] * by + tb[1, 2] * bz + tb[1, 3],
+        tb[2, 0] * bx + tb[2, 1] * by + tb[2, 2] * bz + tb[2, 3],
+        tb[0, 0] * nx + tb[0, 1] * ny + tb[0, 2] * nz,
+        tb[1, 0] * nx + tb[1, 1] * ny + tb[1, 2] * nz,
+        tb[2, 0] * nx + tb[2, 1] * ny + tb[2, 2] * nz,
         status,
         iterations,
     )
+
+
+@njit(cache=True, nogil=True)
+def _vector3(x, y, z):
+    out = np.empty(3)
+    out[0] = x
+    out[1] = y
+    out[2] = z
+    return out
+
+
+@njit(cache=True, nogil=True)
+def gjk_pair_distance_warm(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm):
+    """Signed distance of a convex pair by GJK (+ EPA when the cores overlap), warm-started from
+    and writing back ``warm`` (see the module doc for both conventions)."""
+    return gjk_pair_distance_limited(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, GJK_MAX_ITERATIONS)
+
+
+@njit(cache=True, nogil=True)
+def gjk_pair_distance_limited(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, max_iterations):
+    """gjk_pair_distance_warm with an explicit GJK iteration limit (tests of status honesty)."""
+    verts, fnorm, fint, free, stack, horizon, vslot = _no_epa_buffers()
+    signed, ax, ay, az, bx, by, bz, nx, ny, nz, status, iterations = _distance_core(
+        ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, max_iterations,
+        np.empty((4, 4)), np.empty((4, 10)), np.zeros(2, dtype=np.int64),
+        verts, fnorm, fint, free, stack, horizon, vslot,
+    )
+    return signed, _vector3(ax, ay, az), _vector3(bx, by, bz), _vector3(nx, ny, nz), status, iterations
 
 
 @njit(cache=True, nogil=True)
@@ -1005,17 +1141,27 @@ def gjk_pair_distance(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance):
 
 
 @njit(cache=True, nogil=True)
-def gjk_pair_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
-    """Closed-set overlap of a convex pair by boolean GJK (early out on a separating plane)."""
-    m = relative_transform(ta, tb)
-    s = np.empty((4, 10))
-    hints = np.zeros(2, dtype=np.int64)
+def _intersects_core(ka, pa, pta, ta, kb, pb, ptb, tb, m, s, hints):
+    relative_into(ta, tb, m)
+    hints[0] = 0
+    hints[1] = 0
     reach = margin_of(ka, pa) + margin_of(kb, pb)
     outcome, count, vx, vy, vz, iterations, size2 = _gjk(ka, pa, pta, m, kb, pb, ptb, s, 0, hints, 0.0, True, reach, GJK_MAX_ITERATIONS)
     if outcome == GJK_CONTAINS:
         return True
+    # rounding scale: the support points of A and B themselves, not only their differences (two
+    # shapes touching at a vertex give w ~ 1e-16 after one step, while a and b are ~1)
+    for r in range(count):
+        size2 = max(size2, s[r, 3] * s[r, 3] + s[r, 4] * s[r, 4] + s[r, 5] * s[r, 5],
+                    s[r, 6] * s[r, 6] + s[r, 7] * s[r, 7] + s[r, 8] * s[r, 8])
     vlen = np.sqrt(vx * vx + vy * vy + vz * vz)
     return vlen <= reach + INTERSECT_RELATIVE * np.sqrt(size2)
+
+
+@njit(cache=True, nogil=True)
+def gjk_pair_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
+    """Closed-set overlap of a convex pair by boolean GJK (early out on a separating plane)."""
+    return _intersects_core(ka, pa, pta, ta, kb, pb, ptb, tb, np.empty((4, 4)), np.empty((4, 10)), np.zeros(2, dtype=np.int64))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1102,23 +1248,49 @@ def gjk_shape_cast(ka, pa, pta, ta, va, kb, pb, ptb, tb, vb, t_max, tolerance):
 
 
 # ----------------------------------------------------------------------------------------------
-# batch drivers
+# batch drivers: the pairs are split into a few chunks per thread; each chunk makes its work
+# buffers (GJK simplex, relative transform, EPA polytope) once and runs its pairs through them
+@njit(cache=True, nogil=True)
+def _chunk_count(n):
+    """At least 64 chunks (enough to balance the threads of any ordinary machine: EPA pairs cost
+    several separated pairs) of at most ~256 pairs, so the buffer set-up is spread thin.
+    (numba.get_num_threads() inside a kernel would make it uncacheable.)"""
+    return max(1, min(n, max(64, n // 256)))
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def gjk_distance_many(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance,
                       out_signed, out_point_a, out_point_b, out_normal, out_status, out_iterations):
     n = out_signed.shape[0]
     step_a = 1 if ta.shape[0] > 1 else 0
     step_b = 1 if tb.shape[0] > 1 else 0
-    for i in prange(n):
-        signed, point_a, point_b, normal, status, iterations = gjk_pair_distance(
-            ka, pa, pta, ta[i * step_a], kb, pb, ptb, tb[i * step_b], tolerance
-        )
-        out_signed[i] = signed
-        out_point_a[i] = point_a
-        out_point_b[i] = point_b
-        out_normal[i] = normal
-        out_status[i] = status
-        out_iterations[i] = iterations
+    chunks = _chunk_count(n)
+    for c in prange(chunks):
+        m = np.empty((4, 4))
+        s = np.empty((4, 10))
+        hints = np.zeros(2, dtype=np.int64)
+        warm = np.zeros(WARM_SIZE)
+        verts, fnorm, fint, free, stack, horizon, vslot = epa_buffers()
+        for i in range(c * n // chunks, (c + 1) * n // chunks):
+            warm[0] = 0.0  # cold start: no simplex, hill climbing from vertex 0
+            warm[25] = 0.0
+            warm[26] = 0.0
+            r = _distance_core(
+                ka, pa, pta, ta[i * step_a], kb, pb, ptb, tb[i * step_b], tolerance, warm, GJK_MAX_ITERATIONS,
+                m, s, hints, verts, fnorm, fint, free, stack, horizon, vslot,
+            )
+            out_signed[i] = r[0]
+            out_point_a[i, 0] = r[1]
+            out_point_a[i, 1] = r[2]
+            out_point_a[i, 2] = r[3]
+            out_point_b[i, 0] = r[4]
+            out_point_b[i, 1] = r[5]
+            out_point_b[i, 2] = r[6]
+            out_normal[i, 0] = r[7]
+            out_normal[i, 1] = r[8]
+            out_normal[i, 2] = r[9]
+            out_status[i] = r[10]
+            out_iterations[i] = r[11]
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -1128,16 +1300,29 @@ def gjk_distance_warm_many(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm,
     n = out_signed.shape[0]
     step_a = 1 if ta.shape[0] > 1 else 0
     step_b = 1 if tb.shape[0] > 1 else 0
-    for i in prange(n):
-        signed, point_a, point_b, normal, status, iterations = gjk_pair_distance_warm(
-            ka, pa, pta, ta[i * step_a], kb, pb, ptb, tb[i * step_b], tolerance, warm[i]
-        )
-        out_signed[i] = signed
-        out_point_a[i] = point_a
-        out_point_b[i] = point_b
-        out_normal[i] = normal
-        out_status[i] = status
-        out_iterations[i] = iterations
+    chunks = _chunk_count(n)
+    for c in prange(chunks):
+        m = np.empty((4, 4))
+        s = np.empty((4, 10))
+        hints = np.zeros(2, dtype=np.int64)
+        verts, fnorm, fint, free, stack, horizon, vslot = epa_buffers()
+        for i in range(c * n // chunks, (c + 1) * n // chunks):
+            r = _distance_core(
+                ka, pa, pta, ta[i * step_a], kb, pb, ptb, tb[i * step_b], tolerance, warm[i], GJK_MAX_ITERATIONS,
+                m, s, hints, verts, fnorm, fint, free, stack, horizon, vslot,
+            )
+            out_signed[i] = r[0]
+            out_point_a[i, 0] = r[1]
+            out_point_a[i, 1] = r[2]
+            out_point_a[i, 2] = r[3]
+            out_point_b[i, 0] = r[4]
+            out_point_b[i, 1] = r[5]
+            out_point_b[i, 2] = r[6]
+            out_normal[i, 0] = r[7]
+            out_normal[i, 1] = r[8]
+            out_normal[i, 2] = r[9]
+            out_status[i] = r[10]
+            out_iterations[i] = r[11]
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -1145,8 +1330,13 @@ def gjk_intersects_many(ka, pa, pta, ta, kb, pb, ptb, tb, out):
     n = out.shape[0]
     step_a = 1 if ta.shape[0] > 1 else 0
     step_b = 1 if tb.shape[0] > 1 else 0
-    for i in prange(n):
-        out[i] = gjk_pair_intersects(ka, pa, pta, ta[i * step_a], kb, pb, ptb, tb[i * step_b])
+    chunks = _chunk_count(n)
+    for c in prange(chunks):
+        m = np.empty((4, 4))
+        s = np.empty((4, 10))
+        hints = np.zeros(2, dtype=np.int64)
+        for i in range(c * n // chunks, (c + 1) * n // chunks):
+            out[i] = _intersects_core(ka, pa, pta, ta[i * step_a], kb, pb, ptb, tb[i * step_b], m, s, hints)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -1170,20 +1360,49 @@ def gjk_shape_cast_many(ka, pa, pta, ta, va, kb, pb, ptb, tb, vb, t_max, toleran
 
 # ----------------------------------------------------------------------------------------------
 # single-pair entries for the public layer: fill a buffer (no boxing of result arrays)
+INVALID_POSE_A = -3  # = batch.INVALID_POSE_A (a raw pose array is not a rigid transform)
+INVALID_POSE_B = -4
+
+
 @njit(cache=True, nogil=True)
 def gjk_distance_into(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, out):
     """gjk_pair_distance_warm writing ``out`` (11,) = (signed, point_a, point_b, normal,
     iterations); returns the GJK status."""
-    signed, point_a, point_b, normal, status, iterations = gjk_pair_distance_warm(
-        ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm
+    verts, fnorm, fint, free, stack, horizon, vslot = _no_epa_buffers()
+    r = _distance_core(
+        ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, GJK_MAX_ITERATIONS,
+        np.empty((4, 4)), np.empty((4, 10)), np.zeros(2, dtype=np.int64),
+        verts, fnorm, fint, free, stack, horizon, vslot,
     )
+    signed, ax, ay, az, bx, by, bz, nx, ny, nz, status, iterations = r
     out[0] = signed
-    for i in range(3):
-        out[1 + i] = point_a[i]
-        out[4 + i] = point_b[i]
-        out[7 + i] = normal[i]
+    out[1] = ax
+    out[2] = ay
+    out[3] = az
+    out[4] = bx
+    out[5] = by
+    out[6] = bz
+    out[7] = nx
+    out[8] = ny
+    out[9] = nz
     out[10] = iterations
     return status
+
+
+@njit(cache=True, nogil=True)
+def gjk_distance_checked_into(ka, pa, pta, scale_a, ta, kb, pb, ptb, scale_b, tb, warm, out):
+    """The single-pair fast path of convex.gjk: checks the raw poses here (INVALID_POSE_A / _B
+    when one is not a rigid transform; Python then names the problem), computes the touching
+    tolerance of convex._tolerance_of, then runs gjk_distance_into."""
+    if not is_rigid_transform(ta):
+        return INVALID_POSE_A
+    if not is_rigid_transform(tb):
+        return INVALID_POSE_B
+    reach = 0.0
+    for i in range(3):
+        reach = max(reach, abs(ta[i, 3]), abs(tb[i, 3]))
+    tolerance = _tol.ABSOLUTE + _tol.RELATIVE * (max(scale_a, scale_b) + reach)
+    return gjk_distance_into(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, out)
 
 
 @njit(cache=True, nogil=True)
