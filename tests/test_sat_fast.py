@@ -26,6 +26,11 @@ COAL_MIN_SCALE = 1e-3  # see test_obb_obb_static_vs_existing_naive_and_coal
 N = 13000
 
 
+def _cross_2d(u, v):
+    """z of the cross product of two 2D vectors (numpy 2 deprecates np.cross on 2-vectors)."""
+    return u[0] * v[1] - u[1] * v[0]
+
+
 def _rotations(rng, n):
     return Rotation.random(n, random_state=rng).as_matrix()
 
@@ -580,9 +585,9 @@ def test_coplanar_polygon_area_vs_naive_clip():
     polygons = 0
     for k in range(n):
         a2, b2 = ta[k, :, :2], tb[k, :, :2]
-        if np.cross(a2[1] - a2[0], a2[2] - a2[0]) < 0:
+        if _cross_2d(a2[1] - a2[0], a2[2] - a2[0]) < 0:
             a2 = a2[::-1]
-        if np.cross(b2[1] - b2[0], b2[2] - b2[0]) < 0:
+        if _cross_2d(b2[1] - b2[0], b2[2] - b2[0]) < 0:
             b2 = b2[::-1]
         area = naive.polygon_area_2d(naive.clip_polygon_2d(list(a2), list(b2)))
         got = naive.polygon_area_2d(points[k, :count[k], :2]) if count[k] >= 3 else 0.0
