@@ -1,29 +1,42 @@
 """Broad phase: every touche structure vs coal's and python-fcl's DynamicAABBTree managers.
 
-    NUMBA_CACHE_DIR=/tmp/numba-bench .venv/bin/python benchmarks/bench_broadphase.py [--quick]
+    .venv/bin/python benchmarks/bench_broadphase.py            # N = 1e3, 1e4, 1e5 (~4 min)
+    .venv/bin/python benchmarks/bench_broadphase.py --quick    # N = 1e3, 1e4
 
-Scene: N random boxes in the unit cube sized so that each overlaps ~2 others (N = 1e3, 1e4,
-1e5). All libraries get the same boxes (coal / fcl as Box shapes with translations).
-Rows (median of 31 / 7 / 3 repeats for N = 1e3 / 1e4 / 1e5, ms):
-- all pairs: ``structure.pairs()`` on a built structure vs coal ``collide(CollisionCallBackCollect)``
-  (C++ collector) and python-fcl ``collide(data, callback)`` with a Python callback;
-- build: ``rebuild(boxes)`` vs registerObjects + setup;
-- step: 10 % of the objects move a little, then all pairs again (touche: update_many + pairs;
-  coal / fcl: setTranslation of the moved objects, update(), collide());
-- memory per object: bytes in the structure's numpy arrays / N.
-Ratios: touche / coal and fcl / touche. A scaling plot goes to benchmarks/broadphase_scaling.png.
+Scene (``bench_boxes``): N random boxes in the unit cube, sized so that each overlaps ~2 others.
+Every library gets the same boxes (coal / python-fcl as Box shapes at the box centres), and every
+timing is taken in the same process in INTERLEAVED rounds (each round times every contender
+once, in a rotating order), so load from other jobs on this shared machine hits all of them
+alike; the figures that matter are the RATIOS (median over rounds of the per-round ratio).
+
+Rows per N:
+- all pairs: ``structure.pairs()`` on a built structure ((k, 2) id pairs, sorted) vs coal
+  ``manager.collide(CollisionCallBackCollect)`` (C++ collector; coal's managers refuse Python
+  callback subclasses) and python-fcl ``manager.collide(None, callback)`` with the cheapest
+  useful Python callback (it only appends the pair);
+- build: ``rebuild(boxes)`` vs coal ``registerObject`` x N + ``setup()`` (objects pre-made);
+- step (10 % of the objects move by their own constant velocity, ~1/4 of a box size per step,
+  then all pairs again): touche ``update_many(ids, boxes)`` + ``pairs()``; coal: per moved object
+  ``setTranslation`` + ``computeAABB`` (Python calls, reported separately as "coal py"), then
+  ``manager.update()`` + collide. (Without ``computeAABB`` coal's update sees no change.)
+- memory per object: touche = bytes allocated while building the structure (tracemalloc: the
+  numpy arrays and the id dictionary) / N; coal = growth of the process RSS while registering the
+  pre-made objects and calling setup() / N (its tree only).
+Every round checks that each structure finds exactly coal's number of pairs.
+A scaling plot goes to benchmarks/broadphase_scaling.png.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from touche.broadphase import STRUCTURES  # noqa: E402
 
@@ -38,30 +51,28 @@ def bench_boxes(n, rng):
     return np.hstack([centers - half, centers + half])
 
 
-def median_time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+def _rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def coal_setup(boxes):
+def coal_objects(boxes):
     import coal
 
-    objects, geometries = [], []
+    geometries = [coal.Box(*(b[3:] - b[:3])) for b in boxes]
+    objects = [coal.CollisionObject(g, coal.Transform3s(np.eye(3), 0.5 * (b[:3] + b[3:])))
+               for g, b in zip(geometries, boxes)]
+    return objects, geometries
+
+
+def coal_manager(objects):
+    import coal
+
     manager = coal.DynamicAABBTreeCollisionManager()
-    for b in boxes:
-        size = b[3:] - b[:3]
-        geom = coal.Box(*size)
-        obj = coal.CollisionObject(geom, coal.Transform3s(np.eye(3), 0.5 * (b[:3] + b[3:])))
-        geometries.append(geom)  # keep the shapes alive next to the objects
-        objects.append(obj)
+    for obj in objects:
         manager.registerObject(obj)
     manager.setup()
-    manager._keep = (objects, geometries)
-    return manager, objects
+    return manager
 
 
 def coal_pairs(manager, n):
@@ -72,13 +83,10 @@ def coal_pairs(manager, n):
     return callback.numCollisionPairs()
 
 
-def fcl_setup(boxes):
+def fcl_manager(boxes):
     import fcl
 
-    objects = []
-    for b in boxes:
-        size = b[3:] - b[:3]
-        objects.append(fcl.CollisionObject(fcl.Box(*size), fcl.Transform(0.5 * (b[:3] + b[3:]))))
+    objects = [fcl.CollisionObject(fcl.Box(*(b[3:] - b[:3])), fcl.Transform(0.5 * (b[:3] + b[3:]))) for b in boxes]
     manager = fcl.DynamicAABBTreeCollisionManager()
     manager.registerObjects(objects)
     manager.setup()
@@ -86,112 +94,189 @@ def fcl_setup(boxes):
 
 
 def fcl_pairs(manager):
-    import fcl
-
     found = []
 
-    def callback(o1, o2, data):  # the Python callback python-fcl users write
-        request = fcl.CollisionRequest()
-        result = fcl.CollisionResult()
-        if fcl.collide(o1, o2, request, result):
-            found.append((o1, o2))
+    def callback(o1, o2, data):  # the cheapest Python callback: collect the candidate pair
+        found.append((o1, o2))
         return False
 
     manager.collide(None, callback)
     return len(found)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="N = 1e3 and 1e4 only, fewer repeats")
-    parser.add_argument("--no-plot", action="store_true")
-    parser.add_argument("--fcl-max", type=int, default=10_000, help="largest N given to python-fcl")
-    args = parser.parse_args()
-    sizes = [1_000, 10_000] if args.quick else [1_000, 10_000, 100_000]
-    rng = np.random.default_rng(7)
+def _timed(fn):
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
+
+
+def _load():
+    return "load average %.2f %.2f %.2f" % os.getloadavg()
+
+
+def run_size(n, rounds, step_rounds, fcl_max, names, rng):
+    boxes = bench_boxes(n, rng)
+    objects, geometries = coal_objects(boxes)
+    rss0 = _rss_bytes()
+    manager = coal_manager(objects)
+    coal_memory = (_rss_bytes() - rss0) / n
+    expected = coal_pairs(manager, n)
+    fcl = fcl_manager(boxes) if n <= fcl_max else None
+    structures = {}
+    memory = {}
+    for name in names:
+        tracemalloc.start()
+        structure = STRUCTURES[name]()
+        structure.rebuild(boxes)
+        structure.pairs()
+        memory[name] = tracemalloc.get_traced_memory()[0] / n
+        tracemalloc.stop()
+        structures[name] = structure
+        got = structure.pairs().shape[0]
+        assert got == expected, (name, got, expected)
+    fcl_count = fcl_pairs(fcl[0]) if fcl else None
+
+    # --- all pairs, interleaved rounds
+    contenders = ["coal"] + (["fcl"] if fcl else []) + names
+    times = {c: [] for c in contenders}
+    fcl_rounds = rounds if n <= 10_000 else max(3, rounds // 2)
+    for r in range(rounds):
+        order = contenders[r % len(contenders):] + contenders[: r % len(contenders)]
+        for c in order:
+            if c == "coal":
+                t, k = _timed(lambda: coal_pairs(manager, n))
+            elif c == "fcl":
+                if r >= fcl_rounds:
+                    continue
+                t, k = _timed(lambda: fcl_pairs(fcl[0]))
+            else:
+                t, k = _timed(structures[c].pairs)
+                k = k.shape[0]
+                assert k == expected, (c, k, expected)
+            times[c].append(t)
+
+    # --- build, interleaved (coal: register the pre-made objects + setup)
+    build = {c: [] for c in ["coal"] + names}
+    for r in range(max(3, rounds // 4)):
+        build["coal"].append(_timed(lambda: coal_manager(objects))[0])
+        for name in names:
+            build[name].append(_timed(lambda: structures[name].rebuild(boxes))[0])
+
+    # --- step: 10 % move with constant velocities, interleaved
+    moved = np.sort(rng.choice(n, n // 10, replace=False))
+    size = float(np.mean(boxes[:, 3:] - boxes[:, :3]))
+    velocity = rng.normal(0.0, 0.25 * size, (moved.size, 3))
+    current = boxes.copy()
+    centres = 0.5 * (boxes[:, :3] + boxes[:, 3:])
+    step_times = {c: [] for c in ["coal", "coal py"] + names}
+    for r in range(step_rounds):
+        current[moved] += np.hstack([velocity, velocity])
+        centres[moved] += velocity
+        start = time.perf_counter()
+        for i in moved.tolist():
+            objects[i].setTranslation(centres[i])
+            objects[i].computeAABB()
+        python_part = time.perf_counter() - start
+        t, k = _timed(lambda: (manager.update(), coal_pairs(manager, n))[1])
+        step_times["coal py"].append(python_part)
+        step_times["coal"].append(t)
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            t, got = _timed(lambda: (structures[name].update_many(moved, current[moved]), structures[name].pairs())[1])
+            assert got.shape[0] == k, (name, got.shape[0], k)
+            step_times[name].append(t)
+    return dict(n=n, expected=expected, fcl_count=fcl_count, times=times, build=build, step=step_times,
+                memory=memory, coal_memory=coal_memory)
+
+
+def _ratio(mine, theirs):
+    m = min(len(mine), len(theirs))
+    return float(np.median(np.array(mine[:m]) / np.array(theirs[:m])))
+
+
+def report(result, names):
+    n = result["n"]
+    times, build, step = result["times"], result["build"], result["step"]
+    med = {c: float(np.median(v)) for c, v in times.items() if v}
+    fcl_text = f", python-fcl {med['fcl'] * 1e3:.1f} ms ({result['fcl_count']} pairs)" if "fcl" in med else ""
+    print(f"N={n}: {result['expected']} pairs; coal all-pairs {med['coal'] * 1e3:.2f} ms{fcl_text}; "
+          f"coal build {np.median(build['coal']) * 1e3:.1f} ms; coal step {np.median(step['coal']) * 1e3:.2f} ms "
+          f"+ {np.median(step['coal py']) * 1e3:.2f} ms of per-object Python calls; coal tree "
+          f"{result['coal_memory']:.0f} B/object (RSS)")
+    print(f"  {'structure':18s} {'pairs ms':>9s} {'/coal':>6s} {'fcl/us':>7s} {'build ms':>9s} {'/coal':>6s} "
+          f"{'step ms':>8s} {'/coal':>6s} {'/coal+py':>8s} {'B/obj':>6s}")
     rows = []
-    for n in sizes:
-        repeats = 31 if n <= 1_000 else (7 if n <= 10_000 else 3)
-        boxes = bench_boxes(n, rng)
-        moved = rng.choice(n, n // 10, replace=False)
-        shift = np.tile(rng.normal(0.0, 0.1 * n ** (-1 / 3), (moved.size, 3)), 2)
-        moved_boxes = boxes[moved] + shift
-
-        manager, objects = coal_setup(boxes)
-        expected = coal_pairs(manager, n)
-        coal_t = median_time(lambda: coal_pairs(manager, n), repeats)
-        coal_build = median_time(lambda: coal_setup(boxes), 1)
-
-        def coal_step():
-            for i, b in zip(moved, moved_boxes):
-                objects[i].setTranslation(0.5 * (b[:3] + b[3:]))
-            manager.update()
-            coal_pairs(manager, n)
-
-        coal_step_t = median_time(coal_step, 1)
-        fcl_t = np.nan
-        if n <= args.fcl_max:
-            fmanager, _ = fcl_setup(boxes)
-            fcl_count = fcl_pairs(fmanager)
-            fcl_t = median_time(lambda: fcl_pairs(fmanager), max(1, repeats // 2))
-            print(f"N={n}: python-fcl pairs {fcl_count}")
-        print(f"N={n}: {expected} pairs (coal), coal all-pairs {coal_t * 1e3:.2f} ms, "
-              f"python-fcl {fcl_t * 1e3:.1f} ms")
-        for name, cls in STRUCTURES.items():
-            structure = cls()
-            structure.rebuild(boxes)
-            got = structure.pairs()
-            assert got.shape[0] == expected, (name, got.shape[0], expected)
-            build_t = median_time(lambda: structure.rebuild(boxes), 1)
-            structure.pairs()
-            pairs_t = median_time(structure.pairs, repeats)
-
-            ids = moved
-            state = {"flip": False}
-
-            def step():
-                state["flip"] = not state["flip"]
-                structure.update_many(ids, moved_boxes if state["flip"] else boxes[moved])
-                structure.pairs()
-
-            step()
-            step_t = median_time(step, repeats)
-            memory = structure.memory_bytes() / n
-            rows.append((n, name, pairs_t, build_t, step_t, memory, coal_t, coal_build, coal_step_t, fcl_t))
-            print(f"  {name:18s} pairs {pairs_t * 1e3:8.2f} ms  (x{pairs_t / coal_t:5.2f} coal, "
-                  f"fcl/touche {fcl_t / pairs_t:6.1f})  build {build_t * 1e3:8.1f} ms (coal {coal_build * 1e3:7.1f})"
-                  f"  step10% {step_t * 1e3:7.2f} ms (coal {coal_step_t * 1e3:6.2f})  {memory:6.0f} B/object",
-                  flush=True)
-    if not args.no_plot:
-        plot(rows)
+    for name in names:
+        pairs_ratio = _ratio(times[name], times["coal"])
+        fcl_ratio = 1.0 / _ratio(times[name], times["fcl"]) if "fcl" in med else np.nan
+        build_ratio = _ratio(build[name], build["coal"])
+        step_ratio = _ratio(step[name], step["coal"])
+        step_total = [a + b for a, b in zip(step["coal"], step["coal py"])]
+        step_ratio_py = _ratio(step[name], step_total)
+        row = dict(n=n, name=name, pairs=med[name], pairs_ratio=pairs_ratio, fcl_ratio=fcl_ratio,
+                   build=float(np.median(build[name])), build_ratio=build_ratio, step=float(np.median(step[name])),
+                   step_ratio=step_ratio, step_ratio_py=step_ratio_py, memory=result["memory"][name],
+                   coal=med["coal"], fcl=med.get("fcl", np.nan), coal_step=float(np.median(step["coal"])))
+        rows.append(row)
+        print(f"  {name:18s} {row['pairs'] * 1e3:9.2f} {pairs_ratio:6.2f} {fcl_ratio:7.1f} {row['build'] * 1e3:9.2f} "
+              f"{build_ratio:6.2f} {row['step'] * 1e3:8.2f} {step_ratio:6.2f} {step_ratio_py:8.2f} "
+              f"{row['memory']:6.0f}", flush=True)
     return rows
 
 
-def plot(rows):
+def plot(rows, path):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 5))
-    names = sorted({r[1] for r in rows})
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 5))
+    names = list(dict.fromkeys(r["name"] for r in rows))
     for name in names:
-        sel = [r for r in rows if r[1] == name]
-        ax.loglog([r[0] for r in sel], [r[2] * 1e3 for r in sel], "o-", label=f"touche {name}")
-    coal_rows = {r[0]: r for r in rows}
-    ns = sorted(coal_rows)
-    ax.loglog(ns, [coal_rows[n][6] * 1e3 for n in ns], "k--s", lw=2, label="coal DynamicAABBTree (C++ collect)")
-    fcl_ns = [n for n in ns if np.isfinite(coal_rows[n][9])]
-    ax.loglog(fcl_ns, [coal_rows[n][9] * 1e3 for n in fcl_ns], "k:^", lw=2, label="python-fcl (Python callback)")
-    ax.set_xlabel("boxes N (~2 overlaps each)")
-    ax.set_ylabel("all pairs, ms (median)")
-    ax.set_title("Broad phase: all overlapping pairs")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
-    out = Path(__file__).resolve().parent / "broadphase_scaling.png"
+        sel = [r for r in rows if r["name"] == name]
+        ax.loglog([r["n"] for r in sel], [r["pairs"] * 1e3 for r in sel], "o-", label=f"touche {name}")
+        ax2.loglog([r["n"] for r in sel], [r["step"] * 1e3 for r in sel], "o-", label=f"touche {name}")
+    by_n = {r["n"]: r for r in rows}
+    ns = sorted(by_n)
+    ax.loglog(ns, [by_n[n]["coal"] * 1e3 for n in ns], "k--s", lw=2, label="coal DynamicAABBTree (C++ collector)")
+    fcl_ns = [n for n in ns if np.isfinite(by_n[n]["fcl"])]
+    ax.loglog(fcl_ns, [by_n[n]["fcl"] * 1e3 for n in fcl_ns], "k:^", lw=2, label="python-fcl (Python callback)")
+    ax2.loglog(ns, [by_n[n]["coal_step"] * 1e3 for n in ns], "k--s", lw=2, label="coal update() + collide")
+    ax.set_title("all overlapping pairs (~2 per box)")
+    ax2.set_title("step: 10 % of the boxes move, then all pairs")
+    for a in (ax, ax2):
+        a.set_xlabel("boxes N")
+        a.set_ylabel("ms (median of interleaved rounds)")
+        a.grid(True, which="both", alpha=0.3)
+        a.legend(fontsize=7)
+    fig.suptitle("touche broad phase vs coal / python-fcl (same process, same boxes; 2-core shared machine)")
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    print(f"plot: {out}")
+    fig.savefig(path, dpi=100)
+    print(f"plot: {path}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="N = 1e3 and 1e4 only")
+    parser.add_argument("--sizes", type=str, default=None, help="comma-separated N (overrides --quick)")
+    parser.add_argument("--structures", type=str, default=None, help="comma-separated names (default: all)")
+    parser.add_argument("--fcl-max", type=int, default=100_000, help="largest N given to python-fcl")
+    parser.add_argument("--no-plot", action="store_true")
+    args = parser.parse_args()
+    sizes = [1_000, 10_000] if args.quick else [1_000, 10_000, 100_000]
+    if args.sizes:
+        sizes = [int(s) for s in args.sizes.split(",")]
+    names = list(STRUCTURES) if not args.structures else args.structures.split(",")
+    print(f"start: {_load()}; 2 cores shared with other jobs; ratios = median over rounds of touche / peer")
+    rng = np.random.default_rng(7)
+    rows = []
+    for n in sizes:
+        rounds = 31 if n <= 1_000 else (15 if n <= 10_000 else 7)
+        result = run_size(n, rounds, rounds, args.fcl_max, names, rng)
+        rows += report(result, names)
+        print(f"  ({_load()})", flush=True)
+    if not args.no_plot and len(sizes) > 1:
+        plot(rows, Path(__file__).resolve().parent / "broadphase_scaling.png")
+    return rows
 
 
 if __name__ == "__main__":

@@ -145,6 +145,50 @@ def finalize_pairs(pairs, count, ids):
 
 
 @njit(cache=True, nogil=True)
+def finalize_pairs_ranked(pairs, count, rank_of_slot, sorted_ids):
+    """Slot pairs -> (count, 2) id pairs (id_a < id_b), rows sorted, in O(count + n).
+
+    ``rank_of_slot[s]`` is the position of slot s's id in ``sorted_ids`` (the ascending ids of
+    the n objects), so ordering rows by id is ordering them by (rank_a, rank_b): two stable
+    counting sorts (LSD radix with n buckets), first by rank_b then by rank_a. A comparison sort
+    of packed keys (``finalize_pairs``) took ~20 % of pairs() on 10^4 boxes."""
+    n = sorted_ids.shape[0]
+    ra = np.empty(count, dtype=np.int64)
+    rb = np.empty(count, dtype=np.int64)
+    for p in range(count):
+        x = rank_of_slot[pairs[p, 0]]
+        y = rank_of_slot[pairs[p, 1]]
+        if x > y:
+            x, y = y, x
+        ra[p] = x
+        rb[p] = y
+    starts = np.zeros(n + 1, dtype=np.int64)
+    for p in range(count):
+        starts[rb[p] + 1] += 1
+    for r in range(n):
+        starts[r + 1] += starts[r]
+    by_b = np.empty(count, dtype=np.int64)
+    for p in range(count):
+        r = rb[p]
+        by_b[starts[r]] = p
+        starts[r] += 1
+    starts[:] = 0
+    for p in range(count):
+        starts[ra[p] + 1] += 1
+    for r in range(n):
+        starts[r + 1] += starts[r]
+    out = np.empty((count, 2), dtype=np.int64)
+    for q in range(count):
+        p = by_b[q]
+        r = ra[p]
+        w = starts[r]
+        starts[r] += 1
+        out[w, 0] = sorted_ids[r]
+        out[w, 1] = sorted_ids[rb[p]]
+    return out
+
+
+@njit(cache=True, nogil=True)
 def finalize_ids(buffer, count, ids):
     """Slot list -> sorted unique id array."""
     out = np.empty(count, dtype=np.int64)

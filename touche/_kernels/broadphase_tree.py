@@ -225,6 +225,122 @@ def tree_insert_many(fat, parent, child1, child2, height, obj, leaf_of, state, b
 
 
 @njit(cache=True, nogil=True)
+def _select(keys, perm, lo, hi, k):
+    """Reorder keys[lo:hi] / perm[lo:hi] so that position k holds the k-th smallest key, smaller
+    keys before it, larger after (Hoare quickselect, median-of-three pivot; runs of equal keys
+    are split evenly, so identical boxes cost O(n) per level, not O(n^2))."""
+    left = lo
+    right = hi - 1
+    while left < right:
+        mid = (left + right) // 2
+        a = keys[left]
+        b = keys[mid]
+        c = keys[right]
+        pivot = max(min(a, b), min(max(a, b), c))
+        i = left
+        j = right
+        while i <= j:
+            while keys[i] < pivot:
+                i += 1
+            while keys[j] > pivot:
+                j -= 1
+            if i <= j:
+                keys[i], keys[j] = keys[j], keys[i]
+                perm[i], perm[j] = perm[j], perm[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            right = j
+        elif k >= i:
+            left = i
+        else:
+            return
+
+
+@njit(cache=True, nogil=True)
+def tree_build_topdown(fat, parent, child1, child2, height, obj, leaf_of, state, boxes, slots):
+    """Replace the tree by a top-down build over ``slots`` (Ericson 6.2.1): every node splits its
+    objects at the median box centre along the axis of largest centre spread, down to one object
+    per leaf. Nodes are numbered in preorder (a node's left subtree follows it immediately), so a
+    traversal after a rebuild reads memory mostly forwards. Leaves get the TIGHT boxes.
+
+    Measured against the one-by-one SAH insertion used for single inserts (6.2.3): on 10^4 /
+    10^5 random boxes, pairs() on the top-down tree is 1.7x / 2.4x faster and the build is
+    faster too."""
+    n = slots.shape[0]
+    state[0] = -1
+    state[1] = 0
+    state[2] = -1
+    if n == 0:
+        return
+    perm = slots.copy()
+    keys = np.empty(n)
+    cmin = np.empty(3)
+    cmax = np.empty(3)
+    stack = np.empty((64, 3), dtype=np.int64)  # (node, lo, hi); depth <= log2(n) + 1
+    stack[0, 0] = 0
+    stack[0, 1] = 0
+    stack[0, 2] = n
+    parent[0] = -1
+    top = 1
+    while top > 0:
+        top -= 1
+        node = stack[top, 0]
+        lo = stack[top, 1]
+        hi = stack[top, 2]
+        if hi - lo == 1:
+            s = perm[lo]
+            for k in range(6):
+                fat[node, k] = boxes[s, k]
+            child1[node] = -1
+            child2[node] = -1
+            height[node] = 0
+            obj[node] = s
+            leaf_of[s] = node
+            continue
+        for k in range(3):
+            cmin[k] = np.inf
+            cmax[k] = -np.inf
+        for p in range(lo, hi):
+            s = perm[p]
+            for k in range(3):
+                c = boxes[s, k] + boxes[s, k + 3]
+                if c < cmin[k]:
+                    cmin[k] = c
+                if c > cmax[k]:
+                    cmax[k] = c
+        ax = 0
+        for k in range(1, 3):
+            if cmax[k] - cmin[k] > cmax[ax] - cmin[ax]:
+                ax = k
+        for p in range(lo, hi):
+            keys[p] = boxes[perm[p], ax] + boxes[perm[p], ax + 3]
+        mid = (lo + hi) // 2
+        _select(keys, perm, lo, hi, mid)
+        left_node = node + 1
+        right_node = node + 2 * (mid - lo)  # the left subtree holds 2 (mid - lo) - 1 nodes
+        child1[node] = left_node
+        child2[node] = right_node
+        obj[node] = -1
+        parent[left_node] = node
+        parent[right_node] = node
+        stack[top, 0] = right_node
+        stack[top, 1] = mid
+        stack[top, 2] = hi
+        stack[top + 1, 0] = left_node
+        stack[top + 1, 1] = lo
+        stack[top + 1, 2] = mid
+        top += 2
+    # preorder: children come after their parent, so one backward pass refits boxes and heights
+    for node in range(2 * n - 2, -1, -1):
+        c1 = child1[node]
+        if c1 >= 0:
+            _refit(fat, child1, child2, height, node)
+    state[0] = 0
+    state[1] = 2 * n - 1
+
+
+@njit(cache=True, nogil=True)
 def tree_update_many(fat, parent, child1, child2, height, obj, leaf_of, state, boxes, slots, new_boxes,
                      margins, predict):
     """Set the tight boxes of ``slots``; a leaf is re-inserted only when its tight box left its
@@ -267,73 +383,88 @@ def _fat_overlap(fat, a, b):
 
 
 @njit(cache=True, nogil=True)
-def _tree_pairs_into(fat, child1, child2, height, obj, root, boxes, pairs, stack):
-    """Returns the pair count (pairs beyond the buffer are counted, not written), or -1 if the
-    explicit stack was too small. Every (a, b) on the stack with a != b has overlapping fat
-    boxes: children are tested before they are pushed (fewer pushes and pops)."""
+def _tree_pairs_into(fat, child1, child2, height, obj, root, boxes, pairs, stack, nodes):
+    """Returns the pair count (pairs beyond the buffer are counted, not written), or -1 if an
+    explicit stack was too small.
+
+    The tree against itself: every overlapping pair lies under the two children of exactly one
+    internal node (their lowest common ancestor), so a walk over the internal nodes (stack
+    ``nodes``) starts one descent per node with the cross pair of its children (stack ``stack``
+    of node pairs). A descent splits the taller node; children are tested before they are
+    pushed. Measured 1.2x faster than one stack mixing self pairs (a, a) with cross pairs."""
     count = 0
     cap = stack.shape[0]
-    stack[0, 0] = root
-    stack[0, 1] = root
-    top = 1
-    while top > 0:
-        top -= 1
-        a = stack[top, 0]
-        b = stack[top, 1]
-        if top + 3 > cap:
-            return -1
-        if a == b:
-            c1 = child1[a]
-            if c1 < 0:
-                continue
-            c2 = child2[a]
-            if child1[c1] >= 0:
-                stack[top, 0] = c1
-                stack[top, 1] = c1
-                top += 1
-            if child1[c2] >= 0:
-                stack[top, 0] = c2
-                stack[top, 1] = c2
-                top += 1
-            if _fat_overlap(fat, c1, c2):
-                stack[top, 0] = c1
-                stack[top, 1] = c2
-                top += 1
+    nodes[0] = root
+    n_top = 1
+    while n_top > 0:
+        n_top -= 1
+        a = nodes[n_top]
+        c1 = child1[a]
+        if c1 < 0:
             continue
-        a_leaf = child1[a] < 0
-        b_leaf = child1[b] < 0
-        if a_leaf and b_leaf:
-            if box_overlap(boxes, obj[a], obj[b]):
-                count = emit_pair(pairs, count, obj[a], obj[b])
-        elif a_leaf or (not b_leaf and height[b] > height[a]):
-            for c in (child1[b], child2[b]):
-                if _fat_overlap(fat, a, c):
-                    stack[top, 0] = a
-                    stack[top, 1] = c
+        if n_top + 2 > nodes.shape[0]:
+            return -1
+        c2 = child2[a]
+        nodes[n_top] = c1
+        nodes[n_top + 1] = c2
+        n_top += 2
+        if not _fat_overlap(fat, c1, c2):
+            continue
+        stack[0, 0] = c1
+        stack[0, 1] = c2
+        top = 1
+        while top > 0:
+            top -= 1
+            x = stack[top, 0]
+            y = stack[top, 1]
+            x_leaf = child1[x] < 0
+            y_leaf = child1[y] < 0
+            if x_leaf and y_leaf:
+                if box_overlap(boxes, obj[x], obj[y]):
+                    count = emit_pair(pairs, count, obj[x], obj[y])
+                continue
+            if top + 2 > cap:
+                return -1
+            if x_leaf or (not y_leaf and height[y] > height[x]):
+                d1 = child1[y]
+                d2 = child2[y]
+                if _fat_overlap(fat, x, d1):
+                    stack[top, 0] = x
+                    stack[top, 1] = d1
                     top += 1
-        else:
-            for c in (child1[a], child2[a]):
-                if _fat_overlap(fat, c, b):
-                    stack[top, 0] = c
-                    stack[top, 1] = b
+                if _fat_overlap(fat, x, d2):
+                    stack[top, 0] = x
+                    stack[top, 1] = d2
+                    top += 1
+            else:
+                d1 = child1[x]
+                d2 = child2[x]
+                if _fat_overlap(fat, d1, y):
+                    stack[top, 0] = d1
+                    stack[top, 1] = y
+                    top += 1
+                if _fat_overlap(fat, d2, y):
+                    stack[top, 0] = d2
+                    stack[top, 1] = y
                     top += 1
     return count
 
 
 @njit(cache=True, nogil=True)
 def tree_pairs(fat, child1, child2, height, obj, state, boxes, capacity_hint):
-    """All tight-box overlapping pairs by traversing the tree against itself (explicit stack of
-    node pairs; (a, a) expands into its two children's self pairs and their cross pair).
+    """All tight-box overlapping pairs by traversing the tree against itself (explicit stacks).
     Candidates come from the fat boxes; the tight boxes decide."""
     pairs = np.empty((capacity_hint + 16, 2), dtype=np.int64)
     root = state[ROOT]
     if root < 0:
         return pairs, 0
-    stack = np.empty((6 * height[root] + 16, 2), dtype=np.int64)
+    stack = np.empty((4 * height[root] + 16, 2), dtype=np.int64)
+    nodes = np.empty(2 * height[root] + 16, dtype=np.int64)
     while True:
-        count = _tree_pairs_into(fat, child1, child2, height, obj, root, boxes, pairs, stack)
+        count = _tree_pairs_into(fat, child1, child2, height, obj, root, boxes, pairs, stack, nodes)
         if count < 0:
             stack = np.empty((2 * stack.shape[0], 2), dtype=np.int64)
+            nodes = np.empty(2 * nodes.shape[0], dtype=np.int64)
         elif count > pairs.shape[0]:
             pairs = np.empty((count, 2), dtype=np.int64)
         else:
@@ -463,8 +594,9 @@ def kd_build(boxes, slots):
     end = np.zeros(cap, dtype=np.int64)
     perm = slots.copy()
     bounds = np.empty(6)
+    node_box = np.empty((cap, 6))
     if n == 0:
-        return axis, lmax, rmin, left, right, start, end, perm, 0, bounds
+        return axis, lmax, rmin, left, right, start, end, perm, 0, bounds, node_box, np.empty((0, 6))
     for k in range(3):
         bounds[k] = np.inf
         bounds[k + 3] = -np.inf
@@ -528,7 +660,28 @@ def kd_build(boxes, slots):
         stack[top] = l_node
         stack[top + 1] = r_node
         top += 2
-    return axis, lmax, rmin, left, right, start, end, perm, n_nodes, bounds
+    # the boxes in leaf order (a leaf's objects adjacent in memory) and every node's bounding box
+    # (children are numbered after their parent, so one backward pass fills them)
+    leaf_boxes = np.empty((n, 6))
+    for p in range(n):
+        for k in range(6):
+            leaf_boxes[p, k] = boxes[perm[p], k]
+    for node in range(n_nodes - 1, -1, -1):
+        if axis[node] < 0:
+            for k in range(3):
+                node_box[node, k] = np.inf
+                node_box[node, k + 3] = -np.inf
+            for p in range(start[node], end[node]):
+                for k in range(3):
+                    node_box[node, k] = min(node_box[node, k], leaf_boxes[p, k])
+                    node_box[node, k + 3] = max(node_box[node, k + 3], leaf_boxes[p, k + 3])
+        else:
+            a = left[node]
+            b = right[node]
+            for k in range(3):
+                node_box[node, k] = min(node_box[a, k], node_box[b, k])
+                node_box[node, k + 3] = max(node_box[a, k + 3], node_box[b, k + 3])
+    return axis, lmax, rmin, left, right, start, end, perm, n_nodes, bounds, node_box, leaf_boxes
 
 
 @njit(cache=True, nogil=True)
@@ -557,26 +710,92 @@ def _kd_collect_box(axis, lmax, rmin, left, right, start, end, perm, boxes, q, s
 
 
 @njit(cache=True, nogil=True)
-def _kd_pairs_into(axis, lmax, rmin, left, right, start, end, perm, boxes, slots, pairs, stack):
+def _kd_pairs_into(axis, left, right, start, end, perm, node_box, leaf_boxes, pairs, stack, nodes):
+    """The tree against itself, as for the dynamic AABB tree: pairs inside each leaf, and for
+    every internal node a simultaneous descent of its two children (the one holding more
+    objects is split), on each node's bounding box. Returns the count, or -1 if a stack was too
+    small."""
     count = 0
-    for a in slots:
-        count = _kd_collect_box(axis, lmax, rmin, left, right, start, end, perm, boxes, boxes[a], stack, pairs,
-                                count, a)
+    cap = stack.shape[0]
+    nodes[0] = 0
+    n_top = 1
+    while n_top > 0:
+        n_top -= 1
+        a = nodes[n_top]
+        if axis[a] < 0:
+            for p in range(start[a], end[a]):
+                for q in range(p + 1, end[a]):
+                    if box_overlap(leaf_boxes, p, q):
+                        count = emit_pair(pairs, count, perm[p], perm[q])
+            continue
+        if n_top + 2 > nodes.shape[0]:
+            return -1
+        c1 = left[a]
+        c2 = right[a]
+        nodes[n_top] = c1
+        nodes[n_top + 1] = c2
+        n_top += 2
+        if not box_overlap(node_box, c1, c2):
+            continue
+        stack[0, 0] = c1
+        stack[0, 1] = c2
+        top = 1
+        while top > 0:
+            top -= 1
+            x = stack[top, 0]
+            y = stack[top, 1]
+            x_leaf = axis[x] < 0
+            y_leaf = axis[y] < 0
+            if x_leaf and y_leaf:
+                for p in range(start[x], end[x]):
+                    for q in range(start[y], end[y]):
+                        if box_overlap(leaf_boxes, p, q):
+                            count = emit_pair(pairs, count, perm[p], perm[q])
+                continue
+            if top + 2 > cap:
+                return -1
+            if x_leaf or (not y_leaf and end[y] - start[y] > end[x] - start[x]):
+                d1 = left[y]
+                d2 = right[y]
+                if box_overlap(node_box, x, d1):
+                    stack[top, 0] = x
+                    stack[top, 1] = d1
+                    top += 1
+                if box_overlap(node_box, x, d2):
+                    stack[top, 0] = x
+                    stack[top, 1] = d2
+                    top += 1
+            else:
+                d1 = left[x]
+                d2 = right[x]
+                if box_overlap(node_box, d1, y):
+                    stack[top, 0] = d1
+                    stack[top, 1] = y
+                    top += 1
+                if box_overlap(node_box, d2, y):
+                    stack[top, 0] = d2
+                    stack[top, 1] = y
+                    top += 1
     return count
 
 
 @njit(cache=True, nogil=True)
-def kd_pairs(axis, lmax, rmin, left, right, start, end, perm, boxes, slots):
-    """Pairs: every object queries the tree with its own box and keeps partners with a larger slot."""
-    pairs = np.empty((2 * slots.shape[0] + 16, 2), dtype=np.int64)
-    if slots.shape[0] == 0:
+def kd_pairs(axis, left, right, start, end, perm, node_box, leaf_boxes, n):
+    """All overlapping pairs of the n objects of a built k-d tree."""
+    pairs = np.empty((2 * n + 16, 2), dtype=np.int64)
+    if n < 2:
         return pairs, 0
-    stack = np.empty(256, dtype=np.int64)
-    count = _kd_pairs_into(axis, lmax, rmin, left, right, start, end, perm, boxes, slots, pairs, stack)
-    if count > pairs.shape[0]:
-        pairs = np.empty((count, 2), dtype=np.int64)
-        _kd_pairs_into(axis, lmax, rmin, left, right, start, end, perm, boxes, slots, pairs, stack)
-    return pairs, count
+    stack = np.empty((256, 2), dtype=np.int64)
+    nodes = np.empty(256, dtype=np.int64)
+    while True:
+        count = _kd_pairs_into(axis, left, right, start, end, perm, node_box, leaf_boxes, pairs, stack, nodes)
+        if count < 0:
+            stack = np.empty((2 * stack.shape[0], 2), dtype=np.int64)
+            nodes = np.empty(2 * nodes.shape[0], dtype=np.int64)
+        elif count > pairs.shape[0]:
+            pairs = np.empty((count, 2), dtype=np.int64)
+        else:
+            return pairs, count
 
 
 @njit(cache=True, nogil=True)

@@ -12,7 +12,7 @@ Structures (Ericson, Real-Time Collision Detection, ch. 7 and 6.2.3):
 rotations), :class:`KDTree`, :class:`UniformGrid` (hashed), :class:`HierarchicalGrid`,
 :class:`LinearOctree` (Morton keys), :class:`LooseOctree`.
 """
-from .base import BroadPhase, LazyBroadPhase
+from .base import BroadPhase, IdError, LazyBroadPhase
 from .structures import (
     STRUCTURES,
     DynamicAABBTree,
@@ -26,6 +26,6 @@ from .structures import (
 )
 
 __all__ = [
-    "BroadPhase", "DynamicAABBTree", "HierarchicalGrid", "IncrementalSweepAndPrune", "KDTree",
+    "BroadPhase", "DynamicAABBTree", "HierarchicalGrid", "IdError", "IncrementalSweepAndPrune", "KDTree",
     "LazyBroadPhase", "LinearOctree", "LooseOctree", "STRUCTURES", "SortAndSweep", "UniformGrid",
 ]

@@ -12,6 +12,15 @@ import numpy as np
 from ..errors import GeometryError
 
 _NO_PAIRS = np.zeros((0, 2), dtype=np.int64)
+
+
+class IdError(GeometryError, KeyError):
+    """An unknown id (or handle), or an id inserted twice. A GeometryError (bad input) that is
+    also a KeyError, so ``except KeyError`` keeps working."""
+
+    def __str__(self):  # KeyError would print the message in quotes
+        return str(self.args[0]) if self.args else ""
+
 _NO_IDS = np.zeros(0, dtype=np.int64)
 
 
@@ -82,6 +91,7 @@ class BroadPhase:
         self._free = []
         self._high = 0  # slots in [0, high) were used at some point
         self._active = None
+        self._ranked = None
         self._grow(64)
 
     # ------------------------------------------------------------------ bookkeeping
@@ -102,20 +112,65 @@ class BroadPhase:
             self._high += 1
         self._slot_of[obj_id] = slot
         self._ids[slot] = obj_id
-        self._active = None
+        self._membership_changed()
         return slot
+
+    def _membership_changed(self):
+        self._active = None
+        self._ranked = None
 
     def _slot(self, obj_id):
         obj_id = as_id(obj_id)
         try:
             return self._slot_of[obj_id]
         except KeyError:
-            raise KeyError(f"{type(self).__name__}: unknown id {obj_id}") from None
+            raise IdError(f"{type(self).__name__}: unknown id {obj_id}") from None
 
     def _active_slots(self):
         if self._active is None:
             self._active = np.array(sorted(self._slot_of.values()), dtype=np.int64)
         return self._active
+
+    def _ranks(self):
+        """(rank_of_slot (capacity,), sorted_ids (n,), slot_of_rank (n,)), cached until an
+        object is inserted or removed: ids in ascending order and where each lives."""
+        if self._ranked is None:
+            active = self._active_slots()
+            ids = self._ids[active]
+            if ids.shape[0] > 1 and not np.all(ids[1:] > ids[:-1]):
+                order = np.argsort(ids, kind="stable")
+                active, ids = active[order], ids[order]
+            rank_of_slot = np.full(self._capacity, -1, dtype=np.int64)
+            rank_of_slot[active] = np.arange(active.shape[0])
+            self._ranked = (rank_of_slot, np.ascontiguousarray(ids), np.ascontiguousarray(active))
+        return self._ranked
+
+    def _slots_of(self, ids, what="ids"):
+        """Slots (k,) int64 of the ids (k,): one vectorised lookup; IdError for an unknown id,
+        GeometryError for a non-integer id or a repeated one."""
+        ids = np.asarray(ids)
+        if ids.ndim != 1:
+            ids = ids.reshape(-1)
+        if ids.shape[0] == 0:
+            return np.zeros(0, dtype=np.int64)
+        if ids.dtype.kind not in "iu":
+            if ids.dtype == object:
+                return np.array([self._slot(i) for i in ids.tolist()], dtype=np.int64)
+            raise GeometryError(f"{what} must be integers, got dtype {ids.dtype}")
+        _, sorted_ids, slot_of_rank = self._ranks()
+        keys = ids.astype(np.int64, copy=False)
+        where = np.searchsorted(sorted_ids, keys)
+        found = where < sorted_ids.shape[0]
+        found[found] = sorted_ids[where[found]] == keys[found]
+        if not found.all():
+            bad = int(keys[np.flatnonzero(~found)[0]])
+            raise IdError(f"{type(self).__name__}: unknown id {bad}")
+        slots = slot_of_rank[where]
+        if slots.shape[0] > 1:
+            ordered = np.sort(where)
+            if np.any(ordered[1:] == ordered[:-1]):
+                raise GeometryError(f"{what} contain the same id twice")
+        return slots
 
     def __len__(self):
         return len(self._slot_of)
@@ -137,40 +192,41 @@ class BroadPhase:
 
     # ------------------------------------------------------------------ mutation
     def insert(self, obj_id, aabb):
-        """Add an object. KeyError if the id is present; GeometryError for a bad box."""
+        """Add an object. IdError (a GeometryError and a KeyError) if the id is present;
+        GeometryError for a bad box."""
         obj_id = as_id(obj_id)
         box = as_box(aabb)
         if obj_id in self._slot_of:
-            raise KeyError(f"{type(self).__name__}: id {obj_id} is already present")
+            raise IdError(f"{type(self).__name__}: id {obj_id} is already present")
         slot = self._take_slot(obj_id)
         self._insert_slot(slot, box)
 
     def update(self, obj_id, aabb):
-        """Replace the box of ``obj_id``. KeyError for an unknown id."""
+        """Replace the box of ``obj_id``. IdError for an unknown id."""
         slot = self._slot(obj_id)
         box = as_box(aabb)
         self._update_slots(np.array([slot], dtype=np.int64), box.reshape(1, 6))
 
     def update_many(self, ids, aabbs):
         """Replace the boxes of several objects at once: ids (k,), aabbs (k, 6)."""
-        boxes = as_boxes(aabbs)
         ids = np.asarray(ids).reshape(-1)
+        if ids.shape[0] == 0 and np.size(aabbs) == 0:
+            return
+        boxes = as_boxes(aabbs)
         if ids.shape[0] != boxes.shape[0]:
             raise GeometryError(f"update_many got {ids.shape[0]} ids for {boxes.shape[0]} boxes")
-        slots = np.array([self._slot(i) for i in ids.tolist()], dtype=np.int64)
-        if len(set(slots.tolist())) != slots.shape[0]:
-            raise GeometryError("update_many got the same id twice")
+        slots = self._slots_of(ids, "update_many ids")
         self._update_slots(slots, boxes)
 
     def remove(self, obj_id):
-        """Remove ``obj_id``. KeyError for an unknown id."""
+        """Remove ``obj_id``. IdError (a GeometryError and a KeyError) for an unknown id."""
         slot = self._slot(obj_id)
         self._remove_slot(slot)
         del self._slot_of[as_id(obj_id)]
         self._ids[slot] = -1
         self._boxes[slot] = np.inf
         self._free.append(slot)
-        self._active = None
+        self._membership_changed()
 
     def rebuild(self, aabbs, ids=None):
         """Replace everything by the boxes ``aabbs`` (n, 6); ids default to 0..n-1."""
@@ -197,7 +253,7 @@ class BroadPhase:
         self._slot_of = dict(zip(id_list, range(n)))
         self._free = []
         self._high = n
-        self._active = None
+        self._membership_changed()
         self._rebuild_structure()
 
     def clear(self):
@@ -230,7 +286,8 @@ class BroadPhase:
         if len(self._slot_of) < 2:
             return _NO_PAIRS.copy()
         pairs, count = self._pairs_slots()
-        return _kcommon().finalize_pairs(pairs, count, self._ids)
+        rank_of_slot, sorted_ids, _ = self._ranks()
+        return _kcommon().finalize_pairs_ranked(pairs, count, rank_of_slot, sorted_ids)
 
     def query_aabb(self, aabb):
         """Ids (ascending) of the objects whose box overlaps ``aabb`` (closed test)."""
