@@ -186,3 +186,152 @@ def grid(nx, ny, x0=0.0, x1=1.0, y0=0.0, y1=1.0):
             b, c, d = a + 1, a + nx + 2, a + nx + 1
             f += [[a, b, c], [a, c, d]]
     return v, np.array(f)
+
+
+# ------------------------------------------------------------------------------------------
+# clearance references (numpy, vectorised over rows; no shortcuts shared with the kernel)
+def _dot(x, y):
+    return np.einsum("...i,...i->...", x, y)
+
+
+def point_segment_distance(p, a, b):
+    """|p - closest point of segment ab| by projection and clamping (one variable: obvious)."""
+    d = b - a
+    length2 = _dot(d, d)
+    t = np.where(length2 > 0, _dot(p - a, d) / np.where(length2 > 0, length2, 1.0), 0.0)
+    t = np.clip(t, 0.0, 1.0)
+    return np.linalg.norm(p - (a + t[..., None] * d), axis=-1)
+
+
+def point_triangle_distance(p, a, b, c):
+    """Distance from p to the closed triangle abc: the plane distance when the projection has
+    barycentric coordinates in [0, 1] (solved with the 2x2 normal equations), else the nearest
+    of the three edges (which always holds the minimum then). Zero-area triangles use the edges."""
+    e0, e1, w = b - a, c - a, p - a
+    d00, d01, d11 = _dot(e0, e0), _dot(e0, e1), _dot(e1, e1)
+    d20, d21 = _dot(w, e0), _dot(w, e1)
+    den = d00 * d11 - d01 * d01
+    proper = den > 1e-12 * d00 * d11
+    safe = np.where(proper, den, 1.0)
+    v = (d11 * d20 - d01 * d21) / safe
+    u = (d00 * d21 - d01 * d20) / safe
+    inside = proper & (v >= 0) & (u >= 0) & (u + v <= 1)
+    projection = a + v[..., None] * e0 + u[..., None] * e1
+    plane = np.linalg.norm(p - projection, axis=-1)
+    edges = np.minimum(np.minimum(point_segment_distance(p, a, b), point_segment_distance(p, b, c)),
+                       point_segment_distance(p, c, a))
+    return np.where(inside, np.minimum(plane, edges), edges)
+
+
+def segment_segment_distance(p, q, r, s):
+    """Distance between segments pq and rs: the minimum of the interior stationary point (when it
+    lies in [0, 1]^2) and the four endpoint-to-segment distances (the minimum of a convex
+    quadratic over a square is at the stationary point or on the boundary)."""
+    d1, d2, w = q - p, s - r, p - r
+    a, b, e = _dot(d1, d1), _dot(d1, d2), _dot(d2, d2)
+    c, f = _dot(d1, w), _dot(d2, w)
+    den = a * e - b * b
+    ok = den > 1e-14 * a * e
+    safe = np.where(ok, den, 1.0)
+    sp = (b * f - c * e) / safe
+    tp = (a * f - b * c) / safe
+    interior = ok & (sp >= 0) & (sp <= 1) & (tp >= 0) & (tp <= 1)
+    gap = (p + sp[..., None] * d1) - (r + tp[..., None] * d2)
+    stationary = np.where(interior, np.linalg.norm(gap, axis=-1), np.inf)
+    ends = np.minimum(np.minimum(point_segment_distance(p, r, s), point_segment_distance(q, r, s)),
+                      np.minimum(point_segment_distance(r, p, q), point_segment_distance(s, p, q)))
+    return np.minimum(stationary, ends)
+
+
+def segment_segment_independent_clamp(p, q, r, s):
+    """S3 step 3.2 AS PRINTED (erratum S3 L174): solve the 2x2 system, clamp s1 and s2 to [0, 1]
+    independently. Kept only to show that the tests can tell it from the right answer."""
+    d1, d2, w = q - p, s - r, p - r
+    a, b, e = _dot(d1, d1), _dot(d1, d2), _dot(d2, d2)
+    c, f = _dot(d1, w), _dot(d2, w)
+    den = a * e - b * b
+    sp = np.clip((b * f - c * e) / den, 0, 1)
+    tp = np.clip((a * f - b * c) / den, 0, 1)
+    return np.linalg.norm((p + sp[..., None] * d1) - (r + tp[..., None] * d2), axis=-1)
+
+
+def segment_crosses_triangle(p, q, a, b, c):
+    """Segment pq meets the triangle abc at one point (not lying in its plane): solve
+    p + t (q - p) = a + v (b - a) + u (c - a) (Cramer) and check t, u, v, 1 - u - v >= 0."""
+    m = np.stack([p - q, b - a, c - a], axis=-1)
+    det = np.linalg.det(m)
+    ok = np.abs(det) > 1e-14 * np.linalg.norm(p - q, axis=-1) * np.linalg.norm(np.cross(b - a, c - a), axis=-1)
+    rhs = p - a
+    safe = np.where(ok, det, 1.0)
+    sol = []
+    for k in range(3):
+        mk = m.copy()
+        mk[..., :, k] = rhs
+        sol.append(np.linalg.det(mk) / safe)
+    t, v, u = sol
+    return ok & (t >= 0) & (t <= 1) & (v >= 0) & (u >= 0) & (u + v <= 1)
+
+
+def triangle_pair_distance(A, B):
+    """(distance (k,), intersecting (k,)) for triangle rows A, B (k, 3, 3): intersecting when an
+    edge of one crosses the other; else the minimum of the 6 vertex-triangle and 9
+    segment-segment distances (complete for disjoint triangles). Generic (non-coplanar) input."""
+    A = np.asarray(A, dtype=float)
+    B = np.asarray(B, dtype=float)
+    cross = np.zeros(A.shape[:-2], dtype=bool)
+    best = np.full(A.shape[:-2], np.inf)
+    for X, Y in ((A, B), (B, A)):
+        for i in range(3):
+            p, q = X[..., i, :], X[..., (i + 1) % 3, :]
+            cross |= segment_crosses_triangle(p, q, Y[..., 0, :], Y[..., 1, :], Y[..., 2, :])
+            best = np.minimum(best, point_triangle_distance(p, Y[..., 0, :], Y[..., 1, :], Y[..., 2, :]))
+    for i in range(3):
+        for j in range(3):
+            best = np.minimum(best, segment_segment_distance(A[..., i, :], A[..., (i + 1) % 3, :],
+                                                             B[..., j, :], B[..., (j + 1) % 3, :]))
+    return np.where(cross, 0.0, best), cross | (best == 0.0)
+
+
+def mesh_clearance_brute(va, fa, vb, fb, chunk=200_000):
+    """All triangle pairs of two posed meshes: (distance, intersecting, (i, j) of a minimum pair).
+    Pairs are screened by an obviously safe test first: the minimum is at most U, the smallest
+    vertex-vertex distance (scipy cKDTree), so only pairs whose bounding boxes come within U can
+    hold it (and any intersecting pair has overlapping boxes)."""
+    from scipy.spatial import cKDTree
+
+    ta, tb = va[fa], vb[fb]
+    upper = float(cKDTree(vb).query(va)[0].min())
+    lo_a, hi_a = ta.min(axis=1), ta.max(axis=1)
+    lo_b, hi_b = tb.min(axis=1), tb.max(axis=1)
+    rows = max(1, chunk // len(fb))
+    best, hit, where = np.inf, False, (-1, -1)
+    for start in range(0, len(fa), rows):
+        gap = np.maximum(lo_a[start:start + rows, None] - hi_b[None], lo_b[None] - hi_a[start:start + rows, None])
+        i, j = np.nonzero((gap <= upper).all(axis=2))
+        if len(i) == 0:
+            continue
+        i = i + start
+        d, x = triangle_pair_distance(ta[i], tb[j])
+        if x.any():
+            hit = True
+        k = int(np.argmin(d))
+        if d[k] < best:
+            best, where = float(d[k]), (int(i[k]), int(j[k]))
+    return (0.0 if hit else best), hit, where
+
+
+def convex_polygons_intersect_exact(P, Q):
+    """Closed convex 2D polygons (vertex lists of Fractions or ints) intersect iff no edge normal
+    of either strictly separates their projections (separating axis theorem, exact)."""
+    for poly in (P, Q):
+        for i in range(len(poly)):
+            x0, y0 = poly[i]
+            x1, y1 = poly[(i + 1) % len(poly)]
+            nx, ny = y1 - y0, x0 - x1
+            if nx == 0 and ny == 0:
+                continue
+            pa = [nx * x + ny * y for x, y in P]
+            pb = [nx * x + ny * y for x, y in Q]
+            if max(pa) < min(pb) or max(pb) < min(pa):
+                return False
+    return True

@@ -59,10 +59,12 @@ from .meshquery import contains, signed_distance_points, winding_number  # noqa:
 from .errors import MeshFormatError  # noqa: E402
 from . import broadphase  # noqa: E402  (broad-phase structures; kernels load on first use)
 from .world import CollisionEvent, CollisionWorld  # noqa: E402
+from .clearance import Clearance, ClearancePart, ClearanceTable, clearance, clearance_all, triangle_clearance  # noqa: E402,E501  (STL clearance; kernels load on first use)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Clearance", "ClearancePart", "ClearanceTable", "clearance", "clearance_all", "triangle_clearance",
     "MeshFormatError", "mesh",
     "contains", "meshquery", "signed_distance_points", "winding_number",
     "CollisionEvent", "CollisionWorld", "broadphase",

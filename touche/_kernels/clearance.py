@@ -1,0 +1,1037 @@
+"""Clearance between triangle meshes: the STL triangle-triangle strategy (seed S3, Nathan 2015)
+done right, over a compiled bounding-volume tree.
+
+S3's pipeline, and where this file deviates from the printed seed:
+  data prep   per triangle, in the part's own frame (``TRI_*`` columns below): the vertices, the
+              unit normal, the unit in-plane edge normals nE_i = (E_i / |E_i|) x n (outward for
+              counter-clockwise winding), the centroid sphere (centre = centroid, radius = farthest
+              vertex; S3 prefers it to the circumsphere) and two flags: PROPER (corners not
+              collinear, decided exactly) and NORMAL_OK (sin^2 of the angle at V0 above 1e-24, so
+              that the unit normal is accurate enough for vertex-face distances).
+  step 1      prefilter. S3 tests the centroid spheres of all pairs (O(N M)) or searches an
+              octree; here a binary tree (median split on the longest centroid axis, Ericson
+              6.2.1) whose nodes carry an AABB in the part's frame and a sphere is descended in
+              both parts at once, pruning a node pair when a lower bound of its distance (sphere
+              gap, and the 6 face-axis gaps of box A against the rotated box B) is not below the
+              best distance so far (branch and bound, Ericson 6.3); at the leaves S3's sphere test
+              is applied pair by pair.
+  step 2      edge-plane crossing plus point-in-triangle, for the edges of each triangle against
+              the other one. Deviations: signs come from exact orient3d / orient2d predicates
+              (erratum S3 L77: adding eps to the denominator can flip signs; an eps-inclusive
+              test is not exact either); the crossing point lies in the triangle iff the three
+              triple products [p q a b], [p q b c], [p q c a] do not have strictly opposite signs
+              (Ericson 5.3.4), which is the same test without forming the point; an edge lying in
+              the other triangle's plane (and fully coplanar triangles, which S3 step 2c skips:
+              erratum S3 L22) is decided in 2D on the projection where that triangle is not
+              degenerate (segment-triangle: an endpoint inside or an edge crossing).
+  step 3      minimum separation of a disjoint pair: vertex-face for the 6 vertices whose
+              projection falls inside the other triangle (the edge-normal test of S3 step 2.2)
+              and the 9 edge-edge pairs by Ericson 5.1.9 (erratum S3 L174: S3 clamps the two edge
+              parameters independently, which is wrong; 5.1.9 recomputes one from the clamped
+              other). With correct clamping the vertex-vertex candidates of S3 step 3.3 are
+              edge-edge candidates already. The distance vector goes from triangle 2 (part B) to
+              triangle 1 (part A), as in S3.
+
+Conventions: part A's frame is the working frame; ``rot``, ``trans`` map B's frame into A's
+(x_A = rot @ x_B + trans). Trees are flat arrays in preorder: ``node_index (n, 3)`` int64 rows
+``[first, count, right]`` (left child = next row, right == -1 at a leaf); ``node_bounds (n, 7)``
+rows ``[cx, cy, cz, hx, hy, hz, radius]`` (AABB centre and half sizes; sphere about the same
+centre); ``tri (m, TRI_WIDTH)`` in tree order; ``tri_ids (m,)`` their indices in the mesh. Several
+parts concatenate into one set of arrays (indices made global) and are named by their root rows.
+"""
+import numpy as np
+
+from touche._kernels import ensure_fresh_cache
+
+ensure_fresh_cache()
+
+from numba import njit, prange  # noqa: E402
+
+from .predicates import orient2d, orient3d  # noqa: E402
+
+# per-triangle columns
+TRI_V = 0            # 0:9 vertices V0, V1, V2
+TRI_N = 9            # 9:12 unit normal (zeros unless NORMAL_OK)
+TRI_EN = 12          # 12:21 unit edge normals nE0, nE1, nE2 (edge i runs from V_i to V_i+1)
+TRI_C = 21           # 21:24 centroid
+TRI_R = 24           # bounding radius about the centroid
+TRI_PROPER = 25      # 1.0 when the corners are not collinear (exact)
+TRI_NORMAL_OK = 26   # 1.0 when the unit normal is accurate (sin^2 of the angle at V0 > NORMAL_SIN2_MIN)
+TRI_WIDTH = 27
+
+NODE_CENTER = 0      # 0:3 box centre (part frame)
+NODE_AXES = 3        # 3:12 box axes as rows (unit, orthogonal)
+NODE_HALF = 12       # 12:15 half sizes along the axes
+NODE_RADIUS = 15     # sphere about the box centre
+NODE_WIDTH = 16
+SPLIT_LONGEST_AXIS = 0
+SPLIT_MAJOR_AXIS = 1
+NORMAL_SIN2_MIN = 1e-24  # below it a sliver takes edge-edge candidates only (they bound it to ~1e-12 size)
+# Node-pair lower bounds are lowered by this fraction of the coordinates involved, so that the
+# rounding of the rotation cannot prune a pair that touches (bounds stay conservative).
+BOUND_SLACK = 1e-12
+
+
+# ------------------------------------------------------------------------------------------
+# preparation
+@njit(cache=True, nogil=True)
+def _collinear(a0, a1, a2, b0, b1, b2, c0, c1, c2):
+    """Exact: the cross product (b-a) x (c-a) is zero iff its three components - the orient2d
+    determinants of the projections on the coordinate planes - are zero."""
+    return (orient2d(a0, a1, b0, b1, c0, c1) == 0.0 and orient2d(a1, a2, b1, b2, c1, c2) == 0.0
+            and orient2d(a2, a0, b2, b0, c2, c0) == 0.0)
+
+
+@njit(cache=True, nogil=True)
+def triangle_data(vertices, faces, order, tri):
+    """S3 data prep: fill ``tri[k]`` for triangle ``faces[order[k]]``."""
+    for k in range(order.shape[0]):
+        f = faces[order[k]]
+        for c in range(3):
+            for d in range(3):
+                tri[k, TRI_V + 3 * c + d] = vertices[f[c], d]
+        _fill_row(tri[k])
+
+
+@njit(cache=True, nogil=True)
+def _fill_row(row):
+    """The S3 data of one triangle whose vertices are in row[0:9]."""
+    a0, a1, a2 = row[0], row[1], row[2]
+    b0, b1, b2 = row[3], row[4], row[5]
+    c0, c1, c2 = row[6], row[7], row[8]
+    ab0, ab1, ab2 = b0 - a0, b1 - a1, b2 - a2
+    ac0, ac1, ac2 = c0 - a0, c1 - a1, c2 - a2
+    n0 = ab1 * ac2 - ab2 * ac1
+    n1 = ab2 * ac0 - ab0 * ac2
+    n2 = ab0 * ac1 - ab1 * ac0
+    nn = n0 * n0 + n1 * n1 + n2 * n2
+    ok = nn > 0.0 and nn > NORMAL_SIN2_MIN * (ab0 * ab0 + ab1 * ab1 + ab2 * ab2) * (ac0 * ac0 + ac1 * ac1 + ac2 * ac2)
+    for d in range(12):
+        row[TRI_N + d] = 0.0
+    if ok:
+        inv = 1.0 / np.sqrt(nn)
+        n0 *= inv
+        n1 *= inv
+        n2 *= inv
+        row[TRI_N] = n0
+        row[TRI_N + 1] = n1
+        row[TRI_N + 2] = n2
+        for e in range(3):
+            s = 3 * e
+            t = 3 * ((e + 1) % 3)
+            e0 = row[t] - row[s]
+            e1 = row[t + 1] - row[s + 1]
+            e2 = row[t + 2] - row[s + 2]
+            length = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)  # > 0: the triangle is not degenerate
+            e0 /= length
+            e1 /= length
+            e2 /= length
+            row[TRI_EN + s] = e1 * n2 - e2 * n1
+            row[TRI_EN + s + 1] = e2 * n0 - e0 * n2
+            row[TRI_EN + s + 2] = e0 * n1 - e1 * n0
+    m0 = (a0 + b0 + c0) / 3.0
+    m1 = (a1 + b1 + c1) / 3.0
+    m2 = (a2 + b2 + c2) / 3.0
+    row[TRI_C] = m0
+    row[TRI_C + 1] = m1
+    row[TRI_C + 2] = m2
+    r2 = 0.0
+    for c in range(3):
+        d0 = row[3 * c] - m0
+        d1 = row[3 * c + 1] - m1
+        d2 = row[3 * c + 2] - m2
+        r2 = max(r2, d0 * d0 + d1 * d1 + d2 * d2)
+    row[TRI_R] = np.sqrt(r2) * (1.0 + 1e-15)
+    row[TRI_PROPER] = 0.0 if _collinear(a0, a1, a2, b0, b1, b2, c0, c1, c2) else 1.0
+    row[TRI_NORMAL_OK] = 1.0 if ok else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _fit_node(vertices, faces, order, s, e, out):
+    """Oriented box of the corners of triangles order[s:e]: axes from the covariance of the
+    corners (PCA, Ericson 4.4.3), extents from the projections; and the sphere about its centre."""
+    n = 3 * (e - s)
+    mean0 = 0.0
+    mean1 = 0.0
+    mean2 = 0.0
+    for k in range(s, e):
+        f = faces[order[k]]
+        for c in range(3):
+            mean0 += vertices[f[c], 0]
+            mean1 += vertices[f[c], 1]
+            mean2 += vertices[f[c], 2]
+    mean0 /= n
+    mean1 /= n
+    mean2 /= n
+    cov = np.zeros((3, 3))
+    for k in range(s, e):
+        f = faces[order[k]]
+        for c in range(3):
+            x0 = vertices[f[c], 0] - mean0
+            x1 = vertices[f[c], 1] - mean1
+            x2 = vertices[f[c], 2] - mean2
+            cov[0, 0] += x0 * x0
+            cov[0, 1] += x0 * x1
+            cov[0, 2] += x0 * x2
+            cov[1, 1] += x1 * x1
+            cov[1, 2] += x1 * x2
+            cov[2, 2] += x2 * x2
+    cov[1, 0] = cov[0, 1]
+    cov[2, 0] = cov[0, 2]
+    cov[2, 1] = cov[1, 2]
+    _, vectors = np.linalg.eigh(cov)
+    # right-handed rows: axis 2 = axis 0 x axis 1
+    a00, a01, a02 = vectors[0, 2], vectors[1, 2], vectors[2, 2]
+    a10, a11, a12 = vectors[0, 1], vectors[1, 1], vectors[2, 1]
+    a20 = a01 * a12 - a02 * a11
+    a21 = a02 * a10 - a00 * a12
+    a22 = a00 * a11 - a01 * a10
+    out[NODE_AXES] = a00
+    out[NODE_AXES + 1] = a01
+    out[NODE_AXES + 2] = a02
+    out[NODE_AXES + 3] = a10
+    out[NODE_AXES + 4] = a11
+    out[NODE_AXES + 5] = a12
+    out[NODE_AXES + 6] = a20
+    out[NODE_AXES + 7] = a21
+    out[NODE_AXES + 8] = a22
+    lo0 = lo1 = lo2 = np.inf
+    hi0 = hi1 = hi2 = -np.inf
+    for k in range(s, e):
+        f = faces[order[k]]
+        for c in range(3):
+            x0 = vertices[f[c], 0]
+            x1 = vertices[f[c], 1]
+            x2 = vertices[f[c], 2]
+            p0 = a00 * x0 + a01 * x1 + a02 * x2
+            p1 = a10 * x0 + a11 * x1 + a12 * x2
+            p2 = a20 * x0 + a21 * x1 + a22 * x2
+            lo0 = min(lo0, p0)
+            hi0 = max(hi0, p0)
+            lo1 = min(lo1, p1)
+            hi1 = max(hi1, p1)
+            lo2 = min(lo2, p2)
+            hi2 = max(hi2, p2)
+    m0 = 0.5 * (lo0 + hi0)
+    m1 = 0.5 * (lo1 + hi1)
+    m2 = 0.5 * (lo2 + hi2)
+    out[NODE_HALF] = 0.5 * (hi0 - lo0)
+    out[NODE_HALF + 1] = 0.5 * (hi1 - lo1)
+    out[NODE_HALF + 2] = 0.5 * (hi2 - lo2)
+    for d in range(3):
+        out[NODE_CENTER + d] = m0 * out[NODE_AXES + d] + m1 * out[NODE_AXES + 3 + d] + m2 * out[NODE_AXES + 6 + d]
+    r2 = 0.0
+    for k in range(s, e):
+        f = faces[order[k]]
+        for c in range(3):
+            q = 0.0
+            for d in range(3):
+                g = vertices[f[c], d] - out[NODE_CENTER + d]
+                q += g * g
+            r2 = max(r2, q)
+    out[NODE_RADIUS] = np.sqrt(r2)
+    # rounding of the projections and of the centre is covered by BOUND_SLACK in the gaps
+
+
+@njit(cache=True, nogil=True)
+def build_part(vertices, faces, leaf_size, split):
+    """Top-down median-split tree (Ericson 6.2.1: object median of the centroids, along the box's
+    major axis (``SPLIT_MAJOR_AXIS``) or the longest centroid extent (``SPLIT_LONGEST_AXIS``)).
+    Returns ``(node_index, node_bounds, tri, tri_ids, depth)``."""
+    m = faces.shape[0]
+    centroids = np.empty((m, 3))
+    for t in range(m):
+        for d in range(3):
+            centroids[t, d] = (vertices[faces[t, 0], d] + vertices[faces[t, 1], d] + vertices[faces[t, 2], d]) / 3.0
+    order = np.arange(m)
+    capacity = 2 * m + 1
+    node_index = np.empty((capacity, 3), dtype=np.int64)
+    node_bounds = np.empty((capacity, NODE_WIDTH))
+    stack = np.empty((256, 4), dtype=np.int64)  # (start, end, node whose right child this is, level)
+    stack[0, 0] = 0
+    stack[0, 1] = m
+    stack[0, 2] = -1
+    stack[0, 3] = 1
+    top = 1
+    count = 0
+    depth = 0
+    while top > 0:
+        top -= 1
+        s = stack[top, 0]
+        e = stack[top, 1]
+        parent = stack[top, 2]
+        level = stack[top, 3]
+        depth = max(depth, level)
+        node = count
+        count += 1
+        if parent >= 0:
+            node_index[parent, 2] = node
+        _fit_node(vertices, faces, order, s, e, node_bounds[node])
+        node_index[node, 0] = s
+        node_index[node, 1] = e - s
+        node_index[node, 2] = -1
+        if e - s <= leaf_size:
+            continue
+        keys = np.empty(e - s)
+        if split == SPLIT_MAJOR_AXIS:  # Gottschalk: along the box's major (largest variance) axis
+            for k in range(s, e):
+                t = order[k]
+                keys[k - s] = (node_bounds[node, NODE_AXES] * centroids[t, 0]
+                               + node_bounds[node, NODE_AXES + 1] * centroids[t, 1]
+                               + node_bounds[node, NODE_AXES + 2] * centroids[t, 2])
+        else:  # the longest extent of the centroids along the part's own axes
+            axis = 0
+            width = -1.0
+            for d in range(3):
+                clo = np.inf
+                chi = -np.inf
+                for k in range(s, e):
+                    x = centroids[order[k], d]
+                    clo = min(clo, x)
+                    chi = max(chi, x)
+                if chi - clo > width:
+                    width = chi - clo
+                    axis = d
+            for k in range(s, e):
+                keys[k - s] = centroids[order[k], axis]
+        permutation = np.argsort(keys, kind="mergesort")
+        block = order[s:e].copy()
+        for k in range(e - s):
+            order[s + k] = block[permutation[k]]
+        mid = (s + e) // 2
+        node_index[node, 2] = -2  # set when the right child is created
+        stack[top, 0] = mid
+        stack[top, 1] = e
+        stack[top, 2] = node
+        stack[top, 3] = level + 1
+        stack[top + 1, 0] = s
+        stack[top + 1, 1] = mid
+        stack[top + 1, 2] = -1
+        stack[top + 1, 3] = level + 1
+        top += 2
+    tri = np.empty((m, TRI_WIDTH))
+    triangle_data(vertices, faces, order, tri)
+    return node_index[:count].copy(), node_bounds[:count].copy(), tri, order, depth
+
+
+# ------------------------------------------------------------------------------------------
+# S3 step 2: exact edge-plane crossing plus point-in-triangle
+@njit(cache=True, nogil=True)
+def _inside_2d(T, i, j, x):
+    """x (3,) in the closed triangle T projected on coordinates (i, j); T's projection is not
+    degenerate. The three orientations sum to T's, so 'none of them strictly opposite' is exact."""
+    s0 = orient2d(T[0, i], T[0, j], T[1, i], T[1, j], x[i], x[j])
+    s1 = orient2d(T[1, i], T[1, j], T[2, i], T[2, j], x[i], x[j])
+    s2 = orient2d(T[2, i], T[2, j], T[0, i], T[0, j], x[i], x[j])
+    return (s0 >= 0.0 and s1 >= 0.0 and s2 >= 0.0) or (s0 <= 0.0 and s1 <= 0.0 and s2 <= 0.0)
+
+
+@njit(cache=True, nogil=True)
+def _on_segment_2d(a, b, x, i, j):
+    """x collinear with ab (projected): inside ab's bounding box means on the segment (exact)."""
+    return (min(a[i], b[i]) <= x[i] <= max(a[i], b[i])) and (min(a[j], b[j]) <= x[j] <= max(a[j], b[j]))
+
+
+@njit(cache=True, nogil=True)
+def _segments_meet_2d(p, q, a, b, i, j, witness):
+    """Closed segments pq and ab meet in the projection on (i, j) (Ericson 5.1.9.1 with exact
+    orientations; collinear overlaps included). Writes a common point (3D) to witness."""
+    d1 = orient2d(a[i], a[j], b[i], b[j], p[i], p[j])
+    d2 = orient2d(a[i], a[j], b[i], b[j], q[i], q[j])
+    d3 = orient2d(p[i], p[j], q[i], q[j], a[i], a[j])
+    d4 = orient2d(p[i], p[j], q[i], q[j], b[i], b[j])
+    if ((d1 > 0.0 and d2 < 0.0) or (d1 < 0.0 and d2 > 0.0)) and ((d3 > 0.0 and d4 < 0.0) or (d3 < 0.0 and d4 > 0.0)):
+        t = d1 / (d1 - d2)
+        for k in range(3):
+            witness[k] = p[k] + t * (q[k] - p[k])
+        return True
+    if d1 == 0.0 and _on_segment_2d(a, b, p, i, j):
+        witness[:] = p
+        return True
+    if d2 == 0.0 and _on_segment_2d(a, b, q, i, j):
+        witness[:] = q
+        return True
+    if d3 == 0.0 and _on_segment_2d(p, q, a, i, j):
+        witness[:] = a
+        return True
+    if d4 == 0.0 and _on_segment_2d(p, q, b, i, j):
+        witness[:] = b
+        return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _projection_axes(T):
+    """Coordinates (i, j) on which the triangle T (exactly in its own plane) projects to a
+    non-degenerate triangle, trying the dominant normal axis first; (-1, -1) if T is collinear."""
+    ab0 = T[1, 0] - T[0, 0]
+    ab1 = T[1, 1] - T[0, 1]
+    ab2 = T[1, 2] - T[0, 2]
+    ac0 = T[2, 0] - T[0, 0]
+    ac1 = T[2, 1] - T[0, 1]
+    ac2 = T[2, 2] - T[0, 2]
+    n0 = abs(ab1 * ac2 - ab2 * ac1)
+    n1 = abs(ab2 * ac0 - ab0 * ac2)
+    n2 = abs(ab0 * ac1 - ab1 * ac0)
+    # drop the axis with the largest normal component first
+    first = 0 if (n0 >= n1 and n0 >= n2) else (1 if n1 >= n2 else 2)
+    for attempt in range(3):
+        drop = (first + attempt) % 3
+        i = (drop + 1) % 3
+        j = (drop + 2) % 3
+        if orient2d(T[0, i], T[0, j], T[1, i], T[1, j], T[2, i], T[2, j]) != 0.0:
+            return i, j
+    return -1, -1
+
+
+@njit(cache=True, nogil=True)
+def _segment_triangle_coplanar(p, q, T, witness):
+    """Segment pq lying in the plane of T (exactly): does it meet the closed triangle T?"""
+    i, j = _projection_axes(T)
+    if i < 0:
+        return False  # T is collinear after all: its own edges are tested against the other triangle
+    if _inside_2d(T, i, j, p):
+        witness[:] = p
+        return True
+    if _inside_2d(T, i, j, q):
+        witness[:] = q
+        return True
+    for k in range(3):
+        if _segments_meet_2d(p, q, T[k], T[(k + 1) % 3], i, j, witness):
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _edge_meets_triangle(p, q, sp, sq, T, witness):
+    """S3 step 2 for one edge pq of one triangle against the closed triangle T (not collinear).
+    sp, sq: exact orient3d signs of p and q against T's plane."""
+    if (sp > 0.0 and sq > 0.0) or (sp < 0.0 and sq < 0.0):
+        return False  # both ends strictly on one side: the edge does not reach the plane
+    if sp == 0.0 and sq == 0.0:
+        return _segment_triangle_coplanar(p, q, T, witness)  # edge in the plane (S3 skips: erratum L22)
+    # The edge reaches the plane at one point X; X is in T iff the line pq passes through T:
+    # the triple products do not have strictly opposite signs (Ericson 5.3.4), all exact.
+    u = orient3d(p, q, T[0], T[1])
+    v = orient3d(p, q, T[1], T[2])
+    w = orient3d(p, q, T[2], T[0])
+    if (u >= 0.0 and v >= 0.0 and w >= 0.0) or (u <= 0.0 and v <= 0.0 and w <= 0.0):
+        t = sp / (sp - sq)  # the crossing point (approximate position; the decision is exact)
+        for k in range(3):
+            witness[k] = p[k] + t * (q[k] - p[k])
+        return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def triangles_intersect(P, Q, proper_p, proper_q, witness):
+    """Do the closed triangles P and Q (rows = vertices, one frame) share a point? Exact on the
+    given coordinates for every pair with at least one non-collinear triangle (two collinear
+    ones return False here and are decided by the distance). Writes a common point to witness."""
+    s0 = s1 = s2 = 0.0
+    if proper_q:
+        s0 = orient3d(Q[0], Q[1], Q[2], P[0])
+        s1 = orient3d(Q[0], Q[1], Q[2], P[1])
+        s2 = orient3d(Q[0], Q[1], Q[2], P[2])
+        if (s0 > 0.0 and s1 > 0.0 and s2 > 0.0) or (s0 < 0.0 and s1 < 0.0 and s2 < 0.0):
+            return False  # P strictly on one side of Q's plane
+    t0 = t1 = t2 = 0.0
+    if proper_p:
+        t0 = orient3d(P[0], P[1], P[2], Q[0])
+        t1 = orient3d(P[0], P[1], P[2], Q[1])
+        t2 = orient3d(P[0], P[1], P[2], Q[2])
+        if (t0 > 0.0 and t1 > 0.0 and t2 > 0.0) or (t0 < 0.0 and t1 < 0.0 and t2 < 0.0):
+            return False
+    # S3 2a: edges of P against Q; 2b: edges of Q against P. Together they cover every contact:
+    # the boundary of the convex set P n Q lies on an edge of P or of Q. Coplanar triangles go
+    # through the 2D branch of both loops (P inside Q, Q inside P, crossing edges).
+    if proper_q:
+        if _edge_meets_triangle(P[0], P[1], s0, s1, Q, witness):
+            return True
+        if _edge_meets_triangle(P[1], P[2], s1, s2, Q, witness):
+            return True
+        if _edge_meets_triangle(P[2], P[0], s2, s0, Q, witness):
+            return True
+    if proper_p:
+        if _edge_meets_triangle(Q[0], Q[1], t0, t1, P, witness):
+            return True
+        if _edge_meets_triangle(Q[1], Q[2], t1, t2, P, witness):
+            return True
+        if _edge_meets_triangle(Q[2], Q[0], t2, t0, P, witness):
+            return True
+    return False
+
+
+# ------------------------------------------------------------------------------------------
+# S3 step 3: minimum separation of disjoint triangles
+@njit(cache=True, nogil=True)
+def segment_segment(p0, p1, p2, q0, q1, q2, r0, r1, r2, u0, u1, u2):
+    """Closest points of segments pq and ru (Ericson 5.1.9): ``(d2, s, t)`` with points
+    p + s (q - p) and r + t (u - r). Deviation from S3 L174 (erratum): S3 clamps s and t to [0, 1]
+    independently; here t is recomputed from the clamped s and s again from a clamped t, which
+    is what makes the pair the true closest one. Zero-length segments act as points."""
+    d10 = q0 - p0
+    d11 = q1 - p1
+    d12 = q2 - p2
+    d20 = u0 - r0
+    d21 = u1 - r1
+    d22 = u2 - r2
+    w0 = p0 - r0
+    w1 = p1 - r1
+    w2 = p2 - r2
+    a = d10 * d10 + d11 * d11 + d12 * d12
+    e = d20 * d20 + d21 * d21 + d22 * d22
+    f = d20 * w0 + d21 * w1 + d22 * w2
+    if a <= 0.0 and e <= 0.0:
+        s = 0.0
+        t = 0.0
+    elif a <= 0.0:
+        s = 0.0
+        t = min(max(f / e, 0.0), 1.0)
+    else:
+        c = d10 * w0 + d11 * w1 + d12 * w2
+        if e <= 0.0:
+            t = 0.0
+            s = min(max(-c / a, 0.0), 1.0)
+        else:
+            b = d10 * d20 + d11 * d21 + d12 * d22
+            denom = a * e - b * b
+            # parallel segments (denom 0): any s works; take 0 and let t be clamped below
+            s = min(max((b * f - c * e) / denom, 0.0), 1.0) if denom > 0.0 else 0.0
+            t = (b * s + f) / e
+            if t < 0.0:
+                t = 0.0
+                s = min(max(-c / a, 0.0), 1.0)
+            elif t > 1.0:
+                t = 1.0
+                s = min(max((b - c) / a, 0.0), 1.0)
+    x0 = p0 + s * d10 - (r0 + t * d20)
+    x1 = p1 + s * d11 - (r1 + t * d21)
+    x2 = p2 + s * d12 - (r2 + t * d22)
+    return x0 * x0 + x1 * x1 + x2 * x2, s, t
+
+
+@njit(cache=True, nogil=True)
+def triangles_separation(P, nP, enP, normal_ok_p, Q, nQ, enQ, normal_ok_q, points):
+    """S3 step 3 (done right) for two triangles that do not intersect: the squared distance;
+    points[0] on P and points[1] on Q get the closest points."""
+    best = np.inf
+    # vertex-face: a vertex of one triangle whose projection lies in the other (S3's edge-normal
+    # point-in-triangle test; a projection on the boundary is also an edge-edge candidate)
+    if normal_ok_q:
+        for i in range(3):
+            inside = True
+            for k in range(3):
+                g = (enQ[k, 0] * (P[i, 0] - Q[k, 0]) + enQ[k, 1] * (P[i, 1] - Q[k, 1])
+                     + enQ[k, 2] * (P[i, 2] - Q[k, 2]))
+                if g > 0.0:
+                    inside = False
+            if inside:
+                h = nQ[0] * (P[i, 0] - Q[0, 0]) + nQ[1] * (P[i, 1] - Q[0, 1]) + nQ[2] * (P[i, 2] - Q[0, 2])
+                if h * h < best:
+                    best = h * h
+                    for d in range(3):
+                        points[0, d] = P[i, d]
+                        points[1, d] = P[i, d] - h * nQ[d]
+    if normal_ok_p:
+        for i in range(3):
+            inside = True
+            for k in range(3):
+                g = (enP[k, 0] * (Q[i, 0] - P[k, 0]) + enP[k, 1] * (Q[i, 1] - P[k, 1])
+                     + enP[k, 2] * (Q[i, 2] - P[k, 2]))
+                if g > 0.0:
+                    inside = False
+            if inside:
+                h = nP[0] * (Q[i, 0] - P[0, 0]) + nP[1] * (Q[i, 1] - P[0, 1]) + nP[2] * (Q[i, 2] - P[0, 2])
+                if h * h < best:
+                    best = h * h
+                    for d in range(3):
+                        points[0, d] = Q[i, d] - h * nP[d]
+                        points[1, d] = Q[i, d]
+    # edge-edge: all 9 pairs (vertex-vertex included through the clamping)
+    for i in range(3):
+        i1 = (i + 1) % 3
+        for j in range(3):
+            j1 = (j + 1) % 3
+            d2, s, t = segment_segment(P[i, 0], P[i, 1], P[i, 2], P[i1, 0], P[i1, 1], P[i1, 2],
+                                       Q[j, 0], Q[j, 1], Q[j, 2], Q[j1, 0], Q[j1, 1], Q[j1, 2])
+            if d2 < best:
+                best = d2
+                for d in range(3):
+                    points[0, d] = P[i, d] + s * (P[i1, d] - P[i, d])
+                    points[1, d] = Q[j, d] + t * (Q[j1, d] - Q[j, d])
+    return best
+
+
+# ------------------------------------------------------------------------------------------
+# loading triangles into the working frame
+@njit(cache=True, nogil=True)
+def _load_a(tri, k, P, nP, enP):
+    for c in range(3):
+        for d in range(3):
+            P[c, d] = tri[k, TRI_V + 3 * c + d]
+            enP[c, d] = tri[k, TRI_EN + 3 * c + d]
+    for d in range(3):
+        nP[d] = tri[k, TRI_N + d]
+
+
+@njit(cache=True, nogil=True)
+def _load_b(tri, k, rot, trans, Q, nQ, enQ):
+    """Triangle k of part B with its S3 data moved into A's frame (vertices by the rigid
+    motion, normal and edge normals by the rotation)."""
+    for c in range(3):
+        x0 = tri[k, TRI_V + 3 * c]
+        x1 = tri[k, TRI_V + 3 * c + 1]
+        x2 = tri[k, TRI_V + 3 * c + 2]
+        y0 = tri[k, TRI_EN + 3 * c]
+        y1 = tri[k, TRI_EN + 3 * c + 1]
+        y2 = tri[k, TRI_EN + 3 * c + 2]
+        for d in range(3):
+            Q[c, d] = rot[d, 0] * x0 + rot[d, 1] * x1 + rot[d, 2] * x2 + trans[d]
+            enQ[c, d] = rot[d, 0] * y0 + rot[d, 1] * y1 + rot[d, 2] * y2
+    x0 = tri[k, TRI_N]
+    x1 = tri[k, TRI_N + 1]
+    x2 = tri[k, TRI_N + 2]
+    for d in range(3):
+        nQ[d] = rot[d, 0] * x0 + rot[d, 1] * x1 + rot[d, 2] * x2
+
+
+@njit(cache=True, nogil=True)
+def _sphere_gap(triA, i, triB, j, rot, trans):
+    """S3 step 1: gap between the centroid spheres of A's triangle i and B's triangle j
+    (lowered by BOUND_SLACK so that rounding never prunes a touching pair)."""
+    c0 = rot[0, 0] * triB[j, TRI_C] + rot[0, 1] * triB[j, TRI_C + 1] + rot[0, 2] * triB[j, TRI_C + 2] + trans[0]
+    c1 = rot[1, 0] * triB[j, TRI_C] + rot[1, 1] * triB[j, TRI_C + 1] + rot[1, 2] * triB[j, TRI_C + 2] + trans[1]
+    c2 = rot[2, 0] * triB[j, TRI_C] + rot[2, 1] * triB[j, TRI_C + 1] + rot[2, 2] * triB[j, TRI_C + 2] + trans[2]
+    g0 = c0 - triA[i, TRI_C]
+    g1 = c1 - triA[i, TRI_C + 1]
+    g2 = c2 - triA[i, TRI_C + 2]
+    gap = np.sqrt(g0 * g0 + g1 * g1 + g2 * g2) - triA[i, TRI_R] - triB[j, TRI_R]
+    scale = (abs(c0) + abs(c1) + abs(c2) + abs(triA[i, TRI_C]) + abs(triA[i, TRI_C + 1]) + abs(triA[i, TRI_C + 2])
+             + triA[i, TRI_R] + triB[j, TRI_R])
+    return gap - BOUND_SLACK * scale
+
+
+@njit(cache=True, nogil=True)
+def _triangle_gap(P, nP, normal_ok_p, Q, nQ, normal_ok_q):
+    """A cheap lower bound of the distance between triangles P and Q (one frame): the largest
+    separation of their projections on the line through the centroids and on the two normals
+    (separating axes). Lowered by BOUND_SLACK so that a touching pair is never called disjoint."""
+    u0 = (Q[0, 0] + Q[1, 0] + Q[2, 0] - P[0, 0] - P[1, 0] - P[2, 0]) / 3.0
+    u1 = (Q[0, 1] + Q[1, 1] + Q[2, 1] - P[0, 1] - P[1, 1] - P[2, 1]) / 3.0
+    u2 = (Q[0, 2] + Q[1, 2] + Q[2, 2] - P[0, 2] - P[1, 2] - P[2, 2]) / 3.0
+    gap = -np.inf
+    length = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
+    if length > 0.0:
+        hi = -np.inf
+        lo = np.inf
+        for c in range(3):
+            hi = max(hi, u0 * P[c, 0] + u1 * P[c, 1] + u2 * P[c, 2])
+            lo = min(lo, u0 * Q[c, 0] + u1 * Q[c, 1] + u2 * Q[c, 2])
+        gap = (lo - hi) / length
+    if normal_ok_p:
+        h = nP[0] * P[0, 0] + nP[1] * P[0, 1] + nP[2] * P[0, 2]
+        lo = np.inf
+        hi = -np.inf
+        for c in range(3):
+            x = nP[0] * Q[c, 0] + nP[1] * Q[c, 1] + nP[2] * Q[c, 2] - h
+            lo = min(lo, x)
+            hi = max(hi, x)
+        gap = max(gap, lo, -hi)
+    if normal_ok_q:
+        h = nQ[0] * Q[0, 0] + nQ[1] * Q[0, 1] + nQ[2] * Q[0, 2]
+        lo = np.inf
+        hi = -np.inf
+        for c in range(3):
+            x = nQ[0] * P[c, 0] + nQ[1] * P[c, 1] + nQ[2] * P[c, 2] - h
+            lo = min(lo, x)
+            hi = max(hi, x)
+        gap = max(gap, lo, -hi)
+    scale = 0.0
+    for c in range(3):
+        for d in range(3):
+            scale = max(scale, abs(P[c, d]), abs(Q[c, d]))
+    return gap - BOUND_SLACK * 4.0 * scale
+
+
+@njit(cache=True, nogil=True)
+def _node_gap(boundsA, a, boundsB, b, rot, trans):
+    """A lower bound of the distance between the contents of node a (part A) and node b (part B):
+    the largest of the sphere gap and the separations of the two oriented boxes along the six
+    box axes and along the line through the centres (each a separating-axis gap, Ericson 4.4.1,
+    hence at most the distance)."""
+    # B's centre in A's frame, and the offset d in the frame of box a
+    cb0 = boundsB[b, 0]
+    cb1 = boundsB[b, 1]
+    cb2 = boundsB[b, 2]
+    m0 = rot[0, 0] * cb0 + rot[0, 1] * cb1 + rot[0, 2] * cb2 + trans[0]
+    m1 = rot[1, 0] * cb0 + rot[1, 1] * cb1 + rot[1, 2] * cb2 + trans[1]
+    m2 = rot[2, 0] * cb0 + rot[2, 1] * cb1 + rot[2, 2] * cb2 + trans[2]
+    w0 = m0 - boundsA[a, 0]
+    w1 = m1 - boundsA[a, 1]
+    w2 = m2 - boundsA[a, 2]
+    length = np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
+    gap = length - boundsA[a, NODE_RADIUS] - boundsB[b, NODE_RADIUS]
+    d0 = boundsA[a, 3] * w0 + boundsA[a, 4] * w1 + boundsA[a, 5] * w2
+    d1 = boundsA[a, 6] * w0 + boundsA[a, 7] * w1 + boundsA[a, 8] * w2
+    d2 = boundsA[a, 9] * w0 + boundsA[a, 10] * w1 + boundsA[a, 11] * w2
+    # C[i, k] = |(axis i of box a) . (axis k of box b, rotated into A's frame)|; e_k = w . (that axis)
+    c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = 0.0
+    e0 = e1 = e2 = 0.0
+    for k in range(3):
+        y0 = boundsB[b, 3 + 3 * k]
+        y1 = boundsB[b, 4 + 3 * k]
+        y2 = boundsB[b, 5 + 3 * k]
+        v0 = rot[0, 0] * y0 + rot[0, 1] * y1 + rot[0, 2] * y2
+        v1 = rot[1, 0] * y0 + rot[1, 1] * y1 + rot[1, 2] * y2
+        v2 = rot[2, 0] * y0 + rot[2, 1] * y1 + rot[2, 2] * y2
+        x0 = abs(boundsA[a, 3] * v0 + boundsA[a, 4] * v1 + boundsA[a, 5] * v2)
+        x1 = abs(boundsA[a, 6] * v0 + boundsA[a, 7] * v1 + boundsA[a, 8] * v2)
+        x2 = abs(boundsA[a, 9] * v0 + boundsA[a, 10] * v1 + boundsA[a, 11] * v2)
+        ek = w0 * v0 + w1 * v1 + w2 * v2
+        if k == 0:
+            c00, c10, c20, e0 = x0, x1, x2, ek
+        elif k == 1:
+            c01, c11, c21, e1 = x0, x1, x2, ek
+        else:
+            c02, c12, c22, e2 = x0, x1, x2, ek
+    ha0 = boundsA[a, NODE_HALF]
+    ha1 = boundsA[a, NODE_HALF + 1]
+    ha2 = boundsA[a, NODE_HALF + 2]
+    hb0 = boundsB[b, NODE_HALF]
+    hb1 = boundsB[b, NODE_HALF + 1]
+    hb2 = boundsB[b, NODE_HALF + 2]
+    gap = max(gap, abs(d0) - ha0 - (c00 * hb0 + c01 * hb1 + c02 * hb2))
+    gap = max(gap, abs(d1) - ha1 - (c10 * hb0 + c11 * hb1 + c12 * hb2))
+    gap = max(gap, abs(d2) - ha2 - (c20 * hb0 + c21 * hb1 + c22 * hb2))
+    gap = max(gap, abs(e0) - hb0 - (c00 * ha0 + c10 * ha1 + c20 * ha2))
+    gap = max(gap, abs(e1) - hb1 - (c01 * ha0 + c11 * ha1 + c21 * ha2))
+    gap = max(gap, abs(e2) - hb2 - (c02 * ha0 + c12 * ha1 + c22 * ha2))
+    if length > 0.0:  # the line through the centres
+        gap = max(gap, length - (abs(d0) * ha0 + abs(d1) * ha1 + abs(d2) * ha2
+                                 + abs(e0) * hb0 + abs(e1) * hb1 + abs(e2) * hb2) / length)
+    scale = abs(m0) + abs(m1) + abs(m2) + abs(boundsA[a, 0]) + abs(boundsA[a, 1]) + abs(boundsA[a, 2]) + boundsA[a, NODE_RADIUS] + boundsB[b, NODE_RADIUS]
+    return gap - BOUND_SLACK * scale
+
+
+# ------------------------------------------------------------------------------------------
+# traversals
+@njit(cache=True, nogil=True)
+def _relative(pose_a, pose_b, rot, trans):
+    """x_A = rot @ x_B + trans for world poses pose_a, pose_b (4, 4)."""
+    for i in range(3):
+        for j in range(3):
+            s = 0.0
+            for k in range(3):
+                s += pose_a[k, i] * pose_b[k, j]
+            rot[i, j] = s
+        s = 0.0
+        for k in range(3):
+            s += pose_a[k, i] * (pose_b[k, 3] - pose_a[k, 3])
+        trans[i] = s
+
+
+@njit(cache=True, nogil=True)
+def clearance_query(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, tri_b, root_b, rot, trans, max_distance,
+                    stack, stack_gap, points, work):
+    """Minimum distance between the surfaces of part A (tree rooted at ``root_a``) and part B,
+    B moved into A's frame by (rot, trans).
+
+    Branch and bound (Ericson 6.3): pop a node pair, skip it when its lower bound is not below
+    the best distance, split the node with the larger sphere, push the farther child pair
+    first. At a leaf pair: S3's sphere test, then a cheap separating-axis gap, then S3 step 2
+    (only when that gap does not prove the pair disjoint) and step 3. Stops at the first
+    intersecting triangle pair. Only separations below ``max_distance`` are searched.
+    ``intersecting``: the exact test found a common point, or the computed separation of a
+    pair is exactly 0 (touching below the resolution of float64, or two collinear triangles).
+    Returns ``(distance, intersecting, tri_a, tri_b)`` (tree positions, -1 when nothing lies
+    within max_distance); ``points[0]``, ``points[1]`` get the closest points in A's frame (a
+    common point when intersecting). ``work[0]`` += node pairs popped, ``work[1]`` += triangle
+    pairs given the exact tests (for benchmarks)."""
+    P = np.empty((3, 3))
+    Q = np.empty((3, 3))
+    nP = np.empty(3)
+    nQ = np.empty(3)
+    enP = np.empty((3, 3))
+    enQ = np.empty((3, 3))
+    candidate = np.empty((2, 3))
+    witness = np.empty(3)
+    best = max_distance
+    best_a = -1
+    best_b = -1
+    stack[0, 0] = root_a
+    stack[0, 1] = root_b
+    stack_gap[0] = _node_gap(bounds_a, root_a, bounds_b, root_b, rot, trans)
+    top = 1
+    while top > 0:
+        top -= 1
+        a = stack[top, 0]
+        b = stack[top, 1]
+        if stack_gap[top] >= best:
+            continue
+        work[0] += 1
+        leaf_a = nodes_a[a, 2] < 0
+        leaf_b = nodes_b[b, 2] < 0
+        if leaf_a and leaf_b:
+            for i in range(nodes_a[a, 0], nodes_a[a, 0] + nodes_a[a, 1]):
+                for j in range(nodes_b[b, 0], nodes_b[b, 0] + nodes_b[b, 1]):
+                    if _sphere_gap(tri_a, i, tri_b, j, rot, trans) >= best:
+                        continue
+                    _load_a(tri_a, i, P, nP, enP)
+                    _load_b(tri_b, j, rot, trans, Q, nQ, enQ)
+                    ok_p = tri_a[i, TRI_NORMAL_OK] != 0.0
+                    ok_q = tri_b[j, TRI_NORMAL_OK] != 0.0
+                    lower = _triangle_gap(P, nP, ok_p, Q, nQ, ok_q)
+                    if lower >= best:
+                        continue
+                    work[1] += 1
+                    # a positive (conservative) separating-axis gap proves the pair disjoint
+                    if lower <= 0.0 and triangles_intersect(P, Q, tri_a[i, TRI_PROPER] != 0.0,
+                                                            tri_b[j, TRI_PROPER] != 0.0, witness):
+                        for d in range(3):
+                            points[0, d] = witness[d]
+                            points[1, d] = witness[d]
+                        return 0.0, True, i, j
+                    d2 = triangles_separation(P, nP, enP, ok_p, Q, nQ, enQ, ok_q, candidate)
+                    dist = np.sqrt(d2)
+                    if dist < best:
+                        best = dist
+                        best_a = i
+                        best_b = j
+                        for d in range(3):
+                            points[0, d] = candidate[0, d]
+                            points[1, d] = candidate[1, d]
+                        if d2 == 0.0:  # touching within rounding (or two collinear triangles that touch)
+                            return 0.0, True, i, j
+            continue
+        if leaf_b or (not leaf_a and bounds_a[a, NODE_RADIUS] >= bounds_b[b, NODE_RADIUS]):
+            first_a = a + 1
+            second_a = nodes_a[a, 2]
+            first_b = b
+            second_b = b
+        else:
+            first_a = a
+            second_a = a
+            first_b = b + 1
+            second_b = nodes_b[b, 2]
+        g1 = _node_gap(bounds_a, first_a, bounds_b, first_b, rot, trans)
+        g2 = _node_gap(bounds_a, second_a, bounds_b, second_b, rot, trans)
+        if g1 > g2:  # push the farther pair first: the nearer one is searched first
+            g1, g2 = g2, g1
+            first_a, second_a = second_a, first_a
+            first_b, second_b = second_b, first_b
+        if g2 < best:
+            stack[top, 0] = second_a
+            stack[top, 1] = second_b
+            stack_gap[top] = g2
+            top += 1
+        if g1 < best:
+            stack[top, 0] = first_a
+            stack[top, 1] = first_b
+            stack_gap[top] = g1
+            top += 1
+    return best, False, best_a, best_b
+
+
+@njit(cache=True, nogil=True)
+def collect_intersections(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, tri_b, root_b, rot, trans, stack,
+                          out_pairs, out_points):
+    """Every intersecting triangle pair (tree positions) with a common point in A's frame.
+    Writes up to len(out_pairs) rows and returns the total count (call again with more room
+    when it is larger)."""
+    P = np.empty((3, 3))
+    Q = np.empty((3, 3))
+    nP = np.empty(3)
+    nQ = np.empty(3)
+    enP = np.empty((3, 3))
+    enQ = np.empty((3, 3))
+    candidate = np.empty((2, 3))
+    witness = np.empty(3)
+    capacity = out_pairs.shape[0]
+    count = 0
+    if _node_gap(bounds_a, root_a, bounds_b, root_b, rot, trans) > 0.0:
+        return 0
+    stack[0, 0] = root_a
+    stack[0, 1] = root_b
+    top = 1
+    while top > 0:
+        top -= 1
+        a = stack[top, 0]
+        b = stack[top, 1]
+        leaf_a = nodes_a[a, 2] < 0
+        leaf_b = nodes_b[b, 2] < 0
+        if leaf_a and leaf_b:
+            for i in range(nodes_a[a, 0], nodes_a[a, 0] + nodes_a[a, 1]):
+                for j in range(nodes_b[b, 0], nodes_b[b, 0] + nodes_b[b, 1]):
+                    if _sphere_gap(tri_a, i, tri_b, j, rot, trans) > 0.0:
+                        continue
+                    _load_a(tri_a, i, P, nP, enP)
+                    _load_b(tri_b, j, rot, trans, Q, nQ, enQ)
+                    ok_p = tri_a[i, TRI_NORMAL_OK] != 0.0
+                    ok_q = tri_b[j, TRI_NORMAL_OK] != 0.0
+                    if _triangle_gap(P, nP, ok_p, Q, nQ, ok_q) > 0.0:
+                        continue
+                    proper_p = tri_a[i, TRI_PROPER] != 0.0
+                    proper_q = tri_b[j, TRI_PROPER] != 0.0
+                    hit = triangles_intersect(P, Q, proper_p, proper_q, witness)
+                    if not hit:  # touching within rounding counts, as in clearance_query
+                        hit = triangles_separation(P, nP, enP, ok_p, Q, nQ, enQ, ok_q, candidate) == 0.0
+                        for d in range(3):
+                            witness[d] = candidate[0, d]
+                    if hit:
+                        if count < capacity:
+                            out_pairs[count, 0] = i
+                            out_pairs[count, 1] = j
+                            for d in range(3):
+                                out_points[count, d] = witness[d]
+                        count += 1
+            continue
+        if leaf_b or (not leaf_a and bounds_a[a, NODE_RADIUS] >= bounds_b[b, NODE_RADIUS]):
+            first_a = a + 1
+            second_a = nodes_a[a, 2]
+            first_b = b
+            second_b = b
+        else:
+            first_a = a
+            second_a = a
+            first_b = b + 1
+            second_b = nodes_b[b, 2]
+        if _node_gap(bounds_a, first_a, bounds_b, first_b, rot, trans) <= 0.0:
+            stack[top, 0] = first_a
+            stack[top, 1] = first_b
+            top += 1
+        if _node_gap(bounds_a, second_a, bounds_b, second_b, rot, trans) <= 0.0:
+            stack[top, 0] = second_a
+            stack[top, 1] = second_b
+            top += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _to_world(pose, x, out, k):
+    for d in range(3):
+        out[k, d] = pose[d, 0] * x[0] + pose[d, 1] * x[1] + pose[d, 2] * x[2] + pose[d, 3]
+
+
+@njit(cache=True, nogil=True)
+def _one(nodes_a, bounds_a, tri_a, ids_a, root_a, nodes_b, bounds_b, tri_b, ids_b, root_b, pose_a, pose_b,
+         max_distance, stack_rows, k, out_distance, out_hit, out_ids, out_point_a, out_point_b, out_work):
+    rot = np.empty((3, 3))
+    trans = np.empty(3)
+    _relative(pose_a, pose_b, rot, trans)
+    stack = np.empty((stack_rows, 2), dtype=np.int64)
+    stack_gap = np.empty(stack_rows)
+    points = np.empty((2, 3))
+    out_work[k, 0] = 0
+    out_work[k, 1] = 0
+    dist, hit, i, j = clearance_query(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, tri_b, root_b, rot, trans,
+                                      max_distance, stack, stack_gap, points, out_work[k])
+    out_hit[k] = hit
+    if i >= 0:
+        out_distance[k] = dist
+        out_ids[k, 0] = ids_a[i]
+        out_ids[k, 1] = ids_b[j]
+        _to_world(pose_a, points[0], out_point_a, k)  # A's frame -> world
+        _to_world(pose_a, points[1], out_point_b, k)
+    else:  # nothing within max_distance
+        out_distance[k] = np.inf
+        out_ids[k, 0] = -1
+        out_ids[k, 1] = -1
+        for d in range(3):
+            out_point_a[k, d] = np.nan
+            out_point_b[k, d] = np.nan
+
+
+@njit(cache=True, nogil=True)
+def clearance_one(nodes_a, bounds_a, tri_a, ids_a, nodes_b, bounds_b, tri_b, ids_b, pose_a, pose_b, max_distance,
+                  stack_rows, out_distance, out_hit, out_ids, out_point_a, out_point_b, out_work):
+    """One pose pair (no thread-pool dispatch): results in row 0 of the outputs (world frame)."""
+    _one(nodes_a, bounds_a, tri_a, ids_a, 0, nodes_b, bounds_b, tri_b, ids_b, 0, pose_a, pose_b, max_distance,
+         stack_rows, 0, out_distance, out_hit, out_ids, out_point_a, out_point_b, out_work)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def clearance_poses(nodes_a, bounds_a, tri_a, ids_a, nodes_b, bounds_b, tri_b, ids_b, poses_a, poses_b,
+                    max_distance, stack_rows, out_distance, out_hit, out_ids, out_point_a, out_point_b, out_work):
+    """Part A at poses_a (n|1, 4, 4) against part B at poses_b (n|1, 4, 4), on all cores."""
+    n = out_distance.shape[0]
+    single_a = poses_a.shape[0] == 1
+    single_b = poses_b.shape[0] == 1
+    for k in prange(n):
+        pa = poses_a[0] if single_a else poses_a[k]
+        pb = poses_b[0] if single_b else poses_b[k]
+        _one(nodes_a, bounds_a, tri_a, ids_a, 0, nodes_b, bounds_b, tri_b, ids_b, 0, pa, pb, max_distance,
+             stack_rows, k, out_distance, out_hit, out_ids, out_point_a, out_point_b, out_work)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def clearance_pairs(nodes, bounds, tri, ids, roots, poses, pairs, max_distance, stack_rows,
+                    out_distance, out_hit, out_ids, out_point_a, out_point_b, out_work):
+    """Many parts at once (their arrays concatenated, part p rooted at roots[p], posed at
+    poses[p]): row k answers parts pairs[k, 0] (A) and pairs[k, 1] (B), on all cores."""
+    for k in prange(pairs.shape[0]):
+        p = pairs[k, 0]
+        q = pairs[k, 1]
+        _one(nodes, bounds, tri, ids, roots[p], nodes, bounds, tri, ids, roots[q], poses[p], poses[q], max_distance,
+             stack_rows, k, out_distance, out_hit, out_ids, out_point_a, out_point_b, out_work)
+
+
+@njit(cache=True, nogil=True)
+def intersections(nodes_a, bounds_a, tri_a, ids_a, nodes_b, bounds_b, tri_b, ids_b, pose_a, pose_b, stack_rows,
+                  out_pairs, out_points):
+    """collect_intersections for world poses: pairs as mesh triangle ids, points in the world
+    frame. Returns the total count (rows beyond len(out_pairs) are not written)."""
+    rot = np.empty((3, 3))
+    trans = np.empty(3)
+    _relative(pose_a, pose_b, rot, trans)
+    stack = np.empty((stack_rows, 2), dtype=np.int64)
+    local = np.empty(out_points.shape)
+    count = collect_intersections(nodes_a, bounds_a, tri_a, 0, nodes_b, bounds_b, tri_b, 0, rot, trans, stack,
+                                  out_pairs, local)
+    for k in range(min(count, out_pairs.shape[0])):
+        out_pairs[k, 0] = ids_a[out_pairs[k, 0]]
+        out_pairs[k, 1] = ids_b[out_pairs[k, 1]]
+        _to_world(pose_a, local[k], out_points, k)
+    return count
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def triangle_pairs(A, B, out_distance, out_hit, out_point_a, out_point_b):
+    """Row k: S3 (done right) on triangles A[k] and B[k] ((n, 3, 3) vertex rows, one frame):
+    intersecting, distance and closest points (a common point when intersecting), on all cores."""
+    for k in prange(A.shape[0]):
+        rows = np.empty((2, TRI_WIDTH))
+        for c in range(3):
+            for d in range(3):
+                rows[0, TRI_V + 3 * c + d] = A[k, c, d]
+                rows[1, TRI_V + 3 * c + d] = B[k, c, d]
+        _fill_row(rows[0])
+        _fill_row(rows[1])
+        P = np.empty((3, 3))
+        Q = np.empty((3, 3))
+        nP = np.empty(3)
+        nQ = np.empty(3)
+        enP = np.empty((3, 3))
+        enQ = np.empty((3, 3))
+        _load_a(rows, 0, P, nP, enP)
+        _load_a(rows, 1, Q, nQ, enQ)
+        ok_p = rows[0, TRI_NORMAL_OK] != 0.0
+        ok_q = rows[1, TRI_NORMAL_OK] != 0.0
+        witness = np.empty(3)
+        hit = False
+        if _triangle_gap(P, nP, ok_p, Q, nQ, ok_q) <= 0.0:
+            hit = triangles_intersect(P, Q, rows[0, TRI_PROPER] != 0.0, rows[1, TRI_PROPER] != 0.0, witness)
+        if hit:
+            out_distance[k] = 0.0
+            for d in range(3):
+                out_point_a[k, d] = witness[d]
+                out_point_b[k, d] = witness[d]
+        else:
+            points = np.empty((2, 3))
+            d2 = triangles_separation(P, nP, enP, ok_p, Q, nQ, enQ, ok_q, points)
+            out_distance[k] = np.sqrt(d2)
+            hit = d2 == 0.0
+            for d in range(3):
+                out_point_a[k, d] = points[0, d]
+                out_point_b[k, d] = points[1, d]
+        out_hit[k] = hit

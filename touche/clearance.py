@@ -1,0 +1,399 @@
+"""Clearance between parts (triangle meshes, typically STL): do they intersect, how far apart are
+they, where, and between which triangles — for one pair, a batch of poses, or every pair of a
+list of parts.
+
+    import touche as tc
+    a, b = tc.mesh.load("bracket.stl"), tc.mesh.load("housing.stl")
+    r = tc.clearance(a, pose_a, b, pose_b)
+    r.intersecting, r.distance, r.vector, r.point_a, r.point_b, r.triangle_a, r.triangle_b
+    tc.clearance(a, None, b, poses)                  # poses (n, 4, 4): arrays, all cores
+    table = tc.clearance_all([a, b, c], poses)       # every pair of parts (or pairs=[(0, 2), ...])
+    r = tc.clearance(a, None, b, None, curve=True)   # + every crossing triangle pair and segment
+
+Method: the triangle-triangle strategy for STL meshes (seed S3) with its errata fixed, under a
+compiled bounding-volume tree; see ``touche/_kernels/clearance.py`` for the steps and the
+deviations. Parts are surfaces: ``intersecting`` means the two surfaces share a point, decided
+by exact predicates on the posed coordinates (touching counts, coplanar overlaps included; a
+triangle pair whose computed distance is exactly 0, i.e. touching below float64 resolution, counts
+too). A part lying wholly inside a closed part does not touch its surface and gets a positive
+distance (use ``touche.contains`` for nesting). Note: ``touche.clearance`` is this function; import
+the module's other names with ``from touche.clearance import ...``.
+
+Conventions: world frame; ``vector = point_a - point_b`` points from part B to part A (S3's
+"from triangle 2 to triangle 1"), so its length is the distance; triangle ids index the faces of
+the meshes as given. Each part is prepared once (S3 data and tree, cached per mesh object; or
+keep a :class:`ClearancePart`).
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .errors import GeometryError
+from .pose import as_matrices
+
+DEFAULT_LEAF_SIZE = 2
+# split rules of the tree build: "longest" (median of the centroids along their longest extent in
+# the part's frame) or "major" (along each box's major axis, Gottschalk); "major" visited ~10 %
+# more node pairs on the kuka links, so "longest" is the default
+SPLITS = {"longest": 0, "major": 1}
+DEFAULT_SPLIT = "longest"
+_CACHE_SIZE = 64
+_prepared = {}  # id(mesh) -> (mesh, ClearancePart): bounded, identity-checked
+_kernel_module = None
+
+
+def _kernels():
+    global _kernel_module
+    if _kernel_module is None:
+        from ._kernels import clearance as module
+
+        _kernel_module = module
+    return _kernel_module
+
+
+def _as_mesh(value, name):
+    from .shapes import TriangleMesh, as_shape
+
+    if isinstance(value, TriangleMesh):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        from . import mesh
+
+        return mesh.load(value)
+    if isinstance(value, tuple) and len(value) == 2:
+        return TriangleMesh(value[0], value[1])
+    try:
+        shape = as_shape(value, name)
+    except GeometryError:
+        raise GeometryError(f"{name} must be a TriangleMesh, trimesh.Trimesh, (vertices, faces), a mesh file path "
+                            f"or a ClearancePart, got {type(value).__name__}") from None
+    if not isinstance(shape, TriangleMesh):
+        raise GeometryError(f"{name} must be a triangle mesh, got {type(shape).__name__}")
+    return shape
+
+
+class ClearancePart:
+    """A part prepared for clearance queries (in its own frame): S3's per-triangle data and the
+    tree (``leaf_size`` triangles per leaf, ``split`` rule, see ``SPLITS``). Build once, query
+    at any poses. Attributes: ``mesh`` (TriangleMesh), ``node_index``,
+    ``node_bounds``, ``triangles`` (per-triangle data in tree order, columns ``TRI_*`` of
+    ``touche._kernels.clearance``), ``triangle_ids``, ``depth``."""
+
+    __slots__ = ("mesh", "node_index", "node_bounds", "triangles", "triangle_ids", "depth")
+
+    def __init__(self, mesh, *, leaf_size=DEFAULT_LEAF_SIZE, split=DEFAULT_SPLIT):
+        if split not in SPLITS:
+            raise GeometryError(f"split must be one of {sorted(SPLITS)}, got {split!r}")
+        if isinstance(leaf_size, bool) or not isinstance(leaf_size, (int, np.integer)) or leaf_size < 1:
+            raise GeometryError(f"leaf_size must be an integer >= 1, got {leaf_size!r}")
+        mesh = _as_mesh(mesh, "mesh")
+        _, _, points, faces, _ = mesh._packed
+        nodes, bounds, tri, ids, depth = _kernels().build_part(points, faces, int(leaf_size), SPLITS[split])
+        self.mesh = mesh
+        self.node_index = nodes
+        self.node_bounds = bounds
+        self.triangles = tri
+        self.triangle_ids = ids
+        self.depth = int(depth)
+
+    def __repr__(self):
+        return f"ClearancePart({len(self.triangle_ids)} triangles, {len(self.node_index)} nodes, depth {self.depth})"
+
+
+def prepare(part, *, leaf_size=DEFAULT_LEAF_SIZE):
+    """The :class:`ClearancePart` of a mesh (cached per mesh object for the default leaf size)."""
+    if isinstance(part, ClearancePart):
+        return part
+    mesh = _as_mesh(part, "part")
+    if leaf_size != DEFAULT_LEAF_SIZE:
+        return ClearancePart(mesh, leaf_size=leaf_size)
+    key = id(mesh)
+    hit = _prepared.get(key)
+    if hit is not None and hit[0] is mesh:
+        return hit[1]
+    prepared = ClearancePart(mesh)
+    if len(_prepared) >= _CACHE_SIZE:
+        _prepared.pop(next(iter(_prepared)))
+    _prepared[key] = (mesh, prepared)
+    return prepared
+
+
+def _arrays(part):
+    return part.node_index, part.node_bounds, part.triangles, part.triangle_ids
+
+
+def _concatenate(parts):
+    """One set of arrays for several parts (node and triangle indices made global)."""
+    if len(parts) == 1:
+        p = parts[0]
+        return p.node_index, p.node_bounds, p.triangles, p.triangle_ids, np.zeros(1, dtype=np.int64)
+    node_rows = np.cumsum([0] + [len(p.node_index) for p in parts])
+    tri_rows = np.cumsum([0] + [len(p.triangle_ids) for p in parts])
+    nodes = np.concatenate([p.node_index for p in parts])
+    for k, p in enumerate(parts):
+        block = nodes[node_rows[k]:node_rows[k + 1]]
+        block[:, 0] += tri_rows[k]
+        internal = block[:, 2] >= 0
+        block[internal, 2] += node_rows[k]
+    bounds = np.ascontiguousarray(np.concatenate([p.node_bounds for p in parts]))
+    tri = np.ascontiguousarray(np.concatenate([p.triangles for p in parts]))
+    ids = np.ascontiguousarray(np.concatenate([p.triangle_ids for p in parts]))
+    return np.ascontiguousarray(nodes), bounds, tri, ids, node_rows[:-1].astype(np.int64)
+
+
+def _max_distance(value):
+    if value is None:
+        return np.inf
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise GeometryError(f"max_distance must be a number, got {value!r}") from None
+    if np.isnan(value) or value < 0:
+        raise GeometryError(f"max_distance must be >= 0, got {value!r}")
+    return value
+
+
+class Clearance:
+    """Result of :func:`clearance`.
+
+    ``intersecting``: the surfaces share a point (touching counts). ``distance``: 0 when
+    intersecting, else the minimum separation; ``inf`` when nothing lies within
+    ``max_distance``. ``point_a``, ``point_b``: the closest points in the world frame (a common
+    point when intersecting; NaN when beyond max_distance). ``vector``: point_a - point_b, from B
+    to A. ``triangle_a``, ``triangle_b``: the faces the points lie on (-1 when beyond
+    max_distance). One pose pair: bool, float, (3,) arrays and ints; a batch of n: (n,) / (n, 3)
+    arrays. With ``curve=True`` also ``pairs (k, 2)`` every intersecting face pair and
+    ``segments (k, 2, 3)`` the intersection of each (both ends equal for a point; the longest
+    chord for a coplanar overlap): together the intersection curve; otherwise None. ``work``:
+    node pairs visited and triangle pairs tested exactly ((2,) or (n, 2); for benchmarks)."""
+
+    __slots__ = ("intersecting", "distance", "point_a", "point_b", "triangle_a", "triangle_b", "pairs", "segments",
+                 "work")
+
+    def __init__(self, intersecting, distance, point_a, point_b, triangle_a, triangle_b, pairs=None, segments=None,
+                 work=None):
+        self.intersecting = intersecting
+        self.distance = distance
+        self.point_a = point_a
+        self.point_b = point_b
+        self.triangle_a = triangle_a
+        self.triangle_b = triangle_b
+        self.pairs = pairs
+        self.segments = segments
+        self.work = work
+
+    @property
+    def vector(self):
+        return self.point_a - self.point_b
+
+    def __repr__(self):
+        return (f"Clearance(intersecting={self.intersecting!r}, distance={self.distance!r}, "
+                f"triangle_a={self.triangle_a!r}, triangle_b={self.triangle_b!r})")
+
+
+def _outputs(n):
+    return (np.empty(n), np.empty(n, dtype=np.bool_), np.empty((n, 2), dtype=np.int64), np.empty((n, 3)),
+            np.empty((n, 3)), np.empty((n, 2), dtype=np.int64))
+
+
+def clearance(a, pose_a, b, pose_b, *, max_distance=None, curve=False):
+    """Intersection and minimum distance between the surfaces of parts ``a`` and ``b``.
+
+    ``a``, ``b``: TriangleMesh, trimesh.Trimesh, ``(vertices, faces)``, a mesh file path or a
+    :class:`ClearancePart`. ``pose_a``, ``pose_b``: None (identity), Pose, (4, 4) or (n, 4, 4)
+    (broadcast; a batch runs on all cores). ``max_distance``: only separations below it are
+    searched (faster; farther pairs report ``distance = inf``). ``curve``: also collect every
+    intersecting face pair and its intersection segment (one pose pair only).
+    Returns :class:`Clearance`."""
+    part_a = prepare(a)
+    part_b = part_a if b is a else prepare(b)
+    limit = _max_distance(max_distance)
+    pa = as_matrices(pose_a, "pose_a")
+    pb = as_matrices(pose_b, "pose_b")
+    single = pa.ndim == 2 and pb.ndim == 2
+    poses_a = np.ascontiguousarray(pa.reshape(-1, 4, 4))
+    poses_b = np.ascontiguousarray(pb.reshape(-1, 4, 4))
+    n = max(len(poses_a), len(poses_b))
+    if len(poses_a) != len(poses_b) and 1 not in (len(poses_a), len(poses_b)):
+        raise GeometryError(f"pose batches differ in length: pose_a has {len(poses_a)}, pose_b has {len(poses_b)}")
+    if curve and not single:
+        raise GeometryError("curve=True takes one pose per part")
+    arrays = _arrays(part_a) + _arrays(part_b)
+    stack_rows = part_a.depth + part_b.depth + 4
+    out = _outputs(n)
+    k = _kernels()
+    if n == 1:
+        k.clearance_one(*arrays, poses_a[0], poses_b[0], limit, stack_rows, *out)
+    else:
+        k.clearance_poses(*arrays, poses_a, poses_b, limit, stack_rows, *out)
+    distance, hit, tri_ids, point_a, point_b, work = out
+    if not single:
+        return Clearance(hit, distance, point_a, point_b, tri_ids[:, 0].copy(), tri_ids[:, 1].copy(), work=work)
+    result = Clearance(bool(hit[0]), float(distance[0]), point_a[0], point_b[0], int(tri_ids[0, 0]),
+                       int(tri_ids[0, 1]), work=work[0])
+    if curve:
+        result.pairs, result.segments = _curve(arrays, poses_a[0], poses_b[0], stack_rows, part_a, part_b)
+    return result
+
+
+def _curve(arrays, pose_a, pose_b, stack_rows, part_a, part_b):
+    k = _kernels()
+    capacity = 1024
+    while True:
+        pairs = np.empty((capacity, 2), dtype=np.int64)
+        points = np.empty((capacity, 3))
+        count = k.intersections(*arrays, pose_a, pose_b, stack_rows, pairs, points)
+        if count <= capacity:
+            break
+        capacity = count
+    pairs = pairs[:count].copy()
+    segments = np.empty((count, 2, 3))
+    if count == 0:
+        return pairs, segments
+    from . import pairwise
+
+    va = part_a.mesh.vertices @ pose_a[:3, :3].T + pose_a[:3, 3]
+    vb = part_b.mesh.vertices @ pose_b[:3, :3].T + pose_b[:3, 3]
+    tri_a = np.ascontiguousarray(va[part_a.mesh.faces[pairs[:, 0]]])
+    tri_b = np.ascontiguousarray(vb[part_b.mesh.faces[pairs[:, 1]]])
+    kinds, set_points, counts = pairwise.triangle_triangle_intersection(tri_a, tri_b)
+    for row in range(count):
+        m = counts[row]
+        if m <= 0:  # the two methods disagree only within rounding: keep the common point found
+            segments[row, 0] = segments[row, 1] = points[row]
+            continue
+        pts = set_points[row, :m]
+        if m == 1:
+            segments[row, 0] = segments[row, 1] = pts[0]
+            continue
+        gaps = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
+        i, j = np.unravel_index(np.argmax(gaps), gaps.shape)
+        segments[row, 0] = pts[i]
+        segments[row, 1] = pts[j]
+    return pairs, segments
+
+
+class ClearanceTable:
+    """Result of :func:`clearance_all`: one row per pair of parts. ``pairs (k, 2)`` part indices
+    (A, B); ``intersecting (k,)``, ``distance (k,)``, ``point_a``, ``point_b (k, 3)``,
+    ``vector (k, 3)`` (B to A), ``triangle_a``, ``triangle_b (k,)``, as in :class:`Clearance`."""
+
+    __slots__ = ("pairs", "intersecting", "distance", "point_a", "point_b", "triangle_a", "triangle_b")
+
+    def __init__(self, pairs, intersecting, distance, point_a, point_b, triangle_a, triangle_b):
+        self.pairs = pairs
+        self.intersecting = intersecting
+        self.distance = distance
+        self.point_a = point_a
+        self.point_b = point_b
+        self.triangle_a = triangle_a
+        self.triangle_b = triangle_b
+
+    @property
+    def vector(self):
+        return self.point_a - self.point_b
+
+    def __len__(self):
+        return len(self.pairs)
+
+    def __repr__(self):
+        return f"ClearanceTable({len(self.pairs)} pairs, {int(np.sum(self.intersecting))} intersecting)"
+
+
+def clearance_all(parts, poses=None, *, pairs=None, max_distance=None):
+    """Clearance of every pair of ``parts`` (or of the given ``pairs (k, 2)`` of part indices),
+    each part at its pose: ``poses`` None (all at the identity), or (p, 4, 4) / a list of p
+    poses. All pairs run in one compiled call on all cores. Returns :class:`ClearanceTable`."""
+    prepared = [prepare(p) for p in parts]
+    count = len(prepared)
+    if count < 2 and pairs is None:
+        raise GeometryError(f"clearance_all needs at least 2 parts, got {count}")
+    if poses is None:
+        matrices = np.repeat(np.eye(4)[None], count, axis=0)
+    elif isinstance(poses, (list, tuple)):
+        if len(poses) != count:
+            raise GeometryError(f"poses has {len(poses)} entries for {count} parts")
+        matrices = np.stack([np.asarray(as_matrices(p, f"poses[{i}]")).reshape(4, 4) for i, p in enumerate(poses)])
+    else:
+        matrices = np.asarray(as_matrices(poses, "poses"))
+        if matrices.ndim != 3 or len(matrices) != count:
+            raise GeometryError(f"poses must be ({count}, 4, 4) for {count} parts, got {matrices.shape}")
+    matrices = np.ascontiguousarray(matrices, dtype=np.float64)
+    if pairs is None:
+        i, j = np.triu_indices(count, 1)
+        pair_rows = np.stack([i, j], axis=1).astype(np.int64)
+    else:
+        try:
+            pair_rows = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+        except (TypeError, ValueError):
+            raise GeometryError("pairs must be (k, 2) integer part indices") from None
+        if len(pair_rows) and (pair_rows.min() < 0 or pair_rows.max() >= count):
+            raise GeometryError(f"pairs index parts out of range [0, {count})")
+    pair_rows = np.ascontiguousarray(pair_rows)
+    # identical part objects share their arrays
+    unique = []
+    where = {}
+    for p in prepared:
+        if id(p) not in where:
+            where[id(p)] = len(unique)
+            unique.append(p)
+    nodes, bounds, tri, ids, roots_unique = _concatenate(unique)
+    roots = np.ascontiguousarray(np.array([roots_unique[where[id(p)]] for p in prepared], dtype=np.int64))
+    depth = max(p.depth for p in unique)
+    out = _outputs(len(pair_rows))
+    _kernels().clearance_pairs(nodes, bounds, tri, ids, roots, matrices, pair_rows, _max_distance(max_distance),
+                               2 * depth + 4, *out)
+    distance, hit, tri_ids, point_a, point_b, work = out
+    return ClearanceTable(pair_rows, hit, distance, point_a, point_b, tri_ids[:, 0].copy(), tri_ids[:, 1].copy())
+
+
+def triangle_clearance(tri_a, tri_b):
+    """S3 on raw triangles (one frame): ``tri_a``, ``tri_b`` (3, 3) or (n, 3, 3) vertex rows
+    (broadcast). Returns :class:`Clearance` (``triangle_a`` / ``triangle_b`` are None);
+    bool / float / (3,) for one pair, arrays for n. A batch is one compiled call on all cores."""
+    arrays = []
+    for name, value in (("tri_a", tri_a), ("tri_b", tri_b)):
+        try:
+            array = np.array(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise GeometryError(f"{name} must be a (3, 3) or (n, 3, 3) array of vertices") from None
+        if array.shape[-2:] != (3, 3) or array.ndim not in (2, 3):
+            raise GeometryError(f"{name} must have shape (3, 3) or (n, 3, 3), got {array.shape}")
+        if not np.isfinite(array).all():
+            raise GeometryError(f"{name} has NaN or infinite coordinates")
+        arrays.append(array)
+    single = arrays[0].ndim == 2 and arrays[1].ndim == 2
+    a = arrays[0].reshape(-1, 3, 3)
+    b = arrays[1].reshape(-1, 3, 3)
+    if len(a) != len(b) and 1 not in (len(a), len(b)):
+        raise GeometryError(f"triangle batches differ in length: {len(a)} and {len(b)}")
+    n = max(len(a), len(b))
+    a = np.ascontiguousarray(np.broadcast_to(a, (n, 3, 3)))
+    b = np.ascontiguousarray(np.broadcast_to(b, (n, 3, 3)))
+    distance, hit = np.empty(n), np.empty(n, dtype=np.bool_)
+    point_a, point_b = np.empty((n, 3)), np.empty((n, 3))
+    _kernels().triangle_pairs(a, b, distance, hit, point_a, point_b)
+    if single:
+        return Clearance(bool(hit[0]), float(distance[0]), point_a[0], point_b[0], None, None)
+    return Clearance(hit, distance, point_a, point_b, None, None)
+
+
+def warmup():
+    """Compile the clearance kernels (two small boxes)."""
+    from .shapes import TriangleMesh
+
+    vertices = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=np.float64)
+    faces = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
+    tetra = TriangleMesh(vertices, faces)
+    moved = np.eye(4)
+    moved[:3, 3] = [0.5, 0.2, 0.1]
+    clearance(tetra, None, tetra, moved, curve=True)
+    clearance(tetra, None, tetra, np.stack([np.eye(4), moved]))
+    clearance_all([tetra, tetra], [np.eye(4), moved])
+    triangle_clearance(vertices[faces[:2]], vertices[faces[2:]])
+
+
+__all__ = ["Clearance", "ClearancePart", "ClearanceTable", "clearance", "clearance_all", "prepare",
+           "triangle_clearance", "warmup"]
