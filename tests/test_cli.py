@@ -1,5 +1,6 @@
 """The ``touche`` command (click): inspect, repair, check, errors and exit codes; the HTML report
-rendered in headless Chromium (skipped when /usr/bin/chromium is absent)."""
+rendered in headless Chromium (tests/conftest.py installs Debian's chromium; the test is skipped
+only when /usr/bin/chromium is still absent)."""
 import json
 import os
 import re
@@ -77,7 +78,18 @@ def test_check_contact_and_clearance(parts, tmp_path):
     assert code == EXIT_OK and "intersecting: no" in output
     code, output, _ = _run("check", parts["a"], parts["far"], "--json", "--min-clearance", "2")
     # facets lie inside the true spheres (gap 1.5): the polyhedral gap is a bit larger
-    assert code == EXIT_CONTACT and 1.5 <= json.loads(output)["distance"] <= 1.6
+    result = json.loads(output)
+    assert code == EXIT_CONTACT and 1.5 <= result["distance"] <= 1.6
+    # the command reports what touche.clearance computes: points, vector (B to A), faces
+    import touche as tc
+
+    a, far = tm.load(parts["a"]), tm.load(parts["far"])
+    direct = tc.clearance(a, None, far, None)
+    assert result["distance"] == direct.distance and not result["intersecting"]
+    np.testing.assert_allclose(result["point_a"], direct.point_a, rtol=1e-15)
+    np.testing.assert_allclose(result["vector_b_to_a"], np.subtract(result["point_a"], result["point_b"]), rtol=1e-12)
+    assert (result["triangle_a"], result["triangle_b"]) == (direct.triangle_a, direct.triangle_b)
+    assert np.linalg.norm(result["vector_b_to_a"]) == pytest.approx(result["distance"], rel=1e-12)
     # a pose moves B away: no contact any more
     code, _, _ = _run("check", parts["a"], parts["b"], "--pose-b", "3,0,0")
     assert code == EXIT_OK
@@ -117,12 +129,21 @@ def test_png_report(parts, tmp_path):
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+# The flags that work on these machines (as root, closed network): no sandbox, no GPU (WebGL through
+# SwiftShader), and no background networking / component updates / sync, which would otherwise try
+# to reach Google's hosts; a fresh profile directory per run.
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--enable-unsafe-swiftshader", "--use-angle=swiftshader", "--window-size=900,700",
+                  "--virtual-time-budget=8000", "--enable-logging=stderr", "--v=0"]
+
+
 def _chromium(html, tmp_path, name):
     shot = tmp_path / f"{name}.png"
+    profile = tmp_path / f"profile-{name}"
     run = subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-unsafe-swiftshader",
-         "--use-angle=swiftshader", "--window-size=900,700", "--virtual-time-budget=8000",
-         "--enable-logging=stderr", "--v=0", f"--screenshot={shot}", "--dump-dom", html.as_uri()],
+        [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--screenshot={shot}", "--dump-dom",
+         html.as_uri()],
         capture_output=True, text=True, timeout=180, cwd=tmp_path)
     console = [line for line in run.stderr.splitlines() if "CONSOLE" in line]
     errors = [line for line in console if re.search(r":(ERROR|FATAL):CONSOLE|Uncaught|TypeError|ReferenceError", line)]

@@ -19,7 +19,6 @@ import os
 import sys
 import time
 import traceback
-from types import SimpleNamespace
 
 import click
 
@@ -166,9 +165,12 @@ def _demo(out):
 
 def _warmup(out):
     import touche as tc
+    from . import clearance, mesh
 
     started = time.perf_counter()
     tc.warmup()
+    mesh.warmup()
+    clearance.warmup()
     print(f"touche kernels compiled / loaded in {time.perf_counter() - started:.2f} s", file=out)
 
 
@@ -231,77 +233,6 @@ def _world(mesh, pose):
     return mesh.vertices @ m[:3, :3].T + m[:3, 3]
 
 
-def clearance_function():
-    """The function ``touche check`` calls: ``touche.clearance`` when it exists, else the
-    TEMPORARY fallback below (swap point: one call)."""
-    import touche
-
-    return getattr(touche, "clearance", None) or _fallback_clearance
-
-
-def _fallback_clearance(a, pose_a, b, pose_b):
-    """TEMPORARY stand-in for ``touche.clearance`` (mesh-mesh BVH work in progress).
-
-    Intersection: exact triangle-triangle intersection sets (touche.pairwise) on the triangle
-    pairs whose bounding boxes overlap (all pairs screened in chunks: O(m_a m_b)). Distance
-    when separated: the smallest vertex-to-surface distance in both directions
-    (touche.closest_point), an UPPER BOUND that misses edge-edge closest pairs; flagged
-    ``exact = False``."""
-    import numpy as np
-
-    from . import pairwise
-    from .query import closest_point
-
-    va, vb = _world(a, pose_a), _world(b, pose_b)
-    ta, tb = va[a.faces], vb[b.faces]
-    lo_a, hi_a = ta.min(axis=1), ta.max(axis=1)
-    lo_b, hi_b = tb.min(axis=1), tb.max(axis=1)
-    pairs = []
-    chunk = max(1, 2_000_000 // max(len(tb), 1))
-    for start in range(0, len(ta), chunk):  # bounded memory
-        overlap = ((lo_a[start:start + chunk, None] <= hi_b[None]) & (lo_b[None] <= hi_a[start:start + chunk, None])).all(axis=2)
-        i, j = np.nonzero(overlap)
-        pairs.append(np.stack([i + start, j], axis=1))
-    pairs = np.concatenate(pairs) if pairs else np.zeros((0, 2), dtype=np.int64)
-    segments = np.zeros((0, 2, 3))
-    intersecting = False
-    tri_a = tri_b = -1
-    if len(pairs):
-        kind, points, count = pairwise.triangle_triangle_intersection(ta[pairs[:, 0]], tb[pairs[:, 1]])
-        hit = kind != pairwise.SET_EMPTY
-        intersecting = bool(hit.any())
-        if intersecting:
-            first = int(np.flatnonzero(hit)[0])
-            tri_a, tri_b = (int(x) for x in pairs[first])
-            segment_rows = np.flatnonzero(kind == pairwise.SET_SEGMENT)
-            segments = points[segment_rows, :2].copy()
-    if intersecting:
-        return SimpleNamespace(intersecting=True, distance=0.0, point_a=None, point_b=None,
-                               triangle_a=tri_a, triangle_b=tri_b, segments=segments, exact=True)
-    from .shapes import TriangleMesh
-
-    world_a, world_b = TriangleMesh(va, a.faces), TriangleMesh(vb, b.faces)
-    from_a = closest_point(world_b, None, va)
-    from_b = closest_point(world_a, None, vb)
-    ia, ib = int(np.argmin(from_a.distance)), int(np.argmin(from_b.distance))
-    if from_a.distance[ia] <= from_b.distance[ib]:
-        point_a, point_b, d = va[ia], from_a.point[ia], float(from_a.distance[ia])
-    else:
-        point_a, point_b, d = from_b.point[ib], vb[ib], float(from_b.distance[ib])
-    return SimpleNamespace(intersecting=False, distance=d, point_a=point_a, point_b=point_b,
-                           triangle_a=-1, triangle_b=-1, segments=segments, exact=False)
-
-
-def _index(value):
-    try:
-        return int(value) if value is not None else -1
-    except (TypeError, ValueError):  # an engine may return an array of triangle ids
-        import numpy as np
-
-        flat = np.asarray(value).reshape(-1)
-        return int(flat[0]) if flat.size else -1
-
-
 def _as_list(value):
     import numpy as np
 
@@ -326,7 +257,8 @@ def check(part_a, part_b, pose_a, pose_b, min_clearance, as_json, html_path, png
     Exit code 0: no contact; 1: contact (intersecting or touching, or closer than
     --min-clearance); 2: usage error; 3: bad input file or pose; 4: internal error."""
     pa, pb = _pose(pose_a, "--pose-a"), _pose(pose_b, "--pose-b")
-    compute = clearance_function()
+    from .clearance import clearance
+
     # stage progress on stderr (stdout stays clean for --json); click hides the bar off a terminal
     with click.progressbar(length=3, label="checking", file=sys.stderr) as bar:
         a = _load(part_a)
@@ -334,45 +266,37 @@ def check(part_a, part_b, pose_a, pose_b, min_clearance, as_json, html_path, png
         b = _load(part_b)
         bar.update(1)
         started = time.perf_counter()
-        result = compute(a, pa, b, pb)
+        result = clearance(a, pa, b, pb, curve=True)
         elapsed = time.perf_counter() - started
         bar.update(1)
     import numpy as np
 
-    segments = np.asarray(getattr(result, "segments", getattr(result, "intersection_segments", np.zeros((0, 2, 3)))),
-                          dtype=np.float64).reshape(-1, 2, 3)
+    segments = result.segments
     intersecting = bool(result.intersecting)
-    distance = float(result.distance) if result.distance is not None else 0.0
-    if not np.isfinite(distance):  # some engines report NaN / inf distance when intersecting
-        distance = 0.0 if intersecting else float("inf")
+    distance = float(result.distance)
     contact = intersecting or distance <= 0.0 or (min_clearance is not None and distance < min_clearance)
     curve_length = float(np.linalg.norm(segments[:, 1] - segments[:, 0], axis=1).sum()) if len(segments) else 0.0
     summary = {
         "part_a": str(part_a), "part_b": str(part_b),
         "faces_a": int(len(a.faces)), "faces_b": int(len(b.faces)),
-        "intersecting": intersecting, "distance": distance if np.isfinite(distance) else None,
+        "intersecting": intersecting, "distance": distance,
         "contact": bool(contact),
-        "point_a": _as_list(getattr(result, "point_a", None)),
-        "point_b": _as_list(getattr(result, "point_b", None)),
-        "triangle_a": _index(getattr(result, "triangle_a", None)), "triangle_b": _index(getattr(result, "triangle_b", None)),
+        "point_a": _as_list(result.point_a), "point_b": _as_list(result.point_b),
+        "vector_b_to_a": _as_list(result.vector),
+        "triangle_a": int(result.triangle_a), "triangle_b": int(result.triangle_b),
         "intersection_segments": int(len(segments)), "intersection_length": curve_length,
-        "exact": bool(getattr(result, "exact", True)), "seconds": elapsed,
-        "engine": "touche.clearance" if compute is not _fallback_clearance else "fallback (temporary)",
+        "seconds": elapsed,
     }
     parts = [(os.path.basename(part_a), _world(a, pa), a.faces), (os.path.basename(part_b), _world(b, pb), b.faces)]
     if html_path:
         from .report import write_html
 
-        write_html(html_path, parts, SimpleNamespace(intersecting=intersecting, distance=distance,
-                                                     point_a=getattr(result, "point_a", None),
-                                                     point_b=getattr(result, "point_b", None), segments=segments))
+        write_html(html_path, parts, result)
         summary["html"] = str(html_path)
     if png_path:
         from .report import write_png
 
-        write_png(png_path, parts, SimpleNamespace(intersecting=intersecting, distance=distance,
-                                                   point_a=getattr(result, "point_a", None),
-                                                   point_b=getattr(result, "point_b", None), segments=segments))
+        write_png(png_path, parts, result)
         summary["png"] = str(png_path)
     if as_json:
         click.echo(json.dumps(summary, indent=2))
@@ -382,11 +306,9 @@ def check(part_a, part_b, pose_a, pose_b, min_clearance, as_json, html_path, png
             click.echo(f"intersecting: yes — intersection curve of {len(segments)} segments, "
                        f"length {curve_length:.6g}")
         else:
-            approx = "" if summary["exact"] else " (upper bound: vertex-surface only)"
-            click.echo(f"intersecting: no — distance {distance:.6g}{approx}")
-            if summary["point_a"] is not None:
-                click.echo(f"closest points: A {np.round(summary['point_a'], 6).tolist()}  "
-                           f"B {np.round(summary['point_b'], 6).tolist()}")
+            click.echo(f"intersecting: no — distance {distance:.6g}")
+            click.echo(f"closest points: A {np.round(summary['point_a'], 6).tolist()} (face {summary['triangle_a']})  "
+                       f"B {np.round(summary['point_b'], 6).tolist()} (face {summary['triangle_b']})")
         if min_clearance is not None and not intersecting:
             verdict = "below" if distance < min_clearance else "meets"
             click.echo(f"clearance {distance:.6g} {verdict} the minimum {min_clearance:g}")
