@@ -88,13 +88,26 @@ def scene(kind, n, rng):
 SCENES = ["uniform", "mixed", "clustered", "identical", "touching", "negative", "flat"]
 
 
-def naive_world_step(objects, dt):
+def naive_world_step(objects, dt, time=0.0):
     """Brute-force reference of CollisionWorld.step: every pair (i < j) passing the group/mask
-    filter goes to the narrow phase directly (no broad phase). ``objects``: list of dicts with
-    shape, pose (4, 4), velocity (3,) or None, group, mask. Returns sorted (time, i, j, status)
-    tuples and advances the poses in place."""
+    filter goes to the narrow phase directly (no broad phase, no batching). ``objects``: list of
+    dicts with shape, pose (4, 4) (the pose at world time ``time``), velocity (3,) or None,
+    motion (a touche motion other than Linear / Static, or None), start (world time at which the
+    motion was attached), group, mask. A pair with a moving object goes to time_of_impact over
+    [0, dt] with the motions re-based to ``time`` (touche.world.shifted_motion, itself checked
+    against pose_at in test_world.py); others to intersects at the current poses. Returns sorted
+    (time, i, j) tuples and advances the poses in place, as the world does (Linear: pose += v dt;
+    other motions: pose_at(time + dt - start))."""
     import touche
-    from touche.motion import Linear
+    from touche.motion import Linear, Static
+    from touche.world import shifted_motion
+
+    def over_step(o):
+        if o["velocity"] is not None:
+            return Linear(o["velocity"], o["pose"])
+        if o.get("motion") is not None:
+            return shifted_motion(o["motion"], time - o["start"])
+        return Static(o["pose"])
 
     found = []
     for i in range(len(objects)):
@@ -102,17 +115,19 @@ def naive_world_step(objects, dt):
             a, b = objects[i], objects[j]
             if not (a["group"] & b["mask"] and b["group"] & a["mask"]):
                 continue
-            if dt > 0 and (a["velocity"] is not None or b["velocity"] is not None):
-                va = np.zeros(3) if a["velocity"] is None else a["velocity"]
-                vb = np.zeros(3) if b["velocity"] is None else b["velocity"]
-                r = touche.time_of_impact(a["shape"], Linear(va, a["pose"]), b["shape"], Linear(vb, b["pose"]), dt)
+            moving = a["velocity"] is not None or b["velocity"] is not None or a.get("motion") or b.get("motion")
+            if dt > 0 and moving:
+                r = touche.time_of_impact(a["shape"], over_step(a), b["shape"], over_step(b), dt)
                 if int(r.status) != int(touche.ImpactStatus.MISS):
                     t = 0.0 if int(r.status) == int(touche.ImpactStatus.ALREADY_TOUCHING) else float(r.time)
                     found.append((t, i, j))
             elif touche.intersects(a["shape"], a["pose"], b["shape"], b["pose"]):
                 found.append((0.0, i, j))
-    for o in objects:
-        if dt > 0 and o["velocity"] is not None:
-            o["pose"] = o["pose"].copy()
-            o["pose"][:3, 3] += o["velocity"] * dt
+    if dt > 0:
+        for o in objects:
+            if o["velocity"] is not None:
+                o["pose"] = o["pose"].copy()
+                o["pose"][:3, 3] += o["velocity"] * dt
+            elif o.get("motion") is not None:
+                o["pose"] = np.asarray(o["motion"].pose_at(time + dt - o["start"]), dtype=np.float64)
     return sorted(found)

@@ -2,46 +2,62 @@
 
     world = touche.CollisionWorld()
     ball = world.add(touche.Sphere(0.5), pose, motion=touche.Linear([3, 0, 0]))
+    top = world.add(touche.Box([1, 1, 1]), motion=touche.Screw([0, 0, 1], [0, 0, 6], pose))
     floor = world.add(touche.Box([10, 10, 1]), floor_pose, group=2)
     for event in world.step(0.1):          # broad -> narrow -> continuous -> events
-        print(event.a, event.b, event.time, event.normal, event.depth)
+        print(event.a, event.b, event.time, event.points, event.normal, event.depth)
+
+Objects are rigid shapes with a pose, or with a motion (``touche.Static``, ``Linear``,
+``Screw``, ``Keyframes``, ``Integrated``, ``CallableMotion``). A motion's own time 0 is the
+world time at which it was attached (``add`` / ``set_motion``); ``world.time`` advances with
+``step``. ``QuadraticMatrix`` motions are affine, not rigid (a box becomes a parallelepiped), so
+they are not world objects: use ``touche.time_of_impact`` on such a pair directly.
 
 Pipeline of ``step(dt)`` (Eberly S1 7.2's collision query flow; Ericson ch. 7 broad phase):
-1. world AABBs of every bounded object at its current pose (a kernel per shape kind); an object
-   with a ``Linear`` motion gets the box swept over [0, dt] (union of its start and end boxes:
-   exact for a translation). Planes, half-spaces, rays and lines are unbounded: they are tested
-   against every object instead of entering the broad phase;
+1. world AABBs of every bounded object at its current pose (one kernel call for all); a moving
+   object gets the box of its sweep over the step: for a ``Linear`` motion the union of its start
+   and end boxes (exact for a translation); for rotating / keyframed / callable motions the union
+   of boxes at K sample times grown by (speed bound) * (dt / K) / 2, where the speed bound of a
+   point at distance r from the motion's reference point is |v| + |w| r (so no part of the
+   sweep is outside). Planes, half-spaces, rays and lines are unbounded: they are tested against
+   every object instead of entering the broad phase;
 2. broad phase (a :mod:`touche.broadphase` structure, a dynamic AABB tree by default) -> pairs,
    filtered by collision groups and masks: a pair is tested iff ``group_a & mask_b`` and
    ``group_b & mask_a`` are non-zero;
-3. narrow phase: two objects that do not move: ``touche.intersects`` at the current poses, then
-   ``touche.contacts`` (or ``touche.distance`` for shapes without manifolds) for points, normal
-   and depth; event time 0;
-4. continuous check when either object moves (a ``Linear`` motion): ``touche.time_of_impact``
-   over [0, dt]; HIT and ALREADY_TOUCHING give an event at the first contact time (a
-   MAX_ITERATIONS result is reported too, at its conservative lower-bound time);
+3. narrow phase for two objects that do not move during the step: ``touche.intersects`` at the
+   current poses (one batched call per pair of shapes for objects sharing shape instances), then
+   ``touche.contacts`` (or ``touche.distance`` where no manifold exists) for points, normal and
+   depth; event time 0;
+4. continuous check when either object moves: ``touche.time_of_impact`` over [0, dt] with the
+   two motions re-based to the step's start (batched for Linear pairs sharing shapes); HIT and
+   ALREADY_TOUCHING give an event at the first contact time (a MAX_ITERATIONS result is reported
+   too, at its conservative lower-bound time);
 5. events sorted by (time, a, b) and delivered to the objects' callbacks in that order; a
    callback returning ``False`` stops the search (S1 7.2's continue flag): ``step`` returns the
-   events delivered so far. Then moving objects advance to their poses at dt.
+   events delivered so far. The objects still complete the step's motion.
 
-Unsupported pairs are never skipped silently: mesh-mesh pairs (no narrow phase yet) and moving
-meshes raise ``touche.UnsupportedQuery`` when the object is added (unless groups/masks exclude
-every such pair); any other UnsupportedQuery raised during a step is re-raised naming the two
-objects.
+Nothing unsupported is skipped silently: a pair of shapes that ``touche.intersects`` does not
+answer raises ``touche.UnsupportedQuery`` when the second object is added (unless groups / masks
+exclude the pair); any UnsupportedQuery raised by a verb during a step (e.g. a time of impact the
+motion engine does not answer) is re-raised naming the two objects.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ._kernels import kinds
+from .broadphase.base import IdError
 from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
 from .shapes import Shape, as_shape
 
 _UNBOUNDED = frozenset((kinds.RAY, kinds.LINE, kinds.PLANE, kinds.HALFSPACE))
 _POLYTOPES = frozenset((kinds.TRIANGLE, kinds.TETRAHEDRON, kinds.BOX, kinds.POLYGON, kinds.POLYHEDRON))
+_ROUND = frozenset((kinds.SPHERE, kinds.CAPSULE, kinds.CYLINDER, kinds.CONE))
 _ALL_BITS = (1 << 63) - 1
 _PAD = 1e-9  # relative padding of world boxes (rounding of touching shapes)
+_MAX_SAMPLES = 32  # pose samples per step for the swept box of a rotating / keyframed motion
+_MIN_BATCH = 4  # pairs sharing two shape instances are sent to the verbs as one batch from here
 
 
 def _kernel():
@@ -53,11 +69,13 @@ def _kernel():
 class CollisionEvent:
     """One contact found by :meth:`CollisionWorld.step`.
 
-    ``a < b`` are the object handles; ``time`` in [0, dt] is the first contact (0 for objects
-    already touching); ``points`` (k, 3) world contact points (k >= 1); ``normal`` (3,) unit, from
-    a towards b; ``depth`` >= 0 the penetration depth at ``time`` (0 at a first contact);
-    ``status`` the :class:`touche.ImpactStatus` of a continuous check, or None for two
-    non-moving objects; ``user_data_a`` / ``user_data_b`` the objects' user data.
+    ``a < b`` are the object handles; ``time`` in [0, dt], relative to the start of the step, is
+    the first contact (0 for objects already touching); ``points`` (k, 3) world contact points
+    (k >= 1); ``normal`` (3,) unit, from a towards b (``normals`` gives the outward surface
+    normals of a and b at the contact, ``(normal, -normal)``); ``depth`` >= 0 the penetration
+    depth at ``time`` (0 at a first contact); ``status`` the :class:`touche.ImpactStatus` of a
+    continuous check, or None for two objects that did not move; ``user_data_a`` /
+    ``user_data_b`` the objects' user data.
     """
 
     __slots__ = ("a", "b", "time", "points", "normal", "depth", "status", "user_data_a", "user_data_b")
@@ -71,18 +89,134 @@ class CollisionEvent:
     def pair(self):
         return (self.a, self.b)
 
+    @property
+    def normals(self):
+        """Outward normals of a and of b at the contact: ``(normal, -normal)``."""
+        return self.normal, -self.normal
+
     def __repr__(self):
         return f"CollisionEvent(a={self.a}, b={self.b}, time={self.time:.6g}, depth={self.depth:.3g})"
 
 
-class _Object:
-    __slots__ = ("shape", "pose", "velocity", "group", "mask", "user_data", "callback", "bounded", "points")
+# ----------------------------------------------------------------------------------------------
+# motions
+def _motion_classes():
+    from . import motion
 
-    def __init__(self, shape, pose, velocity, group, mask, user_data, callback):
-        self.shape, self.pose, self.velocity = shape, pose, velocity
-        self.group, self.mask, self.user_data, self.callback = group, mask, user_data, callback
+    return motion
+
+
+def _validate_motion(motion, pose):
+    """(start pose (4, 4), motion or None, Linear velocity or None) for a world object.
+
+    Static and zero-velocity Linear motions become None (a static object); a Linear keeps its
+    velocity; other rigid motions are kept whole. ``pose`` (if given) overrides the start pose of
+    a Static / Linear motion; for other motions it must equal the motion's start pose."""
+    m = _motion_classes()
+    if motion is None:
+        return pose, None, None
+    if not isinstance(motion, m.Motion):
+        raise GeometryError(f"motion must be a touche motion (Static, Linear, Screw, Keyframes, ...), got {motion!r}")
+    if motion.batch_size != 1 or getattr(motion, "is_batch", False):
+        raise GeometryError("a world object takes one motion, not a batch")
+    if isinstance(motion, m.QuadraticMatrix):
+        raise UnsupportedQuery(
+            "CollisionWorld motion QuadraticMatrix (affine, not rigid: call touche.time_of_impact on the pair)", motion)
+    if isinstance(motion, m.Linear):  # Static is a Linear with zero velocity
+        start = np.array(motion.pose if pose is None else pose, dtype=np.float64)
+        velocity = np.array(motion.velocity, dtype=np.float64).reshape(3)
+        return start, None, (velocity if np.any(velocity) else None)
+    if not isinstance(motion, (m.Screw, m.Keyframes, m.CallableMotion)):
+        raise UnsupportedQuery(f"CollisionWorld motion {type(motion).__name__}", motion)
+    start = np.array(motion.pose_at(0.0), dtype=np.float64).reshape(4, 4)
+    if pose is not None and not np.allclose(pose, start, rtol=0.0, atol=1e-12):
+        raise GeometryError(f"pose differs from the start pose of the {type(motion).__name__} motion; pass one of them")
+    return start, motion, None
+
+
+def shifted_motion(motion, s0):
+    """The motion ``u -> motion.pose_at(s0 + u)`` as a touche motion of the same kind (public
+    constructors only), so ``touche.time_of_impact`` can answer a step that starts at s0.
+
+    Screw: start pose pose_at(s0) and centre c + s0 v (the pivot moves with v). Keyframes and
+    Integrated: the keyframe times minus s0. CallableMotion: the function evaluated at s0 + u,
+    same speed bounds."""
+    m = _motion_classes()
+    if s0 == 0.0:
+        return motion
+    if isinstance(motion, m.Linear):
+        return m.Linear(motion.velocity, motion.pose_at(s0))
+    if isinstance(motion, m.Screw):
+        pose = np.asarray(motion.pose, dtype=np.float64)
+        center = pose[:3, 3] if motion.center is None else np.asarray(motion.center, dtype=np.float64).reshape(3)
+        velocity = np.asarray(motion.velocity, dtype=np.float64).reshape(3)
+        return m.Screw(velocity, motion.angular_velocity, motion.pose_at(s0), center + s0 * velocity)
+    if isinstance(motion, m.Keyframes):
+        return m.Keyframes(np.asarray(motion.times) - s0, motion.poses)
+    if isinstance(motion, m.CallableMotion):
+        function = motion.function
+        return m.CallableMotion(lambda u: function(s0 + u), motion.linear_speed, motion.angular_speed)
+    raise UnsupportedQuery(f"CollisionWorld motion {type(motion).__name__}", motion)
+
+
+class _SpeedBound:
+    """Upper bound on the speed of every point of an object under a rigid motion over a time
+    interval: |v| + |w| r for points within r of the motion's reference point."""
+
+    def __init__(self, motion, radius):
+        m = _motion_classes()
+        self.radius = radius
+        if isinstance(motion, m.Screw):
+            pose = np.asarray(motion.pose, dtype=np.float64)
+            center = pose[:3, 3] if motion.center is None else np.asarray(motion.center, dtype=np.float64).reshape(3)
+            # the body turns about c(t) and keeps its distance to it: r <= radius + |p0 - c|
+            reach = radius + float(np.linalg.norm(pose[:3, 3] - center))
+            self.times = None
+            self.speed = float(np.linalg.norm(motion.velocity) + np.linalg.norm(motion.angular_velocity) * reach)
+        elif isinstance(motion, m.Keyframes):
+            from scipy.spatial.transform import Rotation
+
+            poses = np.asarray(motion.poses, dtype=np.float64)
+            dt = np.diff(motion.times)
+            linear = np.linalg.norm(np.diff(poses[:, :3, 3], axis=0), axis=1) / dt
+            relative = poses[1:, :3, :3] @ np.swapaxes(poses[:-1, :3, :3], 1, 2)
+            angular = Rotation.from_matrix(relative).magnitude() / dt  # slerp: the shortest rotation
+            self.times = np.asarray(motion.times, dtype=np.float64)
+            self.segment_speed = linear + angular * radius  # about the moving origin
+        elif isinstance(motion, m.CallableMotion):
+            self.times = None
+            self.speed = motion.linear_speed + motion.angular_speed * radius
+        else:  # pragma: no cover - _validate_motion admits nothing else
+            raise UnsupportedQuery(f"CollisionWorld motion {type(motion).__name__}", motion)
+
+    def over(self, t0, t1):
+        if self.times is None:
+            return self.speed
+        first = max(int(np.searchsorted(self.times, t0, side="right")) - 1, 0)
+        last = min(int(np.searchsorted(self.times, t1, side="left")), len(self.segment_speed))
+        if t1 <= self.times[0] or t0 >= self.times[-1]:
+            return 0.0  # the pose is held outside the keyframes
+        return float(np.max(self.segment_speed[first:max(last, first + 1)]))
+
+
+# ----------------------------------------------------------------------------------------------
+class _Object:
+    __slots__ = ("shape", "row", "motion", "motion_start", "velocity", "group", "mask", "user_data", "callback",
+                 "bounded", "points", "speed_bound")
+
+    def __init__(self, shape, group, mask, user_data, callback):
+        self.shape, self.group, self.mask, self.user_data, self.callback = shape, group, mask, user_data, callback
         self.bounded = shape.kind not in _UNBOUNDED
         self.points = _aabb_points(shape)
+        self.row = -1
+        self.motion = None
+        self.motion_start = 0.0
+        self.velocity = None
+        self.speed_bound = None
+
+    @property
+    def moving(self):
+        return self.velocity is not None or self.motion is not None
 
 
 def _aabb_points(shape):
@@ -115,29 +249,19 @@ def _mask(value, name):
     return value
 
 
-def _velocity_of(motion, pose):
-    """(pose, velocity or None) from a motion argument: None / Static / Linear."""
-    from .motion import Linear, Static
-
-    if motion is None:
-        return pose, None
-    if isinstance(motion, Linear):
-        if motion.pose.ndim != 2 or motion.velocity.ndim != 1:
-            raise GeometryError("a world object takes one motion, not a batch")
-        start = motion.pose if pose is None else pose
-        velocity = np.array(motion.velocity, dtype=np.float64)
-        return np.array(start, dtype=np.float64), (velocity if np.any(velocity) else None)
-    if isinstance(motion, Static):
-        return (np.array(motion.pose, dtype=np.float64) if pose is None else pose), None
-    raise UnsupportedQuery(f"CollisionWorld motion {type(motion).__name__}", motion)
+def _one_pose(pose, name):
+    matrix = np.array(as_matrices(pose, name), dtype=np.float64)  # a copy: as_matrices may share
+    if matrix.ndim != 2:
+        raise GeometryError(f"{name} must be one pose (4, 4), not a batch")
+    return matrix
 
 
 class CollisionWorld:
     """A set of objects (shape, pose or motion, group, mask, user data, callback) with a broad
     phase; see the module doc for the pipeline of :meth:`step`.
 
-    broadphase: a name from ``touche.broadphase.STRUCTURES`` (default ``"dynamic_tree"``) or a
-    :class:`touche.broadphase.BroadPhase` instance. max_points: contact points per event.
+    broadphase: a name from ``touche.broadphase.STRUCTURES`` (default ``"dynamic_tree"``) or an
+    empty :class:`touche.broadphase.BroadPhase` instance. max_points: contact points per event.
     """
 
     def __init__(self, broadphase="dynamic_tree", *, max_points=4):
@@ -147,169 +271,259 @@ class CollisionWorld:
             if len(broadphase):
                 raise GeometryError("the broad phase given to CollisionWorld must be empty")
             self._broad = broadphase
-        elif broadphase in STRUCTURES:
+        elif isinstance(broadphase, str) and broadphase in STRUCTURES:
             self._broad = STRUCTURES[broadphase]()
         else:
             raise GeometryError(f"unknown broad phase {broadphase!r}; choose from {sorted(STRUCTURES)}")
-        if int(max_points) < 1:
-            raise GeometryError(f"max_points must be >= 1, got {max_points}")
+        if isinstance(max_points, bool) or not isinstance(max_points, (int, np.integer)) or max_points < 1:
+            raise GeometryError(f"max_points must be an integer >= 1, got {max_points!r}")
         self.max_points = int(max_points)
+        self.time = 0.0
         self._objects = {}
         self._next = 0
         self._unbounded = []
         self._arrays = None
+        self._poses = np.zeros((16, 4, 4))  # row -> current pose
+        self._free_rows = []
+        self._rows_used = 0
+        self._boxes_key = None  # (pose version, dt) of the boxes now in the broad phase
+        self._version = 0
 
     # ------------------------------------------------------------------ objects
     def add(self, shape, pose=None, *, motion=None, group=1, mask=-1, user_data=None, callback=None):
-        """Add an object; returns its handle (int). ``pose``: Pose / (4, 4) / None (identity);
-        ``motion``: None, ``touche.Static`` or ``touche.Linear`` (its velocity is used for
-        continuous checks; its pose when ``pose`` is None). ``group`` / ``mask``: bit masks.
-        ``callback(event) -> bool | None``: called for each event of this object; False stops."""
+        """Add an object; returns its handle (int). ``pose``: Pose / (4, 4) / None (identity, or
+        the motion's start pose); ``motion``: None or a touche motion (see the module doc).
+        ``group`` / ``mask``: bit masks. ``callback(event) -> bool | None``: called for each event
+        of this object; ``False`` stops the search."""
         shape = shape if isinstance(shape, Shape) else as_shape(shape, "shape")
-        pose = None if pose is None else np.array(as_matrices(pose, "pose"), dtype=np.float64)
-        if pose is not None and pose.ndim != 2:
-            raise GeometryError("CollisionWorld.add takes one pose (4, 4), not a batch")
-        pose, velocity = _velocity_of(motion, pose)
-        pose = np.eye(4) if pose is None else np.ascontiguousarray(pose)
+        pose = None if pose is None else _one_pose(pose, "pose")
         if callback is not None and not callable(callback):
             raise GeometryError(f"callback must be callable, got {callback!r}")
-        obj = _Object(shape, pose, velocity, _mask(group, "group"), _mask(mask, "mask"), user_data, callback)
+        obj = _Object(shape, _mask(group, "group"), _mask(mask, "mask"), user_data, callback)
+        start = self._attach(obj, motion, pose)
         self._check_supported(obj)
         handle = self._next
         self._next += 1
+        obj.row = self._take_row()
+        self._poses[obj.row] = start
         self._objects[handle] = obj
         if obj.bounded:
-            self._broad.insert(handle, self._boxes_of([handle], swept_dt=0.0)[0])
+            self._broad.insert(handle, self._boxes_of([handle])[0])
         else:
             self._unbounded.append(handle)
-        self._arrays = None
+        self._changed(membership=True)
         return handle
 
-    def _check_supported(self, new):
-        for other in self._objects.values():
-            if not (new.group & other.mask and other.group & new.mask):
+    def _attach(self, obj, motion, pose):
+        start, general, velocity = _validate_motion(motion, pose)
+        obj.motion, obj.velocity, obj.motion_start = general, velocity, self.time
+        obj.speed_bound = None
+        if general is not None and obj.bounded:
+            obj.speed_bound = _SpeedBound(general, self._local_radius(obj))
+        return np.eye(4) if start is None else np.ascontiguousarray(start)
+
+    def _local_radius(self, obj):
+        """Radius about the local origin of a ball containing the shape (from its local box)."""
+        box = self._compute_boxes(*self._packed([obj]), np.eye(4)[None], pad=0.0)[0]
+        return float(np.linalg.norm(np.maximum(np.abs(box[:3]), np.abs(box[3:]))))
+
+    def _take_row(self):
+        if self._free_rows:
+            return self._free_rows.pop()
+        if self._rows_used >= len(self._poses):
+            grown = np.zeros((2 * len(self._poses), 4, 4))
+            grown[: len(self._poses)] = self._poses
+            self._poses = grown
+        self._rows_used += 1
+        return self._rows_used - 1
+
+    def _changed(self, membership=False):
+        self._version += 1
+        if membership:
+            self._arrays = None
+
+    def _check_supported(self, new, skip=None):
+        for handle, other in self._objects.items():
+            if handle == skip or not (new.group & other.mask and other.group & new.mask):
                 continue
             _raise_if_unsupported(new, other)
 
     def remove(self, handle):
-        """Remove an object. KeyError for an unknown handle."""
+        """Remove an object. IdError (a GeometryError and a KeyError) for an unknown handle."""
         obj = self._object(handle)
         if obj.bounded:
             self._broad.remove(handle)
         else:
             self._unbounded.remove(handle)
         del self._objects[handle]
-        self._arrays = None
+        self._free_rows.append(obj.row)
+        self._changed(membership=True)
 
     def _object(self, handle):
         try:
             return self._objects[handle]
         except (KeyError, TypeError):
-            raise KeyError(f"CollisionWorld: unknown object {handle!r}") from None
+            raise IdError(f"CollisionWorld: unknown object {handle!r}") from None
 
     def __len__(self):
         return len(self._objects)
 
     def __contains__(self, handle):
-        return handle in self._objects
+        try:
+            return handle in self._objects
+        except TypeError:
+            return False
 
     @property
     def handles(self):
         return sorted(self._objects)
 
     def pose(self, handle):
-        return self._object(handle).pose.copy()
+        """The current pose (4, 4) of an object (a copy)."""
+        return self._poses[self._object(handle).row].copy()
+
+    def motion(self, handle):
+        """The object's motion as attached (a Linear for a velocity, None for a static object);
+        its time 0 is ``motion_start(handle)``."""
+        obj = self._object(handle)
+        if obj.velocity is not None:
+            from .motion import Linear
+
+            return Linear(obj.velocity, self._poses[obj.row])
+        return obj.motion
 
     def user_data(self, handle):
         return self._object(handle).user_data
 
     def set_pose(self, handle, pose):
-        """Move one object (its motion's velocity is kept)."""
+        """Move one object (a Linear velocity is kept). GeometryError for an object driven by
+        another motion (use :meth:`set_motion`)."""
         obj = self._object(handle)
-        matrix = np.array(as_matrices(pose, "pose"), dtype=np.float64)
-        if matrix.ndim != 2:
-            raise GeometryError("set_pose takes one pose (4, 4); use set_poses for a batch")
-        obj.pose = matrix
+        matrix = _one_pose(pose, "pose")
+        self._check_poseable([obj], [handle])
+        self._poses[obj.row] = matrix
+        self._changed()
 
     def set_poses(self, handles, poses):
-        """Batched pose update: ``handles`` (n,), ``poses`` (n, 4, 4) (or Pose array)."""
+        """Batched pose update: ``handles`` (n,), ``poses`` (n, 4, 4) (or a Pose batch), validated
+        as one array."""
         handles = list(np.asarray(handles).reshape(-1).tolist())
-        matrices = np.array(as_matrices(poses, "poses"), dtype=np.float64).reshape(-1, 4, 4)
+        matrices = np.asarray(as_matrices(poses, "poses"), dtype=np.float64).reshape(-1, 4, 4)
         if len(handles) != matrices.shape[0]:
             raise GeometryError(f"set_poses got {len(handles)} handles for {matrices.shape[0]} poses")
+        if len(set(handles)) != len(handles):
+            raise GeometryError("set_poses got the same handle twice")
         objects = [self._object(h) for h in handles]
-        for obj, matrix in zip(objects, matrices):
-            obj.pose = matrix
+        self._check_poseable(objects, handles)
+        self._poses[np.array([o.row for o in objects], dtype=np.int64)] = matrices
+        self._changed()
+
+    @staticmethod
+    def _check_poseable(objects, handles):
+        for obj, handle in zip(objects, handles):
+            if obj.motion is not None:
+                raise GeometryError(f"object {handle} is driven by a {type(obj.motion).__name__} motion; "
+                                    "use set_motion to replace it")
+
+    def set_motion(self, handle, motion, pose=None):
+        """Attach a new motion (None: static); its time 0 is now. The object moves to the
+        motion's start pose (for Static / Linear: ``pose`` if given); with ``motion=None`` it
+        stays where it is unless ``pose`` is given."""
+        obj = self._object(handle)
+        pose = None if pose is None else _one_pose(pose, "pose")
+        probe = _Object(obj.shape, obj.group, obj.mask, None, None)
+        start = self._attach(probe, motion, pose)
+        if motion is None and pose is None:
+            start = self._poses[obj.row].copy()
+        self._check_supported(probe, skip=handle)
+        obj.motion, obj.velocity = probe.motion, probe.velocity
+        obj.motion_start, obj.speed_bound = probe.motion_start, probe.speed_bound
+        self._poses[obj.row] = start
+        self._changed(membership=True)  # the lists of moving objects change
 
     def set_velocity(self, handle, velocity):
-        """Set (or clear with None / zeros) the linear velocity of an object."""
-        obj = self._object(handle)
-        if velocity is None:
-            obj.velocity = None
-            return
-        v = np.array(velocity, dtype=np.float64).reshape(3)
-        if not np.isfinite(v).all():
-            raise GeometryError("velocity contains NaN or inf")
-        if np.any(v):
-            probe = _Object(obj.shape, obj.pose, v, obj.group, obj.mask, None, None)
-            for handle_other, other in self._objects.items():
-                if handle_other != handle and probe.group & other.mask and other.group & probe.mask:
-                    _raise_if_unsupported(probe, other)
-        obj.velocity = v if np.any(v) else None
+        """Give an object a constant linear velocity (3,) from its current pose (None / zeros:
+        static). Replaces any other motion."""
+        from .motion import Linear
 
-    # ------------------------------------------------------------------ broad phase
-    def _object_arrays(self):
-        if self._arrays is None:
-            bounded = [h for h in sorted(self._objects) if self._objects[h].bounded]
-            objs = [self._objects[h] for h in bounded]
-            counts = np.array([len(o.points) for o in objs], dtype=np.int64)
-            starts = np.zeros(len(objs), dtype=np.int64)
-            if len(objs) > 1:
-                starts[1:] = np.cumsum(counts)[:-1]
-            points = np.ascontiguousarray(np.concatenate([o.points for o in objs])) if objs else np.zeros((0, 3))
-            kind = np.array([o.shape.kind for o in objs], dtype=np.int64)
-            radius = np.array([float(o.shape.params[0]) if o.shape.kind in (kinds.SPHERE, kinds.CAPSULE, kinds.CYLINDER,
-                                                                               kinds.CONE) else 0.0 for o in objs])
-            self._arrays = (bounded, {h: i for i, h in enumerate(bounded)}, kind, starts, counts, radius, points)
-        return self._arrays
+        pose = self.pose(handle)
+        self.set_motion(handle, None if velocity is None else Linear(velocity, pose))
 
-    def _boxes_of(self, handles, swept_dt):
-        """World boxes (n, 6) of bounded objects; swept over [0, swept_dt] for moving ones."""
-        objs = [self._objects[h] for h in handles]
-        n = len(objs)
+    # ------------------------------------------------------------------ world boxes
+    def _packed(self, objs):
         kind = np.array([o.shape.kind for o in objs], dtype=np.int64)
         counts = np.array([len(o.points) for o in objs], dtype=np.int64)
-        starts = np.zeros(n, dtype=np.int64)
-        if n > 1:
+        starts = np.zeros(len(objs), dtype=np.int64)
+        if len(objs) > 1:
             starts[1:] = np.cumsum(counts)[:-1]
-        points = np.ascontiguousarray(np.concatenate([o.points for o in objs]))
-        radius = np.array([float(o.shape.params[0]) if o.shape.kind in (kinds.SPHERE, kinds.CAPSULE, kinds.CYLINDER,
-                                                                           kinds.CONE) else 0.0 for o in objs])
-        poses = np.ascontiguousarray(np.array([o.pose for o in objs]).reshape(n, 4, 4))
-        return self._compute_boxes(kind, starts, counts, radius, points, poses,
-                                   [o.velocity for o in objs], swept_dt)
+        points = np.ascontiguousarray(np.concatenate([o.points for o in objs])) if objs else np.zeros((0, 3))
+        radius = np.array([float(o.shape.params[0]) if o.shape.kind in _ROUND else 0.0 for o in objs])
+        return kind, starts, counts, radius, points
 
-    def _compute_boxes(self, kind, starts, counts, radius, points, poses, velocities, swept_dt):
-        n = kind.shape[0]
-        out = np.empty((n, 6))
-        zero = np.zeros((n, 3))
-        _kernel().world_aabbs(kind, starts, counts, radius, points, poses, zero, _PAD, out)
-        if swept_dt > 0.0:
-            shift = np.array([np.zeros(3) if v is None else v * swept_dt for v in velocities]).reshape(n, 3)
-            if np.any(shift):
-                moved = out + np.hstack([shift, shift])
-                out = np.hstack([np.minimum(out[:, :3], moved[:, :3]), np.maximum(out[:, 3:], moved[:, 3:])])
+    def _object_arrays(self):
+        """Per bounded object (handles ascending): packed local geometry, rows, shape codes."""
+        if self._arrays is None:
+            handles = [h for h in sorted(self._objects) if self._objects[h].bounded]
+            objs = [self._objects[h] for h in handles]
+            rows = np.array([o.row for o in objs], dtype=np.int64)
+            linear = [i for i, o in enumerate(objs) if o.velocity is not None]
+            general = [i for i, o in enumerate(objs) if o.motion is not None]
+            self._arrays = (handles, objs, rows, self._packed(objs), linear, general)
+        return self._arrays
+
+    def _compute_boxes(self, kind, starts, counts, radius, points, poses, pad=_PAD):
+        out = np.empty((kind.shape[0], 6))
+        _kernel().world_aabbs(kind, starts, counts, radius, points, np.ascontiguousarray(poses),
+                              np.zeros((kind.shape[0], 3)), pad, out)
         return out
 
+    def _boxes_of(self, handles):
+        objs = [self._objects[h] for h in handles]
+        rows = np.array([o.row for o in objs], dtype=np.int64)
+        return self._compute_boxes(*self._packed(objs), self._poses[rows])
+
     def _refresh(self, dt):
-        """Put every bounded object's (swept) box into the broad phase."""
-        bounded, _, kind, starts, counts, radius, points = self._object_arrays()
-        if not bounded:
+        """Put every bounded object's box (swept over [0, dt]) into the broad phase, unless the
+        boxes there are already those of the current poses and this dt."""
+        key = (self._version, dt)
+        if key == self._boxes_key:
             return
-        objs = [self._objects[h] for h in bounded]
-        poses = np.ascontiguousarray(np.array([o.pose for o in objs]).reshape(-1, 4, 4))
-        boxes = self._compute_boxes(kind, starts, counts, radius, points, poses, [o.velocity for o in objs], dt)
-        self._broad.update_many(bounded, boxes)
+        handles, objs, rows, packed, linear, general = self._object_arrays()
+        if handles:
+            boxes = self._compute_boxes(*packed, self._poses[rows])
+            if dt > 0.0 and linear:
+                index = np.array(linear, dtype=np.int64)
+                shift = np.array([objs[i].velocity for i in linear]) * dt
+                boxes[index, :3] = np.minimum(boxes[index, :3], boxes[index, :3] + shift)
+                boxes[index, 3:] = np.maximum(boxes[index, 3:], boxes[index, 3:] + shift)
+            if dt > 0.0 and general:
+                self._sweep_general(objs, packed, general, boxes, dt)
+            self._broad.update_many(handles, boxes)
+        self._boxes_key = key
+
+    def _sweep_general(self, objs, packed, general, boxes, dt):
+        """Swept boxes of rotating / keyframed / callable motions: boxes at K + 1 sample times
+        (one kernel call for all), united, grown by speed * (dt / K) / 2 (see the module doc)."""
+        kind, starts, counts, radius, points = packed
+        sample_poses, owners, pads = [], [], []
+        for i in general:
+            obj = objs[i]
+            s0 = self.time - obj.motion_start
+            speed = obj.speed_bound.over(s0, s0 + dt)
+            size = max(float(np.max(boxes[i, 3:] - boxes[i, :3])), 1e-300)
+            samples = int(min(_MAX_SAMPLES, max(1, np.ceil(speed * dt / (0.25 * size)))))
+            for t in np.linspace(s0, s0 + dt, samples + 1):
+                sample_poses.append(obj.motion.pose_at(t))
+                owners.append(i)
+            pads.append(speed * dt / (2.0 * samples))
+        owners = np.array(owners, dtype=np.int64)
+        sampled = self._compute_boxes(kind[owners], starts[owners], counts[owners], radius[owners], points,
+                                      np.array(sample_poses).reshape(-1, 4, 4))
+        first = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])  # each object's samples are adjacent
+        index = np.array(general, dtype=np.int64)
+        pads = np.array(pads)[:, None]
+        boxes[index, :3] = np.minimum(np.minimum.reduceat(sampled[:, :3], first), boxes[index, :3]) - pads
+        boxes[index, 3:] = np.maximum(np.maximum.reduceat(sampled[:, 3:], first), boxes[index, 3:]) + pads
 
     def _candidates(self, dt):
         """Broad-phase pairs (k, 2) handles a < b, plus unbounded objects against all, filtered
@@ -317,89 +531,125 @@ class CollisionWorld:
         self._refresh(dt)
         pairs = self._broad.pairs()
         if self._unbounded:
-            extra = []
-            handles = sorted(self._objects)
-            for u in self._unbounded:
-                extra.extend((min(u, h), max(u, h)) for h in handles if h != u)
-            extra = np.array(extra, dtype=np.int64).reshape(-1, 2)
-            pairs = np.unique(np.vstack([pairs, extra]), axis=0)
+            handles = np.array(sorted(self._objects), dtype=np.int64)
+            extra = [np.stack([np.minimum(u, handles), np.maximum(u, handles)], axis=1)[handles != u]
+                     for u in self._unbounded]
+            pairs = np.unique(np.vstack([pairs] + extra), axis=0)
         if pairs.shape[0] == 0:
             return pairs
         objects = self._objects
-        keep = np.fromiter(
-            (bool(objects[a].group & objects[b].mask and objects[b].group & objects[a].mask)
-             for a, b in pairs.tolist()),
-            dtype=np.bool_, count=pairs.shape[0])
+        groups = {h: (o.group, o.mask) for h, o in objects.items()}
+        keep = np.fromiter((bool(groups[a][0] & groups[b][1] and groups[b][0] & groups[a][1])
+                            for a, b in pairs.tolist()), dtype=np.bool_, count=pairs.shape[0])
         return pairs[keep]
 
     # ------------------------------------------------------------------ narrow phase
-    def _static_event(self, a, b, oa, ob):
-        import touche
-
-        if not touche.intersects(oa.shape, oa.pose, ob.shape, ob.pose):
-            return None
-        points, normal, depth = self._contact_geometry(oa, oa.pose, ob, ob.pose)
-        return CollisionEvent(a, b, 0.0, points, normal, depth, None, oa.user_data, ob.user_data)
-
     def _contact_geometry(self, oa, pose_a, ob, pose_b):
         import touche
 
-        from .contacts import _contact_supported
-
-        if _contact_supported(oa.shape.kind, ob.shape.kind):
+        try:
             manifold = touche.contacts(oa.shape, pose_a, ob.shape, pose_b, max_points=self.max_points)
-            if manifold.count > 0:
-                depth = max(0.0, float(np.max(manifold.depths[: manifold.count])))
-                return np.array(manifold.points[: manifold.count]), np.array(manifold.normal), depth
+        except UnsupportedQuery:
+            manifold = None
+        if manifold is not None and manifold.count > 0:
+            depth = max(0.0, float(np.max(manifold.depths[: manifold.count])))
+            return np.array(manifold.points[: manifold.count]), np.array(manifold.normal), depth
         result = touche.distance(oa.shape, pose_a, ob.shape, pose_b)
         point = 0.5 * (np.asarray(result.point_a) + np.asarray(result.point_b))
         return point.reshape(1, 3), np.array(result.normal), max(0.0, -float(result.signed_distance))
 
-    def _moving_event(self, a, b, oa, ob, dt):
-        import touche
-        from .impact import ImpactStatus
-        from .motion import Linear
+    def _motion_over_step(self, obj, pose):
+        """The object's motion re-based to the start of this step (time 0 = now)."""
+        from .motion import Linear, Static
 
-        va = np.zeros(3) if oa.velocity is None else oa.velocity
-        vb = np.zeros(3) if ob.velocity is None else ob.velocity
-        result = touche.time_of_impact(oa.shape, Linear(va, oa.pose), ob.shape, Linear(vb, ob.pose), dt)
-        status = ImpactStatus(int(result.status))
-        if status == ImpactStatus.MISS:
-            return None
-        time = float(result.time)
-        if status == ImpactStatus.ALREADY_TOUCHING:
-            points, normal, depth = self._contact_geometry(oa, oa.pose, ob, ob.pose)
-            return CollisionEvent(a, b, 0.0, points, normal, depth, status, oa.user_data, ob.user_data)
-        points = np.asarray(result.points, dtype=np.float64).reshape(-1, 3)
-        if points.shape[0] == 0:
-            points = np.asarray(result.point, dtype=np.float64).reshape(1, 3)
-        return CollisionEvent(a, b, time, points, np.array(result.normal, dtype=np.float64), 0.0, status,
-                              oa.user_data, ob.user_data)
+        if obj.velocity is not None:
+            return Linear(obj.velocity, pose)
+        if obj.motion is not None:
+            return shifted_motion(obj.motion, self.time - obj.motion_start)
+        return Static(pose)
+
+    def _static_hits(self, pairs):
+        """Boolean (k,) intersects at the current poses; one batched call per group of at least
+        _MIN_BATCH pairs sharing both shape instances."""
+        import touche
+
+        objects, poses = self._objects, self._poses
+        hits = np.zeros(len(pairs), dtype=bool)
+        groups = {}
+        for index, (a, b) in enumerate(pairs):
+            groups.setdefault((id(objects[a].shape), id(objects[b].shape)), []).append(index)
+        for members in groups.values():
+            a0, b0 = pairs[members[0]]
+            sa, sb = objects[a0].shape, objects[b0].shape
+            if len(members) >= _MIN_BATCH and kinds.MESH not in (sa.kind, sb.kind):
+                rows_a = np.array([objects[pairs[i][0]].row for i in members], dtype=np.int64)
+                rows_b = np.array([objects[pairs[i][1]].row for i in members], dtype=np.int64)
+                hits[members] = np.asarray(touche.intersects(sa, poses[rows_a], sb, poses[rows_b]), dtype=bool)
+            else:
+                for i in members:
+                    a, b = pairs[i]
+                    hits[i] = bool(touche.intersects(sa, poses[objects[a].row], sb, poses[objects[b].row]))
+        return hits
 
     def _narrow(self, pairs, dt):
-        events = []
         objects = self._objects
-        for a, b in pairs.tolist():
+        pairs = [tuple(p) for p in pairs.tolist()]
+        moving = [dt > 0.0 and (objects[a].moving or objects[b].moving) for a, b in pairs]
+        static_pairs = [p for p, m in zip(pairs, moving) if not m]
+        events = []
+        try:
+            hits = self._static_hits(static_pairs) if static_pairs else []
+        except UnsupportedQuery:  # name the pair: redo one by one
+            hits = None
+        for index, (a, b) in enumerate(static_pairs):
             oa, ob = objects[a], objects[b]
-            try:
-                if dt > 0.0 and (oa.velocity is not None or ob.velocity is not None):
-                    event = self._moving_event(a, b, oa, ob, dt)
+            with _naming(a, oa, b, ob):
+                if hits is None:
+                    import touche
+
+                    hit = touche.intersects(oa.shape, self._poses[oa.row], ob.shape, self._poses[ob.row])
                 else:
-                    event = self._static_event(a, b, oa, ob)
-            except UnsupportedQuery as exc:
-                error = UnsupportedQuery("CollisionWorld", oa.shape, ob.shape)
-                error.args = (f"CollisionWorld pair ({a}, {b}): {exc}",)
-                raise error from exc
+                    hit = hits[index]
+                if hit:
+                    points, normal, depth = self._contact_geometry(oa, self._poses[oa.row], ob, self._poses[ob.row])
+                    events.append(CollisionEvent(a, b, 0.0, points, normal, depth, None, oa.user_data, ob.user_data))
+        for a, b in (p for p, m in zip(pairs, moving) if m):
+            oa, ob = objects[a], objects[b]
+            with _naming(a, oa, b, ob):
+                event = self._moving_event(a, b, oa, ob, dt)
             if event is not None:
                 events.append(event)
         events.sort(key=lambda e: (e.time, e.a, e.b))
         return events
 
+    def _moving_event(self, a, b, oa, ob, dt):
+        import touche
+        from .impact import ImpactStatus
+
+        pose_a, pose_b = self._poses[oa.row], self._poses[ob.row]
+        result = touche.time_of_impact(oa.shape, self._motion_over_step(oa, pose_a), ob.shape,
+                                       self._motion_over_step(ob, pose_b), dt)
+        status = ImpactStatus(int(result.status))
+        if status == ImpactStatus.MISS:
+            return None
+        if status == ImpactStatus.ALREADY_TOUCHING:
+            points, normal, depth = self._contact_geometry(oa, pose_a, ob, pose_b)
+            return CollisionEvent(a, b, 0.0, points, normal, depth, status, oa.user_data, ob.user_data)
+        points = np.asarray(result.points, dtype=np.float64).reshape(-1, 3)
+        points = points[np.isfinite(points).all(axis=1)]
+        if points.shape[0] == 0:
+            points = np.asarray(result.point, dtype=np.float64).reshape(1, 3)
+        return CollisionEvent(a, b, float(result.time), points, np.array(result.normal, dtype=np.float64), 0.0,
+                              status, oa.user_data, ob.user_data)
+
     # ------------------------------------------------------------------ public queries
     def step(self, dt):
         """Advance the world by ``dt`` (>= 0) and return the events (list of
         :class:`CollisionEvent`, sorted by time then handles). See the module doc."""
-        dt = float(dt)
+        try:
+            dt = float(dt)
+        except (TypeError, ValueError) as exc:
+            raise GeometryError(f"dt must be a number, got {dt!r}") from exc
         if not np.isfinite(dt) or dt < 0.0:
             raise GeometryError(f"dt must be finite and >= 0, got {dt}")
         events = self._narrow(self._candidates(dt), dt)
@@ -414,11 +664,17 @@ class CollisionWorld:
             if stop:
                 break
         if dt > 0.0:
-            for obj in self._objects.values():
-                if obj.velocity is not None:
-                    obj.pose = obj.pose.copy()
-                    obj.pose[:3, 3] += obj.velocity * dt
+            self._advance(dt)
         return delivered
+
+    def _advance(self, dt):
+        for obj in self._objects.values():
+            if obj.velocity is not None:
+                self._poses[obj.row, :3, 3] += obj.velocity * dt
+            elif obj.motion is not None:
+                self._poses[obj.row] = obj.motion.pose_at(self.time + dt - obj.motion_start)
+        self.time += dt
+        self._changed()
 
     def pairs(self):
         """Handles (k, 2), rows a < b sorted, of the objects that overlap at their current poses
@@ -427,21 +683,14 @@ class CollisionWorld:
         return np.array([(e.a, e.b) for e in events], dtype=np.int64).reshape(-1, 2)
 
     def _shape_box(self, shape, pose):
-        probe = _Object(shape, pose, None, 1, 1, None, None)
+        probe = _Object(shape, 1, 1, None, None)
         if not probe.bounded:
             return None
-        self._objects[-1] = probe
-        try:
-            return self._boxes_of([-1], 0.0)[0]
-        finally:
-            del self._objects[-1]
+        return self._compute_boxes(*self._packed([probe]), pose[None])[0]
 
     def _probe(self, shape, pose):
         shape = shape if isinstance(shape, Shape) else as_shape(shape, "shape")
-        matrix = np.array(as_matrices(pose, "pose"), dtype=np.float64)
-        if matrix.ndim != 2:
-            raise GeometryError("world queries take one pose (4, 4)")
-        return shape, matrix
+        return shape, _one_pose(pose, "pose")
 
     def query(self, shape, pose=None, *, mask=-1):
         """Handles (ascending) of the objects that overlap ``shape`` at ``pose`` (and whose group
@@ -457,39 +706,38 @@ class CollisionWorld:
         hits = []
         for h in handles:
             obj = self._objects[h]
-            if obj.group & mask and touche.intersects(shape, matrix, obj.shape, obj.pose):
+            if obj.group & mask and touche.intersects(shape, matrix, obj.shape, self._poses[obj.row]):
                 hits.append(h)
         return np.array(hits, dtype=np.int64)
 
     def closest(self, shape, pose=None, *, mask=-1):
         """The object nearest to ``shape`` at ``pose``: (handle, touche.DistanceResult) with the
-        result from ``shape`` (A) to the object (B), or None for an empty world. Overlapping
-        objects come first (most negative signed distance). Ties go to the lower handle."""
+        result from ``shape`` (A) to the object (B), or None when no object passes ``mask``.
+        Overlapping objects come first (most negative signed distance). Ties go to the lower
+        handle."""
         import touche
 
         shape, matrix = self._probe(shape, pose)
         mask = _mask(mask, "mask")
         self._refresh(0.0)
-        pool = [h for h in self._objects if self._objects[h].group & mask]
-        if not pool:
+        if not any(o.group & mask for o in self._objects.values()):
             return None
-        best = None
-        box = self._shape_box(shape, matrix)
+        best = [None]
         tried = set()
 
         def consider(handles):
-            nonlocal best
             for h in sorted(handles):
                 if h in tried or not (self._objects[h].group & mask):
                     continue
                 tried.add(h)
                 obj = self._objects[h]
-                result = touche.distance(shape, matrix, obj.shape, obj.pose)
+                result = touche.distance(shape, matrix, obj.shape, self._poses[obj.row])
                 key = (float(result.signed_distance), h)
-                if best is None or key < best[0]:
-                    best = (key, h, result)
+                if best[0] is None or key < best[0][0]:
+                    best[0] = (key, h, result)
 
         consider(self._unbounded)
+        box = self._shape_box(shape, matrix)
         if box is None or not len(self._broad):
             consider(self._broad.ids.tolist())
         else:
@@ -497,30 +745,36 @@ class CollisionWorld:
             while True:  # widen the search box until it holds a candidate
                 found = self._broad.query_aabb(np.r_[box[:3] - grow, box[3:] + grow]).tolist()
                 candidates = [h for h in found if self._objects[h].group & mask]
-                if candidates or len(tried) + len(found) >= len(self._broad):
+                if candidates or len(found) >= len(self._broad):
                     consider(candidates)
                     break
                 grow *= 4.0
                 if not np.isfinite(grow):
                     consider(self._broad.ids.tolist())
                     break
-            if best is not None and np.isfinite(best[0][0]):
+            if best[0] is not None and np.isfinite(best[0][0][0]):
                 # anything nearer than the best so far lies inside the box grown by its distance
-                reach = max(best[0][0], 0.0) * (1.0 + 1e-9) + 1e-12
+                reach = max(best[0][0][0], 0.0) * (1.0 + 1e-9) + 1e-12
                 consider(self._broad.query_aabb(np.r_[box[:3] - reach, box[3:] + reach]).tolist())
-            if best is None:
-                consider([h for h in self._broad.ids.tolist()])
-        return None if best is None else (best[1], best[2])
+            if best[0] is None:
+                consider(self._broad.ids.tolist())
+        return None if best[0] is None else (best[0][1], best[0][2])
 
     def raycast(self, origin, direction, max_t=np.inf, *, mask=-1):
         """Every object hit by the ray ``origin + t * unit(direction)``, t in [0, max_t]:
         a list of (handle, t, point (3,), normal (3,)) sorted by t then handle."""
         import touche
 
-        origin = np.array(origin, dtype=np.float64).reshape(3)
-        direction = np.array(direction, dtype=np.float64).reshape(3)
+        try:
+            origin = np.array(origin, dtype=np.float64).reshape(3)
+            direction = np.array(direction, dtype=np.float64).reshape(3)
+            max_t = float(max_t)
+        except (TypeError, ValueError) as exc:
+            raise GeometryError("origin and direction must be 3 numbers, max_t a number") from exc
         if not (np.isfinite(origin).all() and np.isfinite(direction).all()) or not np.any(direction):
             raise GeometryError("origin and direction must be finite, direction non-zero")
+        if np.isnan(max_t) or max_t < 0.0:
+            raise GeometryError(f"max_t must be >= 0, got {max_t}")
         unit = direction / np.linalg.norm(direction)
         mask = _mask(mask, "mask")
         self._refresh(0.0)
@@ -532,7 +786,7 @@ class CollisionWorld:
                 continue
             if obj.shape.kind in (kinds.RAY, kinds.LINE, kinds.POINT, kinds.SEGMENT):
                 continue  # zero-volume / zero-area shapes are not hit by rays
-            result = touche.raycast(obj.shape, obj.pose, origin, unit, max_t)
+            result = touche.raycast(obj.shape, self._poses[obj.row], origin, unit, max_t)
             if bool(result.hit):
                 hits.append((h, float(result.t), np.array(result.point), np.array(result.normal)))
         hits.sort(key=lambda hit: (hit[1], hit[0]))
@@ -542,11 +796,25 @@ class CollisionWorld:
         return f"CollisionWorld({len(self)} objects, broad phase {type(self._broad).__name__})"
 
 
+class _naming:
+    """Context: re-raise an UnsupportedQuery from a verb naming the two objects."""
+
+    def __init__(self, a, oa, b, ob):
+        self.a, self.oa, self.b, self.ob = a, oa, b, ob
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if kind is not None and issubclass(kind, UnsupportedQuery):
+            error = UnsupportedQuery("CollisionWorld", self.oa.shape, self.ob.shape)
+            error.args = (f"CollisionWorld pair ({self.a}, {self.b}): {exc}",)
+            raise error from exc
+        return False
+
+
 def _raise_if_unsupported(x, y):
     from .query import SUPPORTED_PAIRS
 
     if (x.shape.kind, y.shape.kind) not in SUPPORTED_PAIRS:
         raise UnsupportedQuery("CollisionWorld (intersects)", x.shape, y.shape)
-    moving = x.velocity is not None or y.velocity is not None
-    if moving and kinds.MESH in (x.shape.kind, y.shape.kind):
-        raise UnsupportedQuery("CollisionWorld (time_of_impact of a moving mesh)", x.shape, y.shape)
