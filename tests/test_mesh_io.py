@@ -1,6 +1,10 @@
 """touche.mesh I/O: STL round trips, strict validation, hypothesis fuzzing of the reader,
 trimesh formats."""
+import os
 import struct
+import tempfile
+import warnings
+from datetime import timedelta
 
 import numpy as np
 import pytest
@@ -163,28 +167,72 @@ def test_error_missing_file_and_unknown_writer(tmp_path):
 
 
 # ---------------------------------------------------------------------------- fuzzing
-FUZZ = settings(max_examples=150, derandomize=True, deadline=None,
+# a 5 s deadline per example turns a hang (or a quadratic blow-up) into a failure
+FUZZ = settings(max_examples=400, derandomize=True, deadline=timedelta(seconds=5),
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 _GOOD_BINARY = _binary_bytes(cube()[0][cube()[1]])
 _GOOD_ASCII = ("solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\n"
                "endloop\nendfacet\nendsolid x\n").encode()
 
 
-def _parse_only_mesh_errors(data):
-    try:
-        triangles = tm.parse_stl(data, "fuzz.stl")
-    except MeshFormatError as exc:
-        assert str(exc).startswith("fuzz.stl: ")
-        return
-    assert triangles.ndim == 3 and triangles.shape[1:] == (3, 3) and len(triangles) > 0
-    assert np.isfinite(triangles).all()
+def _parse_only_mesh_errors(data, through_file=False):
+    """parse_stl (and, with through_file, tm.load of the bytes written to a file: read, weld,
+    TriangleMesh) either returns finite triangles or raises MeshFormatError naming the file.
+    Warnings are errors here: a RuntimeWarning would mean unchecked arithmetic on bad input."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            triangles = tm.parse_stl(data, "fuzz.stl")
+        except MeshFormatError as exc:
+            assert str(exc).startswith("fuzz.stl: ")
+        else:
+            assert triangles.ndim == 3 and triangles.shape[1:] == (3, 3) and len(triangles) > 0
+            assert np.isfinite(triangles).all()
+        if not through_file:
+            return
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "fuzz.stl")
+            with open(path, "wb") as handle:
+                handle.write(data)
+            try:
+                mesh = tm.load(path)
+            except MeshFormatError as exc:
+                assert str(exc).startswith(path)
+            else:
+                assert len(mesh.faces) > 0 and np.isfinite(mesh.vertices).all()
 
 
 @FUZZ
 @given(st.binary(max_size=400))
 def test_fuzz_random_bytes(data):
-    _parse_only_mesh_errors(data)
+    _parse_only_mesh_errors(data, through_file=True)
     _parse_only_mesh_errors(b"solid " + data)
+    _parse_only_mesh_errors(_GOOD_BINARY[:84] + data)  # a binary header before random records
+
+
+_TOKENS = st.sampled_from([b"solid", b"endsolid", b"facet", b"normal", b"outer", b"loop", b"vertex", b"endloop",
+                           b"endfacet", b"1", b"-0", b"1e308", b"1e999", b"nan", b"inf", b"-inf", b"0x10", b"1_0",
+                           b"\xff", b"", b"\x00", b"1e-320", b"+.5", b"5."])
+
+
+@FUZZ
+@given(st.data())
+def test_fuzz_ascii_tokens(data):
+    """Grammar-aware: the tokens of a good ASCII file replaced, deleted or inserted (keywords,
+    numbers out of range, NaN / inf spellings, bytes that are not text)."""
+    tokens = _GOOD_ASCII.split()
+    for _ in range(data.draw(st.integers(1, 5))):
+        position = data.draw(st.integers(0, len(tokens) - 1))
+        operation = data.draw(st.integers(0, 2))
+        if operation == 0:
+            tokens[position] = data.draw(_TOKENS)
+        elif operation == 1:
+            del tokens[position]
+        else:
+            tokens.insert(position, data.draw(_TOKENS))
+    separator = data.draw(st.sampled_from([b" ", b"\n", b"\t", b"\r\n"]))
+    _parse_only_mesh_errors(separator.join(tokens), through_file=True)
+    _parse_only_mesh_errors(b"solid a\n" + b" ".join(data.draw(st.lists(_TOKENS, max_size=40))))
 
 
 @FUZZ
@@ -201,7 +249,7 @@ def test_fuzz_mutated_header_and_count(header, count, size_change):
         body = body[:size_change]
     else:
         body = body + b"\x00" * size_change
-    _parse_only_mesh_errors(header.ljust(80, b" ") + struct.pack("<I", count) + body)
+    _parse_only_mesh_errors(header.ljust(80, b" ") + struct.pack("<I", count) + body, through_file=True)
 
 
 @FUZZ
@@ -211,4 +259,4 @@ def test_fuzz_mutated_bytes(data):
     for _ in range(data.draw(st.integers(1, 8))):
         position = data.draw(st.integers(0, len(source) - 1))
         source[position] = data.draw(st.integers(0, 255))
-    _parse_only_mesh_errors(bytes(source))
+    _parse_only_mesh_errors(bytes(source), through_file=True)

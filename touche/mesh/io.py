@@ -114,7 +114,8 @@ def _check_finite(triangles, name):
 
 def _binary(data, count, name):
     records = np.frombuffer(data, dtype=_BINARY_DTYPE, count=count, offset=84)
-    triangles = records["vertices"].astype(np.float64)
+    with np.errstate(invalid="ignore"):  # NaN bit patterns are reported below, not warned about
+        triangles = records["vertices"].astype(np.float64)
     _check_finite(triangles, name)
     return triangles
 
