@@ -4,7 +4,8 @@ import pytest
 
 from naive_broadphase import SCENES, naive_pairs, naive_query_aabb, naive_query_ray, naive_query_sphere, scene
 from touche import GeometryError
-from touche.broadphase import STRUCTURES, BroadPhase, DynamicAABBTree, IncrementalSweepAndPrune, UniformGrid
+from touche.broadphase import (STRUCTURES, BroadPhase, DynamicAABBTree, IdError, IncrementalSweepAndPrune, LinearOctree,
+                               UniformGrid)
 
 NAMES = sorted(STRUCTURES)
 
@@ -50,9 +51,22 @@ def test_huge_and_tiny_scales(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_incremental_sequence_matches_rebuild(name):
-    rng = np.random.default_rng(23)
-    boxes = scene("uniform", 150, rng)
+@pytest.mark.parametrize("kind", ["uniform", "mixed"])
+def test_larger_scenes(name, kind):
+    """3000 boxes: deeper trees, several grid / octree levels, k-d leaves split many times."""
+    rng = np.random.default_rng(31 + SCENES.index(kind))
+    boxes = scene(kind, 3000, rng)
+    ids = rng.choice(10**15, 3000, replace=False)
+    expected = naive_pairs(boxes, ids)
+    assert 300 < expected.shape[0] < 50_000
+    np.testing.assert_array_equal(build(name, boxes, ids).pairs(), expected)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("kind", ["uniform", "mixed", "clustered"])
+def test_incremental_sequence_matches_rebuild(name, kind):
+    rng = np.random.default_rng(23 + SCENES.index(kind))
+    boxes = scene(kind, 150, rng)
     ids = rng.choice(10**12, 150, replace=False)
     structure = build(name, boxes, ids)
     current = dict(zip(ids.tolist(), boxes))
@@ -63,7 +77,7 @@ def test_incremental_sequence_matches_rebuild(name):
             new_id = int(rng.integers(0, 10**12))
             if new_id in current:
                 continue
-            box = scene("uniform", 1, rng)[0]
+            box = scene(kind, 1, rng)[0]
             structure.insert(new_id, box)
             current[new_id] = box
         elif op == 1 and len(current) > 2:
@@ -72,14 +86,17 @@ def test_incremental_sequence_matches_rebuild(name):
             del current[victim]
         elif op == 2:
             moving = rng.choice(list(current), 12, replace=False)
-            shift = np.tile(rng.normal(0, 0.03, (12, 3)), 2)
+            extent = np.ptp(np.array(list(current.values())), axis=0).max()
+            shift = np.tile(rng.normal(0, 0.03 * extent, (12, 3)), 2)
             new = np.array([current[i] for i in moving]) + shift
             structure.update_many(moving, new)
             current.update(zip(moving.tolist(), new))
         else:  # one object jumps far and grows
             victim = list(current)[rng.integers(len(current))]
-            c = rng.uniform(0, 1, 3)
-            box = np.r_[c - 0.1, c + 0.1]
+            lo_all = np.min(np.array(list(current.values()))[:, :3], axis=0)
+            hi_all = np.max(np.array(list(current.values()))[:, 3:], axis=0)
+            c = rng.uniform(lo_all, hi_all)
+            box = np.r_[c - 0.1 * (hi_all - lo_all), c + 0.1 * (hi_all - lo_all)]
             structure.update(victim, box)
             current[victim] = box
         if step % 16 == 0:
@@ -120,6 +137,20 @@ def test_queries_equal_brute_force(name):
         assert np.all(np.diff(ts) >= 0)  # ordered by entry t
         hit_counts.append(len(expected) > 0)
     assert 0.2 < np.mean(hit_counts) <= 1.0
+
+
+def test_dynamic_tree_rebuild_is_balanced_and_exact():
+    rng = np.random.default_rng(18)
+    for n in (1, 2, 3, 1000):
+        boxes = scene("mixed", n, rng)
+        tree = DynamicAABBTree()
+        tree.rebuild(boxes)
+        leaves, height = tree.check()
+        assert leaves == n and height <= int(np.ceil(np.log2(n))) if n > 1 else height == 0
+        np.testing.assert_array_equal(tree.pairs(), naive_pairs(boxes))
+        tree.insert(10**6, boxes[0])  # incremental insertion into the top-down tree
+        tree.remove(0)
+        tree.check()
 
 
 def test_dynamic_tree_invariants_and_fat_boxes():
@@ -201,3 +232,108 @@ def test_bad_input(name):
     np.testing.assert_array_equal(structure.ids, [7])
     assert structure.pairs().shape == (0, 2)
     np.testing.assert_array_equal(structure.query_aabb([0.5, 0.5, 0.5, 2, 2, 2]), [7])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_ray_edge_cases(name):
+    """Rays along box faces and cell boundaries, through corners, from inside boxes, with zero
+    and tiny direction components, far outside the scene, at 1e-6 and 1e6 scales, with
+    negative coordinates: the same hits (and entry t) as the per-box slab test."""
+    structure = STRUCTURES[name]() if name != "uniform_grid" else UniformGrid(cell_size=1.0)
+    lattice = scene("touching", 64, np.random.default_rng(0))  # unit cubes on integer coordinates
+    rays = [([-1.0, 0.0, 0.0], [1.0, 0.0, 0.0]),  # along an edge shared by several cubes
+            ([-1.0, 1.0, 1.0], [1.0, 0.0, 0.0]),  # along a line shared by four cubes
+            ([-1.0, -1.0, -1.0], [1.0, 1.0, 1.0]),  # through the corners
+            ([0.5, 0.5, 0.5], [0.0, 0.0, 1.0]),  # from inside
+            ([5.0, 1.0, 0.5], [-1.0, 1e-300, 0.0]),  # tiny component
+            ([-1.0, 2.0, 0.0], [3.0, 1e-3, 1e-9]),  # skewed: dx >> dy >> dz
+            ([1.0, -1.0, 2.0], [1e-3, 3.0, 0.0]),  # skewed the other way: dy >> dx
+            ([10.0, 10.0, 10.0], [1.0, 0.0, 0.0]),  # misses everything
+            ([4.0, 4.0, 4.0], [-1.0, -1.0, -1.0]),  # enters at the far corner (4, 4, 4)
+            ([2.0, 2.0, -3.0], [0.0, 0.0, 1.0])]  # axis-parallel through the middle
+    for scale, offset in ((1.0, 0.0), (1e-6, -3e-6), (1e6, -2.5e6), (1.0, -1000.0)):
+        boxes = lattice * scale + offset
+        ids = np.arange(boxes.shape[0]) * 3 + 1
+        structure.rebuild(boxes, ids)
+        for origin, direction in rays:
+            origin = np.array(origin) * scale + offset
+            for max_t in (np.inf, 2.5 * scale):
+                got, ts = structure.query_ray(origin, direction, max_t, return_t=True)
+                expected = naive_query_ray(boxes, ids, origin, np.array(direction), max_t)
+                np.testing.assert_array_equal(np.sort(got), expected, err_msg=f"{name} {scale} {origin} {direction}")
+                if got.size:
+                    reference = {i: t for i, t in zip(*DynamicAABBTree_entry(boxes, ids, origin, direction, max_t))}
+                    np.testing.assert_allclose(ts, [reference[i] for i in got], rtol=1e-12, atol=1e-300)
+
+
+def DynamicAABBTree_entry(boxes, ids, origin, direction, max_t):
+    """Entry parameters of the hit boxes by the slab formula, written out per box."""
+    out_ids, out_t = [], []
+    for box, i in zip(boxes, ids):
+        t0, t1, ok = 0.0, max_t, True
+        for k in range(3):
+            if direction[k] == 0.0:
+                ok &= box[k] <= origin[k] <= box[k + 3]
+                continue
+            ta, tb = sorted(((box[k] - origin[k]) / direction[k], (box[k + 3] - origin[k]) / direction[k]))
+            t0, t1 = max(t0, ta), min(t1, tb)
+        if ok and t0 <= t1:
+            out_ids.append(int(i))
+            out_t.append(t0)
+    return out_ids, out_t
+
+
+def test_grid_ray_walk_with_small_cells_matches_brute_force():
+    """The 3D-DDA walk (7.4.2) over many cells: random rays at random angles, in a grid whose
+    cells are far smaller than the scene, hits equal the brute-force slab test."""
+    rng = np.random.default_rng(21)
+    boxes = scene("mixed", 400, rng) - 20.0  # negative and positive coordinates
+    grid = UniformGrid(cell_size=0.7, max_cells=10**6)
+    grid.rebuild(boxes)
+    grid.pairs()  # builds the grid
+    assert grid._cell < 2 ** 20 // 50  # dozens of cells per axis at least
+    hits = 0
+    for trial in range(200):
+        origin = rng.uniform(-90, 50, 3)
+        direction = rng.normal(size=3) * 10.0 ** rng.integers(-3, 3, 3)
+        if trial % 2:  # aimed at a box centre
+            target = boxes[rng.integers(400)]
+            direction = 0.5 * (target[:3] + target[3:]) - origin
+        if trial % 5 == 0:
+            direction[rng.integers(3)] = 0.0
+        max_t = np.inf if trial % 3 else rng.uniform(0, 50) / np.linalg.norm(direction)
+        got = grid.query_ray(origin, direction, max_t)
+        expected = naive_query_ray(boxes, np.arange(400), origin, direction, max_t)
+        np.testing.assert_array_equal(np.sort(got), expected)
+        hits += expected.size > 0
+    assert 40 < hits < 190
+
+
+def test_octree_objects_touching_the_splitting_planes():
+    """Boxes whose faces lie exactly on the octree's splitting planes straddle them (SEED-NOTES
+    L14279: |delta| <= radius): pairs across the planes are found."""
+    boxes = np.array([[0, 0, 0, 8, 8, 8],  # fixes the lattice: [0, 8]^3, centre planes at 4
+                      [2, 2, 2, 4, 3, 3], [4, 2, 2, 6, 3, 3],  # touch at x = 4
+                      [2, 4, 2, 3, 6, 3], [2, 1, 2, 3, 4, 3],  # touch at y = 4
+                      [6, 6, 4, 7, 7, 5], [6, 6, 3, 7, 7, 4]], dtype=float)  # touch at z = 4
+    for name in ("linear_octree", "loose_octree", "hierarchical_grid", "uniform_grid"):
+        np.testing.assert_array_equal(build(name, boxes).pairs(), naive_pairs(boxes))
+    np.testing.assert_array_equal(build("linear_octree", boxes).query_aabb([4, 4, 4, 4, 4, 4]), [0])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_id_errors_are_geometry_errors(name):
+    structure = build(name, scene("uniform", 20, np.random.default_rng(2)), np.arange(20) + 100)
+    for call in (lambda: structure.remove(5), lambda: structure.update(5, [0, 0, 0, 1, 1, 1]),
+                 lambda: structure.update_many([100, 5], np.zeros((2, 6))), lambda: structure.insert(100, np.zeros(6))):
+        with pytest.raises(IdError) as info:
+            call()
+        assert isinstance(info.value, GeometryError) and isinstance(info.value, KeyError)
+    with pytest.raises(GeometryError, match="same id twice"):
+        structure.update_many([100, 100], np.zeros((2, 6)))
+    with pytest.raises(GeometryError, match="integers"):
+        structure.update_many([100.0, 101.0], np.zeros((2, 6)))
+    with pytest.raises(GeometryError, match="NaN"):
+        structure.update_many([100], [[0, 0, 0, np.nan, 1, 1]])
+    structure.update_many([], np.zeros((0, 6)))  # nothing to do
+    assert len(structure) == 20 and structure.pairs().shape[1] == 2
