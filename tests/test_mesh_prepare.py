@@ -139,6 +139,74 @@ def test_euler_closed_meshes_and_genus():
     assert report.components == 2 and report.genus == 0 and report.characteristic == 4
 
 
+# Ericson Figures 12.28 / 12.29 as polygon meshes (SEED-NOTES acceptance 7)
+_CUBE_QUADS = [[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]]  # naive.cube
+
+
+def _house():
+    """A cube without its top face plus a four-sided roof: V, F, E = 9, 9, 16 (Figure 12.28a)."""
+    return [q for q in _CUBE_QUADS if q != [1, 3, 7, 5]] + [[1, 5, 8], [5, 7, 8], [7, 3, 8], [3, 1, 8]]
+
+
+def _square_torus(n=4):
+    """n x n quads on a torus: V, F, E = 16, 16, 32 for n = 4, genus 1 (Figure 12.28b)."""
+    index = lambda i, j: (i % n) * n + (j % n)  # noqa: E731
+    return [[index(i, j), index(i + 1, j), index(i + 1, j + 1), index(i, j + 1)] for i in range(n) for j in range(n)]
+
+
+def _nine_vertex_cubes():
+    """Figure 12.29: vertex 8 on the top edge 1-5 (naive.cube numbering, top z = 1: 1, 3, 5, 7).
+    Good: the front face (y = 0: 0, 4, 5, 1) and the top are each a quad plus a triangle through
+    vertex 8 (6 quads, 2 triangles). Bad: the front face stays a quad that skips vertex 8 while the
+    top is three triangles (5 quads, 3 triangles): a T-junction."""
+    others = [q for q in _CUBE_QUADS if q not in ([0, 1, 5, 4], [1, 3, 7, 5])]
+    good = others + [[0, 4, 5, 8], [0, 8, 1], [8, 5, 7, 3], [1, 8, 3]]
+    bad = others + [[0, 1, 5, 4], [1, 8, 3], [8, 5, 7], [8, 7, 3]]
+    return good, bad
+
+
+def test_euler_formula_seed_examples():
+    house = tm.euler_polygons(_house())
+    assert (house.vertices, house.faces, house.edges) == (9, 9, 16)
+    assert house.characteristic == 2 and house.closed and house.consistent and house.genus == 0
+    torus = tm.euler_polygons(_square_torus())
+    assert (torus.vertices, torus.faces, torus.edges) == (16, 16, 32)
+    assert torus.characteristic == 0 and torus.consistent and torus.genus == 1
+    good, bad = (tm.euler_polygons(p) for p in _nine_vertex_cubes())
+    assert (good.vertices, good.quads, good.triangles, good.edges) == (9, 6, 2, 15)
+    assert good.characteristic == 2 and good.edges_from_sides == 15.0 and good.consistent and good.genus == 0
+    assert (bad.vertices, bad.quads, bad.triangles, bad.edges) == (9, 5, 3, 16)
+    assert bad.characteristic == 1 and bad.edges_from_sides == 14.5 and not bad.consistent
+    assert any("14.5 is not a whole number" in p for p in bad.problems)
+    assert any("V + F - E = 1" in p for p in bad.problems)
+    # triangulated, the good cube is a closed triangle mesh (T = 2V - 4); the bad one is open
+    fan = lambda polygons: np.array([[p[0], p[i], p[i + 1]] for p in polygons for i in range(1, len(p) - 1)])  # noqa: E731
+    vertices = np.concatenate([naive.cube()[0], [[0.5, 0.0, 1.0]]])
+    good_tri = tm.euler(vertices, fan(_nine_vertex_cubes()[0]))
+    assert good_tri.consistent and good_tri.faces == 2 * good_tri.vertices - 4
+    assert not tm.euler(vertices, fan(_nine_vertex_cubes()[1])).closed
+    with pytest.raises(GeometryError):
+        tm.euler_polygons([[0, 1]])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_euler_polygons_counts_match_naive(seed):
+    rng = np.random.default_rng(seed)
+    polygons = [list(rng.choice(30, size=int(rng.integers(3, 7)), replace=False)) for _ in range(60)]
+    report = tm.euler_polygons(polygons)
+    edges = {}
+    for p in polygons:
+        for i in range(len(p)):
+            key = (min(p[i], p[(i + 1) % len(p)]), max(p[i], p[(i + 1) % len(p)]))
+            edges[key] = edges.get(key, 0) + 1
+    vertices = {x for p in polygons for x in p}
+    assert (report.vertices, report.edges, report.faces) == (len(vertices), len(edges), len(polygons))
+    assert report.boundary_edges == sum(1 for c in edges.values() if c == 1)
+    assert report.nonmanifold_edges == sum(1 for c in edges.values() if c > 2)
+    assert report.edges_from_sides == sum(len(p) for p in polygons) / 2
+    assert report.characteristic == len(vertices) - len(edges) + len(polygons)
+
+
 # ---------------------------------------------------------------------------- 12.3 holes, T-junctions
 def test_cube_missing_face_hole_detected_and_filled():
     v, f = naive.cube()
@@ -281,6 +349,26 @@ def test_orient_reports_moebius_conflict():
 
 
 # ---------------------------------------------------------------------------- 12.4 planarity
+def _star(k):
+    return np.array([(1, 1, 1), (6, 6 - k, 1), (11, 1, 1), (6 + k, 6, 1), (11, 11, 1), (6, 6 + k, 1),
+                     (1, 11, 1), (6 - k, 6, 1)], dtype=float)
+
+
+def test_summed_vertex_normals_fail_where_newell_does_not():
+    """SEED-NOTES acceptance 6 (Ericson 12.4.1, Figure 12.16): the summed per-vertex cross
+    products give z = -124, -56, 4, 56 for K = 1..4 and vanish at K = 10 - sqrt(50) ~ 2.928932;
+    Newell's normal stays 40 K there."""
+    def summed(v):
+        return sum(np.cross(v[(i + 1) % len(v)] - v[i], v[i - 1] - v[i]) for i in range(len(v)))
+
+    for k, expected in zip((1, 2, 3, 4), (-124, -56, 4, 56)):
+        assert summed(_star(k)).tolist() == [0.0, 0.0, float(expected)]
+    k0 = 10 - np.sqrt(50.0)
+    assert k0 == pytest.approx(2.928932, abs=1e-6)
+    assert abs(summed(_star(k0))[2]) < 1e-12
+    assert tm.newell_normal(_star(k0)).tolist() == pytest.approx([0.0, 0.0, 40 * k0], rel=1e-14)
+
+
 def test_newell_normal_star_polygon_seed_example():
     # SEED-NOTES acceptance 6: Newell gives z = 40, 80, 120, 160 for K = 1..4
     for k, expected in zip((1, 2, 3, 4), (40, 80, 120, 160)):

@@ -14,7 +14,7 @@ Preparation (``vertices (n, 3), faces (m, 3)`` arrays or a mesh object):
 (12.2), :func:`boundary_loops`, :func:`fill_holes`, :func:`t_junctions`,
 :func:`repair_t_junctions` (12.3), :func:`newell_normal`, :func:`is_planar`,
 :func:`coplanar_groups`, :func:`merge_coplanar` (12.4), :func:`triangulate_polygon` (12.5.1),
-:func:`concave_edges`, :func:`convex_decomposition` (12.5.3), :func:`euler` (12.6),
+:func:`concave_edges`, :func:`convex_decomposition` (12.5.3), :func:`euler`, :func:`euler_polygons` (12.6),
 :func:`orient`, :func:`signed_volume`. :func:`warmup` compiles the kernels ahead of use.
 
 Importing this package loads numpy only; the numba kernels load on first use.
@@ -32,6 +32,8 @@ from .prepare import (
     coplanar_groups,
     edge_table,
     euler,
+    euler_polygons,
+    PolygonEulerReport,
     face_pairs,
     fill_holes,
     is_planar,
@@ -49,7 +51,7 @@ from .triangulate import triangulate_polygon
 __all__ = [
     "EdgeTable", "EulerReport", "MeshReport", "TJunctions", "as_mesh", "boundary_edges",
     "boundary_loops", "concave_edges", "connected_components", "convex_decomposition",
-    "coplanar_groups", "edge_table", "euler", "face_normals", "face_pairs", "fill_holes", "inspect",
+    "coplanar_groups", "edge_table", "euler", "euler_polygons", "PolygonEulerReport", "face_normals", "face_pairs", "fill_holes", "inspect",
     "is_planar", "load", "merge_coplanar", "newell_normal", "orient", "parse_stl", "read_stl",
     "repair", "repair_t_junctions", "save", "signed_volume", "t_junctions", "triangulate_polygon",
     "vertex_faces", "warmup", "weld",

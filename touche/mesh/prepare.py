@@ -546,3 +546,78 @@ def euler(vertices, faces=None, orientable=None):
                 problems.append("not orientable")
     return EulerReport(n_vertices, n_edges, n_faces, components, chi, boundary, nonmanifold,
                        closed, genus, closed and not problems, tuple(problems))
+
+
+class PolygonEulerReport(NamedTuple):
+    """Euler checks of a polygon mesh (Ericson 12.6 and Table 12.1). ``edges`` counts distinct
+    edges; ``edges_from_sides`` is half the number of polygon sides, (3T + 4Q + ...) / 2, which
+    equals ``edges`` in a closed manifold mesh and need not be whole otherwise. ``genus`` (closed
+    meshes whose counts are consistent; orientability is assumed, not checked) from
+    V - E + F = 2 (C - G)."""
+
+    vertices: int
+    edges: int
+    faces: int
+    triangles: int
+    quads: int
+    components: int
+    characteristic: int
+    boundary_edges: int
+    nonmanifold_edges: int
+    closed: bool
+    edges_from_sides: float
+    genus: int | None
+    consistent: bool
+    problems: tuple
+
+
+def euler_polygons(polygons):
+    """Euler-formula checks (Ericson 12.6) for faces of any size: ``polygons`` is a sequence of
+    vertex-index sequences (at least 3 each). Returns :class:`PolygonEulerReport`."""
+    try:
+        rings = [np.asarray(p, dtype=np.int64).reshape(-1) for p in polygons]
+    except (TypeError, ValueError):
+        raise GeometryError("polygons must be sequences of integer vertex indices") from None
+    if not rings:
+        raise GeometryError("polygons is empty")
+    sizes = np.array([len(r) for r in rings])
+    if sizes.min() < 3:
+        raise GeometryError(f"every polygon needs at least 3 vertices (polygon {int(np.argmin(sizes))} has "
+                            f"{int(sizes.min())})")
+    flat = np.concatenate(rings)
+    if flat.min() < 0:
+        raise GeometryError("polygons hold negative vertex indices")
+    following = np.concatenate([np.roll(r, -1) for r in rings])
+    lo, hi = np.minimum(flat, following), np.maximum(flat, following)
+    if (lo == hi).any():
+        raise GeometryError("a polygon repeats a vertex on consecutive corners")
+    edges, uses = np.unique(np.stack([lo, hi], axis=1), axis=0, return_counts=True)
+    used = np.unique(flat)
+    n_vertices, n_edges, n_faces = len(used), len(edges), len(rings)
+    chi = n_vertices - n_edges + n_faces
+    # components of the vertex graph (for a manifold mesh the same as face components)
+    relabel = np.searchsorted(used, edges)
+    labels = _kernels().component_labels(n_vertices, np.ascontiguousarray(relabel[:, 0]),
+                                         np.ascontiguousarray(relabel[:, 1]))
+    components = int(labels.max() + 1)
+    boundary = int((uses == 1).sum())
+    nonmanifold = int((uses > 2).sum())
+    closed = boundary == 0 and nonmanifold == 0
+    from_sides = float(sizes.sum()) / 2.0
+    problems = []
+    if boundary:
+        problems.append(f"{boundary} boundary edges (open mesh: holes or cracks)")
+    if nonmanifold:
+        problems.append(f"{nonmanifold} edges shared by more than two faces")
+    if from_sides != int(from_sides):
+        problems.append(f"E = (sum of polygon sides) / 2 = {from_sides:g} is not a whole number")
+    elif from_sides != n_edges:
+        problems.append(f"(sum of polygon sides) / 2 = {from_sides:g} differs from the {n_edges} distinct edges")
+    genus = None
+    if (2 * components - chi) % 2 or chi > 2 * components:
+        problems.append(f"V + F - E = {chi} is not 2 (C - G) for C = {components}")
+    elif closed and not problems:
+        genus = (2 * components - chi) // 2
+    return PolygonEulerReport(n_vertices, n_edges, n_faces, int((sizes == 3).sum()), int((sizes == 4).sum()),
+                              components, chi, boundary, nonmanifold, closed, from_sides, genus,
+                              closed and not problems, tuple(problems))
