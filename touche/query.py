@@ -29,10 +29,11 @@ class Status(enum.IntEnum):
 
 _STATUS = {s.value: s for s in Status}
 
-# Which pairs the engine answers (one table for both verbs, symmetric): every pair but
-# mesh-mesh, which needs the BVH (a later issue). Convex pairs without a closed form go to GJK/EPA.
+# Which pairs intersects / distance answer (one table for both verbs, symmetric): every pair.
+# Convex pairs without a closed form go to GJK/EPA; a mesh against anything goes through its
+# BVH (touche.bvh for mesh-mesh, _kernels/bvh_shape.py for a mesh and another shape).
 def _supported(kind_a, kind_b):
-    return not (kind_a == kinds.MESH and kind_b == kinds.MESH)
+    return True
 
 
 SUPPORTED_PAIRS = frozenset(
@@ -152,6 +153,8 @@ def intersects(a, pose_a, b, pose_b):
     a = _shape(a, "a")
     b = _shape(b, "b")
     _check_pair("intersects", a, b)
+    if a.kind == kinds.MESH or b.kind == kinds.MESH:
+        return _mesh_intersects(a, pose_a, b, pose_b)
     ta = as_matrices(pose_a, "pose_a", check=False)
     tb = as_matrices(pose_b, "pose_b", check=False)
     batch = _kernels()
@@ -180,6 +183,8 @@ def distance(a, pose_a, b, pose_b):
     a = _shape(a, "a")
     b = _shape(b, "b")
     _check_pair("distance", a, b)
+    if a.kind == kinds.MESH or b.kind == kinds.MESH:
+        return _mesh_distance(a, pose_a, b, pose_b)
     ta = as_matrices(pose_a, "pose_a", check=False)
     tb = as_matrices(pose_b, "pose_b", check=False)
     batch = _kernels()
@@ -244,6 +249,135 @@ class _SingleDistanceResult(DistanceResult):
     @property
     def normal(self):
         return self._buffer[7:10]
+
+
+# ---------------------------------------------------------------------------------------------
+# meshes: through the BVH
+#
+# A mesh is a surface (its triangles, closed sets). Against a primitive or convex shape the
+# answer is the brute force's (pairs.py: the nearest triangle, or overlapping the deepest, each
+# triangle taken as a flat solid), found by descending the mesh's tree (bvh_shape.py; identical
+# results). Mesh against mesh: two surfaces have no penetration depth; where they touch or cross
+# the distance is 0, ``signed_distance`` is 0 and the status TOUCHING (never PENETRATING); the
+# normal is then the unit face normal of A's triangle at the contact (B's reversed if A's has no
+# area). Separated: the closest points and normal = unit(point_b - point_a), as for any pair.
+
+_MESH_SHAPE = None
+
+
+def _mesh_shape_kernels():
+    global _MESH_SHAPE
+    if _MESH_SHAPE is None:
+        from ._kernels import bvh_shape
+
+        _MESH_SHAPE = bvh_shape
+    return _MESH_SHAPE
+
+
+def _mesh_and_shape(a, pose_a, b, pose_b):
+    """(shape, pose, mesh, pose, shape_is_a) for a pair with exactly one mesh."""
+    if b.kind == kinds.MESH:
+        return a, pose_a, "pose_a", b, pose_b, "pose_b", True
+    return b, pose_b, "pose_b", a, pose_a, "pose_a", False
+
+
+def _tree_arrays(mesh):
+    tree = mesh.bvh
+    return tree.node_index, tree.node_bounds, tree.tri_vertices, tree.tri_ids, tree.depth
+
+
+def _mesh_intersects(a, pose_a, b, pose_b):
+    if a.kind == kinds.MESH and b.kind == kinds.MESH:
+        from . import bvh
+
+        return bvh.intersects(a, pose_a, b, pose_b)
+    shape, pose_s, name_s, mesh, pose_m, name_m, shape_is_a = _mesh_and_shape(a, pose_a, b, pose_b)
+    ts = as_matrices(pose_s, name_s, check=False)
+    tm = as_matrices(pose_m, name_m, check=False)
+    kernels = _mesh_shape_kernels()
+    ps = shape._packed
+    mp = mesh._packed
+    tree = _tree_arrays(mesh)
+    if ts.ndim == 2 and tm.ndim == 2:
+        answer = kernels.checked_mesh_intersects_one(*ps, ts, mp[2], mp[3], mesh.scale, tm, *tree, shape_is_a)
+        if answer < 0:
+            _raise_invalid_pose(answer, pose_a, pose_b)
+        return answer == 1
+    ts = as_matrices(ts, name_s) if ts.ndim == 2 else ts
+    tm = as_matrices(tm, name_m) if tm.ndim == 2 else tm
+    count = _batch_size(ts, tm)
+    out = np.empty(count, dtype=np.bool_)
+    kernels.mesh_intersects_many(*ps, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale, tm.reshape(-1, 4, 4), *tree,
+                                 out)
+    return out
+
+
+def _mesh_distance(a, pose_a, b, pose_b):
+    if a.kind == kinds.MESH and b.kind == kinds.MESH:
+        return _mesh_mesh_distance(a, pose_a, b, pose_b)
+    shape, pose_s, name_s, mesh, pose_m, name_m, shape_is_a = _mesh_and_shape(a, pose_a, b, pose_b)
+    ts = as_matrices(pose_s, name_s, check=False)
+    tm = as_matrices(pose_m, name_m, check=False)
+    kernels = _mesh_shape_kernels()
+    ps = shape._packed
+    mp = mesh._packed
+    tree = _tree_arrays(mesh)
+    if ts.ndim == 2 and tm.ndim == 2:
+        buffer = np.empty(10)
+        status = kernels.checked_mesh_distance_into(*ps, shape.scale, ts, mp[2], mp[3], mesh.scale, tm, *tree,
+                                                    shape_is_a, buffer)
+        if status < 0:
+            _raise_invalid_pose(status, pose_a, pose_b)
+        return _SingleDistanceResult(buffer, _STATUS[status])
+    ts = as_matrices(ts, name_s) if ts.ndim == 2 else ts
+    tm = as_matrices(tm, name_m) if tm.ndim == 2 else tm
+    count = _batch_size(ts, tm)
+    signed = np.empty(count)
+    point_a = np.empty((count, 3))
+    point_b = np.empty((count, 3))
+    normal = np.empty((count, 3))
+    status = np.empty(count, dtype=np.int8)
+    kernels.mesh_distance_many(*ps, shape.scale, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale,
+                               tm.reshape(-1, 4, 4), *tree, shape_is_a, signed, point_a, point_b, normal, status)
+    return DistanceResult(signed, point_a, point_b, normal, status)
+
+
+def _mesh_mesh_distance(a, pose_a, b, pose_b):
+    from . import tolerance
+    from .bvh import _distance_arrays, _positions
+
+    dist, point_a, point_b, ids, pa, pb, single = _distance_arrays(a, pose_a, b, pose_b)
+    n = len(dist)
+    delta = point_b - point_a
+    normal = np.empty((n, 3))
+    apart = dist > 0.0
+    normal[apart] = delta[apart] / dist[apart, None]
+    meet = np.flatnonzero(~apart)
+    if len(meet):
+        tree_a, tree_b = a.bvh, b.bvh
+        tri_a = tree_a.tri_vertices[_positions(tree_a)[ids[meet, 0]]]
+        tri_b = tree_b.tri_vertices[_positions(tree_b)[ids[meet, 1]]]
+        local_a = np.cross(tri_a[:, 1] - tri_a[:, 0], tri_a[:, 2] - tri_a[:, 0])
+        local_b = -np.cross(tri_b[:, 1] - tri_b[:, 0], tri_b[:, 2] - tri_b[:, 0])
+        rot_a = pa[meet if len(pa) > 1 else np.zeros(len(meet), dtype=np.int64), :3, :3]
+        rot_b = pb[meet if len(pb) > 1 else np.zeros(len(meet), dtype=np.int64), :3, :3]
+        world_a = np.einsum("kij,kj->ki", rot_a, local_a)
+        world_b = np.einsum("kij,kj->ki", rot_b, local_b)
+        length_a = np.linalg.norm(world_a, axis=1)
+        length_b = np.linalg.norm(world_b, axis=1)
+        chosen = np.where((length_a > 0.0)[:, None], world_a, world_b)
+        length = np.where(length_a > 0.0, length_a, length_b)
+        fallback = length == 0.0
+        chosen[fallback] = (0.0, 0.0, 1.0)
+        length[fallback] = 1.0
+        normal[meet] = chosen / length[:, None]
+    reach_a = a.scale + np.abs(pa[:, :3, 3]).max(axis=1)
+    reach_b = b.scale + np.abs(pb[:, :3, 3]).max(axis=1)
+    touching = tolerance.ABSOLUTE + tolerance.RELATIVE * np.maximum(reach_a, reach_b)
+    status = np.where(dist > touching, Status.SEPARATED, Status.TOUCHING).astype(np.int8)
+    if single:
+        return DistanceResult(float(dist[0]), point_a[0], point_b[0], normal[0], _STATUS[int(status[0])])
+    return DistanceResult(dist, point_a, point_b, normal, status)
 
 
 class ClosestPointResult:

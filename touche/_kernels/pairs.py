@@ -371,23 +371,32 @@ def _point_vs_round(c, r, kind, params, points):
 
 
 @njit(cache=True, nogil=True)
+def point_triangle_term(c, a, b, cc):
+    """One triangle of _point_vs_mesh: (squared distance, closest point, unit face normal or +z
+    for a zero-area triangle). The BVH route (bvh_shape.py) calls the same term."""
+    candidate = closest_point_triangle(c, a, b, cc)
+    d2 = (candidate[0] - c[0]) ** 2 + (candidate[1] - c[1]) ** 2 + (candidate[2] - c[2]) ** 2
+    n = _cross(b - a, cc - a)
+    length = _norm(n)
+    if length > 0.0:
+        return d2, candidate, n / length
+    return d2, candidate, np.array([0.0, 0.0, 1.0])
+
+
+@njit(cache=True, nogil=True)
 def _point_vs_mesh(c, r, points, triangles, first_hit):
+    """Brute force (the reference of the BVH route): the nearest triangle, the first (lowest
+    index) among equals."""
     best = np.inf
     q = c.copy()
     face_normal = np.array([0.0, 0.0, 1.0])
     for k in range(triangles.shape[0]):
-        a = points[triangles[k, 0]]
-        b = points[triangles[k, 1]]
-        cc = points[triangles[k, 2]]
-        candidate = closest_point_triangle(c, a, b, cc)
-        d2 = (candidate[0] - c[0]) ** 2 + (candidate[1] - c[1]) ** 2 + (candidate[2] - c[2]) ** 2
+        d2, candidate, normal = point_triangle_term(c, points[triangles[k, 0]], points[triangles[k, 1]],
+                                                    points[triangles[k, 2]])
         if d2 < best:
             best = d2
             q = candidate
-            n = _cross(b - a, cc - a)
-            length = _norm(n)
-            if length > 0.0:
-                face_normal = n / length
+            face_normal = normal
             if first_hit and np.sqrt(d2) <= r:
                 break
     return _finish_core_distance(c, r, q, 0.0, face_normal, 0.0)
@@ -500,35 +509,40 @@ def _linear_vs_polytope(kind_a, params_a, points_a, kind, params, points, triang
 
 
 @njit(cache=True, nogil=True)
+def linear_triangle_term(kind_a, params_a, points_a, a, b, c, first_hit):
+    """One triangle of _linear_vs_mesh (also called by the BVH route, bvh_shape.py): the
+    triangle as a solid triangle polytope (exact clip + SAT depth), a zero-area one as its longest
+    edge. NaN: overlapping with no computed depth (a ray / line through the triangle)."""
+    params_t, points_t, tris_t, edges_t = _triangle_polytope_arrays(a, b, c)
+    if int(params_t[1]) == 0:
+        # zero-area triangle: its longest edge, a segment (linear-linear, as _ordered_core does)
+        p, d, lo, hi = _linear(kind_a, points_a)
+        r = _radius(kind_a, params_a)
+        _, _, segment = _degenerate_triangle_as_segment(kinds.TRIANGLE, params_t, points_t)
+        _, _, c1, c2 = closest_points_linear_linear(
+            p, d, lo, hi, segment[0], segment[1] - segment[0], 0.0, 1.0
+        )
+        fallback = _cross(d, segment[1] - segment[0])
+        length = _norm(fallback)
+        fallback = fallback / length if length > 0.0 else _any_perpendicular(d)
+        return _finish_core_distance(c1, r, c2, 0.0, fallback, 0.0)
+    return _linear_vs_polytope(
+        kind_a, params_a, points_a, kinds.TRIANGLE, params_t, points_t, tris_t, edges_t, first_hit
+    )
+
+
+@njit(cache=True, nogil=True)
 def _linear_vs_mesh(kind_a, params_a, points_a, points, triangles, first_hit):
-    """Linear element vs triangle soup: the nearest (or, overlapping, the deepest) triangle, each
-    triangle handled as a solid triangle polytope (exact clip + SAT depth), as for a Triangle.
-    A ray / line through a triangle has no computed depth: NaN (overlapping), as for a Triangle.
+    """Linear element vs triangle soup, brute force (the reference of the BVH route): the
+    nearest (or, overlapping, the deepest) triangle, the first among equals; NaN when some
+    triangle overlaps with no computed depth, as for a Triangle.
     (Replaces a per-triangle crossing test that compared a reconstructed closest point with the
     crossing point for exact equality: round-off missed crossings and reported a distance.)"""
-    p, d, lo, hi = _linear(kind_a, points_a)
-    r = _radius(kind_a, params_a)
     best = (np.inf, _nan3(), _nan3(), _nan3())
     unknown_depth = False
     for k in range(triangles.shape[0]):
-        a = points[triangles[k, 0]]
-        b = points[triangles[k, 1]]
-        c = points[triangles[k, 2]]
-        params_t, points_t, tris_t, edges_t = _triangle_polytope_arrays(a, b, c)
-        if int(params_t[1]) == 0:
-            # zero-area triangle: its longest edge, a segment (linear-linear, as _ordered_core does)
-            _, _, segment = _degenerate_triangle_as_segment(kinds.TRIANGLE, params_t, points_t)
-            _, _, c1, c2 = closest_points_linear_linear(
-                p, d, lo, hi, segment[0], segment[1] - segment[0], 0.0, 1.0
-            )
-            fallback = _cross(d, segment[1] - segment[0])
-            length = _norm(fallback)
-            fallback = fallback / length if length > 0.0 else _any_perpendicular(d)
-            result = _finish_core_distance(c1, r, c2, 0.0, fallback, 0.0)
-        else:
-            result = _linear_vs_polytope(
-                kind_a, params_a, points_a, kinds.TRIANGLE, params_t, points_t, tris_t, edges_t, first_hit
-            )
+        result = linear_triangle_term(kind_a, params_a, points_a, points[triangles[k, 0]], points[triangles[k, 1]],
+                                      points[triangles[k, 2]], first_hit)
         if result[0] != result[0]:  # NaN: overlapping, depth not computed
             unknown_depth = True
             if first_hit:
@@ -727,38 +741,40 @@ def _triangle_polytope_arrays(a, b, c):
 
 
 @njit(cache=True, nogil=True)
+def polytope_triangle_term(kind_a, params_a, points_a, tris_a, edges_a, a, b, c, boolean):
+    """One triangle of _polytope_vs_mesh (also called by the BVH route, bvh_shape.py). Boolean
+    box: (-1, NaN..) on overlap, (inf, NaN..) otherwise (triangle-OBB SAT only)."""
+    if boolean and kind_a == kinds.BOX:
+        center, axes, half = _box_frame(params_a, points_a)
+        if test_triangle_obb(a, b, c, center, axes, half):
+            return -1.0, _nan3(), _nan3(), _nan3()
+        return np.inf, _nan3(), _nan3(), _nan3()
+    params_t, points_t, tris_t, edges_t = _triangle_polytope_arrays(a, b, c)
+    if int(params_t[1]) == 0:
+        # zero-area triangle: it is its longest edge, a segment (flip the segment-first result)
+        _, _, segment = _degenerate_triangle_as_segment(kinds.TRIANGLE, params_t, points_t)
+        flipped = _linear_vs_polytope(
+            kinds.SEGMENT, params_t[:0], segment, kind_a, params_a, points_a, tris_a, edges_a, boolean
+        )
+        return flipped[0], flipped[2], flipped[1], -flipped[3]
+    return _polytope_vs_polytope(
+        kind_a, params_a, points_a, tris_a, edges_a, kinds.TRIANGLE, params_t, points_t, tris_t, edges_t, boolean
+    )
+
+
+@njit(cache=True, nogil=True)
 def _polytope_vs_mesh(kind_a, params_a, points_a, tris_a, edges_a, points, triangles, boolean):
-    """Polytope vs triangle soup: the nearest (or, overlapping, the deepest) triangle."""
-    best_signed = np.inf
+    """Polytope vs triangle soup, brute force (the reference of the BVH route): the nearest
+    (or, overlapping, the deepest) triangle, the first among equals."""
     best = (np.inf, _nan3(), _nan3(), _nan3())
     for k in range(triangles.shape[0]):
-        a = points[triangles[k, 0]]
-        b = points[triangles[k, 1]]
-        c = points[triangles[k, 2]]
-        if boolean and kind_a == kinds.BOX:
-            center, axes, half = _box_frame(params_a, points_a)
-            if test_triangle_obb(a, b, c, center, axes, half):
-                return -1.0, _nan3(), _nan3(), _nan3()
-            continue
-        params_t, points_t, tris_t, edges_t = _triangle_polytope_arrays(a, b, c)
-        if int(params_t[1]) == 0:
-            # zero-area triangle: it is its longest edge, a segment (flip the segment-first result)
-            _, _, segment = _degenerate_triangle_as_segment(kinds.TRIANGLE, params_t, points_t)
-            flipped = _linear_vs_polytope(
-                kinds.SEGMENT, params_t[:0], segment, kind_a, params_a, points_a, tris_a, edges_a, boolean
-            )
-            result = (flipped[0], flipped[2], flipped[1], -flipped[3])
-        else:
-            result = _polytope_vs_polytope(
-                kind_a, params_a, points_a, tris_a, edges_a, kinds.TRIANGLE, params_t, points_t, tris_t, edges_t, boolean
-            )
+        result = polytope_triangle_term(kind_a, params_a, points_a, tris_a, edges_a, points[triangles[k, 0]],
+                                        points[triangles[k, 1]], points[triangles[k, 2]], boolean)
         if boolean:
             if result[0] <= 0.0:
                 return result
             continue
-        key = result[0]
-        if key < best_signed:
-            best_signed = key
+        if result[0] < best[0]:
             best = result
     return best
 
@@ -989,26 +1005,41 @@ def _gjk_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
 
 
 @njit(cache=True, nogil=True)
-def _smooth_vs_mesh(kind_a, params_a, points_a, points, triangles, boolean):
-    """Cylinder / cone / ellipsoid vs a triangle soup (same frame): the nearest (or, overlapping,
-    the deepest) triangle by GJK / EPA, one triangle at a time (the BVH issue prunes this)."""
+def smooth_triangle_term(kind_a, params_a, points_a, a, b, c, boolean):
+    """One triangle of _smooth_vs_mesh (also called by the BVH route, bvh_shape.py): GJK / EPA
+    in one frame. Boolean: (-1, NaN..) on overlap, (inf, NaN..) otherwise."""
     identity = np.eye(4)
     triangle_params = np.zeros(4)
     triangle_params[0] = 3.0
     triangle = np.empty((3, 3))
+    triangle[0] = a
+    triangle[1] = b
+    triangle[2] = c
+    if boolean:
+        if gjk_pair_intersects(kind_a, params_a, points_a, identity, kinds.TRIANGLE, triangle_params, triangle, identity):
+            return -1.0, _nan3(), _nan3(), _nan3()
+        return np.inf, _nan3(), _nan3(), _nan3()
+    signed, point_a, point_b, normal, _, _ = gjk_pair_distance(
+        kind_a, params_a, points_a, identity, kinds.TRIANGLE, triangle_params, triangle, identity, 0.0
+    )
+    return signed, point_a, point_b, normal
+
+
+@njit(cache=True, nogil=True)
+def _smooth_vs_mesh(kind_a, params_a, points_a, points, triangles, boolean):
+    """Cylinder / cone / ellipsoid vs a triangle soup (same frame), brute force (the reference of
+    the BVH route): the nearest (or, overlapping, the deepest) triangle by GJK / EPA, one
+    triangle at a time, the first among equals."""
     best = (np.inf, _nan3(), _nan3(), _nan3())
     for k in range(triangles.shape[0]):
-        for i in range(3):
-            triangle[i] = points[triangles[k, i]]
+        result = smooth_triangle_term(kind_a, params_a, points_a, points[triangles[k, 0]], points[triangles[k, 1]],
+                                      points[triangles[k, 2]], boolean)
         if boolean:
-            if gjk_pair_intersects(kind_a, params_a, points_a, identity, kinds.TRIANGLE, triangle_params, triangle, identity):
-                return -1.0, _nan3(), _nan3(), _nan3()
+            if result[0] <= 0.0:
+                return result
             continue
-        signed, point_a, point_b, normal, _, _ = gjk_pair_distance(
-            kind_a, params_a, points_a, identity, kinds.TRIANGLE, triangle_params, triangle, identity, 0.0
-        )
-        if signed < best[0]:
-            best = (signed, point_a, point_b, normal)
+        if result[0] < best[0]:
+            best = result
     return best
 
 

@@ -199,6 +199,15 @@ def distance(a, pose_a, b, pose_b):
     """Smallest distance between the surfaces of meshes ``a`` and ``b`` with the closest points
     and triangle ids (branch and bound over both trees; exact up to rounding). Poses (4, 4) or
     (n, 4, 4) (broadcast); a batch runs on all cores. Returns :class:`MeshDistance`."""
+    dist, point_a, point_b, ids, _, _, single = _distance_arrays(a, pose_a, b, pose_b)
+    if single:
+        return MeshDistance(float(dist[0]), point_a[0], point_b[0], int(ids[0, 0]), int(ids[0, 1]))
+    return MeshDistance(dist, point_a, point_b, ids[:, 0], ids[:, 1])
+
+
+def _distance_arrays(a, pose_a, b, pose_b):
+    """distance's raw outputs: ``(dist (n,), point_a (n, 3), point_b (n, 3), ids (n, 2), poses_a
+    (n|1, 4, 4), poses_b (n|1, 4, 4), single)`` (touche.distance builds its result from these)."""
     ta = _tree(a, "a")
     tb = _tree(b, "b")
     pa, pb, n, single = _poses(pose_a, pose_b)
@@ -207,11 +216,9 @@ def distance(a, pose_a, b, pose_b):
     point_b = np.empty((n, 3))
     ids = np.empty((n, 2), dtype=np.int64)
     kernel = _query().tree_distance_one if n == 1 else _query().tree_distance_many
-    kernel(*ta._arrays(), pa, *tb._arrays(), pb, ta._stack_rows(tb),
-                                max(ta.max_leaf, tb.max_leaf), dist, point_a, point_b, ids)
-    if single:
-        return MeshDistance(float(dist[0]), point_a[0], point_b[0], int(ids[0, 0]), int(ids[0, 1]))
-    return MeshDistance(dist, point_a, point_b, ids[:, 0], ids[:, 1])
+    kernel(*ta._arrays(), pa, *tb._arrays(), pb, ta._stack_rows(tb), max(ta.max_leaf, tb.max_leaf), dist, point_a,
+           point_b, ids)
+    return dist, point_a, point_b, ids, pa, pb, single
 
 
 class Collision:

@@ -1,0 +1,295 @@
+"""Meshes through the public verbs (touche.intersects / distance / signed_distance).
+
+- A mesh against every primitive and convex shape goes through the mesh's BVH
+  (touche/_kernels/bvh_shape.py). Its reference is the per-triangle brute force of the pair
+  engine (pairs.py, reached here through batch.distance_many / intersects_many directly): the
+  results must be IDENTICAL (bit for bit: same triangle terms, same lowest-index tie rule), for
+  both argument orders, single calls and batches, on seeded random poses with both outcomes
+  common, and on touching / coplanar / degenerate configurations and at scales 1e-6 and 1e6.
+  The brute force itself is checked against naive references in test_pairs.py.
+- Mesh against mesh goes to touche.bvh (surfaces: distance 0 where they meet, status TOUCHING),
+  checked here against an all-pairs triangle reference (tests/naive_bvh.py).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import zlib
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+import naive_bvh  # noqa: E402
+
+import touche as tc  # noqa: E402
+from touche._kernels import batch as B  # noqa: E402
+from touche._kernels import kinds as K  # noqa: E402
+
+trimesh = pytest.importorskip("trimesh")
+
+
+def _shapes(s=1.0):
+    rng = np.random.default_rng(7)
+    return {
+        "Point": tc.Point([0.1 * s, -0.2 * s, 0.05 * s]),
+        "Sphere": tc.Sphere(0.3 * s, center=[0.1 * s, 0.0, 0.2 * s]),
+        "Segment": tc.Segment([-0.4 * s, 0.1 * s, 0.0], [0.3 * s, -0.2 * s, 0.3 * s]),
+        "Capsule": tc.Capsule(0.15 * s, 0.6 * s),
+        "Ray": tc.Ray([0.2 * s, 0.0, 0.0], [1.0, 0.3, -0.2]),
+        "Line": tc.Line([0.0, 0.1 * s, 0.0], [0.2, 1.0, 0.1]),
+        "Triangle": tc.Triangle([0.0, 0.0, 0.0], [0.6 * s, 0.05 * s, 0.0], [0.15 * s, 0.45 * s, 0.05 * s]),
+        "Tetrahedron": tc.Tetrahedron([0, 0, 0], [0.5 * s, 0.05 * s, 0], [0.1 * s, 0.45 * s, 0.05 * s],
+                                      [0.15 * s, 0.1 * s, 0.4 * s]),
+        "Box": tc.Box([0.5 * s, 0.3 * s, 0.7 * s]),
+        "AABB": tc.AABB([-0.1 * s, -0.25 * s, -0.15 * s], [0.3 * s, 0.2 * s, 0.25 * s]),
+        "ConvexPolygon": tc.ConvexPolygon(np.array([[0.3, 0, 0], [0.1, 0.27, 0.0], [-0.22, 0.17, 0],
+                                                    [-0.25, -0.15, 0], [0.05, -0.3, 0]]) * s),
+        "ConvexPolyhedron": tc.ConvexPolyhedron(rng.normal(size=(12, 3)) * [0.35, 0.25, 0.3] * s),
+        "Cylinder": tc.Cylinder(0.2 * s, 0.6 * s),
+        "Cone": tc.Cone(0.25 * s, 0.5 * s),
+        "Ellipsoid": tc.Ellipsoid([0.35 * s, 0.2 * s, 0.15 * s]),
+        "Plane": tc.Plane([0.0, 0.0, 1.0], 0.1 * s),
+        "HalfSpace": tc.HalfSpace([0.0, 0.0, 1.0], -0.2 * s),
+        "degenerate Triangle": tc.Triangle([0.0, 0.0, 0.0], [0.5 * s, 0.1 * s, 0.0], [0.25 * s, 0.05 * s, 0.0]),
+        "zero Segment": tc.Segment([0.1 * s, 0.1 * s, 0.1 * s], [0.1 * s, 0.1 * s, 0.1 * s]),
+    }
+
+
+def _meshes(s=1.0):
+    sphere = trimesh.creation.icosphere(2, radius=0.8)
+    rng = np.random.default_rng(3)
+    soup = rng.normal(size=(90, 3, 3)) * 0.5
+    soup[::9, 2] = soup[::9, 0]  # zero-area triangles
+    soup[::13] = soup[4]  # duplicates
+    soup[5, 1] = soup[5, 0] + 1e-9 * (soup[5, 1] - soup[5, 0])  # a needle
+    return {
+        "icosphere": tc.TriangleMesh(sphere.vertices * s, sphere.faces),
+        "soup": tc.TriangleMesh(soup.reshape(-1, 3) * s, np.arange(270).reshape(-1, 3)),
+    }
+
+
+UNBOUNDED = {"Ray", "Line", "Plane", "HalfSpace"}
+MEASURE_ZERO = {"Point", "zero Segment"}  # a point meets a surface with probability 0
+
+
+def _poses_near(mesh, n, rng, reach):
+    """Shape poses aimed at random points of the mesh surface, offset by up to ``reach``."""
+    tri = np.asarray(mesh.vertices)[np.asarray(mesh.faces)]
+    pick = tri[rng.integers(len(tri), size=n)]
+    weights = rng.dirichlet(np.ones(3), size=n)
+    anchors = np.einsum("ki,kij->kj", weights, pick)
+    offsets = rng.normal(size=(n, 3))
+    offsets *= (rng.uniform(0.0, 1.0, n) * reach / np.linalg.norm(offsets, axis=1))[:, None]
+    poses = np.tile(np.eye(4), (n, 1, 1))
+    poses[:, :3, :3] = Rotation.random(n, random_state=int(rng.integers(1 << 30))).as_matrix()
+    poses[:, :3, 3] = anchors + offsets
+    return poses
+
+
+def _mesh_poses(n, rng, s):
+    poses = np.tile(np.eye(4), (n, 1, 1))
+    poses[:, :3, :3] = Rotation.random(n, random_state=int(rng.integers(1 << 30))).as_matrix()
+    poses[:, :3, 3] = rng.uniform(-0.05, 0.05, size=(n, 3)) * s
+    return poses
+
+
+def _brute(a, ta, b, tb):
+    """The pair engine's brute force over every triangle (pairs.py), bypassing the BVH route."""
+    n = max(len(ta), len(tb))
+    out = (np.empty(n), np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3)), np.empty(n, dtype=np.int8))
+    B.distance_many(*a._packed, a.scale, ta, *b._packed, b.scale, tb, *out)
+    hit = np.empty(n, dtype=np.bool_)
+    B.intersects_many(*a._packed, ta, *b._packed, tb, hit)
+    return out, hit
+
+
+def _same(x, y):
+    return np.array_equal(np.asarray(x), np.asarray(y), equal_nan=True)
+
+
+def _check_identical(shape, mesh, ts, tm):
+    """BVH route == brute force, both orders, batch and single calls."""
+    (signed, pa, pb, normal, status), hit = _brute(shape, ts, mesh, tm)
+    got = tc.distance(shape, ts, mesh, tm)
+    assert _same(got.signed_distance, signed)
+    assert _same(got.point_a, pa) and _same(got.point_b, pb) and _same(got.normal, normal)
+    assert _same(got.status, status)
+    assert _same(tc.intersects(shape, ts, mesh, tm), hit)
+    flipped = tc.distance(mesh, tm, shape, ts)
+    (rsigned, rpa, rpb, rnormal, rstatus), rhit = _brute(mesh, tm, shape, ts)
+    assert _same(flipped.signed_distance, rsigned) and _same(flipped.point_a, rpa)
+    assert _same(flipped.point_b, rpb) and _same(flipped.normal, rnormal) and _same(flipped.status, rstatus)
+    assert _same(tc.intersects(mesh, tm, shape, ts), rhit)
+    for k in range(0, len(ts), max(1, len(ts) // 8)):  # single calls take the other driver
+        one = tc.distance(shape, ts[k], mesh, tm[k] if len(tm) > 1 else tm[0])
+        assert _same(one.signed_distance, signed[k]) and _same(one.point_a, pa[k]) and _same(one.normal, normal[k])
+        assert int(one.status) == int(status[k])
+        assert tc.intersects(mesh, tm[k] if len(tm) > 1 else tm[0], shape, ts[k]) == bool(hit[k])
+    return hit
+
+
+@pytest.mark.parametrize("name", list(_shapes()))
+@pytest.mark.parametrize("mesh_name", ["icosphere", "soup"])
+def test_shape_vs_mesh_through_the_bvh_equals_brute_force(name, mesh_name):
+    shape = _shapes()[name]
+    mesh = _meshes()[mesh_name]
+    rng = np.random.default_rng(zlib.crc32(f"{name}-{mesh_name}".encode()))
+    n = 160
+    factor = 2.0 if mesh_name == "icosphere" else 3.0  # calibrated for hit rates of 20-80 %
+    reach = factor * (0.25 if name in UNBOUNDED else shape.scale)
+    ts = _poses_near(mesh, n, rng, reach)
+    tm = _mesh_poses(n, rng, 1.0)
+    ts = np.ascontiguousarray(np.einsum("kij,kjl->kil", tm, ts))  # aim in the mesh's placed frame
+    hit = _check_identical(shape, mesh, ts, tm)
+    if name not in MEASURE_ZERO and name not in ("Line", "Plane", "HalfSpace"):  # those nearly always meet
+        assert 0.2 <= hit.mean() <= 0.8, hit.mean()
+    # one mesh pose broadcast against many shape poses
+    _check_identical(shape, mesh, ts[:40], np.ascontiguousarray(tm[:1]))
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1e6])
+@pytest.mark.parametrize("name", ["Sphere", "Capsule", "Box", "ConvexPolyhedron", "Cylinder", "Ray", "Triangle"])
+def test_shape_vs_mesh_at_extreme_scales(scale, name):
+    shape = _shapes(scale)[name]
+    mesh = _meshes(scale)["icosphere"]
+    rng = np.random.default_rng(19)
+    n = 60
+    ts = _poses_near(mesh, n, rng, 0.5 * scale)
+    ts[:, :3, 3] += 3.0 * scale  # far from the origin too
+    tm = _mesh_poses(n, rng, scale)
+    tm[:, :3, 3] += 3.0 * scale
+    hit = _check_identical(shape, mesh, ts, tm)
+    if name != "Ray":
+        assert 0.1 <= hit.mean() <= 0.9
+
+
+def test_touching_coplanar_and_parallel_configurations():
+    """Exact contacts: a box face on a mesh face, a triangle in a mesh face's plane, a segment
+    along an edge, a sphere resting on a vertex; identical to the brute force, and touching."""
+    box_mesh = trimesh.creation.box([1.0, 1.0, 1.0])
+    mesh = tc.TriangleMesh(box_mesh.vertices, box_mesh.faces)
+    up = lambda z: np.array([[1.0, 0, 0, 0.1], [0, 1, 0, -0.2], [0, 0, 1, z], [0, 0, 0, 1]])  # noqa: E731
+    cases = [
+        (tc.Box([0.4, 0.4, 0.4]), up(0.7)),  # face on face
+        (tc.Triangle([0, 0, 0], [0.3, 0, 0], [0, 0.3, 0]), up(0.5)),  # coplanar with the top
+        (tc.Segment([-0.5, 0.5, 0.5], [0.5, 0.5, 0.5]), np.eye(4)),  # along an edge
+        (tc.Sphere(0.25), up(0.75)),  # resting on the top face
+        (tc.Capsule(0.1, 0.4), np.array([[1.0, 0, 0, 0.6], [0, 1, 0, 0.0], [0, 0, 1, 0.0], [0, 0, 0, 1]])),
+        (tc.ConvexPolygon([[0, 0, 0], [0.2, 0, 0], [0.2, 0.2, 0], [0, 0.2, 0]]), up(0.5)),
+    ]
+    for shape, pose in cases:
+        ts = np.ascontiguousarray(pose[None])
+        tm = np.ascontiguousarray(np.eye(4)[None])
+        hit = _check_identical(shape, mesh, ts, tm)
+        assert hit[0], type(shape).__name__
+        result = tc.distance(shape, pose, mesh, None)
+        assert abs(result.signed_distance) <= 1e-12
+        assert result.status == tc.Status.TOUCHING
+
+
+def test_real_mesh_against_shapes_through_the_bvh():
+    pybullet_data = pytest.importorskip("pybullet_data")
+    m = trimesh.load(os.path.join(pybullet_data.getDataPath(), "duck.obj"), force="mesh", process=False)
+    mesh = tc.TriangleMesh(m.vertices, m.faces)
+    rng = np.random.default_rng(4)
+    size = float(np.linalg.norm(m.extents))
+    for shape in (tc.Sphere(0.08 * size), tc.Box([0.1 * size, 0.2 * size, 0.05 * size]),
+                  tc.Segment([0, 0, 0], [0.3 * size, 0.1 * size, 0.0]), tc.Cylinder(0.05 * size, 0.2 * size)):
+        ts = _poses_near(mesh, 30, rng, 0.4 * size)
+        tm = np.ascontiguousarray(np.eye(4)[None])
+        hit = _check_identical(shape, mesh, ts, tm)
+        assert 0.2 <= hit.mean() <= 0.8
+
+
+# ------------------------------------------------------------------------------------------------
+# mesh-mesh through the public verbs
+# ------------------------------------------------------------------------------------------------
+
+
+def _small_pair():
+    sphere = trimesh.creation.icosphere(1, radius=0.5)
+    box = trimesh.creation.box([0.8, 0.5, 1.1])
+    return tc.TriangleMesh(sphere.vertices, sphere.faces), tc.TriangleMesh(box.vertices, box.faces)
+
+
+def test_mesh_mesh_distance_and_intersects_against_all_pairs():
+    a, b = _small_pair()
+    rng = np.random.default_rng(12)
+    n = 80
+    pa = _mesh_poses(n, rng, 1.0)
+    pb = _mesh_poses(n, rng, 1.0)
+    pb[:, :3, 3] += rng.normal(size=(n, 3)) * 0.5
+    result = tc.distance(a, pa, b, pb)
+    hits = tc.intersects(a, pa, b, pb)
+    signed = tc.signed_distance(a, pa, b, pb)
+    assert _same(signed, result.signed_distance)
+    met = 0
+    for k in range(n):
+        expected = naive_bvh.min_distance(a, pa[k], b, pb[k])
+        assert abs(result.signed_distance[k] - expected) <= 1e-12
+        overlapping = bool(naive_bvh.all_overlapping_pairs(a, pa[k], b, pb[k]))
+        assert bool(hits[k]) == overlapping or expected <= 1e-12
+        assert np.linalg.norm(result.point_b[k] - result.point_a[k]) <= result.signed_distance[k] + 1e-12
+        assert abs(np.linalg.norm(result.normal[k]) - 1.0) <= 1e-12
+        if result.signed_distance[k] > 1e-12:
+            assert result.status[k] == tc.Status.SEPARATED
+            np.testing.assert_allclose(result.normal[k] * result.signed_distance[k],
+                                       result.point_b[k] - result.point_a[k], atol=1e-12)
+        else:
+            met += 1
+            assert result.status[k] == tc.Status.TOUCHING  # surfaces: never PENETRATING
+            assert result.signed_distance[k] == 0.0 and result.distance[k] == 0.0 and result.depth[k] == 0.0
+        single = tc.distance(a, pa[k], b, pb[k])
+        assert single.signed_distance == result.signed_distance[k]
+        assert _same(single.point_a, result.point_a[k]) and _same(single.normal, result.normal[k])
+        assert single.status == result.status[k]
+        assert tc.intersects(a, pa[k], b, pb[k]) == bool(hits[k])
+    assert 0.2 <= met / n <= 0.8
+
+
+def test_mesh_mesh_contact_normal_is_a_face_normal_of_a():
+    a, b = _small_pair()
+    pose = tc.Pose.from_translation([0.75, 0.1, 0.0])
+    result = tc.distance(a, None, b, pose)
+    assert result.status == tc.Status.TOUCHING and result.signed_distance == 0.0
+    verts = np.asarray(a.vertices)[np.asarray(a.faces)]
+    normals = np.cross(verts[:, 1] - verts[:, 0], verts[:, 2] - verts[:, 0])
+    normals /= np.linalg.norm(normals, axis=1)[:, None]
+    assert np.min(np.linalg.norm(normals - result.normal, axis=1)) <= 1e-12
+
+
+def test_mesh_mesh_broadcast_and_pose_validation():
+    a, b = _small_pair()
+    poses = _mesh_poses(5, np.random.default_rng(1), 1.0)
+    one = tc.distance(a, None, b, poses)
+    other = tc.distance(b, poses, a, None)
+    np.testing.assert_allclose(one.signed_distance, other.signed_distance, atol=1e-12)
+    assert tc.intersects(a, None, b, poses).shape == (5,)
+    bad = np.eye(4)
+    bad[0, 0] = 2.0
+    for verb in (tc.distance, tc.intersects):
+        with pytest.raises(tc.GeometryError, match="pose_b"):
+            verb(a, None, b, bad)
+        with pytest.raises(tc.GeometryError, match="pose_a"):
+            verb(a, np.full((4, 4), np.nan), b, None)
+        with pytest.raises(tc.GeometryError, match="differ in length"):
+            verb(a, poses, b, poses[:3])
+
+
+def test_shape_mesh_pose_validation_names_the_argument():
+    a, _ = _small_pair()
+    sphere = tc.Sphere(0.3)
+    bad = np.eye(4)
+    bad[1, 1] = 3.0
+    for verb in (tc.distance, tc.intersects):
+        with pytest.raises(tc.GeometryError, match="pose_a"):
+            verb(sphere, bad, a, None)
+        with pytest.raises(tc.GeometryError, match="pose_b"):
+            verb(sphere, None, a, bad)
+        with pytest.raises(tc.GeometryError, match="pose_a"):
+            verb(a, bad, sphere, None)
+        with pytest.raises(tc.GeometryError, match="pose_b"):
+            verb(a, None, sphere, np.tile(bad, (2, 1, 1)))

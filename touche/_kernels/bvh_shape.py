@@ -1,0 +1,380 @@
+"""A triangle mesh against one primitive or convex shape through the mesh's BVH (Ericson 6.3:
+descend one tree against a fixed query volume, explicit stack; exact pair kernel at the leaves).
+
+Same answers as the brute force in pairs.py (``_point_vs_mesh``, ``_linear_vs_mesh``,
+``_polytope_vs_mesh``, ``_smooth_vs_mesh``), which loop over every triangle: the leaves call the
+very same per-triangle terms (``pairs.*_triangle_term``) on the same vertex coordinates (the
+tree stores exact copies), and the winner is chosen by the same rule -- the smallest key, the
+lowest original triangle index among equal keys (the brute force keeps the first strict
+minimum). Only the order of the visits differs, so results are bit-identical.
+
+The query shape is moved into the mesh's frame (as pairs._ordered_core does) and bounded there
+by an axis-aligned box and a ball (rays and lines: unbounded boxes and the exact point-element
+distance). A node's lower bound ``lb`` on the distance from its triangles to the shape is the
+larger of the box-box gap and the ball-ball (or ball-element) gap, minus ``pad``:
+
+- ``pad = PAD_RELATIVE * coordinate scale`` absorbs the rounding of the bound and of the leaf
+  kernels: a node is never culled when one of its triangles could still win or touch.
+- a node is pruned only when ``lb > 0`` (no triangle of it can overlap the shape: overlapping
+  triangles have negative keys with no lower bound, or NaN for rays / lines through a triangle,
+  which the brute force must see too) AND ``lb`` is STRICTLY above the best key so far (equal
+  keys must still be visited for the lowest-index rule). A boolean query prunes every node with
+  ``lb > 0`` and stops at the first overlapping triangle.
+
+Point / sphere cores compare squared core distances (the brute force's key), the other shapes
+the signed distance of the per-triangle result. Planes and half-spaces against a mesh stay with
+the brute force (pairs._mesh_vs_plane: a scan of the vertices).
+"""
+import numpy as np
+
+from touche._kernels import ensure_fresh_cache
+
+ensure_fresh_cache()
+
+from numba import njit, prange  # noqa: E402
+
+from . import kinds  # noqa: E402
+from .batch import INVALID_POSE_A, INVALID_POSE_B, touching_tolerance  # noqa: E402
+from .bvh_build import AABB_MAX, AABB_MIN, SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
+from .pairs import (  # noqa: E402
+    _bounding_ball,
+    _degenerate_triangle_as_segment,
+    _finish_core_distance,
+    _linear,
+    _mesh_vs_plane,
+    _nan3,
+    _radius,
+    apply_point,
+    apply_vector,
+    linear_triangle_term,
+    point_triangle_term,
+    polytope_triangle_term,
+    relative_transform,
+    smooth_triangle_term,
+    status_of,
+    support,
+    transform_shape,
+)
+from .posecheck import is_rigid_transform  # noqa: E402
+
+PAD_RELATIVE = 1e-9
+NO_ID = np.iinfo(np.int64).max
+
+CORE_POINT = 0
+CORE_LINEAR = 1
+CORE_POLYTOPE = 2
+CORE_SMOOTH = 3
+
+
+@njit(cache=True, nogil=True)
+def _core_of(kind):
+    if kind <= kinds.SPHERE:
+        return CORE_POINT
+    if kind <= kinds.LINE:
+        return CORE_LINEAR
+    if kind <= kinds.POLYHEDRON:
+        return CORE_POLYTOPE
+    return CORE_SMOOTH
+
+
+@njit(cache=True, nogil=True)
+def shape_bounds(kind, params, points, box, ball):
+    """Box ``box (6,)`` = [min, max] and ball ``ball (4,)`` = [center, radius] holding the shape
+    (packed arrays, current frame). Rays / lines get infinite box sides; their ball is unused.
+    Point / sphere cores: the box and ball of the CORE (radius 0; the caller compares with r).
+    Returns the largest finite coordinate magnitude (for the rounding pad)."""
+    core = _core_of(kind)
+    if core == CORE_POINT:
+        for i in range(3):
+            box[i] = points[0, i]
+            box[3 + i] = points[0, i]
+            ball[i] = points[0, i]
+        ball[3] = 0.0
+    elif core == CORE_LINEAR:
+        p, d, lo, hi = _linear(kind, points)
+        r = _radius(kind, params)
+        for i in range(3):
+            if d[i] == 0.0:
+                a = p[i]
+                b = p[i]
+            else:
+                a = p[i] + lo * d[i] if np.isfinite(lo) else (-np.inf if d[i] > 0.0 else np.inf)
+                b = p[i] + hi * d[i] if np.isfinite(hi) else (np.inf if d[i] > 0.0 else -np.inf)
+            box[i] = min(a, b) - r
+            box[3 + i] = max(a, b) + r
+        for i in range(4):
+            ball[i] = 0.0
+    elif core == CORE_POLYTOPE:
+        count = int(params[0])
+        for i in range(3):
+            box[i] = np.inf
+            box[3 + i] = -np.inf
+        for k in range(count):
+            for i in range(3):
+                box[i] = min(box[i], points[k, i])
+                box[3 + i] = max(box[3 + i], points[k, i])
+        center, reach = _bounding_ball(kind, params, points)
+        for i in range(3):
+            ball[i] = center[i]
+        ball[3] = reach
+    else:
+        direction = np.zeros(3)
+        for i in range(3):
+            direction[i] = 1.0
+            box[3 + i] = support(kind, params, points, direction)[i]
+            direction[i] = -1.0
+            box[i] = support(kind, params, points, direction)[i]
+            direction[i] = 0.0
+        center, reach = _bounding_ball(kind, params, points)
+        for i in range(3):
+            ball[i] = center[i]
+        ball[3] = reach
+    size = 0.0
+    for i in range(6):
+        if np.isfinite(box[i]):
+            size = max(size, abs(box[i]))
+    return size
+
+
+@njit(cache=True, nogil=True)
+def node_gap(nb, node, core, box, ball, p, d, lo, hi, radius):
+    """A lower bound of the distance between node ``node``'s triangles (its AABB and ball in
+    ``nb``) and the shape (``box``, ``ball``; linear cores: p + t d, t in [lo, hi], swept by
+    ``radius``). 0 when the volumes overlap. No pad."""
+    g2 = 0.0
+    for i in range(3):
+        gap = max(nb[node, AABB_MIN + i] - box[3 + i], box[i] - nb[node, AABB_MAX + i])
+        if gap > 0.0:
+            g2 += gap * gap
+    bound = np.sqrt(g2)
+    cx = nb[node, SPHERE_CENTER]
+    cy = nb[node, SPHERE_CENTER + 1]
+    cz = nb[node, SPHERE_CENTER + 2]
+    if core == CORE_LINEAR:
+        dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+        t = 0.0
+        if dd > 0.0:
+            t = ((cx - p[0]) * d[0] + (cy - p[1]) * d[1] + (cz - p[2]) * d[2]) / dd
+        t = min(max(t, lo), hi) if dd > 0.0 else lo
+        qx = cx - p[0] - t * d[0]
+        qy = cy - p[1] - t * d[1]
+        qz = cz - p[2] - t * d[2]
+        sphere = np.sqrt(qx * qx + qy * qy + qz * qz) - nb[node, SPHERE_RADIUS] - radius
+    else:
+        qx = cx - ball[0]
+        qy = cy - ball[1]
+        qz = cz - ball[2]
+        sphere = np.sqrt(qx * qx + qy * qy + qz * qz) - nb[node, SPHERE_RADIUS] - ball[3]
+    return max(bound, sphere)
+
+
+@njit(cache=True, nogil=True)
+def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, boolean, stack, stack_lb):
+    """pairs._core's mesh branch for a non-plane shape already in the mesh's frame, through the
+    tree (``ni``, ``nb``, ``tv``, ``ids``: bvh_build layout). ``stack (>= depth + 2,) int64``,
+    ``stack_lb`` float64 scratch. Returns (signed, point on the shape, point on the mesh, normal)
+    in the mesh frame, bit-identical to the brute force."""
+    core = _core_of(kind)
+    box = np.empty(6)
+    ball = np.empty(4)
+    size = shape_bounds(kind, params, points, box, ball)
+    pad = PAD_RELATIVE * max(mesh_scale, size)
+    radius = _radius(kind, params)
+    if core == CORE_LINEAR:
+        p, d, lo, hi = _linear(kind, points)
+    else:
+        p = points[0]
+        d = points[0]
+        lo = 0.0
+        hi = 0.0
+    # point cores: the key is the squared core distance; shapes: the signed distance
+    best_key = np.inf
+    best_id = NO_ID
+    best = (np.inf, _nan3(), _nan3(), _nan3())
+    best_d2 = np.inf
+    best_q = points[0].copy()
+    best_normal = np.array([0.0, 0.0, 1.0])
+    unknown_depth = False
+    stack[0] = 0
+    stack_lb[0] = node_gap(nb, 0, core, box, ball, p, d, lo, hi, 0.0 if core == CORE_POINT else radius) - pad
+    top = 1
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        lb = stack_lb[top]
+        if core == CORE_POINT:
+            if boolean:
+                if lb > radius:
+                    continue
+            elif lb > 0.0 and lb * lb > best_d2:
+                continue
+        elif lb > 0.0 and (boolean or lb > best_key):
+            continue
+        if ni[node, 2] < 0:
+            for k in range(ni[node, 0], ni[node, 0] + ni[node, 1]):
+                tid = ids[k]
+                if core == CORE_POINT:
+                    d2, candidate, normal = point_triangle_term(points[0], tv[k, 0], tv[k, 1], tv[k, 2])
+                    if d2 < best_d2 or (d2 == best_d2 and tid < best_id):
+                        best_d2 = d2
+                        best_id = tid
+                        best_q = candidate
+                        best_normal = normal
+                        if boolean and np.sqrt(d2) <= radius:
+                            return _finish_core_distance(points[0], radius, best_q, 0.0, best_normal, 0.0)
+                    continue
+                if core == CORE_LINEAR:
+                    result = linear_triangle_term(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], boolean)
+                    if result[0] != result[0]:  # NaN: overlapping, depth not computed
+                        unknown_depth = True
+                        if boolean:
+                            return -1.0, _nan3(), _nan3(), _nan3()
+                        continue
+                elif core == CORE_POLYTOPE:
+                    result = polytope_triangle_term(kind, params, points, tris, edges, tv[k, 0], tv[k, 1], tv[k, 2],
+                                                    boolean)
+                else:
+                    result = smooth_triangle_term(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], boolean)
+                if boolean:
+                    if result[0] <= 0.0:
+                        return result
+                    continue
+                if result[0] < best_key or (result[0] == best_key and tid < best_id):
+                    best_key = result[0]
+                    best_id = tid
+                    best = result
+            continue
+        left = node + 1
+        right = ni[node, 2]
+        shape_radius = 0.0 if core == CORE_POINT else radius
+        lb_left = node_gap(nb, left, core, box, ball, p, d, lo, hi, shape_radius) - pad
+        lb_right = node_gap(nb, right, core, box, ball, p, d, lo, hi, shape_radius) - pad
+        if lb_left <= lb_right:  # the nearer child is popped first
+            stack[top] = right
+            stack_lb[top] = lb_right
+            stack[top + 1] = left
+            stack_lb[top + 1] = lb_left
+        else:
+            stack[top] = left
+            stack_lb[top] = lb_left
+            stack[top + 1] = right
+            stack_lb[top + 1] = lb_right
+        top += 2
+    if core == CORE_POINT:
+        if best_d2 == np.inf:  # boolean query, every node pruned: no triangle within reach
+            return np.inf, _nan3(), _nan3(), _nan3()
+        return _finish_core_distance(points[0], radius, best_q, 0.0, best_normal, 0.0)
+    if unknown_depth:
+        return np.nan, _nan3(), _nan3(), _nan3()
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _local(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean, stack,
+           stack_lb):
+    """pairs._ordered_core(shape, mesh) with the tree: the shape moved into the mesh's frame."""
+    t_rel = relative_transform(ts, tm)
+    ps, pts = transform_shape(ks, ps, pts, t_rel)
+    ks, ps, pts = _degenerate_triangle_as_segment(ks, ps, pts)
+    if ks == kinds.PLANE or ks == kinds.HALFSPACE:  # brute force: a scan of the mesh's vertices
+        normal = pts[1]
+        offset = normal[0] * pts[0, 0] + normal[1] * pts[0, 1] + normal[2] * pts[0, 2]
+        signed, point_m, point_p, normal_mp = _mesh_vs_plane(mesh_points, mesh_tris, normal, offset,
+                                                             ks == kinds.HALFSPACE)
+        return signed, point_p, point_m, -normal_mp
+    return mesh_core(ks, ps, pts, trs, eds, ni, nb, tv, ids, mesh_scale, boolean, stack, stack_lb)
+
+
+@njit(cache=True, nogil=True)
+def mesh_pair_distance(ks, ps, pts, trs, eds, ss, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, shape_is_a,
+                       stack, stack_lb):
+    """pairs.pair_distance for (shape, mesh) (``shape_is_a``) or (mesh, shape): signed distance,
+    world points (A's, B's), normal A -> B, status."""
+    tolerance = touching_tolerance(ss, ts, ms, tm)
+    signed, point_s, point_m, normal = _local(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids,
+                                              ms, False, stack, stack_lb)
+    if shape_is_a:
+        point_a = point_s
+        point_b = point_m
+    else:
+        point_a = point_m
+        point_b = point_s
+        normal = -normal
+    return (signed, apply_point(tm, point_a), apply_point(tm, point_b), apply_vector(tm, normal),
+            status_of(signed, tolerance))
+
+
+@njit(cache=True, nogil=True)
+def mesh_pair_intersects(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, stack, stack_lb):
+    """pairs.pair_intersects for a shape and a mesh (symmetric)."""
+    signed = _local(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, ms, True, stack,
+                    stack_lb)[0]
+    return not (signed > 0.0)
+
+
+@njit(cache=True, nogil=True)
+def checked_mesh_distance_into(ks, ps, pts, trs, eds, ss, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, depth,
+                               shape_is_a, out):
+    """One pair from Python (poses unchecked): fills ``out (10,)`` as batch.checked_distance_into
+    and returns the status, or INVALID_POSE_A / _B."""
+    if not is_rigid_transform(ts):
+        return INVALID_POSE_A if shape_is_a else INVALID_POSE_B
+    if not is_rigid_transform(tm):
+        return INVALID_POSE_B if shape_is_a else INVALID_POSE_A
+    stack = np.empty(depth + 2, dtype=np.int64)
+    stack_lb = np.empty(depth + 2)
+    signed, point_a, point_b, normal, status = mesh_pair_distance(
+        ks, ps, pts, trs, eds, ss, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, shape_is_a, stack, stack_lb)
+    out[0] = signed
+    out[1:4] = point_a
+    out[4:7] = point_b
+    out[7:10] = normal
+    return status
+
+
+@njit(cache=True, nogil=True)
+def checked_mesh_intersects_one(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, depth,
+                                shape_is_a):
+    """1 / 0, or INVALID_POSE_A / _B."""
+    if not is_rigid_transform(ts):
+        return INVALID_POSE_A if shape_is_a else INVALID_POSE_B
+    if not is_rigid_transform(tm):
+        return INVALID_POSE_B if shape_is_a else INVALID_POSE_A
+    stack = np.empty(depth + 2, dtype=np.int64)
+    stack_lb = np.empty(depth + 2)
+    hit = mesh_pair_intersects(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, stack,
+                               stack_lb)
+    return 1 if hit else 0
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def mesh_distance_many(ks, ps, pts, trs, eds, ss, tss, mesh_points, mesh_tris, ms, tms, ni, nb, tv, ids, depth,
+                       shape_is_a, out_signed, out_point_a, out_point_b, out_normal, out_status):
+    """Batch (poses (n|1, 4, 4) each, broadcast, validated by the caller): as batch.distance_many."""
+    count = out_signed.shape[0]
+    step_s = 1 if tss.shape[0] > 1 else 0
+    step_m = 1 if tms.shape[0] > 1 else 0
+    for i in prange(count):
+        stack = np.empty(depth + 2, dtype=np.int64)
+        stack_lb = np.empty(depth + 2)
+        signed, point_a, point_b, normal, status = mesh_pair_distance(
+            ks, ps, pts, trs, eds, ss, tss[i * step_s], mesh_points, mesh_tris, ms, tms[i * step_m], ni, nb, tv, ids,
+            shape_is_a, stack, stack_lb)
+        out_signed[i] = signed
+        out_point_a[i] = point_a
+        out_point_b[i] = point_b
+        out_normal[i] = normal
+        out_status[i] = status
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def mesh_intersects_many(ks, ps, pts, trs, eds, tss, mesh_points, mesh_tris, ms, tms, ni, nb, tv, ids, depth, out):
+    """Batch boolean (poses broadcast, validated by the caller)."""
+    count = out.shape[0]
+    step_s = 1 if tss.shape[0] > 1 else 0
+    step_m = 1 if tms.shape[0] > 1 else 0
+    for i in prange(count):
+        stack = np.empty(depth + 2, dtype=np.int64)
+        stack_lb = np.empty(depth + 2)
+        out[i] = mesh_pair_intersects(ks, ps, pts, trs, eds, tss[i * step_s], mesh_points, mesh_tris, ms,
+                                      tms[i * step_m], ni, nb, tv, ids, stack, stack_lb)
