@@ -471,12 +471,39 @@ def test_concave_edges_and_decomposition():
     assert len(hulls) == 2
     volumes = sorted(float(np.prod(np.ptp(h.vertices, axis=0))) for h in hulls)  # boxes here
     assert sum(volumes) == pytest.approx(5.0)
-    with pytest.raises(GeometryError, match="coacd"):
-        try:
-            import coacd  # noqa: F401
-            pytest.skip("coacd installed")
-        except ImportError:
-            tm.convex_decomposition(v, f, method="coacd")
+
+
+def test_optional_backend_missing_is_a_clear_error(monkeypatch):
+    import sys
+
+    v, f = _prism(np.array([[0, 0], [3, 0], [3, 1], [1, 1], [1, 3], [0, 3]], dtype=float), 1.0)
+    for method, module in (("coacd", "coacd"), ("vhacd", "vhacdx")):
+        monkeypatch.setitem(sys.modules, module, None)  # import fails as if not installed
+        with pytest.raises(GeometryError, match=f"pip install {module}"):
+            tm.convex_decomposition(v, f, method=method)
+    with pytest.raises(GeometryError, match="method must be"):
+        tm.convex_decomposition(v, f, method="magic")
+
+
+def test_coacd_backend_covers_the_l_prism():
+    pytest.importorskip("coacd")
+    from scipy.spatial import ConvexHull
+
+    v, f = _prism(np.array([[0, 0], [3, 0], [3, 1], [1, 1], [1, 3], [0, 3]], dtype=float), 1.0)
+    hulls = tm.convex_decomposition(v, f, method="coacd", seed=0)
+    assert len(hulls) >= 2  # the L is not convex
+    volume = sum(ConvexHull(h.vertices).volume for h in hulls)
+    assert volume == pytest.approx(5.0, rel=0.05)  # approximate pieces, close to the L's volume
+    # every point of the L (sampled) lies in some piece, up to coacd's tolerance
+    rng = np.random.default_rng(0)
+    samples = rng.uniform([0, 0, 0], [3, 3, 1], size=(4000, 3))
+    inside_l = (samples[:, 0] <= 1) | (samples[:, 1] <= 1)
+    samples = samples[inside_l]
+    covered = np.zeros(len(samples), dtype=bool)
+    for h in hulls:
+        planes = ConvexHull(h.vertices).equations
+        covered |= (samples @ planes[:, :3].T + planes[:, 3] <= 0.05).all(axis=1)
+    assert covered.mean() > 0.99
 
 
 def test_inspect_reports_problems():

@@ -90,10 +90,13 @@ def _hull(points):
         return None  # flat or degenerate piece: no volume
 
 
-def convex_decomposition(vertices, faces=None, method="cut", max_depth=8, tolerance=None):
+def convex_decomposition(vertices, faces=None, method="cut", max_depth=8, tolerance=None, **options):
+    """Convex pieces of a closed mesh (list of ConvexPolyhedron); see the module docstring.
+    ``method``: "cut" (Ericson 12.5.3, built in), "coacd" or "vhacd" (optional packages;
+    ``options`` are passed to them)."""
     v, f = prepare._mesh_arrays(vertices, faces)
     if method in ("coacd", "vhacd"):
-        return _backend(v, f, method)
+        return _backend(v, f, method, options)
     if method != "cut":
         raise GeometryError(f"method must be 'cut', 'coacd' or 'vhacd', got {method!r}")
     v, f = prepare.weld(v, f)
@@ -126,7 +129,9 @@ def convex_decomposition(vertices, faces=None, method="cut", max_depth=8, tolera
     return hulls
 
 
-def _backend(v, f, method):
+def _backend(v, f, method, options):
+    """coacd / vhacdx: their pieces as ConvexPolyhedron (Qhull hulls of the returned vertices).
+    ``options`` go to ``coacd.run_coacd`` (e.g. threshold=0.05) or ``vhacdx.compute_vhacd``."""
     from ..shapes import ConvexPolyhedron
 
     if method == "coacd":
@@ -134,11 +139,19 @@ def _backend(v, f, method):
             import coacd
         except ImportError as exc:
             raise GeometryError("method='coacd' needs the coacd package (pip install coacd)") from exc
-        parts = coacd.run_coacd(coacd.Mesh(v, f))
-        return [ConvexPolyhedron(np.asarray(part[0])) for part in parts]
-    try:
-        import vhacdx
-    except ImportError as exc:
-        raise GeometryError("method='vhacd' needs the vhacdx package (pip install vhacdx)") from exc
-    parts = vhacdx.compute_vhacd(v, f.astype(np.uint32))
-    return [ConvexPolyhedron(np.asarray(part[0])) for part in parts]
+        coacd.set_log_level("error")  # it logs every step to stdout by default
+        parts = coacd.run_coacd(coacd.Mesh(np.ascontiguousarray(v, dtype=np.float64),
+                                           np.ascontiguousarray(f, dtype=np.int32)), **options)
+    else:
+        try:
+            import vhacdx
+        except ImportError as exc:
+            raise GeometryError("method='vhacd' needs the vhacdx package (pip install vhacdx)") from exc
+        parts = vhacdx.compute_vhacd(v, f.astype(np.uint32), **options)
+    hulls = []
+    for part in parts:
+        try:
+            hulls.append(ConvexPolyhedron(np.asarray(part[0], dtype=np.float64)))
+        except GeometryError:
+            continue  # a flat sliver: no volume
+    return hulls
