@@ -12,9 +12,12 @@ alike; the figures that matter are the RATIOS (median over rounds of the per-rou
 Rows per N:
 - all pairs: ``structure.pairs()`` on a built structure ((k, 2) id pairs, sorted) vs coal
   ``manager.collide(CollisionCallBackCollect)`` (C++ collector; coal's managers refuse Python
-  callback subclasses) and python-fcl ``manager.collide(None, callback)`` with the cheapest
-  useful Python callback (it only appends the pair);
-- build: ``rebuild(boxes)`` vs coal ``registerObject`` x N + ``setup()`` (objects pre-made);
+  callback subclasses) and python-fcl ``manager.collide`` two ways: with the cheapest useful
+  Python callback (it only appends the pair: "fcl/us"), and with the recipe of python-fcl's
+  README (``fcl.defaultCollisionCallback`` + contacts, which also runs the narrow phase on each
+  candidate: "fclR/us"; for axis-aligned boxes its answer is the same pair set);
+- build: ``rebuild(boxes)`` + ``prepare()`` (lazy structures build there) vs coal
+  ``registerObject`` x N + ``setup()`` (objects pre-made);
 - step (10 % of the objects move by their own constant velocity, ~1/4 of a box size per step,
   then all pairs again): touche ``update_many(ids, boxes)`` + ``pairs()``; coal: per moved object
   ``setTranslation`` + ``computeAABB`` (Python calls, reported separately as "coal py"), then
@@ -104,6 +107,17 @@ def fcl_pairs(manager):
     return len(found)
 
 
+def fcl_pairs_readme(manager):
+    """python-fcl's README recipe for all colliding pairs: its default callback runs the narrow
+    phase on every candidate and records contacts."""
+    import fcl
+
+    request = fcl.CollisionRequest(num_max_contacts=10**8, enable_contact=True)
+    data = fcl.CollisionData(request=request)
+    manager.collide(data, fcl.defaultCollisionCallback)
+    return len({(id(c.o1), id(c.o2)) for c in data.result.contacts})
+
+
 def _timed(fn):
     start = time.perf_counter()
     value = fn()
@@ -124,6 +138,12 @@ def run_size(n, rounds, step_rounds, fcl_max, names, rng):
     fcl = fcl_manager(boxes) if n <= fcl_max else None
     structures = {}
     memory = {}
+    for name in names:  # warm up: load every kernel before anything is measured
+        warm = STRUCTURES[name]()
+        warm.rebuild(boxes[:64])
+        warm.pairs()
+        warm.update_many(np.arange(8), boxes[:8])
+        warm.pairs()
     for name in names:
         tracemalloc.start()
         structure = STRUCTURES[name]()
@@ -135,9 +155,10 @@ def run_size(n, rounds, step_rounds, fcl_max, names, rng):
         got = structure.pairs().shape[0]
         assert got == expected, (name, got, expected)
     fcl_count = fcl_pairs(fcl[0]) if fcl else None
+    fcl_readme_count = fcl_pairs_readme(fcl[0]) if fcl else None
 
     # --- all pairs, interleaved rounds
-    contenders = ["coal"] + (["fcl"] if fcl else []) + names
+    contenders = ["coal"] + (["fcl", "fcl readme"] if fcl else []) + names
     times = {c: [] for c in contenders}
     fcl_rounds = rounds if n <= 10_000 else max(3, rounds // 2)
     for r in range(rounds):
@@ -149,6 +170,10 @@ def run_size(n, rounds, step_rounds, fcl_max, names, rng):
                 if r >= fcl_rounds:
                     continue
                 t, k = _timed(lambda: fcl_pairs(fcl[0]))
+            elif c == "fcl readme":
+                if r >= fcl_rounds:
+                    continue
+                t, k = _timed(lambda: fcl_pairs_readme(fcl[0]))
             else:
                 t, k = _timed(structures[c].pairs)
                 k = k.shape[0]
@@ -160,7 +185,7 @@ def run_size(n, rounds, step_rounds, fcl_max, names, rng):
     for r in range(max(3, rounds // 4)):
         build["coal"].append(_timed(lambda: coal_manager(objects))[0])
         for name in names:
-            build[name].append(_timed(lambda: structures[name].rebuild(boxes))[0])
+            build[name].append(_timed(lambda: (structures[name].rebuild(boxes), structures[name].prepare()))[0])
 
     # --- step: 10 % move with constant velocities, interleaved
     moved = np.sort(rng.choice(n, n // 10, replace=False))
@@ -184,8 +209,8 @@ def run_size(n, rounds, step_rounds, fcl_max, names, rng):
             t, got = _timed(lambda: (structures[name].update_many(moved, current[moved]), structures[name].pairs())[1])
             assert got.shape[0] == k, (name, got.shape[0], k)
             step_times[name].append(t)
-    return dict(n=n, expected=expected, fcl_count=fcl_count, times=times, build=build, step=step_times,
-                memory=memory, coal_memory=coal_memory)
+    return dict(n=n, expected=expected, fcl_count=fcl_count, fcl_readme_count=fcl_readme_count, times=times,
+                build=build, step=step_times, memory=memory, coal_memory=coal_memory)
 
 
 def _ratio(mine, theirs):
@@ -197,27 +222,34 @@ def report(result, names):
     n = result["n"]
     times, build, step = result["times"], result["build"], result["step"]
     med = {c: float(np.median(v)) for c, v in times.items() if v}
-    fcl_text = f", python-fcl {med['fcl'] * 1e3:.1f} ms ({result['fcl_count']} pairs)" if "fcl" in med else ""
+    fcl_text = ""
+    if "fcl" in med:
+        fcl_text = (f", python-fcl {med['fcl'] * 1e3:.1f} ms with a collecting Python callback ({result['fcl_count']} "
+                    f"pairs), {med['fcl readme'] * 1e3:.1f} ms with its README recipe (default callback + narrow "
+                    f"phase, {result['fcl_readme_count']} pairs)")
     print(f"N={n}: {result['expected']} pairs; coal all-pairs {med['coal'] * 1e3:.2f} ms{fcl_text}; "
           f"coal build {np.median(build['coal']) * 1e3:.1f} ms; coal step {np.median(step['coal']) * 1e3:.2f} ms "
           f"+ {np.median(step['coal py']) * 1e3:.2f} ms of per-object Python calls; coal tree "
           f"{result['coal_memory']:.0f} B/object (RSS)")
-    print(f"  {'structure':18s} {'pairs ms':>9s} {'/coal':>6s} {'fcl/us':>7s} {'build ms':>9s} {'/coal':>6s} "
-          f"{'step ms':>8s} {'/coal':>6s} {'/coal+py':>8s} {'B/obj':>6s}")
+    print(f"  {'structure':18s} {'pairs ms':>9s} {'/coal':>6s} {'fcl/us':>7s} {'fclR/us':>7s} {'build ms':>9s} "
+          f"{'/coal':>6s} {'step ms':>8s} {'/coal':>6s} {'/coal+py':>8s} {'B/obj':>6s}")
     rows = []
     for name in names:
         pairs_ratio = _ratio(times[name], times["coal"])
         fcl_ratio = 1.0 / _ratio(times[name], times["fcl"]) if "fcl" in med else np.nan
+        fcl_readme_ratio = 1.0 / _ratio(times[name], times["fcl readme"]) if "fcl" in med else np.nan
         build_ratio = _ratio(build[name], build["coal"])
         step_ratio = _ratio(step[name], step["coal"])
         step_total = [a + b for a, b in zip(step["coal"], step["coal py"])]
         step_ratio_py = _ratio(step[name], step_total)
         row = dict(n=n, name=name, pairs=med[name], pairs_ratio=pairs_ratio, fcl_ratio=fcl_ratio,
+                   fcl_readme_ratio=fcl_readme_ratio, fcl_readme=med.get("fcl readme", np.nan),
                    build=float(np.median(build[name])), build_ratio=build_ratio, step=float(np.median(step[name])),
                    step_ratio=step_ratio, step_ratio_py=step_ratio_py, memory=result["memory"][name],
                    coal=med["coal"], fcl=med.get("fcl", np.nan), coal_step=float(np.median(step["coal"])))
         rows.append(row)
-        print(f"  {name:18s} {row['pairs'] * 1e3:9.2f} {pairs_ratio:6.2f} {fcl_ratio:7.1f} {row['build'] * 1e3:9.2f} "
+        print(f"  {name:18s} {row['pairs'] * 1e3:9.2f} {pairs_ratio:6.2f} {fcl_ratio:7.1f} {fcl_readme_ratio:7.1f} "
+              f"{row['build'] * 1e3:9.2f} "
               f"{build_ratio:6.2f} {row['step'] * 1e3:8.2f} {step_ratio:6.2f} {step_ratio_py:8.2f} "
               f"{row['memory']:6.0f}", flush=True)
     return rows
@@ -233,13 +265,17 @@ def plot(rows, path):
     names = list(dict.fromkeys(r["name"] for r in rows))
     for name in names:
         sel = [r for r in rows if r["name"] == name]
-        ax.loglog([r["n"] for r in sel], [r["pairs"] * 1e3 for r in sel], "o-", label=f"touche {name}")
+        note = " (pairs() reads its persistent set)" if name == "incremental_sap" else ""
+        ax.loglog([r["n"] for r in sel], [r["pairs"] * 1e3 for r in sel], "o-", label=f"touche {name}{note}")
         ax2.loglog([r["n"] for r in sel], [r["step"] * 1e3 for r in sel], "o-", label=f"touche {name}")
     by_n = {r["n"]: r for r in rows}
     ns = sorted(by_n)
     ax.loglog(ns, [by_n[n]["coal"] * 1e3 for n in ns], "k--s", lw=2, label="coal DynamicAABBTree (C++ collector)")
     fcl_ns = [n for n in ns if np.isfinite(by_n[n]["fcl"])]
-    ax.loglog(fcl_ns, [by_n[n]["fcl"] * 1e3 for n in fcl_ns], "k:^", lw=2, label="python-fcl (Python callback)")
+    ax.loglog(fcl_ns, [by_n[n]["fcl"] * 1e3 for n in fcl_ns], "k:^", lw=2,
+              label="python-fcl (collecting Python callback)")
+    ax.loglog(fcl_ns, [by_n[n]["fcl_readme"] * 1e3 for n in fcl_ns], "k-.v", lw=2,
+              label="python-fcl (README recipe: default callback + narrow phase)")
     ax2.loglog(ns, [by_n[n]["coal_step"] * 1e3 for n in ns], "k--s", lw=2, label="coal update() + collide")
     ax.set_title("all overlapping pairs (~2 per box)")
     ax2.set_title("step: 10 % of the boxes move, then all pairs")

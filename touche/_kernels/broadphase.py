@@ -627,8 +627,11 @@ def sap_inc_remove(boxes, ep_slot, ep_max, where, count, slot, table, state):
 
 
 @njit(cache=True, nogil=True)
-def sap_inc_rebuild(boxes, slots, ep_slot, ep_max, where, table_size):
-    """Sort all endpoints from scratch and fill a new pair set with an array sweep."""
+def sap_inc_rebuild(boxes, slots, ep_slot, ep_max, where, table_size, seed_pairs, seed_count):
+    """Sort all endpoints from scratch and fill a new pair set with the ``seed_count`` slot
+    pairs ``seed_pairs`` (every overlapping pair, found by the caller: a sweep of the sorted
+    endpoints with an active list costs n x (active boxes), 2 s for 10^5 boxes with ~2 overlaps
+    each; a temporary top-down tree finds them in ~0.1 s)."""
     n = slots.shape[0]
     for axis in range(3):
         vals = np.empty(2 * n)
@@ -665,25 +668,10 @@ def sap_inc_rebuild(boxes, slots, ep_slot, ep_max, where, table_size):
             ep_max[axis, e] = m
             where[s, 2 * axis + m] = e
     state = np.zeros(2, dtype=np.int64)
-    table = np.full(table_size, EMPTY, dtype=np.int64)
-    # pairs by a sweep over axis 0's endpoint list
-    active = np.empty(n + 1, dtype=np.int64)
-    pos = np.full(boxes.shape[0], -1, dtype=np.int64)
-    n_active = 0
-    for e in range(2 * n):
-        s = ep_slot[0, e]
-        if ep_max[0, e] == 0:
-            for p in range(n_active):
-                o = active[p]
-                if box_overlap(boxes, s, o):
-                    table = pairset_add(table, state, s, o)
-            active[n_active] = s
-            pos[s] = n_active
-            n_active += 1
-        else:
-            p = pos[s]
-            last = active[n_active - 1]
-            active[p] = last
-            pos[last] = p
-            n_active -= 1
+    size = table_size
+    while size < 4 * seed_count:
+        size *= 2
+    table = np.full(size, EMPTY, dtype=np.int64)
+    for p in range(seed_count):
+        table = pairset_add(table, state, seed_pairs[p, 0], seed_pairs[p, 1])
     return table, state

@@ -472,6 +472,24 @@ def tree_pairs(fat, child1, child2, height, obj, state, boxes, capacity_hint):
 
 
 @njit(cache=True, nogil=True)
+def seed_pairs(boxes, slots):
+    """All overlapping slot pairs of ``slots`` through a temporary top-down tree (the initial
+    pair set of other structures' rebuilds). Returns (pairs, count)."""
+    n = slots.shape[0]
+    cap = 2 * n + 2
+    fat = np.empty((cap, 6))
+    parent = np.full(cap, -1, dtype=np.int64)
+    child1 = np.full(cap, -1, dtype=np.int64)
+    child2 = np.full(cap, -1, dtype=np.int64)
+    height = np.full(cap, -1, dtype=np.int64)
+    obj = np.full(cap, -1, dtype=np.int64)
+    leaf_of = np.full(boxes.shape[0], -1, dtype=np.int64)
+    state = np.array([-1, 0, -1], dtype=np.int64)
+    tree_build_topdown(fat, parent, child1, child2, height, obj, leaf_of, state, boxes, slots)
+    return tree_pairs(fat, child1, child2, height, obj, state, boxes, 2 * n)
+
+
+@njit(cache=True, nogil=True)
 def _tree_query_into(fat, child1, child2, obj, root, boxes, q, mode, center, radius, origin, direction, max_t,
                      out, ts, stack):
     count = 0
@@ -632,9 +650,8 @@ def kd_build(boxes, slots):
                 best_axis = k
         for p in range(lo, hi):
             centers[p] = boxes[perm[p], best_axis] + boxes[perm[p], best_axis + 3]
-        order = np.argsort(centers[lo:hi], kind="mergesort")
-        perm[lo:hi] = perm[lo:hi][order]
         mid = (lo + hi) // 2
+        _select(centers, perm, lo, hi, mid)  # median partition in O(n), not a sort per node
         lm = -np.inf
         for p in range(lo, mid):
             lm = max(lm, boxes[perm[p], best_axis + 3])

@@ -259,6 +259,10 @@ class BroadPhase:
     def clear(self):
         self.rebuild(np.zeros((0, 6)))
 
+    def prepare(self):
+        """Bring the structure up to date now (lazily rebuilt structures build here instead of
+        at the next query); a no-op for structures updated in place."""
+
     # hooks: the default keeps only the box array and marks the structure stale
     def _reset_structure(self):
         pass
@@ -363,3 +367,6 @@ class LazyBroadPhase(BroadPhase):
         if not self._built:
             self._build()
             self._built = True
+
+    def prepare(self):
+        self._ensure()

@@ -77,7 +77,8 @@ class IncrementalSweepAndPrune(BroadPhase):
     persistent set of overlapping pairs updated as endpoints swap (insertion sort on motion).
 
     Cheap when few objects move a little; an insert or remove costs O(n) endpoint moves in the
-    worst case, so large batches should use ``rebuild``."""
+    worst case, so large batches should use ``rebuild`` (endpoints sorted from scratch, the
+    initial pair set found by a temporary top-down tree)."""
 
     def __init__(self):
         self._count = 0
@@ -119,8 +120,9 @@ class IncrementalSweepAndPrune(BroadPhase):
         size = 64
         while size < 4 * slots.shape[0]:
             size *= 2
+        seed, seed_count = _kt().seed_pairs(self._boxes, slots)
         self._table, self._table_state = _k().sap_inc_rebuild(self._boxes, slots, self._ep_slot, self._ep_max,
-                                                              self._where, size)
+                                                              self._where, size, seed, seed_count)
         self._count = 2 * slots.shape[0]
 
     def _pairs_slots(self):
