@@ -183,7 +183,10 @@ def test_demo_and_warmup_commands_exist():
 
 def test_bench_command_runs():
     code, output, _ = _run("bench", "--triangles", "2000")
-    assert code == EXIT_OK and "load (read + exact weld)" in output
+    assert code == EXIT_OK and "load (read + exact weld)" in output and "clearance: one query" in output
+    code, _, output = _run("bench", "--triangles", "3")
+    assert code == EXIT_USAGE
+    _one_line_error(output, code, "at least 8 triangles")
 
 
 _SCRIPT = os.path.join(os.path.dirname(sys.executable), "touche")

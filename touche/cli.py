@@ -5,7 +5,7 @@
     touche check A.stl B.stl         do two parts intersect? intersection curve, clearance
     touche inspect M.stl             holes, T-junctions, orientation, Euler checks (Ericson ch. 12)
     touche repair IN.stl OUT.stl     weld, crack T-junctions, fill holes, orient
-    touche bench                     time mesh reading / preparation on this machine
+    touche bench                     time mesh reading / preparation / clearance on this machine
 
 Exit codes (also in ``touche --help``): 0 success (``check``: no contact), 1 ``check`` found
 contact (intersecting, touching, or closer than ``--min-clearance``; ``inspect --strict``: problems
@@ -165,12 +165,13 @@ def _demo(out):
 
 def _warmup(out):
     import touche as tc
-    from . import clearance, mesh
+    from . import mesh
+    from .clearance import warmup as clearance_warmup  # (touche.clearance is the function)
 
     started = time.perf_counter()
     tc.warmup()
     mesh.warmup()
-    clearance.warmup()
+    clearance_warmup()
     print(f"touche kernels compiled / loaded in {time.perf_counter() - started:.2f} s", file=out)
 
 
@@ -379,7 +380,7 @@ def repair(source, target, tolerance, no_fill, ascii_stl):
 @cli.command()
 @click.option("--triangles", type=int, default=200_000, show_default=True, help="size of the generated mesh")
 def bench(triangles):
-    """Time STL writing / reading / welding / inspection on a generated sphere."""
+    """Time STL writing / reading / welding / inspection and a clearance query on a generated sphere."""
     import tempfile
 
     import numpy as np
@@ -388,7 +389,12 @@ def bench(triangles):
 
     if triangles < 8:
         raise click.BadParameter("needs at least 8 triangles", param_hint="--triangles")
+    from .clearance import ClearancePart, clearance, prepare
+
     vertices, faces = _uv_sphere(triangles)
+    part = prepare((vertices, faces))
+    near = np.eye(4)
+    near[:3, 3] = [2.05, 0.3, 0.1]  # a second copy just beside the first
     timings = []
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "sphere.stl")
@@ -396,7 +402,10 @@ def bench(triangles):
                 ("compile / load kernels", lambda: mesh.load(path)),
                 ("read_stl (triangle soup)", lambda: mesh.read_stl(path)),
                 ("load (read + exact weld)", lambda: mesh.load(path)),
-                ("inspect", lambda: mesh.inspect(vertices, faces))]
+                ("inspect", lambda: mesh.inspect(vertices, faces)),
+                ("clearance: prepare part", lambda: ClearancePart((vertices, faces))),
+                ("clearance: compile / load", lambda: clearance(part, None, part, near)),
+                ("clearance: one query", lambda: clearance(part, None, part, near))]
         with click.progressbar(jobs, label="benchmark", file=sys.stderr, item_show_func=lambda j: j[0] if j else "") as bar:
             for name, job in bar:
                 started = time.perf_counter()
