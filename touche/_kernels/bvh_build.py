@@ -537,8 +537,11 @@ def _axis_split(order, tri_vertices, moments, centroids, first, count, axes, rul
 @njit(cache=True, nogil=True)
 def _sah_split(order, tri_vertices, moments, centroids, first, count, bins_lo, bins_hi, bins_n, right_area, right_n):
     """Binned surface-area heuristic (SAH_BINS bins per axis over the centroids' extent; cost of a
-    split = area(L) * n(L) + area(R) * n(R)); the median when every centroid coincides. The
-    ``bins_*`` / ``right_*`` arrays are scratch (no allocation per node)."""
+    split = area(L) * n(L) + area(R) * n(R)); the median when every centroid coincides. All three
+    axes are binned in ONE pass over the triangles (each triangle's box goes to one bin per axis;
+    ``bins_lo`` / ``bins_hi`` (3 * SAH_BINS, 3), ``bins_n`` (3 * SAH_BINS,) are scratch, no
+    allocation per node). Binning all three axes rather than the longest: trees that cost ~40 %
+    fewer node visits in distance queries (measured on diff_ring.stl)."""
     c0l = c1l = c2l = np.inf
     c0h = c1h = c2h = -np.inf
     for k in range(first, first + count):
@@ -548,58 +551,76 @@ def _sah_split(order, tri_vertices, moments, centroids, first, count, bins_lo, b
         c0h = max(c0h, centroids[k, 0])
         c1h = max(c1h, centroids[k, 1])
         c2h = max(c2h, centroids[k, 2])
+    e0 = c0h - c0l
+    e1 = c1h - c1l
+    e2 = c2h - c2l
+    if not (e0 > 0.0 or e1 > 0.0 or e2 > 0.0):
+        return _median_split(order, tri_vertices, moments, centroids, first, count)
+    for b in range(3 * SAH_BINS):
+        bins_n[b] = 0
+        for d in range(3):
+            bins_lo[b, d] = np.inf
+            bins_hi[b, d] = -np.inf
+    inv0 = SAH_BINS / e0 if e0 > 0.0 else 0.0
+    inv1 = SAH_BINS / e1 if e1 > 0.0 else 0.0
+    inv2 = SAH_BINS / e2 if e2 > 0.0 else 0.0
+    for k in range(first, first + count):
+        lx = min(tri_vertices[k, 0, 0], min(tri_vertices[k, 1, 0], tri_vertices[k, 2, 0]))
+        ly = min(tri_vertices[k, 0, 1], min(tri_vertices[k, 1, 1], tri_vertices[k, 2, 1]))
+        lz = min(tri_vertices[k, 0, 2], min(tri_vertices[k, 1, 2], tri_vertices[k, 2, 2]))
+        hx = max(tri_vertices[k, 0, 0], max(tri_vertices[k, 1, 0], tri_vertices[k, 2, 0]))
+        hy = max(tri_vertices[k, 0, 1], max(tri_vertices[k, 1, 1], tri_vertices[k, 2, 1]))
+        hz = max(tri_vertices[k, 0, 2], max(tri_vertices[k, 1, 2], tri_vertices[k, 2, 2]))
+        for axis in range(3):
+            if axis == 0:
+                b = int((centroids[k, 0] - c0l) * inv0)
+            elif axis == 1:
+                b = int((centroids[k, 1] - c1l) * inv1)
+            else:
+                b = int((centroids[k, 2] - c2l) * inv2)
+            if b >= SAH_BINS:
+                b = SAH_BINS - 1
+            b += axis * SAH_BINS
+            bins_n[b] += 1
+            bins_lo[b, 0] = min(bins_lo[b, 0], lx)
+            bins_lo[b, 1] = min(bins_lo[b, 1], ly)
+            bins_lo[b, 2] = min(bins_lo[b, 2], lz)
+            bins_hi[b, 0] = max(bins_hi[b, 0], hx)
+            bins_hi[b, 1] = max(bins_hi[b, 1], hy)
+            bins_hi[b, 2] = max(bins_hi[b, 2], hz)
     best_cost = np.inf
     best_axis = -1
     best_threshold = 0.0
-    # all three axes: binning only the longest one builds ~25 % faster but its trees cost ~40 %
-    # more node visits in distance queries (measured on diff_ring.stl)
     for axis in range(3):
         lo_c = c0l if axis == 0 else (c1l if axis == 1 else c2l)
-        extent = (c0h if axis == 0 else (c1h if axis == 1 else c2h)) - lo_c
+        extent = e0 if axis == 0 else (e1 if axis == 1 else e2)
         if not extent > 0.0:
             continue
-        for b in range(SAH_BINS):
-            bins_n[b] = 0
-            for d in range(3):
-                bins_lo[b, d] = np.inf
-                bins_hi[b, d] = -np.inf
-        inv = SAH_BINS / extent
-        for k in range(first, first + count):
-            b = int((centroids[k, axis] - lo_c) * inv)
-            if b >= SAH_BINS:
-                b = SAH_BINS - 1
-            bins_n[b] += 1
-            for c in range(3):
-                for d in range(3):
-                    x = tri_vertices[k, c, d]
-                    if x < bins_lo[b, d]:
-                        bins_lo[b, d] = x
-                    if x > bins_hi[b, d]:
-                        bins_hi[b, d] = x
+        base = axis * SAH_BINS
         l0 = l1 = l2 = np.inf
         h0 = h1 = h2 = -np.inf
         n = 0
         for b in range(SAH_BINS - 1, 0, -1):
-            l0 = min(l0, bins_lo[b, 0])
-            l1 = min(l1, bins_lo[b, 1])
-            l2 = min(l2, bins_lo[b, 2])
-            h0 = max(h0, bins_hi[b, 0])
-            h1 = max(h1, bins_hi[b, 1])
-            h2 = max(h2, bins_hi[b, 2])
-            n += bins_n[b]
+            l0 = min(l0, bins_lo[base + b, 0])
+            l1 = min(l1, bins_lo[base + b, 1])
+            l2 = min(l2, bins_lo[base + b, 2])
+            h0 = max(h0, bins_hi[base + b, 0])
+            h1 = max(h1, bins_hi[base + b, 1])
+            h2 = max(h2, bins_hi[base + b, 2])
+            n += bins_n[base + b]
             right_area[b] = (h0 - l0) * (h1 - l1) + (h1 - l1) * (h2 - l2) + (h2 - l2) * (h0 - l0) if n > 0 else 0.0
             right_n[b] = n
         l0 = l1 = l2 = np.inf
         h0 = h1 = h2 = -np.inf
         n = 0
         for b in range(SAH_BINS - 1):
-            l0 = min(l0, bins_lo[b, 0])
-            l1 = min(l1, bins_lo[b, 1])
-            l2 = min(l2, bins_lo[b, 2])
-            h0 = max(h0, bins_hi[b, 0])
-            h1 = max(h1, bins_hi[b, 1])
-            h2 = max(h2, bins_hi[b, 2])
-            n += bins_n[b]
+            l0 = min(l0, bins_lo[base + b, 0])
+            l1 = min(l1, bins_lo[base + b, 1])
+            l2 = min(l2, bins_lo[base + b, 2])
+            h0 = max(h0, bins_hi[base + b, 0])
+            h1 = max(h1, bins_hi[base + b, 1])
+            h2 = max(h2, bins_hi[base + b, 2])
+            n += bins_n[base + b]
             if n == 0 or right_n[b + 1] == 0:
                 continue
             cost = ((h0 - l0) * (h1 - l1) + (h1 - l1) * (h2 - l2) + (h2 - l2) * (h0 - l0)) * n + right_area[b + 1] * right_n[b + 1]
@@ -641,9 +662,9 @@ def build_tree(vertices, triangles, leaf_size, split):
     axes = np.empty((3, 3))
     cov = np.empty((3, 3))
     scratch = np.empty((3, 3))
-    bins_lo = np.empty((SAH_BINS, 3))
-    bins_hi = np.empty((SAH_BINS, 3))
-    bins_n = np.empty(SAH_BINS, dtype=np.int64)
+    bins_lo = np.empty((3 * SAH_BINS, 3))
+    bins_hi = np.empty((3 * SAH_BINS, 3))
+    bins_n = np.empty(3 * SAH_BINS, dtype=np.int64)
     right_area = np.empty(SAH_BINS)
     right_n = np.empty(SAH_BINS, dtype=np.int64)
     capacity = 2 * m

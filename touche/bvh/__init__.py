@@ -162,8 +162,19 @@ def _bv_code(bv):
 def intersects(a, pose_a, b, pose_b, *, bv="obb"):
     """Whether the surfaces of meshes (or trees) ``a`` and ``b`` touch or cross (closed
     triangles). Poses (4, 4) or (n, 4, 4) (broadcast). Returns a bool, or a (n,) bool array."""
-    ta = _tree(a, "a")
-    tb = _tree(b, "b")
+    ta = a if type(a) is BVH else _tree(a, "a")
+    tb = b if type(b) is BVH else _tree(b, "b")
+    if bv == "obb":  # one pose each: the short kernel entry (it checks the poses itself)
+        ma = as_matrices(pose_a, "pose_a", check=False)
+        mb = as_matrices(pose_b, "pose_b", check=False)
+        if ma.ndim == 2 and mb.ndim == 2:
+            code = _query().tree_intersects_pair(ta.node_index, ta.node_bounds, ta.tri_vertices, ma, tb.node_index,
+                                                 tb.node_bounds, tb.tri_vertices, mb, ta.depth + tb.depth + 2)
+            if code < 0:  # not rigid: the full validation names the argument
+                as_matrices(pose_a, "pose_a")
+                as_matrices(pose_b, "pose_b")
+                raise GeometryError("pose_a or pose_b is not a rigid transform")  # pragma: no cover
+            return code == 1
     pa, pb, n, single = _poses(pose_a, pose_b)
     hit = np.empty(n, dtype=np.bool_)
     ids = np.empty((n, 2), dtype=np.int64)
