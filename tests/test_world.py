@@ -302,20 +302,43 @@ def test_groups_masks_and_callback_stop():
 
 
 def test_batched_narrow_phase_equals_one_by_one():
-    """Objects sharing shape instances go to intersects as batches: same pairs as brute force."""
+    """Objects sharing shape instances go to intersects / time_of_impact as batches (one call
+    per pair of shapes): the same pairs and events (times, statuses) as pair-by-pair brute force."""
     rng = np.random.default_rng(12)
     shapes = [touche.Box([0.6, 0.4, 0.3]), touche.Sphere(0.3), touche.Capsule(0.15, 0.6)]
     world = touche.CollisionWorld()
-    poses, kinds_ = [], []
+    specs = []
     for i in range(90):
         pose = random_pose(rng, 2.0)
-        poses.append(pose)
-        kinds_.append(i % 3)
-        world.add(shapes[i % 3], pose)
+        velocity = rng.normal(0.0, 3.0, 3) if i % 4 == 0 else None
+        specs.append(dict(shape=shapes[i % 3], pose=pose, velocity=velocity, motion=None, start=0.0, group=1, mask=-1))
+        world.add(shapes[i % 3], pose, motion=None if velocity is None else touche.Linear(velocity, pose))
     expected = [(i, j) for i in range(90) for j in range(i + 1, 90)
-                if touche.intersects(shapes[kinds_[i]], poses[i], shapes[kinds_[j]], poses[j])]
+                if touche.intersects(specs[i]["shape"], specs[i]["pose"], specs[j]["shape"], specs[j]["pose"])]
     assert len(expected) > 30
     np.testing.assert_array_equal(world.pairs(), np.array(expected).reshape(-1, 2))
+    reference = fresh(specs)
+    statuses = set()
+    checked = 0
+    world_pose_before = [world.pose(h) for h in range(90)]
+    for k in range(2):
+        expected_events = naive_world_step(reference, 0.1, 0.1 * k)
+        events = world.step(0.1)
+        assert [(e.a, e.b) for e in events] == [(a, b) for _, a, b in expected_events]
+        np.testing.assert_allclose([e.time for e in events], [t for t, _, _ in expected_events], rtol=0, atol=1e-12)
+        statuses |= {e.status for e in events}
+        for e in events:  # batched contact manifolds equal the single-pair ones
+            if e.status is None:
+                sa, sb = reference[e.a]["shape"], reference[e.b]["shape"]
+                pa, pb = world_pose_before[e.a], world_pose_before[e.b]
+                m = touche.contacts(sa, pa, sb, pb, max_points=4)
+                np.testing.assert_allclose(e.points, m.points[: m.count], rtol=0, atol=1e-12)
+                np.testing.assert_allclose(e.normal, m.normal, rtol=0, atol=1e-12)
+                assert e.depth == pytest.approx(max(0.0, float(np.max(m.depths[: m.count]))), abs=1e-12)
+                checked += 1
+        world_pose_before = [world.pose(h) for h in range(90)]
+    assert {None, touche.ImpactStatus.HIT, touche.ImpactStatus.ALREADY_TOUCHING} <= statuses
+    assert checked > 10
 
 
 def test_set_poses_batch_and_queries_match_brute_force():

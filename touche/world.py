@@ -288,6 +288,7 @@ class CollisionWorld:
         self._rows_used = 0
         self._boxes_key = None  # (pose version, dt) of the boxes now in the broad phase
         self._version = 0
+        self._signatures = {}  # (kind, group, mask) -> [count, a shape]: the pair-support check
 
     # ------------------------------------------------------------------ objects
     def add(self, shape, pose=None, *, motion=None, group=1, mask=-1, user_data=None, callback=None):
@@ -307,6 +308,8 @@ class CollisionWorld:
         obj.row = self._take_row()
         self._poses[obj.row] = start
         self._objects[handle] = obj
+        entry = self._signatures.setdefault((shape.kind, obj.group, obj.mask), [0, shape])
+        entry[0] += 1
         if obj.bounded:
             self._broad.insert(handle, self._boxes_of([handle])[0])
         else:
@@ -342,11 +345,15 @@ class CollisionWorld:
         if membership:
             self._arrays = None
 
-    def _check_supported(self, new, skip=None):
-        for handle, other in self._objects.items():
-            if handle == skip or not (new.group & other.mask and other.group & new.mask):
-                continue
-            _raise_if_unsupported(new, other)
+    def _check_supported(self, new):
+        """UnsupportedQuery if touche.intersects does not answer the new object's shape against
+        a shape already present whose group / mask admit the pair (one test per distinct
+        (kind, group, mask), not per object)."""
+        from .query import SUPPORTED_PAIRS
+
+        for (kind, group, mask), (_, shape) in self._signatures.items():
+            if new.group & mask and group & new.mask and (new.shape.kind, kind) not in SUPPORTED_PAIRS:
+                raise UnsupportedQuery("CollisionWorld (intersects)", new.shape, shape)
 
     def remove(self, handle):
         """Remove an object. IdError (a GeometryError and a KeyError) for an unknown handle."""
@@ -356,6 +363,10 @@ class CollisionWorld:
         else:
             self._unbounded.remove(handle)
         del self._objects[handle]
+        signature = (obj.shape.kind, obj.group, obj.mask)
+        self._signatures[signature][0] -= 1
+        if not self._signatures[signature][0]:
+            del self._signatures[signature]
         self._free_rows.append(obj.row)
         self._changed(membership=True)
 
@@ -435,7 +446,6 @@ class CollisionWorld:
         start = self._attach(probe, motion, pose)
         if motion is None and pose is None:
             start = self._poses[obj.row].copy()
-        self._check_supported(probe, skip=handle)
         obj.motion, obj.velocity = probe.motion, probe.velocity
         obj.motion_start, obj.speed_bound = probe.motion_start, probe.speed_bound
         self._poses[obj.row] = start
@@ -558,6 +568,36 @@ class CollisionWorld:
         point = 0.5 * (np.asarray(result.point_a) + np.asarray(result.point_b))
         return point.reshape(1, 3), np.array(result.normal), max(0.0, -float(result.signed_distance))
 
+    def _contact_geometries(self, pairs):
+        """(points, normal, depth) of each touching pair at the current poses, as
+        _contact_geometry; pairs sharing both shape instances get one batched touche.contacts
+        call per group of at least _MIN_BATCH."""
+        import touche
+
+        objects, poses = self._objects, self._poses
+        out = {}
+        for members in _groups(objects, pairs, lambda oa, ob: kinds.MESH not in (oa.shape.kind, ob.shape.kind)):
+            oa0, ob0 = objects[members[0][0]], objects[members[0][1]]
+            manifold = None
+            if len(members) >= _MIN_BATCH:
+                rows_a = np.array([objects[a].row for a, _ in members], dtype=np.int64)
+                rows_b = np.array([objects[b].row for _, b in members], dtype=np.int64)
+                try:
+                    manifold = touche.contacts(oa0.shape, poses[rows_a], ob0.shape, poses[rows_b],
+                                               max_points=self.max_points)
+                except UnsupportedQuery:
+                    manifold = None
+            for k, (a, b) in enumerate(members):
+                count = 0 if manifold is None else int(manifold.count[k])
+                if count > 0:
+                    depth = max(0.0, float(np.max(manifold.depths[k, :count])))
+                    out[(a, b)] = (np.array(manifold.points[k, :count]), np.array(manifold.normal[k]), depth)
+                else:
+                    oa, ob = objects[a], objects[b]
+                    with _naming(a, oa, b, ob):
+                        out[(a, b)] = self._contact_geometry(oa, poses[oa.row], ob, poses[ob.row])
+        return [out[p] for p in pairs]
+
     def _motion_over_step(self, obj, pose):
         """The object's motion re-based to the start of this step (time 0 = now)."""
         from .motion import Linear, Static
@@ -568,79 +608,108 @@ class CollisionWorld:
             return shifted_motion(obj.motion, self.time - obj.motion_start)
         return Static(pose)
 
-    def _static_hits(self, pairs):
-        """Boolean (k,) intersects at the current poses; one batched call per group of at least
-        _MIN_BATCH pairs sharing both shape instances."""
-        import touche
-
-        objects, poses = self._objects, self._poses
-        hits = np.zeros(len(pairs), dtype=bool)
-        groups = {}
-        for index, (a, b) in enumerate(pairs):
-            groups.setdefault((id(objects[a].shape), id(objects[b].shape)), []).append(index)
-        for members in groups.values():
-            a0, b0 = pairs[members[0]]
-            sa, sb = objects[a0].shape, objects[b0].shape
-            if len(members) >= _MIN_BATCH and kinds.MESH not in (sa.kind, sb.kind):
-                rows_a = np.array([objects[pairs[i][0]].row for i in members], dtype=np.int64)
-                rows_b = np.array([objects[pairs[i][1]].row for i in members], dtype=np.int64)
-                hits[members] = np.asarray(touche.intersects(sa, poses[rows_a], sb, poses[rows_b]), dtype=bool)
-            else:
-                for i in members:
-                    a, b = pairs[i]
-                    hits[i] = bool(touche.intersects(sa, poses[objects[a].row], sb, poses[objects[b].row]))
-        return hits
-
     def _narrow(self, pairs, dt):
         objects = self._objects
         pairs = [tuple(p) for p in pairs.tolist()]
         moving = [dt > 0.0 and (objects[a].moving or objects[b].moving) for a, b in pairs]
         static_pairs = [p for p, m in zip(pairs, moving) if not m]
         events = []
-        try:
-            hits = self._static_hits(static_pairs) if static_pairs else []
-        except UnsupportedQuery:  # name the pair: redo one by one
-            hits = None
-        for index, (a, b) in enumerate(static_pairs):
-            oa, ob = objects[a], objects[b]
-            with _naming(a, oa, b, ob):
-                if hits is None:
-                    import touche
-
-                    hit = touche.intersects(oa.shape, self._poses[oa.row], ob.shape, self._poses[ob.row])
-                else:
-                    hit = hits[index]
-                if hit:
-                    points, normal, depth = self._contact_geometry(oa, self._poses[oa.row], ob, self._poses[ob.row])
-                    events.append(CollisionEvent(a, b, 0.0, points, normal, depth, None, oa.user_data, ob.user_data))
-        for a, b in (p for p, m in zip(pairs, moving) if m):
-            oa, ob = objects[a], objects[b]
-            with _naming(a, oa, b, ob):
-                event = self._moving_event(a, b, oa, ob, dt)
-            if event is not None:
-                events.append(event)
+        hits = self._static_hits(static_pairs)
+        for (a, b), (points, normal, depth) in zip(hits, self._contact_geometries(hits)):
+            events.append(CollisionEvent(a, b, 0.0, points, normal, depth, None, objects[a].user_data,
+                                         objects[b].user_data))
+        events += self._moving_events([p for p, m in zip(pairs, moving) if m], dt)
         events.sort(key=lambda e: (e.time, e.a, e.b))
         return events
 
-    def _moving_event(self, a, b, oa, ob, dt):
+    def _static_hits(self, pairs):
+        """The pairs (list of (a, b)) that intersect at the current poses; one batched
+        touche.intersects call per group of at least _MIN_BATCH pairs sharing both shape
+        instances (meshes one by one)."""
         import touche
+
+        objects, poses = self._objects, self._poses
+        hits = []
+        for members in _groups(objects, pairs, lambda oa, ob: kinds.MESH not in (oa.shape.kind, ob.shape.kind)):
+            oa0, ob0 = objects[members[0][0]], objects[members[0][1]]
+            if len(members) >= _MIN_BATCH:
+                rows_a = np.array([objects[a].row for a, _ in members], dtype=np.int64)
+                rows_b = np.array([objects[b].row for _, b in members], dtype=np.int64)
+                try:
+                    found = np.asarray(touche.intersects(oa0.shape, poses[rows_a], ob0.shape, poses[rows_b]),
+                                       dtype=bool)
+                except UnsupportedQuery:
+                    found = None  # name the pair: one by one below
+                if found is not None:
+                    hits += [p for p, hit in zip(members, found) if hit]
+                    continue
+            for a, b in members:
+                oa, ob = objects[a], objects[b]
+                with _naming(a, oa, b, ob):
+                    if touche.intersects(oa.shape, poses[oa.row], ob.shape, poses[ob.row]):
+                        hits.append((a, b))
+        return hits
+
+    def _moving_events(self, pairs, dt):
+        """Events of the pairs with a moving object: touche.time_of_impact over [0, dt] with the
+        motions re-based to now; one batched call per group of at least _MIN_BATCH pairs of
+        Linear / static objects sharing both shape instances."""
+        import touche
+        from .motion import Linear
+
+        objects, poses = self._objects, self._poses
+        events = []
+
+        def translating(oa, ob):
+            return (oa.motion is None and ob.motion is None and kinds.MESH not in (oa.shape.kind, ob.shape.kind))
+
+        for members in _groups(objects, pairs, translating):
+            oa0, ob0 = objects[members[0][0]], objects[members[0][1]]
+            if len(members) >= _MIN_BATCH and translating(oa0, ob0):
+                rows_a = np.array([objects[a].row for a, _ in members], dtype=np.int64)
+                rows_b = np.array([objects[b].row for _, b in members], dtype=np.int64)
+                zero = np.zeros(3)
+                va = np.array([zero if objects[a].velocity is None else objects[a].velocity for a, _ in members])
+                vb = np.array([zero if objects[b].velocity is None else objects[b].velocity for _, b in members])
+                try:
+                    r = touche.time_of_impact(oa0.shape, Linear(va, poses[rows_a]), ob0.shape,
+                                              Linear(vb, poses[rows_b]), dt)
+                except UnsupportedQuery:
+                    r = None  # name the pair: one by one below
+                if r is not None:
+                    for k, (a, b) in enumerate(members):
+                        count = int(r.count[k])
+                        event = self._impact_event(a, b, int(r.status[k]), float(r.time[k]), r.points[k][:count],
+                                                   r.point[k], r.normal[k])
+                        if event is not None:
+                            events.append(event)
+                    continue
+            for a, b in members:
+                oa, ob = objects[a], objects[b]
+                with _naming(a, oa, b, ob):
+                    r = touche.time_of_impact(oa.shape, self._motion_over_step(oa, poses[oa.row]), ob.shape,
+                                              self._motion_over_step(ob, poses[ob.row]), dt)
+                    event = self._impact_event(a, b, int(r.status), float(r.time), r.points, r.point, r.normal)
+                if event is not None:
+                    events.append(event)
+        return events
+
+    def _impact_event(self, a, b, status, time, points, point, normal):
         from .impact import ImpactStatus
 
-        pose_a, pose_b = self._poses[oa.row], self._poses[ob.row]
-        result = touche.time_of_impact(oa.shape, self._motion_over_step(oa, pose_a), ob.shape,
-                                       self._motion_over_step(ob, pose_b), dt)
-        status = ImpactStatus(int(result.status))
+        status = ImpactStatus(status)
         if status == ImpactStatus.MISS:
             return None
+        oa, ob = self._objects[a], self._objects[b]
         if status == ImpactStatus.ALREADY_TOUCHING:
-            points, normal, depth = self._contact_geometry(oa, pose_a, ob, pose_b)
+            points, normal, depth = self._contact_geometry(oa, self._poses[oa.row], ob, self._poses[ob.row])
             return CollisionEvent(a, b, 0.0, points, normal, depth, status, oa.user_data, ob.user_data)
-        points = np.asarray(result.points, dtype=np.float64).reshape(-1, 3)
+        points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         points = points[np.isfinite(points).all(axis=1)]
         if points.shape[0] == 0:
-            points = np.asarray(result.point, dtype=np.float64).reshape(1, 3)
-        return CollisionEvent(a, b, float(result.time), points, np.array(result.normal, dtype=np.float64), 0.0,
-                              status, oa.user_data, ob.user_data)
+            points = np.asarray(point, dtype=np.float64).reshape(1, 3)
+        return CollisionEvent(a, b, time, np.array(points), np.array(normal, dtype=np.float64), 0.0, status,
+                              oa.user_data, ob.user_data)
 
     # ------------------------------------------------------------------ public queries
     def step(self, dt):
@@ -679,8 +748,8 @@ class CollisionWorld:
     def pairs(self):
         """Handles (k, 2), rows a < b sorted, of the objects that overlap at their current poses
         (groups / masks applied)."""
-        events = self._narrow(self._candidates(0.0), 0.0)  # all at time 0: sorted by (a, b)
-        return np.array([(e.a, e.b) for e in events], dtype=np.int64).reshape(-1, 2)
+        hits = self._static_hits([tuple(p) for p in self._candidates(0.0).tolist()])
+        return np.array(sorted(hits), dtype=np.int64).reshape(-1, 2)
 
     def _shape_box(self, shape, pose):
         probe = _Object(shape, 1, 1, None, None)
@@ -813,8 +882,12 @@ class _naming:
         return False
 
 
-def _raise_if_unsupported(x, y):
-    from .query import SUPPORTED_PAIRS
-
-    if (x.shape.kind, y.shape.kind) not in SUPPORTED_PAIRS:
-        raise UnsupportedQuery("CollisionWorld (intersects)", x.shape, y.shape)
+def _groups(objects, pairs, batchable):
+    """The pairs split into lists that share both shape instances (when ``batchable(oa, ob)``),
+    else one list per pair; each list in pair order."""
+    groups = {}
+    for a, b in pairs:
+        oa, ob = objects[a], objects[b]
+        key = (id(oa.shape), id(ob.shape)) if batchable(oa, ob) else (a, b, None)
+        groups.setdefault(key, []).append((a, b))
+    return list(groups.values())
