@@ -30,7 +30,34 @@ from .structures import (
     UniformGrid,
 )
 
+
+
+def warmup():
+    """Compile (or load from numba's cache) every broad-phase kernel and the world's box kernel:
+    each structure builds, updates and answers every query once on a few boxes."""
+    import numpy as np
+
+    boxes = np.array([[0, 0, 0, 1, 1, 1], [0.5, 0.5, 0.5, 2, 2, 2], [3, 3, 3, 4, 4, 4]], dtype=np.float64)
+    for cls in STRUCTURES.values():
+        structure = cls()
+        structure.rebuild(boxes)
+        structure.pairs()
+        structure.insert(7, boxes[0])
+        structure.update_many(np.array([0, 1]), boxes[1:])
+        structure.remove(7)
+        structure.pairs()
+        structure.query_aabb(boxes[0])
+        structure.query_sphere([0.0, 0.0, 0.0], 1.0)
+        structure.query_ray([-1.0, 0.5, 0.5], [1.0, 0.0, 0.0])
+    from ..shapes import Sphere
+    from ..world import CollisionWorld
+
+    world = CollisionWorld()
+    world.add(Sphere(1.0))
+    world.pairs()
+
+
 __all__ = [
     "BroadPhase", "DynamicAABBTree", "HierarchicalGrid", "IdError", "IncrementalSweepAndPrune", "KDTree",
-    "LazyBroadPhase", "LinearOctree", "LooseOctree", "STRUCTURES", "SortAndSweep", "UniformGrid",
+    "LazyBroadPhase", "LinearOctree", "LooseOctree", "STRUCTURES", "SortAndSweep", "UniformGrid", "warmup",
 ]
