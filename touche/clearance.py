@@ -194,8 +194,15 @@ class Clearance:
 
 
 def _outputs(n):
-    return (np.empty(n), np.empty(n, dtype=np.bool_), np.empty((n, 2), dtype=np.int64), np.empty((n, 3)),
-            np.empty((n, 3)), np.empty((n, 2), dtype=np.int64))
+    k = _kernels()
+    return np.empty((n, k.OUT_REAL_WIDTH)), np.empty((n, k.OUT_INT_WIDTH), dtype=np.int64)
+
+
+def _columns(out):
+    """(distance, hit, triangle ids (n, 2), point_a, point_b, work (n, 2)) views of the outputs."""
+    real, whole = out
+    return (real[:, 0].copy(), whole[:, 0].astype(bool), whole[:, 1:3], np.ascontiguousarray(real[:, 1:4]),
+            np.ascontiguousarray(real[:, 4:7]), whole[:, 3:5].copy())
 
 
 def clearance(a, pose_a, b, pose_b, *, max_distance=None, curve=False):
@@ -228,11 +235,12 @@ def clearance(a, pose_a, b, pose_b, *, max_distance=None, curve=False):
         k.clearance_one(*arrays, poses_a[0], poses_b[0], limit, stack_rows, *out)
     else:
         k.clearance_poses(*arrays, poses_a, poses_b, limit, stack_rows, *out)
-    distance, hit, tri_ids, point_a, point_b, work = out
     if not single:
+        distance, hit, tri_ids, point_a, point_b, work = _columns(out)
         return Clearance(hit, distance, point_a, point_b, tri_ids[:, 0].copy(), tri_ids[:, 1].copy(), work=work)
-    result = Clearance(bool(hit[0]), float(distance[0]), point_a[0], point_b[0], int(tri_ids[0, 0]),
-                       int(tri_ids[0, 1]), work=work[0])
+    real, whole = out
+    result = Clearance(bool(whole[0, 0]), float(real[0, 0]), real[0, 1:4], real[0, 4:7], int(whole[0, 1]),
+                       int(whole[0, 2]), work=whole[0, 3:5])
     if curve:
         result.pairs, result.segments = _curve(arrays, poses_a[0], poses_b[0], stack_rows, part_a, part_b)
     return result
@@ -345,7 +353,7 @@ def clearance_all(parts, poses=None, *, pairs=None, max_distance=None):
     out = _outputs(len(pair_rows))
     _kernels().clearance_pairs(nodes, bounds, tri, ids, roots, matrices, pair_rows, _max_distance(max_distance),
                                2 * depth + 4, *out)
-    distance, hit, tri_ids, point_a, point_b, work = out
+    distance, hit, tri_ids, point_a, point_b, work = _columns(out)
     return ClearanceTable(pair_rows, hit, distance, point_a, point_b, tri_ids[:, 0].copy(), tri_ids[:, 1].copy())
 
 

@@ -9,12 +9,14 @@ S3's pipeline, and where this file deviates from the printed seed:
               collinear, decided exactly) and NORMAL_OK (sin^2 of the angle at V0 above 1e-24, so
               that the unit normal is accurate enough for vertex-face distances).
   step 1      prefilter. S3 tests the centroid spheres of all pairs (O(N M)) or searches an
-              octree; here a binary tree (median split on the longest centroid axis, Ericson
-              6.2.1) whose nodes carry an AABB in the part's frame and a sphere is descended in
-              both parts at once, pruning a node pair when a lower bound of its distance (sphere
-              gap, and the 6 face-axis gaps of box A against the rotated box B) is not below the
-              best distance so far (branch and bound, Ericson 6.3); at the leaves S3's sphere test
-              is applied pair by pair.
+              octree; here a binary tree (median split of the centroids, Ericson 6.2.1) whose
+              nodes carry an oriented box (PCA axes, Ericson 4.4.3) and a sphere is descended in
+              both parts at once, pruning a node pair when a lower bound of its distance (the
+              sphere gap and the box separations along the 6 box axes and the line through the
+              centres) is not below the best distance so far (branch and bound, Ericson 6.3). At
+              a leaf pair S3's sphere test comes first, then a separating-axis gap of the two
+              triangles (centroid line and both normals), which also proves most pairs disjoint
+              so that step 2 is skipped for them.
   step 2      edge-plane crossing plus point-in-triangle, for the edges of each triangle against
               the other one. Deviations: signs come from exact orient3d / orient2d predicates
               (erratum S3 L77: adding eps to the denominator can flip signs; an eps-inclusive
@@ -34,9 +36,9 @@ S3's pipeline, and where this file deviates from the printed seed:
 
 Conventions: part A's frame is the working frame; ``rot``, ``trans`` map B's frame into A's
 (x_A = rot @ x_B + trans). Trees are flat arrays in preorder: ``node_index (n, 3)`` int64 rows
-``[first, count, right]`` (left child = next row, right == -1 at a leaf); ``node_bounds (n, 7)``
-rows ``[cx, cy, cz, hx, hy, hz, radius]`` (AABB centre and half sizes; sphere about the same
-centre); ``tri (m, TRI_WIDTH)`` in tree order; ``tri_ids (m,)`` their indices in the mesh. Several
+``[first, count, right]`` (left child = next row, right == -1 at a leaf); ``node_bounds (n, 16)``
+rows: box centre, box axes as rows, half sizes, radius of the sphere about the box centre
+(``NODE_*`` columns); ``tri (m, TRI_WIDTH)`` in tree order; ``tri_ids (m,)`` their indices in the mesh. Several
 parts concatenate into one set of arrays (indices made global) and are named by their root rows.
 """
 import numpy as np
@@ -64,6 +66,17 @@ NODE_AXES = 3        # 3:12 box axes as rows (unit, orthogonal)
 NODE_HALF = 12       # 12:15 half sizes along the axes
 NODE_RADIUS = 15     # sphere about the box centre
 NODE_WIDTH = 16
+# result rows of the query drivers: out_real (n, OUT_REAL_WIDTH), out_int (n, OUT_INT_WIDTH)
+OUT_DISTANCE = 0     # out_real: distance (inf when nothing lies within max_distance)
+OUT_POINT_A = 1      # out_real 1:4, closest point on A (world)
+OUT_POINT_B = 4      # out_real 4:7, closest point on B (world)
+OUT_REAL_WIDTH = 7
+OUT_HIT = 0          # out_int: 1 when intersecting
+OUT_TRIANGLE_A = 1   # out_int: face of A (-1 beyond max_distance)
+OUT_TRIANGLE_B = 2
+OUT_NODE_PAIRS = 3   # out_int: work counters
+OUT_TRIANGLE_PAIRS = 4
+OUT_INT_WIDTH = 5
 SPLIT_LONGEST_AXIS = 0
 SPLIT_MAJOR_AXIS = 1
 NORMAL_SIN2_MIN = 1e-24  # below it a sliver takes edge-edge candidates only (they bound it to ~1e-12 size)
@@ -917,65 +930,69 @@ def _to_world(pose, x, out, k):
 
 @njit(cache=True, nogil=True)
 def _one(nodes_a, bounds_a, tri_a, ids_a, root_a, nodes_b, bounds_b, tri_b, ids_b, root_b, pose_a, pose_b,
-         max_distance, stack_rows, k, out_distance, out_hit, out_ids, out_point_a, out_point_b, out_work):
+         max_distance, stack_rows, k, out_real, out_int):
+    """Row k of the outputs (``OUT_*`` columns): world-frame points."""
     rot = np.empty((3, 3))
     trans = np.empty(3)
     _relative(pose_a, pose_b, rot, trans)
     stack = np.empty((stack_rows, 2), dtype=np.int64)
     stack_gap = np.empty(stack_rows)
     points = np.empty((2, 3))
-    out_work[k, 0] = 0
-    out_work[k, 1] = 0
+    work = np.zeros(2, dtype=np.int64)
     dist, hit, i, j = clearance_query(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, tri_b, root_b, rot, trans,
-                                      max_distance, stack, stack_gap, points, out_work[k])
-    out_hit[k] = hit
+                                      max_distance, stack, stack_gap, points, work)
+    out_int[k, OUT_HIT] = 1 if hit else 0
+    out_int[k, OUT_NODE_PAIRS] = work[0]
+    out_int[k, OUT_TRIANGLE_PAIRS] = work[1]
     if i >= 0:
-        out_distance[k] = dist
-        out_ids[k, 0] = ids_a[i]
-        out_ids[k, 1] = ids_b[j]
-        _to_world(pose_a, points[0], out_point_a, k)  # A's frame -> world
-        _to_world(pose_a, points[1], out_point_b, k)
+        out_real[k, OUT_DISTANCE] = dist
+        out_int[k, OUT_TRIANGLE_A] = ids_a[i]
+        out_int[k, OUT_TRIANGLE_B] = ids_b[j]
+        for d in range(3):  # A's frame -> world
+            out_real[k, OUT_POINT_A + d] = (pose_a[d, 0] * points[0, 0] + pose_a[d, 1] * points[0, 1]
+                                            + pose_a[d, 2] * points[0, 2] + pose_a[d, 3])
+            out_real[k, OUT_POINT_B + d] = (pose_a[d, 0] * points[1, 0] + pose_a[d, 1] * points[1, 1]
+                                            + pose_a[d, 2] * points[1, 2] + pose_a[d, 3])
     else:  # nothing within max_distance
-        out_distance[k] = np.inf
-        out_ids[k, 0] = -1
-        out_ids[k, 1] = -1
+        out_real[k, OUT_DISTANCE] = np.inf
+        out_int[k, OUT_TRIANGLE_A] = -1
+        out_int[k, OUT_TRIANGLE_B] = -1
         for d in range(3):
-            out_point_a[k, d] = np.nan
-            out_point_b[k, d] = np.nan
+            out_real[k, OUT_POINT_A + d] = np.nan
+            out_real[k, OUT_POINT_B + d] = np.nan
 
 
 @njit(cache=True, nogil=True)
 def clearance_one(nodes_a, bounds_a, tri_a, ids_a, nodes_b, bounds_b, tri_b, ids_b, pose_a, pose_b, max_distance,
-                  stack_rows, out_distance, out_hit, out_ids, out_point_a, out_point_b, out_work):
-    """One pose pair (no thread-pool dispatch): results in row 0 of the outputs (world frame)."""
+                  stack_rows, out_real, out_int):
+    """One pose pair (no thread-pool dispatch): results in row 0 of the outputs."""
     _one(nodes_a, bounds_a, tri_a, ids_a, 0, nodes_b, bounds_b, tri_b, ids_b, 0, pose_a, pose_b, max_distance,
-         stack_rows, 0, out_distance, out_hit, out_ids, out_point_a, out_point_b, out_work)
+         stack_rows, 0, out_real, out_int)
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def clearance_poses(nodes_a, bounds_a, tri_a, ids_a, nodes_b, bounds_b, tri_b, ids_b, poses_a, poses_b,
-                    max_distance, stack_rows, out_distance, out_hit, out_ids, out_point_a, out_point_b, out_work):
+                    max_distance, stack_rows, out_real, out_int):
     """Part A at poses_a (n|1, 4, 4) against part B at poses_b (n|1, 4, 4), on all cores."""
-    n = out_distance.shape[0]
+    n = out_real.shape[0]
     single_a = poses_a.shape[0] == 1
     single_b = poses_b.shape[0] == 1
     for k in prange(n):
         pa = poses_a[0] if single_a else poses_a[k]
         pb = poses_b[0] if single_b else poses_b[k]
         _one(nodes_a, bounds_a, tri_a, ids_a, 0, nodes_b, bounds_b, tri_b, ids_b, 0, pa, pb, max_distance,
-             stack_rows, k, out_distance, out_hit, out_ids, out_point_a, out_point_b, out_work)
+             stack_rows, k, out_real, out_int)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def clearance_pairs(nodes, bounds, tri, ids, roots, poses, pairs, max_distance, stack_rows,
-                    out_distance, out_hit, out_ids, out_point_a, out_point_b, out_work):
+def clearance_pairs(nodes, bounds, tri, ids, roots, poses, pairs, max_distance, stack_rows, out_real, out_int):
     """Many parts at once (their arrays concatenated, part p rooted at roots[p], posed at
     poses[p]): row k answers parts pairs[k, 0] (A) and pairs[k, 1] (B), on all cores."""
     for k in prange(pairs.shape[0]):
         p = pairs[k, 0]
         q = pairs[k, 1]
         _one(nodes, bounds, tri, ids, roots[p], nodes, bounds, tri, ids, roots[q], poses[p], poses[q], max_distance,
-             stack_rows, k, out_distance, out_hit, out_ids, out_point_a, out_point_b, out_work)
+             stack_rows, k, out_real, out_int)
 
 
 @njit(cache=True, nogil=True)
