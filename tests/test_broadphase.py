@@ -262,11 +262,11 @@ def test_ray_edge_cases(name):
                 expected = naive_query_ray(boxes, ids, origin, np.array(direction), max_t)
                 np.testing.assert_array_equal(np.sort(got), expected, err_msg=f"{name} {scale} {origin} {direction}")
                 if got.size:
-                    reference = {i: t for i, t in zip(*DynamicAABBTree_entry(boxes, ids, origin, direction, max_t))}
+                    reference = {i: t for i, t in zip(*slab_entries(boxes, ids, origin, direction, max_t))}
                     np.testing.assert_allclose(ts, [reference[i] for i in got], rtol=1e-12, atol=1e-300)
 
 
-def DynamicAABBTree_entry(boxes, ids, origin, direction, max_t):
+def slab_entries(boxes, ids, origin, direction, max_t):
     """Entry parameters of the hit boxes by the slab formula, written out per box."""
     out_ids, out_t = [], []
     for box, i in zip(boxes, ids):
