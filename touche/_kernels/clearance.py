@@ -161,34 +161,77 @@ def _fill_row(row):
 
 @njit(cache=True, nogil=True)
 def _fit_node(vertices, faces, order, s, e, out):
-    """Oriented box of the corners of triangles order[s:e]: axes from the covariance of the
-    corners (PCA, Ericson 4.4.3), extents from the projections; and the sphere about its centre."""
-    n = 3 * (e - s)
-    mean0 = 0.0
-    mean1 = 0.0
-    mean2 = 0.0
-    for k in range(s, e):
-        f = faces[order[k]]
-        for c in range(3):
-            mean0 += vertices[f[c], 0]
-            mean1 += vertices[f[c], 1]
-            mean2 += vertices[f[c], 2]
-    mean0 /= n
-    mean1 /= n
-    mean2 /= n
+    """Oriented box of the triangles order[s:e]: axes from their covariance (PCA, Ericson 4.4.3),
+    extents from the projections of the corners; and the sphere about the box centre."""
+    # Gottschalk's continuous covariance of the triangles (area weighted, Ericson 4.4.3), which
+    # does not depend on how finely a flat region is tessellated; the corner covariance when the
+    # node has no area
+    area = 0.0
+    mean0 = mean1 = mean2 = 0.0
     cov = np.zeros((3, 3))
     for k in range(s, e):
         f = faces[order[k]]
-        for c in range(3):
-            x0 = vertices[f[c], 0] - mean0
-            x1 = vertices[f[c], 1] - mean1
-            x2 = vertices[f[c], 2] - mean2
-            cov[0, 0] += x0 * x0
-            cov[0, 1] += x0 * x1
-            cov[0, 2] += x0 * x2
-            cov[1, 1] += x1 * x1
-            cov[1, 2] += x1 * x2
-            cov[2, 2] += x2 * x2
+        p0, p1, p2 = vertices[f[0], 0], vertices[f[0], 1], vertices[f[0], 2]
+        q0, q1, q2 = vertices[f[1], 0], vertices[f[1], 1], vertices[f[1], 2]
+        r0, r1, r2 = vertices[f[2], 0], vertices[f[2], 1], vertices[f[2], 2]
+        u0, u1, u2 = q0 - p0, q1 - p1, q2 - p2
+        v0, v1, v2 = r0 - p0, r1 - p1, r2 - p2
+        n0 = u1 * v2 - u2 * v1
+        n1 = u2 * v0 - u0 * v2
+        n2 = u0 * v1 - u1 * v0
+        a = 0.5 * np.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
+        c0 = (p0 + q0 + r0) / 3.0
+        c1 = (p1 + q1 + r1) / 3.0
+        c2 = (p2 + q2 + r2) / 3.0
+        area += a
+        mean0 += a * c0
+        mean1 += a * c1
+        mean2 += a * c2
+        w = a / 12.0
+        cov[0, 0] += w * (9.0 * c0 * c0 + p0 * p0 + q0 * q0 + r0 * r0)
+        cov[0, 1] += w * (9.0 * c0 * c1 + p0 * p1 + q0 * q1 + r0 * r1)
+        cov[0, 2] += w * (9.0 * c0 * c2 + p0 * p2 + q0 * q2 + r0 * r2)
+        cov[1, 1] += w * (9.0 * c1 * c1 + p1 * p1 + q1 * q1 + r1 * r1)
+        cov[1, 2] += w * (9.0 * c1 * c2 + p1 * p2 + q1 * q2 + r1 * r2)
+        cov[2, 2] += w * (9.0 * c2 * c2 + p2 * p2 + q2 * q2 + r2 * r2)
+    if area > 0.0:
+        mean0 /= area
+        mean1 /= area
+        mean2 /= area
+        for i in range(3):
+            for j in range(i, 3):
+                cov[i, j] /= area
+        cov[0, 0] -= mean0 * mean0
+        cov[0, 1] -= mean0 * mean1
+        cov[0, 2] -= mean0 * mean2
+        cov[1, 1] -= mean1 * mean1
+        cov[1, 2] -= mean1 * mean2
+        cov[2, 2] -= mean2 * mean2
+    else:
+        n = 3 * (e - s)
+        mean0 = mean1 = mean2 = 0.0
+        for k in range(s, e):
+            f = faces[order[k]]
+            for c in range(3):
+                mean0 += vertices[f[c], 0]
+                mean1 += vertices[f[c], 1]
+                mean2 += vertices[f[c], 2]
+        mean0 /= n
+        mean1 /= n
+        mean2 /= n
+        cov[:, :] = 0.0
+        for k in range(s, e):
+            f = faces[order[k]]
+            for c in range(3):
+                x0 = vertices[f[c], 0] - mean0
+                x1 = vertices[f[c], 1] - mean1
+                x2 = vertices[f[c], 2] - mean2
+                cov[0, 0] += x0 * x0
+                cov[0, 1] += x0 * x1
+                cov[0, 2] += x0 * x2
+                cov[1, 1] += x1 * x1
+                cov[1, 2] += x1 * x2
+                cov[2, 2] += x2 * x2
     cov[1, 0] = cov[0, 1]
     cov[2, 0] = cov[0, 2]
     cov[2, 1] = cov[1, 2]
