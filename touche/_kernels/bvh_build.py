@@ -53,6 +53,8 @@ SPLIT_MEAN = 2
 SPLIT_SAH = 3
 
 SAH_BINS = 16
+SAH_MIN_COUNT = 4  # SPLIT_SAH: nodes of at most this many triangles split at the MEAN (cheaper builds;
+# the boolean and distance traversals treat such nodes as leaves anyway: bvh_query.DIRECT_LEAF)
 _SQRT_HALF = np.sqrt(0.5)
 
 
@@ -162,6 +164,160 @@ def symmetric_eigenframe_into(m, v, axes):
     n = np.sqrt(axes[1, 0] ** 2 + axes[1, 1] ** 2 + axes[1, 2] ** 2)
     for k in range(3):
         axes[1, k] /= n
+    _close_frame(axes)
+
+
+@njit(cache=True, nogil=True)
+def _unit_perpendicular(x, y, z):
+    """A unit vector perpendicular to the unit (x, y, z)."""
+    if abs(x) > abs(y):
+        inv = 1.0 / np.sqrt(x * x + z * z)
+        return -z * inv, 0.0, x * inv
+    inv = 1.0 / np.sqrt(y * y + z * z)
+    return 0.0, z * inv, -y * inv
+
+
+@njit(cache=True, nogil=True)
+def _eigenvector(m00, m01, m02, m11, m12, m22, lam):
+    """A unit eigenvector of the symmetric matrix for the (simple) eigenvalue ``lam``: the
+    longest cross product of two rows of M - lam I (they span the orthogonal complement of the
+    eigenvector). Returns (x, y, z, squared length before normalising)."""
+    a00 = m00 - lam
+    a11 = m11 - lam
+    a22 = m22 - lam
+    # rows r0 = (a00, m01, m02), r1 = (m01, a11, m12), r2 = (m02, m12, a22)
+    x0 = m01 * m12 - m02 * a11
+    y0 = m02 * m01 - a00 * m12
+    z0 = a00 * a11 - m01 * m01
+    x1 = m01 * a22 - m02 * m12
+    y1 = m02 * m02 - a00 * a22
+    z1 = a00 * m12 - m01 * m02
+    x2 = a11 * a22 - m12 * m12
+    y2 = m12 * m02 - m01 * a22
+    z2 = m01 * m12 - a11 * m02
+    d0 = x0 * x0 + y0 * y0 + z0 * z0
+    d1 = x1 * x1 + y1 * y1 + z1 * z1
+    d2 = x2 * x2 + y2 * y2 + z2 * z2
+    if d0 >= d1 and d0 >= d2:
+        x, y, z, d = x0, y0, z0, d0
+    elif d1 >= d2:
+        x, y, z, d = x1, y1, z1, d1
+    else:
+        x, y, z, d = x2, y2, z2, d2
+    if not d > 0.0:
+        return 1.0, 0.0, 0.0, 0.0
+    inv = 1.0 / np.sqrt(d)
+    return x * inv, y * inv, z * inv, d
+
+
+@njit(cache=True, nogil=True)
+def fast_eigenframe_into(m, axes):
+    """Eigenvectors of the symmetric 3x3 ``m`` as the ROWS of the right-handed rotation ``axes``,
+    by decreasing eigenvalue, in closed form (for the per-node frames of the tree builds: ~5x
+    faster than the cyclic Jacobi of symmetric_eigenframe_into, which stays the reference).
+
+    Eigenvalues from the characteristic cubic in trigonometric form (Smith 1961); the eigenvector
+    of the eigenvalue farther from the middle one (a simple eigenvalue whenever the three are not
+    all equal) from the longest cross product of two rows of M - lam I; the other two from the
+    exact 2x2 problem in the plane perpendicular to it (closed form), so
+    nearly repeated eigenvalues give an orthonormal frame of the right subspaces rather than
+    noise. A multiple of the identity (or a zero matrix) gives the identity frame. Never NaN for
+    finite input; the frame is orthonormal up to rounding."""
+    scale = max(max(abs(m[0, 0]), abs(m[1, 1])), max(abs(m[2, 2]), max(abs(m[0, 1]), max(abs(m[0, 2]),
+                                                                                        abs(m[1, 2])))))
+    if not scale > 0.0:
+        for i in range(3):
+            for j in range(3):
+                axes[i, j] = 1.0 if i == j else 0.0
+        return
+    inv = 1.0 / scale
+    m00 = m[0, 0] * inv
+    m01 = m[0, 1] * inv
+    m02 = m[0, 2] * inv
+    m11 = m[1, 1] * inv
+    m12 = m[1, 2] * inv
+    m22 = m[2, 2] * inv
+    q = (m00 + m11 + m22) / 3.0
+    b00 = m00 - q
+    b11 = m11 - q
+    b22 = m22 - q
+    p1 = m01 * m01 + m02 * m02 + m12 * m12
+    p2 = b00 * b00 + b11 * b11 + b22 * b22 + 2.0 * p1
+    if not p2 > 1e-28:  # a multiple of the identity: every frame is an eigenframe
+        for i in range(3):
+            for j in range(3):
+                axes[i, j] = 1.0 if i == j else 0.0
+        return
+    p = np.sqrt(p2 / 6.0)
+    ip = 1.0 / p
+    c00 = b00 * ip
+    c11 = b11 * ip
+    c22 = b22 * ip
+    c01 = m01 * ip
+    c02 = m02 * ip
+    c12 = m12 * ip
+    r = 0.5 * (c00 * (c11 * c22 - c12 * c12) - c01 * (c01 * c22 - c12 * c02) + c02 * (c01 * c12 - c11 * c02))
+    r = min(max(r, -1.0), 1.0)
+    phi = np.arccos(r) / 3.0
+    lam1 = q + 2.0 * p * np.cos(phi)  # largest
+    lam3 = q + 2.0 * p * np.cos(phi + 2.0 * np.pi / 3.0)  # smallest
+    lam2 = 3.0 * q - lam1 - lam3
+    first_is_largest = lam1 - lam2 >= lam2 - lam3
+    lam = lam1 if first_is_largest else lam3
+    vx, vy, vz, _ = _eigenvector(m00, m01, m02, m11, m12, m22, lam)
+    # the plane perpendicular to v: orthonormal u, w; the 2x2 matrix there
+    ux, uy, uz = _unit_perpendicular(vx, vy, vz)
+    wx = vy * uz - vz * uy
+    wy = vz * ux - vx * uz
+    wz = vx * uy - vy * ux
+    mux = m00 * ux + m01 * uy + m02 * uz
+    muy = m01 * ux + m11 * uy + m12 * uz
+    muz = m02 * ux + m12 * uy + m22 * uz
+    mwx = m00 * wx + m01 * wy + m02 * wz
+    mwy = m01 * wx + m11 * wy + m12 * wz
+    mwz = m02 * wx + m12 * wy + m22 * wz
+    s_uu = ux * mux + uy * muy + uz * muz
+    s_ww = wx * mwx + wy * mwy + wz * mwz
+    s_uw = ux * mwx + uy * mwy + uz * mwz
+    # the larger eigenvalue mu of [[s_uu, s_uw], [s_uw, s_ww]] and its eigenvector (c, sn): the
+    # longer of (s_uw, mu - s_uu) and (mu - s_ww, s_uw); a multiple of the identity keeps (u, w)
+    half = 0.5 * (s_uu - s_ww)
+    mu = 0.5 * (s_uu + s_ww) + np.sqrt(half * half + s_uw * s_uw)
+    c1 = s_uw
+    s1 = mu - s_uu
+    c2 = mu - s_ww
+    s2 = s_uw
+    n1 = c1 * c1 + s1 * s1
+    n2 = c2 * c2 + s2 * s2
+    if n1 > n2:
+        c = c1 / np.sqrt(n1)
+        sn = s1 / np.sqrt(n1)
+    elif n2 > 0.0:
+        c = c2 / np.sqrt(n2)
+        sn = s2 / np.sqrt(n2)
+    else:
+        c = 1.0
+        sn = 0.0
+    ex = c * ux + sn * wx  # the larger eigenvalue's vector in the plane
+    ey = c * uy + sn * wy
+    ez = c * uz + sn * wz
+    fx = -sn * ux + c * wx
+    fy = -sn * uy + c * wy
+    fz = -sn * uz + c * wz
+    if first_is_largest:  # v, then e (larger of the rest), then f
+        axes[0, 0] = vx
+        axes[0, 1] = vy
+        axes[0, 2] = vz
+        axes[1, 0] = ex
+        axes[1, 1] = ey
+        axes[1, 2] = ez
+    else:  # e, f, then v (the smallest)
+        axes[0, 0] = ex
+        axes[0, 1] = ey
+        axes[0, 2] = ez
+        axes[1, 0] = fx
+        axes[1, 1] = fy
+        axes[1, 2] = fz
     _close_frame(axes)
 
 
@@ -305,7 +461,7 @@ def _node_frame(tri_vertices, moments, first, count, origin, cov, scratch, axes)
             for j in range(3):
                 axes[i, j] = 1.0 if i == j else 0.0
         return
-    symmetric_eigenframe_into(cov, scratch, axes)
+    fast_eigenframe_into(cov, axes)
 
 
 @njit(cache=True, nogil=True)
@@ -431,7 +587,7 @@ def _swap(order, tri_vertices, moments, keys, i, j):
         x = moments[i, d]
         moments[i, d] = moments[j, d]
         moments[j, d] = x
-    for d in range(3):
+    for d in range(keys.shape[1]):
         x = keys[i, d]
         keys[i, d] = keys[j, d]
         keys[j, d] = x
@@ -565,12 +721,12 @@ def _sah_split(order, tri_vertices, moments, centroids, first, count, bins_lo, b
     inv1 = SAH_BINS / e1 if e1 > 0.0 else 0.0
     inv2 = SAH_BINS / e2 if e2 > 0.0 else 0.0
     for k in range(first, first + count):
-        lx = min(tri_vertices[k, 0, 0], min(tri_vertices[k, 1, 0], tri_vertices[k, 2, 0]))
-        ly = min(tri_vertices[k, 0, 1], min(tri_vertices[k, 1, 1], tri_vertices[k, 2, 1]))
-        lz = min(tri_vertices[k, 0, 2], min(tri_vertices[k, 1, 2], tri_vertices[k, 2, 2]))
-        hx = max(tri_vertices[k, 0, 0], max(tri_vertices[k, 1, 0], tri_vertices[k, 2, 0]))
-        hy = max(tri_vertices[k, 0, 1], max(tri_vertices[k, 1, 1], tri_vertices[k, 2, 1]))
-        hz = max(tri_vertices[k, 0, 2], max(tri_vertices[k, 1, 2], tri_vertices[k, 2, 2]))
+        lx = centroids[k, 3]  # the triangle's box, carried along with its centroid (build_tree)
+        ly = centroids[k, 4]
+        lz = centroids[k, 5]
+        hx = centroids[k, 6]
+        hy = centroids[k, 7]
+        hz = centroids[k, 8]
         for axis in range(3):
             if axis == 0:
                 b = int((centroids[k, 0] - c0l) * inv0)
@@ -648,16 +804,28 @@ def build_tree(vertices, triangles, leaf_size, split):
     """Top-down build (explicit stack, preorder). Returns ``(node_index, node_bounds,
     tri_vertices, tri_ids, depth)`` as described in the module doc; ``depth`` = the number of
     nodes on the longest root-to-leaf path."""
+    return build_tree_with(vertices, triangles, leaf_size, split, SAH_MIN_COUNT)
+
+
+@njit(cache=True, nogil=True)
+def build_tree_with(vertices, triangles, leaf_size, split, sah_min_count):
+    """build_tree; SPLIT_SAH nodes of at most ``sah_min_count`` triangles take the MEAN split."""
     m = triangles.shape[0]
     origin = np.zeros(3)
     for i in range(vertices.shape[0]):
         origin += vertices[i]
     origin /= vertices.shape[0]
-    centroids, moments = triangle_moments(vertices, triangles, origin)
+    centroids3, moments = triangle_moments(vertices, triangles, origin)
     tri_vertices = np.empty((m, 3, 3))
+    # partition keys: centroid (3) and the triangle's box (6), swapped with the triangles
+    centroids = np.empty((m, 9))
     for k in range(m):
         for c in range(3):
             tri_vertices[k, c] = vertices[triangles[k, c]]
+        for d in range(3):
+            centroids[k, d] = centroids3[k, d]
+            centroids[k, 3 + d] = min(tri_vertices[k, 0, d], min(tri_vertices[k, 1, d], tri_vertices[k, 2, d]))
+            centroids[k, 6 + d] = max(tri_vertices[k, 0, d], max(tri_vertices[k, 1, d], tri_vertices[k, 2, d]))
     order = np.arange(m)
     axes = np.empty((3, 3))
     cov = np.empty((3, 3))
@@ -699,11 +867,12 @@ def build_tree(vertices, triangles, leaf_size, split):
             continue
         if split == SPLIT_MEDIAN:
             left = _median_split(order, tri_vertices, moments, centroids, first, count)
-        elif split == SPLIT_SAH:
+        elif split == SPLIT_SAH and count > sah_min_count:
             left = _sah_split(order, tri_vertices, moments, centroids, first, count, bins_lo, bins_hi, bins_n,
                               right_area, right_n)
         else:
-            left = _axis_split(order, tri_vertices, moments, centroids, first, count, axes, split, node_bounds[node])
+            rule = SPLIT_MEAN if split == SPLIT_SAH else split
+            left = _axis_split(order, tri_vertices, moments, centroids, first, count, axes, rule, node_bounds[node])
         # right first (popped last): its parent link is written when it is popped, after the
         # whole left subtree got its preorder numbers
         stack[top, 0] = first + left

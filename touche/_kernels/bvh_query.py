@@ -606,8 +606,8 @@ def tree_distance_checked(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot,
         pa, pb = closest_points_triangle_triangle(tv_a[ka, 0], tv_a[ka, 1], tv_a[ka, 2], moved[0, 0], moved[0, 1],
                                                   moved[0, 2])
         return 0.0, pa, pa.copy(), ta, tb
-    return tree_distance_direct(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, np.inf, DIRECT_LEAF,
-                                stack, bounds)
+    return tree_distance_direct(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, np.inf,
+                                DIRECT_LEAF_DISTANCE, stack, bounds)
 
 
 @njit(cache=True, nogil=True)
@@ -674,6 +674,7 @@ def tree_distance_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids_b
 # by ~40 % for a few more triangle tests. The tree below such a node is simply not used here
 # (a leaf_size=4 build gives the same truncated tree: the builds are deterministic top-down).
 DIRECT_LEAF = 4
+DIRECT_LEAF_DISTANCE = 6  # distance: 4 to 8 measure alike (within the noise of a shared machine)
 
 
 @njit(cache=True, nogil=True)
@@ -784,23 +785,53 @@ def rss_pair_bound(nb_a, ia, nb_b, ib, rot, trans, best):
 
 
 @njit(cache=True, nogil=True)
-def _triangle_ball(T):
-    """Centroid and circumscribing radius (about the centroid) of a 9-tuple triangle."""
-    cx = (T[0] + T[3] + T[6]) / 3.0
-    cy = (T[1] + T[4] + T[7]) / 3.0
-    cz = (T[2] + T[5] + T[8]) / 3.0
-    r2 = 0.0
-    for i in range(3):
-        d = (T[3 * i] - cx) ** 2 + (T[3 * i + 1] - cy) ** 2 + (T[3 * i + 2] - cz) ** 2
-        r2 = max(r2, d)
-    return cx, cy, cz, np.sqrt(r2)
+def _plane_gap(A, B):
+    """How far B's vertices lie beyond A's plane on one side (0 if they straddle it or A has no
+    area): a lower bound of the distance of triangles A and B (9-tuples)."""
+    e0 = A[3] - A[0]
+    e1 = A[4] - A[1]
+    e2 = A[5] - A[2]
+    f0 = A[6] - A[0]
+    f1 = A[7] - A[1]
+    f2 = A[8] - A[2]
+    nx = e1 * f2 - e2 * f1
+    ny = e2 * f0 - e0 * f2
+    nz = e0 * f1 - e1 * f0
+    nn = np.sqrt(nx * nx + ny * ny + nz * nz)
+    if not nn > 0.0:
+        return 0.0
+    # A's own projections are 0 only up to the rounding of n (large for needle triangles): use
+    # the real interval of A along n, so the gap stays a bound for any computed n
+    a1 = e0 * nx + e1 * ny + e2 * nz
+    a2 = f0 * nx + f1 * ny + f2 * nz
+    s0 = (B[0] - A[0]) * nx + (B[1] - A[1]) * ny + (B[2] - A[2]) * nz
+    s1 = (B[3] - A[0]) * nx + (B[4] - A[1]) * ny + (B[5] - A[2]) * nz
+    s2 = (B[6] - A[0]) * nx + (B[7] - A[1]) * ny + (B[8] - A[2]) * nz
+    lo_a = min(0.0, min(a1, a2))
+    hi_a = max(0.0, max(a1, a2))
+    return max(min(s0, min(s1, s2)) - hi_a, lo_a - max(s0, max(s1, s2))) / nn
+
+
+@njit(cache=True, nogil=True)
+def triangle_gap(A, B):
+    """A cheap lower bound of the distance of triangles A and B (9-tuples): the larger of the
+    gap of their boxes and the plane gaps both ways. At the leaves of a distance query most
+    triangle pairs are already farther than the best pair found (measured on diff_ring.stl:
+    ~99 %); this bound skips about half of them for ~1/6 of the exact test's cost."""
+    gx = max(min(A[0], min(A[3], A[6])) - max(B[0], max(B[3], B[6])),
+             min(B[0], min(B[3], B[6])) - max(A[0], max(A[3], A[6])), 0.0)
+    gy = max(min(A[1], min(A[4], A[7])) - max(B[1], max(B[4], B[7])),
+             min(B[1], min(B[4], B[7])) - max(A[1], max(A[4], A[7])), 0.0)
+    gz = max(min(A[2], min(A[5], A[8])) - max(B[2], max(B[5], B[8])),
+             min(B[2], min(B[5], B[8])) - max(A[2], max(A[5], A[8])), 0.0)
+    return max(np.sqrt(gx * gx + gy * gy + gz * gz), max(_plane_gap(A, B), _plane_gap(B, A)))
 
 
 @njit(cache=True, nogil=True)
 def tree_distance_direct(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, upper, direct, stack,
                          bounds):
     """tree_distance with leaf-direct nodes (<= ``direct`` triangles) and the cheaper
-    rss_pair_bound; a triangle pair whose balls are already ``best`` apart is skipped. Same
+    rss_pair_bound; a triangle pair whose triangle_gap is already ``best`` is skipped. Same
     contract and results (distance exact up to rounding; among equal distances another pair may
     be reported)."""
     best = upper
@@ -823,12 +854,9 @@ def tree_distance_direct(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, 
         if leaf_a and leaf_b:
             for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
                 B = load_moved_triangle(tv_b, kb, rot, trans)
-                bx, by, bz, br = _triangle_ball(B)
                 for ka in range(ni_a[ia, 0], ni_a[ia, 0] + ni_a[ia, 1]):
                     A = load_triangle(tv_a, ka)
-                    ax, ay, az, ar = _triangle_ball(A)
-                    gap = np.sqrt((ax - bx) ** 2 + (ay - by) ** 2 + (az - bz) ** 2) - ar - br
-                    if gap >= best:
+                    if triangle_gap(A, B) >= best:
                         continue
                     d2, pa, pb = triangle_distance_sq(A, B)
                     d = np.sqrt(d2)
