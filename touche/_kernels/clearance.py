@@ -800,6 +800,9 @@ def clearance_query(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, tri_b, 
     first. At a leaf pair: S3's sphere test, then a cheap separating-axis gap, then S3 step 2
     (only when that gap does not prove the pair disjoint) and step 3. Stops at the first
     intersecting triangle pair. Only separations below ``max_distance`` are searched.
+    (Tried and not kept: a best-first search over a min-heap opened 25-40 % fewer node pairs and
+    up to 60 % fewer triangle pairs, but its heap operations cost more than they saved: 1.25x
+    the CPU time on the kuka links, 0.94-0.98x on diff_ring.)
     ``intersecting``: the exact test found a common point, or the computed separation of a
     pair is exactly 0 (touching below the resolution of float64, or two collinear triangles).
     Returns ``(distance, intersecting, tri_a, tri_b)`` (tree positions, -1 when nothing lies
