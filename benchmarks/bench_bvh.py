@@ -1,13 +1,15 @@
 """Mesh-mesh BVH benchmark: touche vs python-fcl and coal in the same process on the same inputs.
 
 Two copies of a closed mesh (default pybullet_data differential/diff_ring.stl, 57,640 triangles)
-at random relative poses (about half colliding). Reported per query, as medians over rounds in
-which the libraries take turns on the same chunk of poses (the machine is shared: interleaving
-keeps the load the same for both sides of each ratio):
+at random relative poses (about half colliding). The machine is shared: every figure is taken in
+rounds in which the libraries take turns on the same input, and the RATIOS are what to read:
 
-- build: touche BVH (default split) vs coal BVHModelOBBRSS vs python-fcl BVHModel;
-- boolean collide: touche one call per pose (1 thread) and one batch call (all cores) vs fcl / coal;
-- distance: the same.
+- build: touche BVH (default split) vs coal BVHModelOBBRSS vs python-fcl BVHModel, one build of
+  each per round, median of the per-round ratios;
+- boolean collide / distance, per query: python-fcl, coal, touche one call per pose (one
+  thread, like the peers), then touche's batch call (one call for the chunk, prange over poses
+  on every core numba has) -- the batch goes last in each round, followed by a short pause, so
+  OpenMP threads still spinning after it cannot slow down the next contender.
 
     python benchmarks/bench_bvh.py [--mesh differential/diff_ring.stl] [--poses 1000] [--quick]
 """
@@ -18,15 +20,6 @@ import os
 import time
 
 import numpy as np
-
-
-def _median_time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def main():
@@ -67,9 +60,9 @@ def main():
 
     print(f"mesh {args.mesh}: {len(faces)} triangles; {n} poses; numba threads {numba.get_num_threads()}")
 
+    print(f"load average at the start {os.getloadavg()[0]:.2f}")
     # ---- build
     BVH(mesh, None, split=args.split, leaf_size=args.leaf_size)  # compile
-    t_touche = _median_time(lambda: BVH(mesh, None, split=args.split, leaf_size=args.leaf_size), 5)
 
     def coal_build():
         model = coal.BVHModelOBBRSS()
@@ -86,10 +79,18 @@ def main():
         model.endModel()
         return model
 
-    t_coal = _median_time(coal_build, 5)
-    t_fcl = _median_time(fcl_build, 5)
-    print(f"build: touche {t_touche * 1e3:.1f} ms, coal {t_coal * 1e3:.1f} ms, python-fcl {t_fcl * 1e3:.1f} ms; "
-          f"touche/coal {t_touche / t_coal:.2f}, touche/fcl {t_touche / t_fcl:.2f}")
+    rounds = {"touche": [], "coal": [], "python-fcl": []}
+    for _ in range(3 if args.quick else 9):
+        for name, fn in (("touche", lambda: BVH(mesh, None, split=args.split, leaf_size=args.leaf_size)),
+                         ("coal", coal_build), ("python-fcl", fcl_build)):
+            start = time.perf_counter()
+            fn()
+            rounds[name].append(time.perf_counter() - start)
+    times = {k: np.array(v) for k, v in rounds.items()}
+    print(f"build: touche {np.median(times['touche']) * 1e3:.1f} ms, coal {np.median(times['coal']) * 1e3:.1f} ms, "
+          f"python-fcl {np.median(times['python-fcl']) * 1e3:.1f} ms; median per-round ratio touche/coal "
+          f"{np.median(times['touche'] / times['coal']):.2f}, touche/fcl "
+          f"{np.median(times['touche'] / times['python-fcl']):.2f}")
 
     tree = BVH(mesh, None, split=args.split, leaf_size=args.leaf_size)
     coal_model = coal_build()
@@ -146,27 +147,33 @@ def main():
     touche_batch_distance(0, 2)
 
     for label, contenders in (
-        ("collide", [("touche 1 call/pose", touche_single_collide), ("touche batch", touche_batch_collide),
-                     ("python-fcl", fcl_collide), ("coal", coal_collide)]),
-        ("distance", [("touche 1 call/pose", touche_single_distance), ("touche batch", touche_batch_distance),
-                      ("python-fcl", fcl_distance), ("coal", coal_distance)]),
+        ("collide", [("python-fcl", fcl_collide), ("coal", coal_collide), ("touche 1 call/pose", touche_single_collide),
+                     (f"touche batch ({numba.get_num_threads()} thr)", touche_batch_collide)]),
+        ("distance", [("python-fcl", fcl_distance), ("coal", coal_distance), ("touche 1 call/pose", touche_single_distance),
+                      (f"touche batch ({numba.get_num_threads()} thr)", touche_batch_distance)]),
     ):
-        totals = {name: 0.0 for name, _ in contenders}
+        chunks = {name: [] for name, _ in contenders}
         for lo in range(0, n, args.chunk):
             hi = min(n, lo + args.chunk)
             for name, fn in contenders:  # take turns on the same chunk
                 start = time.perf_counter()
                 fn(lo, hi)
-                totals[name] += time.perf_counter() - start
-        fcl_time = totals["python-fcl"]
-        print(f"{label}:")
+                chunks[name].append(time.perf_counter() - start)
+            time.sleep(0.005)  # let the batch's OpenMP threads go idle before the next round
+        chunks = {k: np.array(v) for k, v in chunks.items()}
+        print(f"{label}: (totals over all poses; ratios of totals, and [median of the per-chunk ratios])")
         for name, _ in contenders:
-            per = totals[name] / n * 1e6
-            print(f"  {name:<20} {per:10.1f} us/query   ratio to python-fcl {totals[name] / fcl_time:6.3f}"
-                  f"   ratio to coal {totals[name] / totals['coal']:6.3f}")
+            per = chunks[name].sum() / n * 1e6
+            to_fcl = chunks[name].sum() / chunks["python-fcl"].sum()
+            to_coal = chunks[name].sum() / chunks["coal"].sum()
+            med_fcl = np.median(chunks[name] / chunks["python-fcl"])
+            med_coal = np.median(chunks[name] / chunks["coal"])
+            print(f"  {name:<20} {per:10.1f} us/query   to python-fcl {to_fcl:6.3f} [{med_fcl:6.3f}]"
+                  f"   to coal {to_coal:6.3f} [{med_coal:6.3f}]")
     separated = dist.distance > 0
     print(f"distance check: {separated.sum()} separated poses, collide/distance consistent: "
           f"{bool(np.array_equal(hits, ~separated))}")
+    print(f"load average at the end {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

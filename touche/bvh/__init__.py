@@ -232,6 +232,89 @@ def _distance_arrays(a, pose_a, b, pose_b):
     return dist, point_a, point_b, ids, pa, pb, single
 
 
+FRONT_CAPACITY = 1 << 16  # node pairs a CoherentPair front may hold
+
+
+class CoherentPair:
+    """Queries between two meshes (or trees) over a sequence of slowly changing poses, reusing
+    the previous query's work (Ericson 6.7, temporal coherence):
+
+    - ``intersects``: the triangle pair that overlapped last time (witness), then its two
+      leaves, are tested first; otherwise the search starts from the FRONT of the last complete
+      traversal (the node pairs found disjoint and the leaf pairs tested: a partition of all
+      triangle pairs valid at any pose) instead of from the root, so only pairs whose status
+      changed are searched below (a root search with a budget of half the front comes first:
+      a front left deep by a close approach is dropped once the meshes are apart again).
+    - ``distance``: the previous closest triangle pair's current distance is the initial upper
+      bound of the branch and bound (a witness at distance 0 answers at once).
+
+    Answers are those of :func:`intersects` / :func:`distance` (same booleans; distances equal up
+    to rounding, the reported pair may differ among equally close ones); only the cost changes:
+    benchmarks/bench_coherence.py. One pose pair per call ((4, 4) each). Not thread-safe (it
+    keeps state); use one per thread.
+
+        pair = tc.bvh.CoherentPair(mesh_a, mesh_b)
+        for pose in trajectory:
+            hit = pair.intersects(None, pose)
+    """
+
+    def __init__(self, a, b):
+        self.tree_a = a if type(a) is BVH else _tree(a, "a")
+        self.tree_b = b if type(b) is BVH else _tree(b, "b")
+        self._rows = self.tree_a.depth + self.tree_b.depth + 2
+        self._fronts = np.empty((2, FRONT_CAPACITY, 2), dtype=np.int64)
+        self.reset()
+
+    def reset(self):
+        """Forget the witnesses and the front (the next queries start from scratch)."""
+        self._overlap_witness = np.full(4, -1, dtype=np.int64)
+        self._distance_witness = np.full(2, -1, dtype=np.int64)
+        self._state = np.array([-1, 0, 0], dtype=np.int64)
+
+    @property
+    def front_size(self):
+        """Node pairs in the current front (0 before the first complete traversal)."""
+        return max(int(self._state[0]), 0)
+
+    def _matrices(self, pose_a, pose_b):
+        ma = as_matrices(pose_a, "pose_a", check=False)
+        mb = as_matrices(pose_b, "pose_b", check=False)
+        if ma.ndim != 2 or mb.ndim != 2:
+            raise GeometryError("CoherentPair queries take one (4, 4) pose per mesh")
+        return ma, mb
+
+    @staticmethod
+    def _raise(pose_a, pose_b):
+        as_matrices(pose_a, "pose_a")
+        as_matrices(pose_b, "pose_b")
+        raise GeometryError("pose_a or pose_b is not a rigid transform")  # pragma: no cover
+
+    def intersects(self, pose_a, pose_b):
+        """As :func:`intersects` (OBB trees) for one pose pair; a bool."""
+        ma, mb = self._matrices(pose_a, pose_b)
+        ta, tb = self.tree_a, self.tree_b
+        code = _query().tree_overlap_tracked(ta.node_index, ta.node_bounds, ta.tri_vertices, tb.node_index,
+                                             tb.node_bounds, tb.tri_vertices, ma, mb, self._overlap_witness,
+                                             self._fronts, self._state, self._rows)
+        if code < 0:
+            self._raise(pose_a, pose_b)
+        return code == 1
+
+    def distance(self, pose_a, pose_b):
+        """As :func:`distance` for one pose pair; a :class:`MeshDistance`."""
+        ma, mb = self._matrices(pose_a, pose_b)
+        ta, tb = self.tree_a, self.tree_b
+        out = np.empty(9)
+        code = _query().tree_distance_tracked(*ta._arrays(), *tb._arrays(), ma, mb, self._distance_witness,
+                                              2 * self._rows + 8, out)
+        if code < 0:
+            self._raise(pose_a, pose_b)
+        return MeshDistance(float(out[0]), out[1:4].copy(), out[4:7].copy(), int(out[7]), int(out[8]))
+
+    def __repr__(self):
+        return f"CoherentPair({self.tree_a!r}, {self.tree_b!r}, front {self.front_size})"
+
+
 class Collision:
     """One reported pair of :func:`collide` (what a callback receives).
 
@@ -439,5 +522,6 @@ def _contact(ta, tb, pose_a, pose_b, rot, trans, row):
     return Collision(item_a, item_b, bool(node_a), bool(node_b), point, normal_a, normal_b)
 
 
-__all__ = ["BVH", "Collision", "CollisionResult", "MeshDistance", "build", "collide", "distance", "intersects",
+__all__ = ["BVH", "CoherentPair", "Collision", "CollisionResult", "MeshDistance", "build", "collide", "distance",
+           "intersects",
            "tree_of", "SPLITS", "BOUNDING_VOLUMES"]
