@@ -7,9 +7,10 @@ rounds in which the libraries take turns on the same input, and the RATIOS are w
 - build: touche BVH (default split) vs coal BVHModelOBBRSS vs python-fcl BVHModel, one build of
   each per round, median of the per-round ratios;
 - boolean collide / distance, per query: python-fcl, coal, touche one call per pose (one
-  thread, like the peers), then touche's batch call (one call for the chunk, prange over poses
-  on every core numba has) -- the batch goes last in each round, followed by a short pause, so
-  OpenMP threads still spinning after it cannot slow down the next contender.
+  thread, like the peers), taking turns on chunks of poses; then touche's batch call (one call
+  for all poses, prange over them on every core numba has) against python-fcl, alternately,
+  with a pause after each batch call (OpenMP threads spin for a while after a parallel call and
+  would slow down whatever runs next on a 2-core machine).
 
     python benchmarks/bench_bvh.py [--mesh differential/diff_ring.stl] [--poses 1000] [--quick]
 """
@@ -146,12 +147,15 @@ def main():
     touche_single_distance(0, 2)
     touche_batch_distance(0, 2)
 
-    for label, contenders in (
-        ("collide", [("python-fcl", fcl_collide), ("coal", coal_collide), ("touche 1 call/pose", touche_single_collide),
-                     (f"touche batch ({numba.get_num_threads()} thr)", touche_batch_collide)]),
-        ("distance", [("python-fcl", fcl_distance), ("coal", coal_distance), ("touche 1 call/pose", touche_single_distance),
-                      (f"touche batch ({numba.get_num_threads()} thr)", touche_batch_distance)]),
+    time.sleep(0.1)  # the warm-up batch calls' OpenMP threads go idle
+    for label, contenders, batch in (
+        ("collide", [("python-fcl", fcl_collide), ("coal", coal_collide), ("touche 1 call/pose", touche_single_collide)],
+         touche_batch_collide),
+        ("distance", [("python-fcl", fcl_distance), ("coal", coal_distance),
+                      ("touche 1 call/pose", touche_single_distance)], touche_batch_distance),
     ):
+        # one thread each, no parallel call in this phase (OpenMP threads spinning after a batch
+        # call would steal the core of whichever contender runs next)
         chunks = {name: [] for name, _ in contenders}
         for lo in range(0, n, args.chunk):
             hi = min(n, lo + args.chunk)
@@ -159,7 +163,6 @@ def main():
                 start = time.perf_counter()
                 fn(lo, hi)
                 chunks[name].append(time.perf_counter() - start)
-            time.sleep(0.005)  # let the batch's OpenMP threads go idle before the next round
         chunks = {k: np.array(v) for k, v in chunks.items()}
         print(f"{label}: (totals over all poses; ratios of totals, and [median of the per-chunk ratios])")
         for name, _ in contenders:
@@ -170,6 +173,20 @@ def main():
             med_coal = np.median(chunks[name] / chunks["coal"])
             print(f"  {name:<20} {per:10.1f} us/query   to python-fcl {to_fcl:6.3f} [{med_fcl:6.3f}]"
                   f"   to coal {to_coal:6.3f} [{med_coal:6.3f}]")
+        # the batch: one call for all poses (prange over poses on every core numba has) against
+        # python-fcl over the same poses, alternately, a pause after each batch call
+        rounds = []
+        for _ in range(3):
+            start = time.perf_counter()
+            batch(0, n)
+            t_batch = time.perf_counter() - start
+            time.sleep(0.05)
+            start = time.perf_counter()
+            contenders[0][1](0, n)
+            rounds.append((t_batch, time.perf_counter() - start))
+        t_batch, t_fcl = np.median(np.array(rounds), axis=0)
+        print(f"  {'touche batch (' + str(numba.get_num_threads()) + ' thr)':<20} {t_batch / n * 1e6:10.1f} us/query   "
+              f"to python-fcl {t_batch / t_fcl:6.3f} (one call for all {n} poses; median of 3)")
     separated = dist.distance > 0
     print(f"distance check: {separated.sum()} separated poses, collide/distance consistent: "
           f"{bool(np.array_equal(hits, ~separated))}")

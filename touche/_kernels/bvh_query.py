@@ -683,6 +683,128 @@ def _is_direct_leaf(ni, node, direct):
 
 
 @njit(cache=True, nogil=True)
+def _support_gap(dx, dy, dz, ha0, ha1, t0, t1, t2, u0, u1, u2, v0, v1, v2, hb0, hb1):
+    """Gap of the projections of rectangles A (center 0, axes x, y, half sides ha0, ha1) and B
+    (center t, unit axes u, v, half sides hb0, hb1) on direction d (any length > 0), divided by
+    |d|: min over B of d.x - max over A of d.x. Always a lower bound of their distance; equal to
+    it when d joins a closest pair (Ericson 5.2.1: a separating direction)."""
+    du = dx * u0 + dy * u1 + dz * u2
+    dv = dx * v0 + dy * v1 + dz * v2
+    low_b = dx * t0 + dy * t1 + dz * t2 - hb0 * abs(du) - hb1 * abs(dv)
+    high_a = ha0 * abs(dx) + ha1 * abs(dy)
+    return (low_b - high_a) / np.sqrt(dx * dx + dy * dy + dz * dz)
+
+
+@njit(cache=True, nogil=True)
+def rect_distance_bounds(ha0, ha1, t0, t1, t2, u0, u1, u2, v0, v1, v2, hb0, hb1, lower, stop):
+    """Distance of two rectangles in A's frame -- A centered at the origin in the plane z = 0
+    with half sides ha0 (x), ha1 (y); B centered at t with unit axes u, v and half sides hb0,
+    hb1 -- as bounds ``(lower, upper)``, computed only as far as needed to compare with
+    ``stop``: it returns once ``upper < stop`` (cannot reach it), ``lower >= stop`` (reaches it)
+    or ``lower >= upper`` (exact); ``stop`` NaN: the exact distance (lower == upper).
+
+    The candidates of the complete enumeration (two disjoint convex polygons: a vertex of one
+    against the other's face, or an edge of each; 0 when an edge crosses the other polygon)
+    each give an upper bound |D| (D joins their closest points) and, through the projections on
+    D (_support_gap), a lower bound; the true closest pair certifies itself (both bounds meet),
+    usually among the first candidates, so most calls stop early (the enumeration of
+    rect_rect_distance always runs to the end when the distance reaches its threshold).
+    ``lower``: a known lower bound (e.g. a separating-axis gap; > 0 skips the crossing tests)."""
+    upper = np.inf
+    n0 = u1 * v2 - u2 * v1  # B's normal
+    n1 = u2 * v0 - u0 * v2
+    n2 = u0 * v1 - u1 * v0
+    # corners, in order around: A's in A's frame, B's in A's frame and A's in B's frame
+    x0 = hb0 * u0
+    x1 = hb0 * u1
+    x2 = hb0 * u2
+    y0 = hb1 * v0
+    y1 = hb1 * v1
+    y2 = hb1 * v2
+    q00 = t0 - x0 - y0
+    q01 = t1 - x1 - y1
+    q02 = t2 - x2 - y2
+    q10 = t0 + x0 - y0
+    q11 = t1 + x1 - y1
+    q12 = t2 + x2 - y2
+    q20 = t0 + x0 + y0
+    q21 = t1 + x1 + y1
+    q22 = t2 + x2 + y2
+    q30 = t0 - x0 + y0
+    q31 = t1 - x1 + y1
+    q32 = t2 - x2 + y2
+    qb = ((q00, q01, q02), (q10, q11, q12), (q20, q21, q22), (q30, q31, q32))
+    ca = ((-ha0, -ha1, 0.0), (ha0, -ha1, 0.0), (ha0, ha1, 0.0), (-ha0, ha1, 0.0))
+    # A's corners in B's frame (u, v, n coordinates about B's center)
+    wb0 = ((-ha0 - t0) * u0 + (-ha1 - t1) * u1 - t2 * u2, (-ha0 - t0) * v0 + (-ha1 - t1) * v1 - t2 * v2,
+          (-ha0 - t0) * n0 + (-ha1 - t1) * n1 - t2 * n2)
+    wb1 = ((ha0 - t0) * u0 + (-ha1 - t1) * u1 - t2 * u2, (ha0 - t0) * v0 + (-ha1 - t1) * v1 - t2 * v2,
+           (ha0 - t0) * n0 + (-ha1 - t1) * n1 - t2 * n2)
+    wb2 = ((ha0 - t0) * u0 + (ha1 - t1) * u1 - t2 * u2, (ha0 - t0) * v0 + (ha1 - t1) * v1 - t2 * v2,
+           (ha0 - t0) * n0 + (ha1 - t1) * n1 - t2 * n2)
+    wb3 = ((-ha0 - t0) * u0 + (ha1 - t1) * u1 - t2 * u2, (-ha0 - t0) * v0 + (ha1 - t1) * v1 - t2 * v2,
+           (-ha0 - t0) * n0 + (ha1 - t1) * n1 - t2 * n2)
+    wa = (wb0, wb1, wb2, wb3)
+    if not lower > 0.0:
+        # an edge of one crossing the other rectangle (strict sign change of the plane side)
+        for k in range(4):
+            p = qb[k]
+            q = qb[(k + 1) % 4]
+            if (p[2] < 0.0 < q[2]) or (q[2] < 0.0 < p[2]):
+                s = p[2] / (p[2] - q[2])
+                if abs(p[0] + s * (q[0] - p[0])) <= ha0 and abs(p[1] + s * (q[1] - p[1])) <= ha1:
+                    return 0.0, 0.0
+            p = wa[k]
+            q = wa[(k + 1) % 4]
+            if (p[2] < 0.0 < q[2]) or (q[2] < 0.0 < p[2]):
+                s = p[2] / (p[2] - q[2])
+                if abs(p[0] + s * (q[0] - p[0])) <= hb0 and abs(p[1] + s * (q[1] - p[1])) <= hb1:
+                    return 0.0, 0.0
+    # a vertex above the other's face: D along that face's normal
+    for k in range(4):
+        p = qb[k]
+        if abs(p[0]) <= ha0 and abs(p[1]) <= ha1:
+            d = abs(p[2])
+            if d < upper:
+                upper = d
+            if d > 0.0:
+                lower = max(lower, _support_gap(0.0, 0.0, p[2], ha0, ha1, t0, t1, t2, u0, u1, u2, v0, v1, v2, hb0, hb1))
+            else:
+                return 0.0, 0.0
+        w = wa[k]
+        if abs(w[0]) <= hb0 and abs(w[1]) <= hb1:
+            d = abs(w[2])
+            if d < upper:
+                upper = d
+            if d > 0.0:  # from A's vertex to its foot on B: -w_n n
+                lower = max(lower, _support_gap(-w[2] * n0, -w[2] * n1, -w[2] * n2, ha0, ha1, t0, t1, t2, u0, u1,
+                                                u2, v0, v1, v2, hb0, hb1))
+            else:
+                return 0.0, 0.0
+        if upper < stop or lower >= stop or lower >= upper:
+            return min(lower, upper), upper
+    # edge pairs
+    for i in range(4):
+        p = ca[i]
+        q = ca[(i + 1) % 4]
+        for j in range(4):
+            r = qb[j]
+            w = qb[(j + 1) % 4]
+            d2, x, y = _segment_segment(p[0], p[1], p[2], q[0], q[1], q[2], r[0], r[1], r[2], w[0], w[1], w[2])
+            d = np.sqrt(d2)
+            if d < upper:
+                upper = d
+            if d > 0.0:
+                lower = max(lower, _support_gap(y[0] - x[0], y[1] - x[1], y[2] - x[2], ha0, ha1, t0, t1, t2, u0, u1,
+                                                u2, v0, v1, v2, hb0, hb1))
+            else:
+                return 0.0, 0.0
+            if upper < stop or lower >= stop or lower >= upper:
+                return min(lower, upper), upper
+    return upper, upper  # the enumeration is complete: the minimum is the distance
+
+
+@njit(cache=True, nogil=True)
 def rss_pair_bound(nb_a, ia, nb_b, ib, rot, trans, best):
     """``(bound, key)`` as _rss_lower_bound, cheaper: the sphere bound; then the separating-axis
     gaps of the two RSS rectangles (flat boxes: the 2 + 2 face-plane axes... all 6 face axes
@@ -752,6 +874,8 @@ def rss_pair_bound(nb_a, ia, nb_b, ib, rot, trans, best):
     gap = max(gap, abs(t1) - ha1 - hb0 * abs(r10) - hb1 * abs(r11))
     gap = max(gap, abs(t0 * r00 + t1 * r10 + t2 * r20) - ha0 * abs(r00) - ha1 * abs(r10) - hb0)
     gap = max(gap, abs(t0 * r01 + t1 * r11 + t2 * r21) - ha0 * abs(r01) - ha1 * abs(r11) - hb1)
+    if gap - radii >= best:  # the face axes prune: skip the square roots of the edge axes
+        return max(bound, gap - radii), max(bound, gap - radii)
     # edge x edge axes a_i x b_j (i, j in {0, 1}), |a_i x b_j| = sqrt(1 - r_ij^2) (Ericson 4.4.1
     # with the normal half extents 0); near-parallel edges are covered by the face axes
     s = 1.0 - r00 * r00
@@ -771,17 +895,12 @@ def rss_pair_bound(nb_a, ia, nb_b, ib, rot, trans, best):
         bound = gap
     if bound >= best:
         return bound, bound
-    stop = best + radii if best < np.inf else 0.0
-    ob = (rot[0, 0] * x + rot[0, 1] * y + rot[0, 2] * z + trans[0],
-          rot[1, 0] * x + rot[1, 1] * y + rot[1, 2] * z + trans[1],
-          rot[2, 0] * x + rot[2, 1] * y + rot[2, 2] * z + trans[2])
-    oa = (nb_a[ia, RSS_ORIGIN], nb_a[ia, RSS_ORIGIN + 1], nb_a[ia, RSS_ORIGIN + 2])
-    rect = rect_rect_distance(oa, (a00, a01, a02), (a10, a11, a12), 2.0 * ha0, 2.0 * ha1,
-                              ob, (b00, b01, b02), (b10, b11, b12), 2.0 * hb0, 2.0 * hb1, stop)
-    key = max(bound, rect - radii)
-    if rect < stop:  # early exit: rect is an upper estimate, not a bound
-        return bound, key
-    return key, key
+    # the rectangles' distance, as far as needed: exact while no best exists (NaN stop)
+    stop = best + radii if best < np.inf else np.nan
+    low, high = rect_distance_bounds(ha0, ha1, t0, t1, t2, r00, r10, r20, r01, r11, r21, hb0, hb1,
+                                     gap + radii, stop)
+    bound = max(bound, low - radii)
+    return bound, max(bound, high - radii)
 
 
 @njit(cache=True, nogil=True)
