@@ -156,6 +156,37 @@ def test_closed_form_eigenframe_against_numpy():
     assert np.array_equal(axes, np.eye(3))
 
 
+def test_rectangle_distance_bounds_bracket_the_exact_distance():
+    """bvh_query.rect_distance_bounds (RSS bounds of the distance traversal) against the full
+    enumeration rect_rect_distance: exact with a NaN threshold; otherwise lower <= exact <= upper
+    and the threshold decided right. Random, parallel / coplanar and degenerate rectangles."""
+    from touche._kernels.bvh_query import rect_distance_bounds, rect_rect_distance
+
+    rng = np.random.default_rng(5)
+    for k in range(3000):
+        ha = rng.uniform(0, 1, 2) * (rng.random(2) > 0.05)
+        hb = rng.uniform(0, 1, 2) * (rng.random(2) > 0.05)
+        q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+        if k % 7 == 0:  # parallel or perpendicular, often coplanar below
+            q = np.eye(3)[:, rng.permutation(3)] * rng.choice([-1, 1], 3)
+        u, v = q[:, 0], q[:, 1]
+        t = rng.normal(size=3) * rng.choice([0.1, 1.0, 3.0])
+        if k % 11 == 0:
+            t[2] = 0.0
+        exact = rect_rect_distance((-ha[0], -ha[1], 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), 2 * ha[0], 2 * ha[1],
+                                   tuple(t - hb[0] * u - hb[1] * v), tuple(u), tuple(v), 2 * hb[0], 2 * hb[1], 0.0)
+        tol = 1e-12 * (1 + exact)
+        lower, upper = rect_distance_bounds(ha[0], ha[1], *t, *u, *v, hb[0], hb[1], -np.inf, np.nan)
+        assert abs(lower - exact) <= tol and abs(upper - exact) <= tol
+        for stop in (0.5 * exact, exact * (1 + 1e-7), 2 * exact + 1e-9):
+            lower, upper = rect_distance_bounds(ha[0], ha[1], *t, *u, *v, hb[0], hb[1], -np.inf, stop)
+            assert lower <= exact + tol and upper >= exact - tol
+            if upper < stop:
+                assert exact < stop + tol
+            elif lower >= stop:
+                assert exact >= stop - tol
+
+
 # ------------------------------------------------------------------------------------------------
 # against all-pairs references
 # ------------------------------------------------------------------------------------------------
