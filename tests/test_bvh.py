@@ -78,6 +78,12 @@ def _check_tree(tree, mesh, tol):
         assert np.all(np.sqrt(dx * dx + dy * dy + rect[:, 2] ** 2) <= row[26] + tol)
         assert np.all(np.linalg.norm(points - row[27:30], axis=1) <= row[30] + tol)
         assert np.all(np.isfinite(row))
+        if tree.kdop is not None:
+            h = len(tree.kdop_directions)
+            projections = points @ tree.kdop_directions.T
+            assert np.all(projections >= tree.node_dops[node, :h] - tol)
+            assert np.all(projections <= tree.node_dops[node, h:] + tol)
+            assert np.allclose(projections.min(axis=0), tree.node_dops[node, :h], atol=tol)  # tight
 
 
 @pytest.mark.parametrize("split", sorted(SPLITS))
@@ -88,10 +94,10 @@ def test_tree_invariants_and_bounding_volumes_contain_their_triangles(split, lea
     soup[::7, 2] = soup[::7, 0]  # zero-area triangles
     soup[::11] = soup[1]  # duplicate triangles
     mesh = tc.TriangleMesh(soup.reshape(-1, 3), np.arange(450).reshape(-1, 3))
-    tree = BVH(mesh, None, split=split, leaf_size=leaf_size)
+    tree = BVH(mesh, None, split=split, leaf_size=leaf_size, kdop=18)
     _check_tree(tree, mesh, 1e-12)
     sphere = _icosphere(2)
-    _check_tree(BVH(sphere, None, split=split, leaf_size=leaf_size), sphere, 1e-12)
+    _check_tree(BVH(sphere, None, split=split, leaf_size=leaf_size, kdop=14), sphere, 1e-12)
 
 
 @pytest.mark.parametrize("scale", [1e-6, 1.0, 1e6])
@@ -116,6 +122,9 @@ def test_tree_pickles_with_its_mesh():
     assert np.array_equal(copy.bvh.node_bounds, tree.node_bounds)
     again = pickle.loads(pickle.dumps(tree))
     assert np.array_equal(again.node_index, tree.node_index) and again.depth == tree.depth
+    dopped = tc.bvh.build(mesh, kdop=26)
+    again = pickle.loads(pickle.dumps(dopped))
+    assert again.kdop == 26 and np.array_equal(again.node_dops, dopped.node_dops)
 
 
 def test_closed_form_eigenframe_against_numpy():
@@ -203,17 +212,19 @@ def _small_meshes():
     }
 
 
-@pytest.mark.parametrize("split", ["sah", "median", "mean"])
-@pytest.mark.parametrize("bv", ["obb", "aabb", "sphere", "rss"])
+@pytest.mark.parametrize("split", ["sah", "median", "mean", "bottomup"])
+@pytest.mark.parametrize("bv", ["obb", "aabb", "sphere", "rss", "kdop"])
 def test_collide_equals_all_pairs_reference(split, bv):
     rng = np.random.default_rng(5)
     meshes = _small_meshes()
-    trees = {name: BVH(mesh, None, split=split, leaf_size=2) for name, mesh in meshes.items()}
+    trees = {name: BVH(mesh, None, split=split, leaf_size=2, kdop=18) for name, mesh in meshes.items()}
     hits = 0
     cases = 0
     for name_a in meshes:
         for name_b in meshes:
-            for pose in _random_poses(rng, 6, 1.2):
+            poses = _random_poses(rng, 8, 1.2)
+            poses[6:, :3, :3] = np.eye(3)  # pure translations: the exact k-DOP slab test
+            for pose in poses:
                 expected = naive_bvh.all_overlapping_pairs(meshes[name_a], None, meshes[name_b], pose)
                 result = tc.bvh.collide(trees[name_a], None, trees[name_b], pose, bv=bv)
                 got = {tuple(p) for p in result.pairs}
@@ -245,7 +256,7 @@ def test_intersection_segments_lie_on_both_triangles():
                 assert np.linalg.norm(q - point) <= 1e-9
 
 
-@pytest.mark.parametrize("split", ["sah", "mean"])
+@pytest.mark.parametrize("split", ["sah", "mean", "bottomup"])
 def test_distance_equals_all_pairs_reference(split):
     rng = np.random.default_rng(8)
     meshes = _small_meshes()
@@ -341,8 +352,14 @@ def test_bad_input_raises_geometry_error():
         BVH(a, None, split="nope")
     with pytest.raises(tc.GeometryError):
         BVH(a, None, leaf_size=0)
+    with pytest.raises(tc.GeometryError, match="kdop"):
+        tc.bvh.intersects(a, None, a, None, bv="kdop")  # trees without k-DOPs
+    with pytest.raises(tc.GeometryError, match="kdop"):
+        tc.bvh.collide(tc.bvh.build(a, kdop=14), None, tc.bvh.build(a, kdop=18), None, bv="kdop")
+    with pytest.raises(tc.GeometryError, match="kdop"):
+        BVH(a, None, kdop=7)
     with pytest.raises(tc.GeometryError):
-        tc.bvh.intersects(a, None, a, None, bv="kdop")
+        tc.bvh.intersects(a, None, a, None, bv="box")
     with pytest.raises(tc.GeometryError):
         tc.bvh.collide(a, None, a, None, depth_a=1.5)
     with pytest.raises(tc.GeometryError):

@@ -51,6 +51,7 @@ SPLIT_MEDIAN = 0
 SPLIT_CENTER = 1
 SPLIT_MEAN = 2
 SPLIT_SAH = 3
+SPLIT_BOTTOM_UP = 4  # not a split: the bottom-up build (build_tree_bottom_up)
 
 SAH_BINS = 16
 SAH_MIN_COUNT = 4  # SPLIT_SAH: nodes of at most this many triangles split at the MEAN (cheaper builds;
@@ -801,9 +802,11 @@ def _sah_split(order, tri_vertices, moments, centroids, first, count, bins_lo, b
 
 @njit(cache=True, nogil=True)
 def build_tree(vertices, triangles, leaf_size, split):
-    """Top-down build (explicit stack, preorder). Returns ``(node_index, node_bounds,
-    tri_vertices, tri_ids, depth)`` as described in the module doc; ``depth`` = the number of
-    nodes on the longest root-to-leaf path."""
+    """Build (top-down with an explicit stack, or bottom-up for SPLIT_BOTTOM_UP), preorder.
+    Returns ``(node_index, node_bounds, tri_vertices, tri_ids, depth)`` as described in the
+    module doc; ``depth`` = the number of nodes on the longest root-to-leaf path."""
+    if split == SPLIT_BOTTOM_UP:
+        return build_tree_bottom_up(vertices, triangles, leaf_size)
     return build_tree_with(vertices, triangles, leaf_size, split, SAH_MIN_COUNT)
 
 
@@ -886,3 +889,247 @@ def build_tree_with(vertices, triangles, leaf_size, split, sah_min_count):
         stack[top, 3] = level + 1
         top += 1
     return node_index[:n].copy(), node_bounds[:n].copy(), tri_vertices, order, depth
+
+
+# ---------------------------------------------------------------------------------------------
+# bottom-up build (Ericson 6.2.2)
+# ---------------------------------------------------------------------------------------------
+
+BOTTOM_UP_WINDOW = 12  # neighbours on each side searched in Morton order for the nearest cluster
+
+
+@njit(cache=True, nogil=True)
+def _spread_bits(x):
+    """The low 21 bits of x spread to every third bit (for 63-bit Morton codes)."""
+    x &= 0x1FFFFF
+    x = (x | (x << 32)) & 0x1F00000000FFFF
+    x = (x | (x << 16)) & 0x1F0000FF0000FF
+    x = (x | (x << 8)) & 0x100F00F00F00F00F
+    x = (x | (x << 4)) & 0x10C30C30C30C30C3
+    x = (x | (x << 2)) & 0x1249249249249249
+    return x
+
+
+@njit(cache=True, nogil=True)
+def _box_area(lx, ly, lz, hx, hy, hz):
+    dx = hx - lx
+    dy = hy - ly
+    dz = hz - lz
+    return dx * dy + dy * dz + dz * dx
+
+
+@njit(cache=True, nogil=True)
+def _merged_area(boxes, i, j):
+    return _box_area(min(boxes[i, 0], boxes[j, 0]), min(boxes[i, 1], boxes[j, 1]), min(boxes[i, 2], boxes[j, 2]),
+                     max(boxes[i, 3], boxes[j, 3]), max(boxes[i, 4], boxes[j, 4]), max(boxes[i, 5], boxes[j, 5]))
+
+
+@njit(cache=True, nogil=True)
+def bottom_up_topology(tri_boxes, centroids, window):
+    """Agglomerative clustering of the triangles (Ericson 6.2.2, bottom-up: repeatedly merge the
+    two clusters whose union has the smallest bounding volume). The nearest neighbour of each
+    cluster -- the one whose merged box has the least surface area -- is searched among the
+    ``window`` clusters on each side in the Morton order of the centroids (a locality ordering, so
+    the search stays linear); mutual nearest neighbours merge, all in one pass; passes repeat
+    until one cluster is left. Returns ``(left, right, root)``: nodes 0..m-1 are the triangles,
+    m..2m-2 the merges with their two children."""
+    m = tri_boxes.shape[0]
+    total = 2 * m - 1
+    left = np.full(total, -1, dtype=np.int64)
+    right = np.full(total, -1, dtype=np.int64)
+    if m == 1:
+        return left, right, 0
+    lo = np.full(3, np.inf)
+    hi = np.full(3, -np.inf)
+    for k in range(m):
+        for d in range(3):
+            lo[d] = min(lo[d], centroids[k, d])
+            hi[d] = max(hi[d], centroids[k, d])
+    codes = np.empty(m, dtype=np.int64)
+    for k in range(m):
+        code = 0
+        for d in range(3):
+            extent = hi[d] - lo[d]
+            q = int((centroids[k, d] - lo[d]) / extent * 2097151.0) if extent > 0.0 else 0
+            code |= _spread_bits(q) << d
+        codes[k] = code
+    order = np.argsort(codes, kind="mergesort")
+    ids = np.empty(m, dtype=np.int64)
+    boxes = np.empty((m, 6))
+    for i in range(m):
+        ids[i] = order[i]
+        for d in range(6):
+            boxes[i, d] = tri_boxes[order[i], d]
+    nearest = np.empty(m, dtype=np.int64)
+    count = m
+    next_node = m
+    while count > 1:
+        for i in range(count):
+            best = np.inf
+            best_j = -1
+            for j in range(max(0, i - window), min(count, i + window + 1)):
+                if j == i:
+                    continue
+                area = _merged_area(boxes, i, j)
+                if area < best or (area == best and j < best_j):
+                    best = area
+                    best_j = j
+            nearest[i] = best_j
+        merged = 0
+        write = 0
+        for i in range(count):
+            j = nearest[i]
+            if nearest[j] == i:
+                if i > j:
+                    continue  # merged at j (the smaller index keeps the new cluster)
+                left[next_node] = ids[i]
+                right[next_node] = ids[j]
+                ids[write] = next_node
+                for d in range(3):
+                    boxes[write, d] = min(boxes[i, d], boxes[j, d])
+                    boxes[write, 3 + d] = max(boxes[i, 3 + d], boxes[j, 3 + d])
+                next_node += 1
+                merged += 1
+            else:
+                ids[write] = ids[i]
+                for d in range(6):
+                    boxes[write, d] = boxes[i, d]
+            write += 1
+        if merged == 0:  # equal areas broke every mutual pair (never seen): merge the first two
+            left[next_node] = ids[0]
+            right[next_node] = ids[1]
+            for d in range(3):
+                boxes[0, d] = min(boxes[0, d], boxes[1, d])
+                boxes[0, 3 + d] = max(boxes[0, 3 + d], boxes[1, 3 + d])
+            ids[0] = next_node
+            next_node += 1
+            for i in range(1, write - 1):
+                ids[i] = ids[i + 1]
+                for d in range(6):
+                    boxes[i, d] = boxes[i + 1, d]
+            write -= 1
+        count = write
+    return left, right, ids[0]
+
+
+@njit(cache=True, nogil=True)
+def build_tree_bottom_up(vertices, triangles, leaf_size):
+    """Bottom-up build (bottom_up_topology), then the layout and bounding volumes of build_tree:
+    the triangles in the order of the tree's leaves (every node's triangles contiguous), nodes in
+    preorder, a subtree of at most ``leaf_size`` triangles one leaf, each node fitted by
+    _node_frame / _fit_node as in the top-down builds."""
+    m = triangles.shape[0]
+    origin = np.zeros(3)
+    for i in range(vertices.shape[0]):
+        origin += vertices[i]
+    origin /= vertices.shape[0]
+    centroids, moments_in = triangle_moments(vertices, triangles, origin)
+    boxes = np.empty((m, 6))
+    for k in range(m):
+        for d in range(3):
+            a = vertices[triangles[k, 0], d]
+            b = vertices[triangles[k, 1], d]
+            c = vertices[triangles[k, 2], d]
+            boxes[k, d] = min(a, min(b, c))
+            boxes[k, 3 + d] = max(a, max(b, c))
+    left, right, root = bottom_up_topology(boxes, centroids, BOTTOM_UP_WINDOW)
+    total = left.shape[0]
+    # triangles per subtree (children have smaller ids than their parent: one ascending pass)
+    size = np.ones(total, dtype=np.int64)
+    for node in range(m, total):
+        if left[node] >= 0:
+            size[node] = size[left[node]] + size[right[node]]
+    # preorder emission: a node of <= leaf_size triangles (or a triangle) is a leaf whose
+    # triangles are collected from its subtree, left to right
+    order = np.empty(m, dtype=np.int64)
+    node_index = np.empty((2 * m, 3), dtype=np.int64)
+    stack = np.empty((total + 2, 3), dtype=np.int64)  # [cluster node, parent row (-1), depth]
+    inner = np.empty(total + 2, dtype=np.int64)
+    stack[0, 0] = root
+    stack[0, 1] = -1
+    stack[0, 2] = 1
+    top = 1
+    rows = 0
+    placed = 0
+    depth = 0
+    while top > 0:
+        top -= 1
+        node = stack[top, 0]
+        parent = stack[top, 1]
+        level = stack[top, 2]
+        row = rows
+        rows += 1
+        if parent >= 0:
+            node_index[parent, 2] = row
+        depth = max(depth, level)
+        node_index[row, 0] = placed
+        node_index[row, 1] = size[node]
+        node_index[row, 2] = -1
+        if node < m or size[node] <= leaf_size:
+            inner[0] = node
+            itop = 1
+            while itop > 0:  # the subtree's triangles, left to right
+                itop -= 1
+                x = inner[itop]
+                if x < m:
+                    order[placed] = x
+                    placed += 1
+                else:
+                    inner[itop] = right[x]
+                    inner[itop + 1] = left[x]
+                    itop += 2
+            continue
+        stack[top, 0] = right[node]  # right first (popped last): its row is linked when popped
+        stack[top, 1] = row
+        stack[top, 2] = level + 1
+        top += 1
+        stack[top, 0] = left[node]
+        stack[top, 1] = -1
+        stack[top, 2] = level + 1
+        top += 1
+    tri_vertices = np.empty((m, 3, 3))
+    moments = np.empty((m, 10))
+    for k in range(m):
+        for c in range(3):
+            tri_vertices[k, c] = vertices[triangles[order[k], c]]
+        for d in range(10):
+            moments[k, d] = moments_in[order[k], d]
+    node_bounds = np.empty((rows, NODE_FLOATS))
+    axes = np.empty((3, 3))
+    cov = np.empty((3, 3))
+    scratch = np.empty((3, 3))
+    for row in range(rows):
+        _node_frame(tri_vertices, moments, node_index[row, 0], node_index[row, 1], origin, cov, scratch, axes)
+        _fit_node(tri_vertices, node_index[row, 0], node_index[row, 1], axes, node_bounds[row])
+    return node_index[:rows].copy(), node_bounds, tri_vertices, order, depth
+
+
+@njit(cache=True, nogil=True)
+def node_kdops(node_index, tri_vertices, directions):
+    """k-DOP of every node (Ericson 4.6): ``(n, 2h)`` = the minimum of each node's vertex
+    projections on the h ``directions`` (any lengths), then the maxima. Leaves from their
+    triangles, inner nodes merged from their children (exact for k-DOPs, Ericson 6.5) in reverse
+    preorder (children follow their parent)."""
+    n = node_index.shape[0]
+    h = directions.shape[0]
+    dops = np.empty((n, 2 * h))
+    for node in range(n - 1, -1, -1):
+        right = node_index[node, 2]
+        if right >= 0:
+            left = node + 1
+            for j in range(h):
+                dops[node, j] = min(dops[left, j], dops[right, j])
+                dops[node, h + j] = max(dops[left, h + j], dops[right, h + j])
+            continue
+        for j in range(h):
+            lo = np.inf
+            hi = -np.inf
+            for k in range(node_index[node, 0], node_index[node, 0] + node_index[node, 1]):
+                for c in range(3):
+                    p = (directions[j, 0] * tri_vertices[k, c, 0] + directions[j, 1] * tri_vertices[k, c, 1]
+                         + directions[j, 2] * tri_vertices[k, c, 2])
+                    lo = min(lo, p)
+                    hi = max(hi, p)
+            dops[node, j] = lo
+            dops[node, h + j] = hi
+    return dops

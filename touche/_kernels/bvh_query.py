@@ -40,6 +40,7 @@ BV_OBB = 0
 BV_AABB = 1
 BV_SPHERE = 2
 BV_RSS = 3
+BV_KDOP = 4
 
 OBB_EPSILON = 1e-12  # Ericson 4.4.2: |R_ij| + eps keeps near-parallel edge axes from separating
 
@@ -166,6 +167,56 @@ def _nodes_overlap(nb_a, ia, nb_b, ib, rot, trans, bv, cb, ub, identity):
         nb_a[ia, OBB_HALF], nb_a[ia, OBB_HALF + 1], nb_a[ia, OBB_HALF + 2],
         cb[0], cb[1], cb[2], ub, nb_b[ib, OBB_HALF], nb_b[ib, OBB_HALF + 1], nb_b[ib, OBB_HALF + 2],
     )
+
+
+@njit(cache=True, nogil=True)
+def _kdop_pair(nb_a, dops_a, ia, nb_b, dops_b, ib, directions, rot, trans, cb, ub):
+    """Overlap test of two nodes with k-DOPs (``dops (n, 2h)``: the node's min projections on the
+    h ``directions``, then the maxima; each tree in its own mesh frame; Ericson 4.6). Under a pure
+    translation (``rot`` exactly the identity) the exact slab test of A's k-DOP against B's
+    translated one. A rotated k-DOP is no k-DOP in the other frame (realigning it exactly needs
+    its vertices, Ericson 4.6.4), so then the test is conservative: the OBB test of the nodes, A's
+    slabs against B's OBB projected on each direction, and B's slabs against A's OBB (all three
+    are necessary for an overlap)."""
+    h = directions.shape[0]
+    if (rot[0, 0] == 1.0 and rot[1, 1] == 1.0 and rot[2, 2] == 1.0 and rot[0, 1] == 0.0 and rot[0, 2] == 0.0
+            and rot[1, 0] == 0.0 and rot[1, 2] == 0.0 and rot[2, 0] == 0.0 and rot[2, 1] == 0.0):
+        for j in range(h):
+            shift = directions[j, 0] * trans[0] + directions[j, 1] * trans[1] + directions[j, 2] * trans[2]
+            if dops_b[ib, j] + shift > dops_a[ia, h + j] or dops_b[ib, h + j] + shift < dops_a[ia, j]:
+                return False
+        return True
+    _node_obb_b(nb_b, ib, rot, trans, cb, ub)
+    if not _obb_pair(nb_a, ia, cb[0], cb[1], cb[2], ub, nb_b[ib, OBB_HALF], nb_b[ib, OBB_HALF + 1],
+                     nb_b[ib, OBB_HALF + 2]):
+        return False
+    for j in range(h):  # A's slabs vs B's OBB (in A's frame)
+        d0 = directions[j, 0]
+        d1 = directions[j, 1]
+        d2 = directions[j, 2]
+        c = d0 * cb[0] + d1 * cb[1] + d2 * cb[2]
+        r = 0.0
+        for k in range(3):
+            r += nb_b[ib, OBB_HALF + k] * abs(d0 * ub[3 * k] + d1 * ub[3 * k + 1] + d2 * ub[3 * k + 2])
+        if c - r > dops_a[ia, h + j] or c + r < dops_a[ia, j]:
+            return False
+    # B's slabs vs A's OBB moved into B's frame: x_B = rot^T (x_A - trans)
+    ax = nb_a[ia, OBB_CENTER] - trans[0]
+    ay = nb_a[ia, OBB_CENTER + 1] - trans[1]
+    az = nb_a[ia, OBB_CENTER + 2] - trans[2]
+    for j in range(h):
+        # the direction in A's frame: rot d
+        e0 = rot[0, 0] * directions[j, 0] + rot[0, 1] * directions[j, 1] + rot[0, 2] * directions[j, 2]
+        e1 = rot[1, 0] * directions[j, 0] + rot[1, 1] * directions[j, 1] + rot[1, 2] * directions[j, 2]
+        e2 = rot[2, 0] * directions[j, 0] + rot[2, 1] * directions[j, 1] + rot[2, 2] * directions[j, 2]
+        c = e0 * ax + e1 * ay + e2 * az
+        r = 0.0
+        for k in range(3):
+            r += nb_a[ia, OBB_HALF + k] * abs(e0 * nb_a[ia, OBB_AXES + 3 * k] + e1 * nb_a[ia, OBB_AXES + 3 * k + 1]
+                                               + e2 * nb_a[ia, OBB_AXES + 3 * k + 2])
+        if c - r > dops_b[ib, h + j] or c + r < dops_b[ib, j]:
+            return False
+    return True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -342,7 +393,17 @@ def _is_leaf(ni, node, level, limit):
 @njit(cache=True, nogil=True)
 def tree_collide(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, limit_a, limit_b,
                  stack, top, out, max_out):
-    """Continue a collision traversal. ``stack (capacity, 4)`` rows ``[node_a, node_b, depth_a,
+    """tree_collide_with for every bounding volume but the k-DOP (no k-DOP arrays)."""
+    none = np.zeros((0, 0))
+    return tree_collide_with(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, none, none, none,
+                             limit_a, limit_b, stack, top, out, max_out)
+
+
+@njit(cache=True, nogil=True)
+def tree_collide_with(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, dops_a, dops_b, directions,
+                      limit_a, limit_b, stack, top, out, max_out):
+    """Continue a collision traversal (``bv == BV_KDOP``: ``dops_a``, ``dops_b`` the trees' node
+    k-DOPs along ``directions``, see _kdop_pair; otherwise unused). ``stack (capacity, 4)`` rows ``[node_a, node_b, depth_a,
     depth_b]`` (start: one row [0, 0, 0, 0], ``top = 1``; capacity >= depth_a + depth_b + 2);
     stops once ``max_out`` rows are written, but a leaf pair is always finished, so ``out`` needs
     room for ``max_out + leaf_a * leaf_b + leaf_a + leaf_b`` rows (leaf_* = the trees' largest
@@ -367,7 +428,10 @@ def tree_collide(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, b
         ib = stack[top, 1]
         da = stack[top, 2]
         db = stack[top, 3]
-        if not _nodes_overlap(nb_a, ia, nb_b, ib, rot, trans, bv, cb, ub, identity):
+        if bv == BV_KDOP:
+            if not _kdop_pair(nb_a, dops_a, ia, nb_b, dops_b, ib, directions, rot, trans, cb, ub):
+                continue
+        elif not _nodes_overlap(nb_a, ia, nb_b, ib, rot, trans, bv, cb, ub, identity):
             continue
         leaf_a = _is_leaf(ni_a, ia, da, limit_a)
         leaf_b = _is_leaf(ni_b, ib, db, limit_b)
@@ -1420,3 +1484,24 @@ def tree_distance_tracked(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, pose
     out[7] = ids_a[ka] if ka >= 0 else -1
     out[8] = ids_b[kb] if kb >= 0 else -1
     return 0
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def tree_intersects_kdop_many(ni_a, nb_a, tv_a, ids_a, dops_a, poses_a, ni_b, nb_b, tv_b, ids_b, dops_b, poses_b,
+                              directions, stack_rows, max_leaf, out_hit, out_ids):
+    """tree_intersects_many with the trees' node k-DOPs (BV_KDOP, see _kdop_pair)."""
+    n = out_hit.shape[0]
+    step_a = 1 if poses_a.shape[0] > 1 else 0
+    step_b = 1 if poses_b.shape[0] > 1 else 0
+    for k in prange(n):
+        rot = np.empty((3, 3))
+        trans = np.empty(3)
+        _relative(poses_a[k * step_a], poses_b[k * step_b], rot, trans)
+        stack = np.empty((stack_rows, 4), dtype=np.int64)
+        stack[0, :] = 0
+        out = np.empty((1 + max_leaf * max_leaf + 2 * max_leaf, 4), dtype=np.int64)
+        top, count = tree_collide_with(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, BV_KDOP, dops_a,
+                                       dops_b, directions, -1, -1, stack, 1, out, 1)
+        out_hit[k] = count > 0
+        out_ids[k, 0] = out[0, 0] if count > 0 else -1
+        out_ids[k, 1] = out[0, 1] if count > 0 else -1

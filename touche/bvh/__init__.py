@@ -6,14 +6,19 @@
     tc.bvh.collide(a, pose_a, b, pose_b)          # every intersecting triangle pair + segments
     tc.bvh.distance(a, pose_a, b, pose_b)         # distance, closest points, triangle ids
 
-Trees (Ericson 6.2, 6.4, 6.6; Eberly S1 6): built top-down in compiled code with a split rule
+Trees (Ericson 6.2, 6.4, 6.6; Eberly S1 6): built in compiled code, top-down with a split rule
 (``"sah"`` binned surface-area heuristic, the default; ``"median"`` object median on the longest
 axis; ``"center"`` S1 6.2 center of the longest OBB axis with fallback to the other axes;
-``"mean"`` Gottschalk's mean of the centroids along the OBB's major axis) and a leaf size. Every
+``"mean"`` Gottschalk's mean of the centroids along the OBB's major axis) or bottom-up
+(``"bottomup"``, Ericson 6.2.2: agglomerative clustering, mutual nearest clusters by merged
+box area searched in Morton order, merged until one is left), and a leaf size. Every
 node stores an AABB, an OBB (continuous triangle covariance, Ericson 4.4.3), an RSS (rectangle
 swept sphere) and a sphere, so the bounding volume a traversal uses is a query option (``bv``):
-OBB (default for overlap), AABB, sphere or RSS; distance uses spheres then RSS bounds. The arrays
-are flat and in preorder with child offsets; a tree pickles as its arrays.
+OBB (default for overlap), AABB, sphere or RSS; distance uses spheres then RSS bounds. A tree
+built with ``kdop=k`` (6, 8, 14, 18, 26) also keeps every node's k-DOP for ``bv="kdop"``: exact
+slab tests under pure translation, and under rotation (a rotated k-DOP is no k-DOP) the OBB test
+plus each tree's slabs against the other's OBB. The arrays are flat and in preorder with child
+offsets; a tree pickles as its arrays.
 
 Collision system (S1 7): ``collide`` takes per-tree depth limits (negative = full depth; a node at
 its limit acts as a leaf: its OBB is tested against the other side's triangles or OBB) and a
@@ -28,8 +33,9 @@ from ..errors import GeometryError
 from ..pose import as_matrices
 from ..shapes import TriangleMesh, as_shape
 
-SPLITS = {"median": 0, "center": 1, "mean": 2, "sah": 3}
-BOUNDING_VOLUMES = {"obb": 0, "aabb": 1, "sphere": 2, "rss": 3}
+SPLITS = {"median": 0, "center": 1, "mean": 2, "sah": 3, "bottomup": 4}
+BOUNDING_VOLUMES = {"obb": 0, "aabb": 1, "sphere": 2, "rss": 3, "kdop": 4}
+KDOPS = (6, 8, 14, 18, 26)
 DEFAULT_SPLIT = "sah"
 DEFAULT_LEAF_SIZE = 1
 COLLIDE_CHUNK = 4096  # rows per resumed traversal call when a callback may stop the search
@@ -66,20 +72,31 @@ class BVH:
     indices in the mesh. ``depth``: nodes on the longest root-to-leaf path.
     """
 
-    __slots__ = ("node_index", "node_bounds", "tri_vertices", "tri_ids", "depth", "split", "leaf_size", "max_leaf")
+    __slots__ = ("node_index", "node_bounds", "tri_vertices", "tri_ids", "depth", "split", "leaf_size", "max_leaf",
+                 "kdop", "node_dops", "kdop_directions")
 
-    def __init__(self, vertices, faces, *, split=DEFAULT_SPLIT, leaf_size=DEFAULT_LEAF_SIZE):
+    def __init__(self, vertices, faces, *, split=DEFAULT_SPLIT, leaf_size=DEFAULT_LEAF_SIZE, kdop=None):
         if split not in SPLITS:
             raise GeometryError(f"split must be one of {sorted(SPLITS)}, got {split!r}")
         if isinstance(leaf_size, bool) or not isinstance(leaf_size, (int, np.integer)) or leaf_size < 1:
             raise GeometryError(f"leaf_size must be an integer >= 1, got {leaf_size!r}")
+        if kdop is not None and (isinstance(kdop, bool) or kdop not in KDOPS):
+            raise GeometryError(f"kdop must be None or one of {KDOPS}, got {kdop!r}")
         mesh = vertices if isinstance(vertices, TriangleMesh) else TriangleMesh(vertices, faces)
         _, _, points, triangles, _ = mesh._packed
         node_index, node_bounds, tri_vertices, tri_ids, depth = _build().build_tree(
             points, triangles, int(leaf_size), SPLITS[split])
-        self._set(node_index, node_bounds, tri_vertices, tri_ids, int(depth), split, int(leaf_size))
+        dops = directions = None
+        if kdop is not None:
+            from ..bounding import KDOP_DIRECTIONS
 
-    def _set(self, node_index, node_bounds, tri_vertices, tri_ids, depth, split, leaf_size):
+            directions = np.ascontiguousarray(KDOP_DIRECTIONS[kdop], dtype=np.float64)
+            dops = _build().node_kdops(node_index, tri_vertices, directions)
+        self._set(node_index, node_bounds, tri_vertices, tri_ids, int(depth), split, int(leaf_size), kdop, dops,
+                  directions)
+
+    def _set(self, node_index, node_bounds, tri_vertices, tri_ids, depth, split, leaf_size, kdop=None, dops=None,
+             directions=None):
         for name, value in (("node_index", node_index), ("node_bounds", node_bounds),
                             ("tri_vertices", tri_vertices), ("tri_ids", tri_ids)):
             object.__setattr__(self, name, value)
@@ -88,13 +105,16 @@ class BVH:
         object.__setattr__(self, "leaf_size", leaf_size)
         leaves = node_index[:, 2] < 0
         object.__setattr__(self, "max_leaf", int(node_index[leaves, 1].max()))
+        object.__setattr__(self, "kdop", kdop)
+        object.__setattr__(self, "node_dops", dops)
+        object.__setattr__(self, "kdop_directions", directions)
 
     def __setattr__(self, name, value):
         raise AttributeError("BVH is immutable")
 
     def __reduce__(self):
         return (_restore_bvh, (self.node_index, self.node_bounds, self.tri_vertices, self.tri_ids, self.depth,
-                               self.split, self.leaf_size))
+                               self.split, self.leaf_size, self.kdop, self.node_dops, self.kdop_directions))
 
     @property
     def node_count(self):
@@ -111,16 +131,18 @@ class BVH:
                 f"split={self.split!r}, leaf_size={self.leaf_size})")
 
 
-def _restore_bvh(node_index, node_bounds, tri_vertices, tri_ids, depth, split, leaf_size):
+def _restore_bvh(node_index, node_bounds, tri_vertices, tri_ids, depth, split, leaf_size, kdop=None, dops=None,
+                 directions=None):
     tree = object.__new__(BVH)
-    tree._set(node_index, node_bounds, tri_vertices, tri_ids, depth, split, leaf_size)
+    tree._set(node_index, node_bounds, tri_vertices, tri_ids, depth, split, leaf_size, kdop, dops, directions)
     return tree
 
 
-def build(mesh, *, split=DEFAULT_SPLIT, leaf_size=DEFAULT_LEAF_SIZE):
-    """Build a new :class:`BVH` for ``mesh`` (a TriangleMesh or trimesh.Trimesh)."""
+def build(mesh, *, split=DEFAULT_SPLIT, leaf_size=DEFAULT_LEAF_SIZE, kdop=None):
+    """Build a new :class:`BVH` for ``mesh`` (a TriangleMesh or trimesh.Trimesh); ``kdop`` (6, 8,
+    14, 18 or 26) also stores every node's k-DOP, for ``bv="kdop"`` queries."""
     mesh = _mesh(mesh, "mesh")
-    return BVH(mesh, None, split=split, leaf_size=leaf_size)
+    return BVH(mesh, None, split=split, leaf_size=leaf_size, kdop=kdop)
 
 
 def tree_of(mesh):
@@ -159,6 +181,13 @@ def _bv_code(bv):
     return BOUNDING_VOLUMES[bv]
 
 
+def _kdop_directions(ta, tb):
+    if ta.kdop is None or tb.kdop is None or ta.kdop != tb.kdop:
+        raise GeometryError(f"bv='kdop' needs two trees built with the same kdop= (got {ta.kdop} and {tb.kdop}); "
+                            "build them with touche.bvh.build(mesh, kdop=18)")
+    return ta.kdop_directions
+
+
 def intersects(a, pose_a, b, pose_b, *, bv="obb"):
     """Whether the surfaces of meshes (or trees) ``a`` and ``b`` touch or cross (closed
     triangles). Poses (4, 4) or (n, 4, 4) (broadcast). Returns a bool, or a (n,) bool array."""
@@ -178,6 +207,11 @@ def intersects(a, pose_a, b, pose_b, *, bv="obb"):
     pa, pb, n, single = _poses(pose_a, pose_b)
     hit = np.empty(n, dtype=np.bool_)
     ids = np.empty((n, 2), dtype=np.int64)
+    if bv == "kdop":
+        directions = _kdop_directions(ta, tb)
+        _query().tree_intersects_kdop_many(*ta._arrays(), ta.node_dops, pa, *tb._arrays(), tb.node_dops, pb,
+                                           directions, ta._stack_rows(tb), max(ta.max_leaf, tb.max_leaf), hit, ids)
+        return bool(hit[0]) if single else hit
     if n == 1:  # no thread-pool dispatch for one query
         _query().tree_intersects_one(*ta._arrays(), pa[0], *tb._arrays(), pb[0], _bv_code(bv), ta._stack_rows(tb),
                                      max(ta.max_leaf, tb.max_leaf), hit, ids)
@@ -400,9 +434,15 @@ def collide(a, pose_a, b, pose_b, *, bv="obb", depth_a=-1, depth_b=-1, max_pairs
     top = 1
     total = 0
     stopped = False
+    code = _bv_code(bv)
+    if bv == "kdop":
+        directions = _kdop_directions(ta, tb)
+        dops_a, dops_b = ta.node_dops, tb.node_dops
+    else:
+        directions = dops_a = dops_b = np.zeros((0, 0))
     while top > 0 and not stopped:
-        top, count = kernels.tree_collide(*ta._arrays(), *tb._arrays(), rot, trans, _bv_code(bv), int(depth_a),
-                                          int(depth_b), stack, top, out, chunk)
+        top, count = kernels.tree_collide_with(*ta._arrays(), *tb._arrays(), rot, trans, code, dops_a, dops_b,
+                                               directions, int(depth_a), int(depth_b), stack, top, out, chunk)
         block = out[:count].copy()
         if max_pairs is not None and total + len(block) >= max_pairs:
             block = block[:max_pairs - total]
