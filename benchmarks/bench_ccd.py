@@ -1,10 +1,19 @@
 """Continuous collision under translation + rotation: touche vs python-fcl continuousCollide.
 
-    NUMBA_CACHE_DIR=/tmp/numba-x .venv/bin/python benchmarks/bench_ccd.py [--n 2000] [--quick]
+    .venv/bin/python benchmarks/bench_ccd.py [--n 2000] [--quick]          # convex pairs
+    .venv/bin/python benchmarks/bench_ccd.py --mesh [--mesh-n 200]          # two 9,048-triangle meshes
 
-Motion: each pair moves A from a start pose T0 to an end pose T1 over [0, 1] with the rotation
-slerped (constant angular velocity) and the origin moving linearly: touche ``Keyframes([0, 1],
-[T0, T1])``, fcl ``CCDM_LINEAR`` (InterpMotion about the local origin, the same path). B stays.
+Meshes (--mesh): pybullet_data's soccerball.obj (9,048 triangles, closed) twice; A moves from T0
+to T1 over [0, 1] by the screw motion (fcl CCDM_SCREW = touche Screw), B stays at the origin; start 1.5-2.4 apart, random end, up to ~pi of rotation, so about
+half the cases touch, at times spread over [0, 1]. Rounds are interleaved (touche then fcl on a
+case, then the next case, the order alternating) in one process. fcl runs CCDC_NAIVE with 200
+steps (toc_err = 1/200; its time is the first colliding sample, i.e. up to 1/199 late) and, for
+the record, its conservative advancement. The reference is dense sampling (--mesh-samples) of
+touche.bvh.intersects plus 50 bisections. The ratio is touche total time / fcl total time.
+
+Motion: each pair moves A from a start pose T0 to an end pose T1 over [0, 1] by fcl's screw
+motion (CCDM_SCREW: constant rotation about a fixed axis and a slide along it), given to touche
+as the equal ``Screw`` (``screw_between``). B stays.
 Workloads: box-box (one of them a 1e-3 thick plate) and two 30-vertex hulls (fcl.Convex), A
 spinning up to ~3 turns over the interval.
 
@@ -31,7 +40,7 @@ import naive_ccd as R  # noqa: E402
 
 import touche as tc  # noqa: E402
 from touche.impact import ImpactStatus, time_of_impact  # noqa: E402
-from touche.motion import Keyframes  # noqa: E402
+from touche.motion import Keyframes, Screw  # noqa: E402
 
 SOLVERS = [
     ("CCDC_NAIVE", "GST_LIBCCD", 200),
@@ -57,6 +66,26 @@ def cases(rng, n):
     return t0, t1
 
 
+def screw_between(t0, t1):
+    """touche Screw motions equal to fcl's ScrewMotion(T0, T1) (CCDM_SCREW): rotation by the
+    angle theta of R1 R0^T about the axis a through p = (T0 + T1 + a x o / tan(theta / 2)) / 2,
+    o = T1 - T0 (translations), sliding (o . a) a. fcl's CCDM_LINEAR (InterpMotion) is not used:
+    python-fcl's fcl builds it with the constructor that never calls computeVelocity(), so its
+    velocities are uninitialised (its contact times disagree with the poses it was given)."""
+    rotvec = Rotation.from_matrix(t1[:, :3, :3] @ np.swapaxes(t0[:, :3, :3], 1, 2)).as_rotvec()
+    theta = np.linalg.norm(rotvec, axis=1)
+    if (theta < 1e-6).any():
+        raise ValueError("screw cases need a rotation (fcl's zero-angle branch mis-scales the slide)")
+    axis = rotvec / theta[:, None]
+    o = t1[:, :3, 3] - t0[:, :3, 3]
+    p = 0.5 * (t0[:, :3, 3] + t1[:, :3, 3] + np.cross(axis, o) / np.tan(theta / 2)[:, None])
+    slide = (o * axis).sum(1)[:, None] * axis
+    motion = Screw(slide, rotvec, t0, p)
+    if not np.allclose(motion.pose_at(1.0), t1, atol=1e-9):
+        raise AssertionError("screw parameters do not reach T1")
+    return slide, rotvec, p
+
+
 def fcl_geometry(fcl, shape):
     if isinstance(shape, tc.Box):
         return fcl.Box(*shape.extents)
@@ -70,7 +99,7 @@ def run_fcl(fcl, a, b, t0, t1, solver, gjk, iterations):
     ga, gb = fcl_geometry(fcl, a), fcl_geometry(fcl, b)
     request = fcl.ContinuousCollisionRequest(
         num_max_iterations=iterations,
-        ccd_motion_type=fcl.CCDMotionType.CCDM_LINEAR,
+        ccd_motion_type=fcl.CCDMotionType.CCDM_SCREW,
         gjk_solver_type=getattr(fcl.GJKSolverType, gjk),
         ccd_solver_type=getattr(fcl.CCDSolverType, solver),
     )
@@ -88,9 +117,19 @@ def run_fcl(fcl, a, b, t0, t1, solver, gjk, iterations):
     return times, (time.perf_counter() - start) / len(t0)
 
 
-def reference(a, b, t0, t1, samples):
+class ScrewPath:
+    """Screw poses by the independent formula of tests/naive_ccd.py."""
+
+    def __init__(self, t0, slide, spin, centre):
+        self.t0, self.slide, self.spin, self.centre = t0, slide, spin, centre
+
+    def at(self, t, rows):
+        return R.screw_poses(self.t0[rows], self.slide[rows], self.spin[rows], self.centre[rows], t)
+
+
+def reference(a, b, t0, slide, spin, centre, samples):
     n = len(t0)
-    path = R.KeyframePath(np.array([0.0, 1.0]), np.stack([t0, t1], axis=1))
+    path = ScrewPath(t0, slide, spin, centre)
     if isinstance(a, tc.Box) and isinstance(b, tc.Box):
         half_a, half_b = a.half_extents, b.half_extents
         eye = np.eye(4)[None]
@@ -126,8 +165,147 @@ def accuracy(times, ref, separation):
     return missed, false, (np.median(dt) if len(dt) else np.nan), dt.max(initial=0.0)
 
 
+def mesh_cases(rng, n, radius):
+    """Start / end poses of A (a ball-like mesh of the given radius) around B at the origin."""
+    start = rng.normal(size=(n, 3))
+    start *= (rng.uniform(3.0, 4.8, n) * radius / np.linalg.norm(start, axis=1))[:, None]
+    end = -start * rng.uniform(0.0, 1.2, (n, 1)) + rng.normal(size=(n, 3)) * 1.6 * radius
+    r0 = Rotation.random(n, random_state=rng)
+    spin = rng.normal(size=(n, 3))
+    spin *= (rng.uniform(0.0, 0.95, n) * np.pi / np.linalg.norm(spin, axis=1))[:, None]
+    r1 = Rotation.from_rotvec(spin) * r0
+    t0 = np.tile(np.eye(4), (n, 1, 1))
+    t1 = np.tile(np.eye(4), (n, 1, 1))
+    t0[:, :3, :3], t0[:, :3, 3] = r0.as_matrix(), start
+    t1[:, :3, :3], t1[:, :3, 3] = r1.as_matrix(), end
+    return t0, t1
+
+
+def mesh_benchmark(args):
+    import fcl
+    import pybullet_data
+    import trimesh
+
+    from touche._kernels import ccd_mesh
+
+    path = os.path.join(pybullet_data.getDataPath(), "soccerball.obj")
+    loaded = trimesh.load(path, force="mesh", process=False)
+    vertices = np.ascontiguousarray(loaded.vertices, dtype=np.float64)
+    faces = np.ascontiguousarray(loaded.faces, dtype=np.int64)
+    mesh = tc.TriangleMesh(vertices, faces)
+    radius = float(mesh.bvh.node_bounds[0, 30])
+
+    def model():
+        bvh = fcl.BVHModel()
+        bvh.beginModel(len(vertices), len(faces))
+        bvh.addSubModel(vertices, faces)
+        bvh.endModel()
+        return bvh
+
+    ga, gb = model(), model()
+    rng = np.random.default_rng(args.seed)
+    n = args.mesh_n
+    t0, t1 = mesh_cases(rng, n, radius)
+    slide, spin, centre = screw_between(t0, t1)
+    motions = [Screw(slide[i], spin[i], t0[i], centre[i]) for i in range(n)]
+    naive = fcl.ContinuousCollisionRequest(num_max_iterations=200, toc_err=1.0 / 200,
+                                           ccd_motion_type=fcl.CCDMotionType.CCDM_SCREW,
+                                           ccd_solver_type=fcl.CCDSolverType.CCDC_NAIVE)
+    advancement = fcl.ContinuousCollisionRequest(num_max_iterations=200, toc_err=1e-6,
+                                                 ccd_motion_type=fcl.CCDMotionType.CCDM_SCREW,
+                                                 ccd_solver_type=fcl.CCDSolverType.CCDC_CONSERVATIVE_ADVANCEMENT)
+    identity = fcl.Transform()
+
+    def fcl_once(i, request):
+        oa = fcl.CollisionObject(ga, fcl.Transform(t0[i, :3, :3], t0[i, :3, 3]))
+        ob = fcl.CollisionObject(gb, identity)
+        result = fcl.ContinuousCollisionResult()
+        fcl.continuousCollide(oa, fcl.Transform(t1[i, :3, :3], t1[i, :3, 3]), ob, identity, request, result)
+        return result.time_of_contact if result.is_collide else np.inf
+
+    time_of_impact(mesh, motions[0], mesh, None, 1.0)  # compile / load
+    fcl_once(0, naive)
+    ours = np.empty(n)
+    steps = np.empty((n, 3))
+    theirs = np.empty(n)
+    ours_s = np.full(n, np.inf)
+    theirs_s = np.full(n, np.inf)
+    # rounds x cases, interleaved (touche then fcl on a case, the order alternating); the
+    # per-case minimum over the rounds filters the scheduler stalls of a shared, loaded machine
+    for round_ in range(args.rounds):
+        for i in range(n):
+            for turn in ((0, 1) if (i + round_) % 2 == 0 else (1, 0)):
+                start = time.perf_counter()
+                if turn == 0:
+                    result = time_of_impact(mesh, motions[i], mesh, None, 1.0)
+                    ours_s[i] = min(ours_s[i], time.perf_counter() - start)
+                    ours[i] = result.time if result.status != ImpactStatus.MISS else np.inf
+                else:
+                    theirs[i] = fcl_once(i, naive)
+                    theirs_s[i] = min(theirs_s[i], time.perf_counter() - start)
+    # kernel statistics (same queries, not timed)
+    rows_b = tc.Static().packed()[0]
+    out = np.empty(ccd_mesh.OUT_SIZE)
+    tree = mesh.bvh
+    for i in range(n):
+        ball = np.ascontiguousarray(tree.node_bounds[0, 27:31])
+        ccd_mesh.mesh_toi(*tree._arrays(), ball, motions[i].packed()[0], 0, *tree._arrays(), 0, np.zeros(1),
+                          np.zeros((1, 3)), ball, rows_b, 1.0, mesh.scale, 1e-9, 2_000_000, ccd_mesh.DESCEND, out)
+        steps[i] = out[9:12]  # advancement steps, node pairs evaluated, leaf pairs
+    k = min(n, args.fcl_ca_n)
+    ca = np.empty(k)
+    start = time.perf_counter()
+    for i in range(k):
+        ca[i] = fcl_once(i, advancement)
+    ca_s = (time.perf_counter() - start) / max(k, 1)
+    # reference: dense sampling of the static mesh test + bisection
+    kpath = ScrewPath(t0, slide, spin, centre)
+
+    def separation(t, rows):
+        touching = tc.bvh.intersects(mesh, np.ascontiguousarray(kpath.at(t, rows)), mesh, np.eye(4))
+        return np.where(np.atleast_1d(touching), -1.0, 1.0)
+
+    def cull(t, rows):
+        return np.linalg.norm(kpath.at(t, rows)[:, :3, 3], axis=1) - 2.0 * radius
+
+    reference = R.first_contact(separation, n, 1.0, samples=args.mesh_samples, iterations=50, cull=cull)
+    load = os.getloadavg()
+    print(f"two soccerball.obj meshes ({len(faces)} triangles each), {n} cases, screw motions over [0, 1] "
+          f"(translation + rotation up to ~pi); reference {args.mesh_samples} samples + bisection; "
+          f"load average {load[0]:.2f} / {load[1]:.2f} on {os.cpu_count()} cores; times: per-case minimum "
+          f"of {args.rounds} interleaved rounds")
+    print(f"  reference: {np.isfinite(reference).mean():.2f} of the cases touch")
+    header = f"  {'engine':34s} {'mean ms':>8s} {'median ms':>9s} {'missed':>6s} {'false':>6s} {'med |dt|':>9s} {'max |dt|':>9s} {'late':>6s}"
+    print(header)
+    for label, times, secs in (("touche time_of_impact", ours, ours_s), ("fcl NAIVE 200 steps", theirs, theirs_s),
+                               (f"fcl CONSERVATIVE_ADV. (first {k})", ca, None)):
+        count = len(times)
+        missed, false, med, mx = accuracy(times, reference[:count], lambda t, rows: separation(t, rows))
+        both = np.isfinite(times) & np.isfinite(reference[:count])
+        late = int((times[both] > reference[:count][both] + 1e-9).sum())
+        mean = np.mean(secs) * 1e3 if secs is not None else ca_s * 1e3
+        median = np.median(secs) * 1e3 if secs is not None else np.nan
+        print(f"  {label:34s} {mean:8.3f} {median:9.3f} {missed:6d} {false:6d} {med:9.1e} {mx:9.1e} {late:6d}")
+    print(f"  ratio touche / fcl NAIVE (sum of per-case minima): {ours_s.sum() / theirs_s.sum():.3f}; "
+          f"median of per-case ratios {np.median(ours_s / theirs_s):.3f}")
+    hit = np.isfinite(ours)
+    bins = [("misses", ~hit)] + [(f"hits t in [{lo:.2f}, {hi:.2f})", hit & (ours >= lo) & (ours < hi))
+                                 for lo, hi in ((0.0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.01))]
+    for name, rows in [("hits", hit)] + bins:
+        if rows.any():
+            print(f"    {name:22s} ({rows.sum():3d}): touche {ours_s[rows].mean() * 1e3:.3f} ms, fcl {theirs_s[rows].mean() * 1e3:.3f} ms, "
+                  f"ratio {ours_s[rows].sum() / theirs_s[rows].sum():.3f}; kernel steps / node pairs / leaf pairs "
+                  f"{np.round(steps[rows].mean(0)).astype(int).tolist()}")
+
+
 def main():
     parser = argparse.ArgumentParser()
+    parser.add_argument("--mesh", action="store_true", help="the mesh-mesh benchmark instead")
+    parser.add_argument("--mesh-n", type=int, default=200)
+    parser.add_argument("--mesh-samples", type=int, default=2000)
+    parser.add_argument("--fcl-ca-n", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (per-case minimum)")
+    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--fcl-n", type=int, default=500, help="pairs given to each fcl solver")
     parser.add_argument("--samples", type=int, default=4000, help="reference samples over [0, 1]")
@@ -135,6 +313,9 @@ def main():
     args = parser.parse_args()
     if args.quick:
         args.n, args.fcl_n, args.samples = 300, 150, 1000
+    if args.mesh:
+        mesh_benchmark(args)
+        return
     import fcl
 
     rng = np.random.default_rng(0)
@@ -150,20 +331,21 @@ def main():
               f"{'med |dt|':>9s} {'max |dt|':>9s}")
     for name, a, b in workloads:
         t0, t1 = cases(rng, args.n)
-        motion = Keyframes([0.0, 1.0], np.stack([t0, t1], axis=1))
+        slide, spin, centre = screw_between(t0, t1)
+        motion = Screw(slide, spin, t0, centre)
         time_of_impact(a, motion, b, None, 1.0)  # compile / load
         start = time.perf_counter()
         result = time_of_impact(a, motion, b, None, 1.0)
         batch_us = (time.perf_counter() - start) / args.n * 1e6
         singles = min(300, args.n)
-        one = [Keyframes([0.0, 1.0], [t0[i], t1[i]]) for i in range(singles)]
+        one = [Screw(slide[i], spin[i], t0[i], centre[i]) for i in range(singles)]
         time_of_impact(a, one[0], b, None, 1.0)
         start = time.perf_counter()
         for i in range(singles):
             time_of_impact(a, one[i], b, None, 1.0)
         single_us = (time.perf_counter() - start) / singles * 1e6
         ours = np.where(result.status == ImpactStatus.MISS, np.inf, result.time)
-        ref, separation = reference(a, b, t0, t1, args.samples)
+        ref, separation = reference(a, b, t0, slide, spin, centre, args.samples)
         print(header)
         m, f_, med, mx = accuracy(ours, ref, separation)
         print(f"{name:20s} {'touche batch (1 call)':44s} {batch_us:9.2f} {'':7s} {m:7d} {f_:6d} {med:9.1e} {mx:9.1e}")

@@ -107,11 +107,15 @@ class ImpactResult:
     Batch of n: ``status`` (n,) int8, ``time`` / ``last_time`` (n,), ``normal`` / ``point`` (n, 3),
     ``kind`` (n,) int8, ``count`` (n,) int64 and ``points`` (n, K, 3) padded with NaN after
     ``count`` rows.
+
+    Pairs with a triangle mesh also give ``triangles``: (2,) int64 (or (n, 2)) the original
+    indices of the touching triangle of each mesh at first contact (-1 for a shape that is not
+    a mesh, or on MISS); None for other pairs.
     """
 
-    __slots__ = ("status", "time", "last_time", "normal", "point", "points", "kind", "count")
+    __slots__ = ("status", "time", "last_time", "normal", "point", "points", "kind", "count", "triangles")
 
-    def __init__(self, status, time, last_time, normal, point, points, kind, count):
+    def __init__(self, status, time, last_time, normal, point, points, kind, count, triangles=None):
         self.status = status
         self.time = time
         self.last_time = last_time
@@ -120,6 +124,7 @@ class ImpactResult:
         self.points = points
         self.kind = kind
         self.count = count
+        self.triangles = triangles
 
     def __repr__(self):
         if isinstance(self.time, np.ndarray):
@@ -217,8 +222,7 @@ def time_of_impact(a, motion_a, b, motion_b, t_max, tolerance=None):
     ma = as_motion(motion_a, "motion_a")
     mb = as_motion(motion_b, "motion_b")
     if kinds.MESH in (a.kind, b.kind):
-        # hook: mesh time of impact (BVH conservative advancement with node-level bounds)
-        raise UnsupportedQuery("time_of_impact", a, b)
+        return _mesh_time_of_impact(a, ma, b, mb, limit, time_tolerance)
     from .motion import CallableMotion, QuadraticMatrix
 
     if isinstance(ma, QuadraticMatrix) or isinstance(mb, QuadraticMatrix):
@@ -279,20 +283,34 @@ def _ccd():
     return ccd
 
 
+_BALLS = {}
+
+
 def _ball(shape):
-    """Local bounding sphere (cx, cy, cz, r) of a finite shape, radius included."""
+    """Local bounding sphere (cx, cy, cz, r) of a finite shape, radius included (cached per
+    shape: shapes are immutable)."""
+    cached = _BALLS.get(id(shape))
+    if cached is not None and cached[0] is shape:
+        return cached[1]
     kind, params, points = shape._packed[:3]
     if kind in _PLANES:
-        return np.zeros(4)
-    if kind == kinds.ELLIPSOID:
-        center = points[0]
-        radius = float(np.linalg.norm(points[1:4], axis=1).sum())
+        ball = np.zeros(4)
+    elif kind == kinds.MESH:
+        ball = np.ascontiguousarray(shape.bvh.node_bounds[0, 27:31], dtype=np.float64).copy()
     else:
-        center = 0.5 * (points.min(axis=0) + points.max(axis=0))
-        radius = float(np.linalg.norm(points - center, axis=1).max())
-        if kind in (kinds.SPHERE, kinds.CAPSULE, kinds.CYLINDER, kinds.CONE):
-            radius += float(params[0])
-    return np.array([center[0], center[1], center[2], radius * (1.0 + 1e-12)])
+        if kind == kinds.ELLIPSOID:
+            center = points[0]
+            radius = float(np.linalg.norm(points[1:4], axis=1).sum())
+        else:
+            center = 0.5 * (points.min(axis=0) + points.max(axis=0))
+            radius = float(np.linalg.norm(points - center, axis=1).max())
+            if kind in (kinds.SPHERE, kinds.CAPSULE, kinds.CYLINDER, kinds.CONE):
+                radius += float(params[0])
+        ball = np.array([center[0], center[1], center[2], radius * (1.0 + 1e-12)])
+    if len(_BALLS) > 256:
+        _BALLS.clear()
+    _BALLS[id(shape)] = (shape, ball)
+    return ball
 
 
 def _packed_motion(motion, name):
@@ -303,22 +321,18 @@ def _packed_motion(motion, name):
 
 
 def _speed_bound(rows, ball):
-    """A rough bound on point speeds (for the coarse tolerance only, not for safety)."""
-    if rows[0, 0] == _KIND_KEYFRAMES:
-        seg = rows[:, 2:].reshape(len(rows), -1, 20)
-        return float((np.linalg.norm(seg[..., 17:20], axis=-1)
-                      + np.linalg.norm(seg[..., 14:17], axis=-1) * (np.linalg.norm(ball[:3]) + ball[3])).max())
-    reach = np.linalg.norm(rows[:, 4:13:4] - rows[:, 23:26], axis=1) + np.linalg.norm(ball[:3]) + ball[3]
-    return float((np.linalg.norm(rows[:, 17:20], axis=1) + np.linalg.norm(rows[:, 20:23], axis=1) * reach).max())
+    """A bound on point speeds (for the coarse tolerance only, not for safety)."""
+    from ._kernels import ccd_mesh
+
+    return ccd_mesh.motion_bounds(rows, ball)[0]
 
 
 def _pair_scale(a, b, rows_a, rows_b):
-    def origins(rows):
-        if rows[0, 0] == _KIND_KEYFRAMES:
-            return float(np.abs(rows[:, 2:].reshape(len(rows), -1, 20)[..., 11:14]).max())
-        return float(np.abs(rows[:, 4:13:4]).max())
+    """Model size for the touching tolerance: the shapes plus how far their origins are."""
+    from ._kernels import ccd_mesh
 
-    return max(a.scale, b.scale) + max(origins(rows_a), origins(rows_b))
+    ball = np.zeros(4)
+    return max(a.scale, b.scale) + max(ccd_mesh.motion_bounds(rows_a, ball)[1], ccd_mesh.motion_bounds(rows_b, ball)[1])
 
 
 def _advancement_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
@@ -374,6 +388,76 @@ def _point_result(status, time, point, normal, single):
                             point[0], point[:n].copy(), SetKind(int(kind[0])), n)
     points = np.where(found[:, None, None], point[:, None, :], np.nan)
     return ImpactResult(status, time, last, normal, point, points, kind, found.astype(np.int64))
+
+
+# ----------------------------------------------------------------------------------------------
+# meshes: conservative advancement on the BVH (touche/_kernels/ccd_mesh.py)
+MESH_BUDGET = 2_000_000  # advancement steps per query before the coarse / MAX_ITERATIONS exit
+
+
+def _mesh_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
+    """Mesh-mesh, mesh-convex and mesh-plane pairs: conservative advancement over the BVH with
+    node-level motion bounds (never tunnels; time never after the first contact). The mesh goes
+    first (flipping the normal and the triangle ids back for a mesh given as B)."""
+    from .motion import CallableMotion
+
+    flip = a.kind != kinds.MESH
+    if flip:
+        a, motion_a, b, motion_b = b, motion_b, a, motion_a
+    if b.kind == kinds.MESH:
+        b_mode = 0
+    elif b.kind in _FINITE_CONVEX:
+        b_mode = 1
+    elif b.kind in _PLANES:
+        b_mode = 2
+        if isinstance(motion_b, CallableMotion) or not getattr(motion_b, "translational", False):
+            raise GeometryError("a plane / half-space in time_of_impact must move by translation (Static / Linear)")
+    else:
+        raise UnsupportedQuery("time_of_impact", a, b)
+    if isinstance(motion_a, CallableMotion) or isinstance(motion_b, CallableMotion):
+        return _callable_mesh_time_of_impact(a, motion_a, b, motion_b, b_mode, limit, time_tolerance, flip)
+    rows_a, batch_a = _packed_motion(motion_a, "motion_a")
+    rows_b, batch_b = _packed_motion(motion_b, "motion_b")
+    if len(rows_a) > 1 and len(rows_b) > 1 and len(rows_a) != len(rows_b):
+        raise GeometryError(f"motion batches differ in length: {len(rows_a)} and {len(rows_b)}")
+    count = max(len(rows_a), len(rows_b))
+    tree_a = a.bvh
+    ball_a = _ball(a)
+    ball_b = _ball(b)
+    if b_mode == 0:
+        tree_b = b.bvh
+        b_arrays = tree_b._arrays()
+    else:
+        b_arrays = _NO_TREE
+    kb, pb, ptb = b._packed[:3]
+    scale = max(a.scale, b.scale)
+    status = np.empty(count, dtype=np.int8)
+    from ._kernels import ccd_mesh
+
+    out = np.empty((count, ccd_mesh.OUT_SIZE))
+    if count == 1:
+        status[0] = ccd_mesh.mesh_toi(*tree_a._arrays(), ball_a, rows_a[0], b_mode, *b_arrays, kb, pb, ptb, ball_b,
+                                      rows_b[0], limit, scale, time_tolerance, MESH_BUDGET, ccd_mesh.DESCEND, out[0])
+    else:
+        ccd_mesh.mesh_toi_many(*tree_a._arrays(), ball_a, rows_a, b_mode, *b_arrays, kb, pb, ptb, ball_b, rows_b,
+                               limit, scale, time_tolerance, MESH_BUDGET, ccd_mesh.DESCEND, status, out)
+    return _mesh_result(status, out, flip, single=not (batch_a or batch_b))
+
+
+_NO_TREE = (np.zeros((1, 3), dtype=np.int64), np.zeros((1, 31)), np.zeros((1, 3, 3)), np.zeros(1, dtype=np.int64))
+
+
+def _mesh_result(status, out, flip, single):
+    time = out[:, 0].copy()
+    point = out[:, 1:4].copy()
+    normal = out[:, 4:7].copy()
+    triangles = np.where(np.isnan(out[:, 7:9]), -1, out[:, 7:9]).astype(np.int64)
+    if flip:
+        normal = -normal
+        triangles = triangles[:, ::-1].copy()
+    result = _point_result(status, time, point, normal, single)
+    result.triangles = triangles[0] if single else triangles
+    return result
 
 
 def _quadratic_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
@@ -549,3 +633,100 @@ def intersection(a, pose_a, b, pose_b):
         n = int(counts[0])
         return IntersectionResult(SetKind(int(kind[0])), points[0, :n].copy(), n)
     return IntersectionResult(kind, points, counts)
+
+
+def _callable_mesh_time_of_impact(a, motion_a, b, motion_b, b_mode, limit, time_tolerance, flip):
+    """Meshes under a CallableMotion: conservative advancement in Python on the exact surface
+    distance (mesh-mesh: touche.bvh.distance; mesh-convex / plane: touche.distance), stepping by
+    (distance - eps / 2) / (sum of the two point-speed bounds). Any point moves at most
+    speed x time, so the distance between any two point sets (convex or not) shrinks no faster
+    than the sum: no contact is stepped over. Slower than the kernel path (one distance query
+    per step, no node-level bounds): a fallback for motions known only as Python functions."""
+    from . import bvh as bvh_module
+    from .query import distance as pair_distance
+    from .tolerance import touching_tolerance
+
+    if not np.isfinite(limit):
+        raise GeometryError("CallableMotion needs a finite t_max")
+    speed = _callable_speed(motion_a, a) + _callable_speed(motion_b, b)
+    start_a = _callable_pose(motion_a, 0.0)
+    start_b = _callable_pose(motion_b, 0.0)
+    reach = max(a.scale, b.scale) + max(np.abs(start_a[:3, 3]).max(), np.abs(start_b[:3, 3]).max())
+    eps = touching_tolerance(reach + speed * limit)
+    coarse = max(16.0 * eps, time_tolerance * limit * speed)
+
+    def gap_at(t):
+        pa = _callable_pose(motion_a, t)
+        pb = _callable_pose(motion_b, t)
+        if b_mode == 0:
+            found = bvh_module.distance(a, pa, b, pb)
+            middle = 0.5 * (found.point_a + found.point_b)
+            direction = found.point_b - found.point_a
+            length = np.linalg.norm(direction)
+            normal = direction / length if length > 0.0 else np.full(3, np.nan)
+            return found.distance, middle, normal, (found.triangle_a, found.triangle_b)
+        found = pair_distance(a, pa, b, pb)
+        return (found.signed_distance, 0.5 * (found.point_a + found.point_b), np.asarray(found.normal, dtype=np.float64),
+                (-1, -1))
+
+    code, t, gap, point, normal, triangles = _python_advancement(gap_at, speed, limit, eps, coarse)
+    status = np.array([code], dtype=np.int8)
+    out = np.full((1, 13), np.nan)
+    out[0, 0] = t
+    out[0, 1:4] = point
+    out[0, 4:7] = normal
+    out[0, 7:9] = triangles
+    return _mesh_result(status, out, flip, single=True)
+
+
+def _callable_speed(motion, shape):
+    """Bound on the speed of any point of ``shape`` under ``motion`` (CallableMotion: the user's
+    bounds about the local origin; kernel motions: their exact bound). One motion per shape."""
+    from .motion import CallableMotion
+
+    ball = _ball(shape)
+    if isinstance(motion, CallableMotion):
+        return motion.linear_speed + motion.angular_speed * (np.linalg.norm(ball[:3]) + ball[3])
+    rows, batch = _packed_motion(motion, "motion")
+    if batch:
+        raise GeometryError("CallableMotion queries take one motion per shape (no batches)")
+    return _speed_bound(rows, ball)
+
+
+def _callable_pose(motion, t):
+    from .motion import CallableMotion
+
+    if isinstance(motion, CallableMotion):
+        return motion.pose_at(t)
+    return np.ascontiguousarray(motion.pose_at(t), dtype=np.float64)
+
+
+def _python_advancement(gap_at, speed, limit, eps, coarse):
+    """Conservative advancement driven from Python: ``gap_at(t)`` -> (distance (< 0 when
+    overlapping), point (3,), normal (3,), triangles (2,)). Contact at the first evaluated t with
+    distance <= eps; after CA_MAX_ITERATIONS steps the first t with distance <= coarse (a
+    contact to the coarse tolerance) else MAX_ITERATIONS with the last safe time.
+    Returns (code, t, distance, point, normal, triangles)."""
+    t = 0.0
+    coarse_hit = None
+    record = None
+    for _ in range(CA_MAX_ITERATIONS):
+        record = gap_at(t)
+        gap = record[0]
+        if not gap == gap:
+            break
+        if gap <= eps:
+            return (kinds.HIT if t > 0.0 else kinds.ALREADY_TOUCHING), t, *record
+        if coarse_hit is None and gap <= coarse:
+            coarse_hit = (t, record)
+        if speed == 0.0:
+            return kinds.MISS, np.inf, np.nan, np.full(3, np.nan), np.full(3, np.nan), (-1, -1)
+        following = t + (gap - 0.5 * eps) / speed
+        if following > limit:
+            return kinds.MISS, np.inf, np.nan, np.full(3, np.nan), np.full(3, np.nan), (-1, -1)
+        t = max(following, np.nextafter(t, np.inf))
+    else:
+        if coarse_hit is not None:
+            t, record = coarse_hit
+            return (kinds.HIT if t > 0.0 else kinds.ALREADY_TOUCHING), t, *record
+    return kinds.TOI_MAX_ITERATIONS, t, np.nan, np.full(3, np.nan), np.full(3, np.nan), (-1, -1)

@@ -104,8 +104,17 @@ def _rotvec_of(rotation):
     return Rotation.from_matrix(flat).as_rotvec().reshape(np.shape(rotation)[:-2] + (3,))
 
 
+def _frozen(array):
+    """A read-only view: motions are immutable (their kernel rows are packed once and cached)."""
+    if array is None:
+        return None
+    view = array.view()
+    view.setflags(write=False)
+    return view
+
+
 class Motion:
-    """Base class of the motion models."""
+    """Base class of the motion models (immutable: arrays are read-only views)."""
 
     __slots__ = ("pose",)
     translational = False  # True: orientation fixed, constant velocity (exact SAT / GJK cast)
@@ -132,13 +141,14 @@ class Screw(Motion):
     it: ``x(t) = c + t v + Rot(t w) (R0 x + p0 - c)``. Arrays (3,) or (n, 3); ``pose`` one or a
     batch (n, 4, 4); batches of 1 broadcast."""
 
-    __slots__ = ("velocity", "angular_velocity", "center")
+    __slots__ = ("velocity", "angular_velocity", "center", "_rows")
 
     def __init__(self, velocity, angular_velocity=(0.0, 0.0, 0.0), pose=None, center=None):
-        self.pose = np.array(as_matrices(pose, "pose"), dtype=np.float64, order="C", copy=True)
-        self.velocity = _vectors(velocity, "velocity")
-        self.angular_velocity = _vectors(angular_velocity, "angular_velocity")
-        self.center = None if center is None else _vectors(center, "center")
+        self.pose = _frozen(np.array(as_matrices(pose, "pose"), dtype=np.float64, order="C", copy=True))
+        self.velocity = _frozen(_vectors(velocity, "velocity"))
+        self.angular_velocity = _frozen(_vectors(angular_velocity, "angular_velocity"))
+        self.center = None if center is None else _frozen(_vectors(center, "center"))
+        self._rows = None
         self._size()
 
     def _size(self):
@@ -170,6 +180,9 @@ class Screw(Motion):
         return pose, v, w, c
 
     def packed(self):
+        """The kernel rows (n, SCREW_SIZE), packed once (a private writable array: do not modify)."""
+        if self._rows is not None:
+            return self._rows
         pose, v, w, c = self._columns()
         out = np.empty((len(pose), SCREW_SIZE))
         out[:, 0] = KIND_SCREW
@@ -177,6 +190,7 @@ class Screw(Motion):
         out[:, 17:20] = v
         out[:, 20:23] = w
         out[:, 23:26] = c
+        self._rows = out
         return out
 
     def pose_at(self, t):
@@ -211,10 +225,11 @@ class Linear(Screw):
             raise GeometryError(f"velocity must have shape (3,) or (n, 3), got {velocity.shape}")
         if not np.isfinite(velocity).all():
             raise GeometryError("velocity contains NaN or inf")
-        self.pose = np.array(as_matrices(pose, "pose"), dtype=np.float64, order="C", copy=True)
-        self.velocity = velocity
-        self.angular_velocity = np.zeros(3)
+        self.pose = _frozen(np.array(as_matrices(pose, "pose"), dtype=np.float64, order="C", copy=True))
+        self.velocity = _frozen(velocity)
+        self.angular_velocity = _frozen(np.zeros(3))
         self.center = None
+        self._rows = None
         if velocity.ndim == 2 and self.pose.ndim == 3 and len(velocity) != len(self.pose):
             raise GeometryError(
                 f"velocity batch ({len(velocity)}) and pose batch ({len(self.pose)}) differ in length"
@@ -271,9 +286,9 @@ class Keyframes(Motion):
         if poses.ndim not in (3, 4) or poses.shape[-2:] != (4, 4) or poses.shape[-3] != len(times):
             raise GeometryError(f"poses must have shape (k, 4, 4) or (n, k, 4, 4) with k = {len(times)}, got {poses.shape}")
         flat = as_matrices(np.ascontiguousarray(poses.reshape(-1, 4, 4)), "poses")
-        self.times = times
-        self.poses = np.array(flat.reshape(poses.shape), order="C")
-        self.pose = self.poses[..., 0, :, :].copy()
+        self.times = _frozen(times)
+        self.poses = _frozen(np.array(flat.reshape(poses.shape), order="C"))
+        self.pose = _frozen(self.poses[..., 0, :, :].copy())
         self._packed = self._pack()
 
     @property
@@ -413,8 +428,8 @@ class QuadraticMatrix(Motion):
         expected[0, 3] = 1.0
         if not np.array_equal(bottom, np.broadcast_to(expected, bottom.shape)):
             raise GeometryError("QuadraticMatrix: last rows must be [0,0,0,1] for m0 and zero for m1, m2 (affine)")
-        self.coefficients = np.ascontiguousarray(coefficients)
-        self.pose = self.coefficients[..., 0, :, :].copy()
+        self.coefficients = _frozen(np.ascontiguousarray(coefficients))
+        self.pose = _frozen(self.coefficients[..., 0, :, :].copy())
 
     @classmethod
     def from_motion(cls, motion):
@@ -464,7 +479,7 @@ class CallableMotion(Motion):
         self.function = function
         self.linear_speed = linear_speed
         self.angular_speed = angular_speed
-        self.pose = self.pose_at(0.0)
+        self.pose = _frozen(self.pose_at(0.0))
 
     def pose_at(self, t):
         pose = as_matrices(np.array(self.function(float(t)), dtype=np.float64), "CallableMotion(t)")
@@ -481,10 +496,13 @@ def as_motion(value, name="motion"):
     if isinstance(value, Motion):
         return value
     if value is None:
-        return Static()
+        return _STATIC
     if callable(value):
         raise GeometryError(f"{name}: wrap a callable in touche.CallableMotion(function, linear_speed, angular_speed)")
     try:
         return Static(value)
     except GeometryError as exc:
         raise GeometryError(f"{name} must be a touche motion (Linear, Static, Screw, ...) or a pose: {exc}") from exc
+
+
+_STATIC = Static()  # the motion of a None argument (immutable, shared)
