@@ -72,17 +72,31 @@ from touche import tolerance as _tol
 from . import kinds
 from .posecheck import is_rigid_transform
 
-# GJK stops when upper - lower bound of the distance <= GJK_RELATIVE * distance + tolerance
-# (van den Bergen's criterion; tolerance.RELATIVE keeps it at the touching-tolerance scale).
+# GJK stops when upper - lower bound of the distance <= GJK_RELATIVE * distance (van den Bergen's
+# criterion), or when rounding stops its progress (then the gap must be within GJK_ACCEPT_RELATIVE
+# * distance + tolerance). The criterion is relative on purpose: the gap also bounds the error
+# of v's DIRECTION (the normal), by sqrt(2 gap / |v|) radians; an absolute tolerance term let a
+# near-touching pair (distance 5e-10, tolerance 4e-12) stop with a normal 4 degrees off, which
+# the contact manifold then used.
 GJK_RELATIVE = _tol.RELATIVE
 # EPA stops when the support gap along the closest face <= EPA_RELATIVE * depth + tolerance:
 # 1e-12 is well inside the 1e-6 relative depth target and still reached in a few iterations.
 EPA_RELATIVE = 1e-12
 # Curved shapes (cylinders, cones, ellipsoids) converge slowly near 1e-12: at the iteration /
-# vertex limit a result whose last bound gap is within these relative tolerances is accepted as
-# converged (distance within 1e-10 relative; depth within 1e-9, well inside the 1e-6 target).
+# vertex limit, or when rounding stops the progress (GJK: a repeated support point, a step that
+# does not shorten v; EPA: a closest face that moves inwards), a result whose bound gap is within
+# these relative tolerances is accepted as converged; a larger gap is reported (MAX_ITERATIONS /
+# DEGENERATE). Both gaps are proven error bounds: GJK's |v| minus its best lower bound, EPA's
+# support value along the face normal minus the face distance (the depth lies between them).
+# Distances: 1e-10 relative. Depths: 1e-7 relative, ten times inside the issue's 1e-6 target:
+# EPA's polytope approximates a curved boundary by facets whose sagitta falls only with the
+# square of the vertex spacing, so a ring of equally deep directions (the origin on a cylinder's
+# axis) needs ~pi / sqrt(2 * 1e-9) ~ 7e4 vertices to prove 1e-9 but a few hundred for 1e-7.
 GJK_ACCEPT_RELATIVE = 1e-10
-EPA_ACCEPT_RELATIVE = 1e-9
+EPA_ACCEPT_RELATIVE = 1e-7
+# EPA's support-plane gap is measured to about EPA_ROUNDING * |support points| (a few roundings of
+# a dot product); smaller gaps are noise
+EPA_ROUNDING = 1e-14
 GJK_MAX_ITERATIONS = 1000  # polytopes converge in < 30; curved shapes near contact need hundreds
 EPA_MAX_VERTICES = 512  # curved shapes (two cylinders, cones) need several hundred
 CAST_MAX_ITERATIONS_COUNT = 128  # Newton steps; a grazing (double-root) contact halves the gap per step
@@ -319,53 +333,87 @@ def _same_sign(a, b):
 
 @njit(cache=True, nogil=True, inline="always")
 def _s1d(s, i, j):
-    """Barycentrics (li, lj) of the point of segment s[i] s[j] closest to the origin."""
-    tx = s[j, 0] - s[i, 0]
-    ty = s[j, 1] - s[i, 1]
-    tz = s[j, 2] - s[i, 2]
-    tt = tx * tx + ty * ty + tz * tz
-    if tt == 0.0:
-        return 1.0, 0.0
-    u = -(s[i, 0] * tx + s[i, 1] * ty + s[i, 2] * tz) / tt
-    if u <= 0.0:
-        return 1.0, 0.0
-    if u >= 1.0:
-        return 0.0, 1.0
-    return 1.0 - u, u
+    """Point of segment s[i] s[j] closest to the origin: (li, lj, vx, vy, vz, |v|^2).
+
+    Interior: v = a - e (a.e) / (e.e) evaluated as e x (a x e) / (e.e), perpendicular to e up to
+    eps |v| (the barycentric sum a + u e is off by eps |a| along e, and GJK's next support
+    direction is v: a tilt e along a long simplex edge costs e * (edge length) in the lower
+    bound, which stalled GJK near contacts with long shapes)."""
+    ax, ay, az = s[i, 0], s[i, 1], s[i, 2]
+    ex = s[j, 0] - ax
+    ey = s[j, 1] - ay
+    ez = s[j, 2] - az
+    ee = ex * ex + ey * ey + ez * ez
+    u = -(ax * ex + ay * ey + az * ez)
+    if ee == 0.0 or u <= 0.0:
+        return 1.0, 0.0, ax, ay, az, ax * ax + ay * ay + az * az
+    if u >= ee:
+        bx, by, bz = s[j, 0], s[j, 1], s[j, 2]
+        return 0.0, 1.0, bx, by, bz, bx * bx + by * by + bz * bz
+    u /= ee
+    cx = ay * ez - az * ey
+    cy = az * ex - ax * ez
+    cz = ax * ey - ay * ex
+    vx = (ey * cz - ez * cy) / ee
+    vy = (ez * cx - ex * cz) / ee
+    vz = (ex * cy - ey * cx) / ee
+    return 1.0 - u, u, vx, vy, vz, vx * vx + vy * vy + vz * vz
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _norm2_of(s, i, j, k, li, lj, lk):
-    x = li * s[i, 0] + lj * s[j, 0] + lk * s[k, 0]
-    y = li * s[i, 1] + lj * s[j, 1] + lk * s[k, 1]
-    z = li * s[i, 2] + lj * s[j, 2] + lk * s[k, 2]
-    return x * x + y * y + z * z
+def _shortest_cross(ijx, ijy, ijz, lij, jkx, jky, jkz, ljk, kix, kiy, kiz, lki):
+    """(s_j - s_i) x (s_k - s_i) of a triangle given its edge vectors ij, jk, ki and their squared
+    lengths, evaluated from its two SHORTEST edges (the three pairings are equal in exact
+    arithmetic). The rounding of a cross product is ~eps |e1| |e2|: on the long thin triangles
+    GJK builds near a curved contact (two support points a hair apart and one far away, e.g. at
+    the other end of a long segment) the two long edges would leave the normal with a relative
+    error of eps * long / short, enough to stall GJK at ~1e-7 (seen: an ellipsoid against a
+    tetrahedron, a cone against a 100-long segment)."""
+    if lij >= ljk and lij >= lki:  # longest i-j: (s_i - s_k) x (s_j - s_k)
+        ux, uy, uz = kix, kiy, kiz
+        wx, wy, wz = -jkx, -jky, -jkz
+    elif ljk >= lki:  # longest j-k: (s_j - s_i) x (s_k - s_i)
+        ux, uy, uz = ijx, ijy, ijz
+        wx, wy, wz = -kix, -kiy, -kiz
+    else:  # longest k-i: (s_k - s_j) x (s_i - s_j)
+        ux, uy, uz = jkx, jky, jkz
+        wx, wy, wz = -ijx, -ijy, -ijz
+    return uy * wz - uz * wy, uz * wx - ux * wz, ux * wy - uy * wx
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _area2(ux, uy, vx, vy, wx, wy):
-    return (vx - ux) * (wy - uy) - (vy - uy) * (wx - ux)
+def _plane_normal(s, i, j, k):
+    """(s_j - s_i) x (s_k - s_i) from the triangle's two shortest edges (_shortest_cross)."""
+    ijx = s[j, 0] - s[i, 0]
+    ijy = s[j, 1] - s[i, 1]
+    ijz = s[j, 2] - s[i, 2]
+    jkx = s[k, 0] - s[j, 0]
+    jky = s[k, 1] - s[j, 1]
+    jkz = s[k, 2] - s[j, 2]
+    kix = s[i, 0] - s[k, 0]
+    kiy = s[i, 1] - s[k, 1]
+    kiz = s[i, 2] - s[k, 2]
+    return _shortest_cross(
+        ijx, ijy, ijz, ijx * ijx + ijy * ijy + ijz * ijz,
+        jkx, jky, jkz, jkx * jkx + jky * jky + jkz * jkz,
+        kix, kiy, kiz, kix * kix + kiy * kiy + kiz * kiz,
+    )
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _s2d(s, i, j, k):
-    """Barycentrics (li, lj, lk) of the point of triangle s[i] s[j] s[k] closest to the origin."""
-    e1x = s[j, 0] - s[i, 0]
-    e1y = s[j, 1] - s[i, 1]
-    e1z = s[j, 2] - s[i, 2]
-    e2x = s[k, 0] - s[i, 0]
-    e2y = s[k, 1] - s[i, 1]
-    e2z = s[k, 2] - s[i, 2]
-    nx = e1y * e2z - e1z * e2y
-    ny = e1z * e2x - e1x * e2z
-    nz = e1x * e2y - e1y * e2x
+def _s2d_normal(s, i, j, k, nx, ny, nz):
+    """Point of triangle s[i] s[j] s[k] closest to the origin, given the triangle's normal
+    n = (s_j - s_i) x (s_k - s_i) (from _plane_normal): (li, lj, lk, vx, vy, vz, |v|^2).
+    Interior: v = the origin projected on the plane, exactly along the (accurate) normal."""
     nn = nx * nx + ny * ny + nz * nz
     test_i = True
     test_j = True
     test_k = True
     if nn > 0.0:
         # origin projected on the plane, then 2-D signed areas on the two axes where the
-        # triangle is widest (drop the largest normal component)
+        # triangle is widest (drop the largest normal component), with the vertices taken
+        # relative to the projected origin: each area is then the cross product of the two
+        # vectors from the projection, not a difference of products of large coordinates
         f = (s[i, 0] * nx + s[i, 1] * ny + s[i, 2] * nz) / nn
         px = f * nx
         py = f * ny
@@ -382,42 +430,49 @@ def _s2d(s, i, j, k):
         else:
             c0, c1 = 0, 1
             qx, qy = px, py
-        ix, iy = s[i, c0], s[i, c1]
-        jx, jy = s[j, c0], s[j, c1]
-        kx, ky = s[k, c0], s[k, c1]
-        total = _area2(ix, iy, jx, jy, kx, ky)
-        ci = _area2(qx, qy, jx, jy, kx, ky)
-        cj = _area2(ix, iy, qx, qy, kx, ky)
-        ck = _area2(ix, iy, jx, jy, qx, qy)
+        ix, iy = s[i, c0] - qx, s[i, c1] - qy
+        jx, jy = s[j, c0] - qx, s[j, c1] - qy
+        kx, ky = s[k, c0] - qx, s[k, c1] - qy
+        ci = jx * ky - jy * kx
+        cj = kx * iy - ky * ix
+        ck = ix * jy - iy * jx
+        total = ci + cj + ck
         test_i = not _same_sign(total, ci)
         test_j = not _same_sign(total, cj)
         test_k = not _same_sign(total, ck)
         if not (test_i or test_j or test_k):
-            return ci / total, cj / total, ck / total
+            return ci / total, cj / total, ck / total, px, py, pz, px * px + py * py + pz * pz
     # outside (or degenerate): the best edge opposite a vertex whose sign disagrees
     best = np.inf
     bi = 0.0
     bj = 0.0
     bk = 0.0
+    vx = 0.0
+    vy = 0.0
+    vz = 0.0
     if test_i:  # edge j-k
-        lj, lk = _s1d(s, j, k)
-        d = _norm2_of(s, i, j, k, 0.0, lj, lk)
-        if d < best:
-            best = d
-            bi, bj, bk = 0.0, lj, lk
+        lj, lk, ux, uy, uz, uu = _s1d(s, j, k)
+        if uu < best:
+            best = uu
+            bi, bj, bk, vx, vy, vz = 0.0, lj, lk, ux, uy, uz
     if test_j:  # edge i-k
-        li, lk = _s1d(s, i, k)
-        d = _norm2_of(s, i, j, k, li, 0.0, lk)
-        if d < best:
-            best = d
-            bi, bj, bk = li, 0.0, lk
+        li, lk, ux, uy, uz, uu = _s1d(s, i, k)
+        if uu < best:
+            best = uu
+            bi, bj, bk, vx, vy, vz = li, 0.0, lk, ux, uy, uz
     if test_k:  # edge i-j
-        li, lj = _s1d(s, i, j)
-        d = _norm2_of(s, i, j, k, li, lj, 0.0)
-        if d < best:
-            best = d
-            bi, bj, bk = li, lj, 0.0
-    return bi, bj, bk
+        li, lj, ux, uy, uz, uu = _s1d(s, i, j)
+        if uu < best:
+            best = uu
+            bi, bj, bk, vx, vy, vz = li, lj, 0.0, ux, uy, uz
+    return bi, bj, bk, vx, vy, vz, best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _s2d(s, i, j, k):
+    """Point of triangle s[i] s[j] s[k] closest to the origin: (li, lj, lk, vx, vy, vz, |v|^2)."""
+    nx, ny, nz = _plane_normal(s, i, j, k)
+    return _s2d_normal(s, i, j, k, nx, ny, nz)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -427,91 +482,120 @@ def _det3(ax, ay, az, bx, by, bz, cx, cy, cz):
 
 @njit(cache=True, nogil=True)
 def _s3d(s):
-    """Barycentrics of the point of tetrahedron s[0..3] closest to the origin."""
-    # cofactors: signed volumes with the origin in place of each vertex; they sum to the volume
-    x0, y0, z0 = s[0, 0], s[0, 1], s[0, 2]
-    x1, y1, z1 = s[1, 0], s[1, 1], s[1, 2]
-    x2, y2, z2 = s[2, 0], s[2, 1], s[2, 2]
-    x3, y3, z3 = s[3, 0], s[3, 1], s[3, 2]
-    # vol(p, q, r, t) = det[q - p, r - p, t - p]; c0 = vol(o, 1, 2, 3), c1 = vol(0, o, 2, 3), ...
-    c0 = _det3(x1, y1, z1, x2, y2, z2, x3, y3, z3)
-    c1 = -_det3(x0, y0, z0, x2, y2, z2, x3, y3, z3)
-    c2 = _det3(x0, y0, z0, x1, y1, z1, x3, y3, z3)
-    c3 = -_det3(x0, y0, z0, x1, y1, z1, x2, y2, z2)
-    total = c0 + c1 + c2 + c3
+    """Point of tetrahedron s[0..3] closest to the origin: (l0, l1, l2, l3, vx, vy, vz)."""
+    # cofactors: signed volumes with the origin in place of each vertex (they sum to the
+    # volume), each written as (face normal) . (a face vertex) with the normal from the face's
+    # shortest edges. The textbook form det[p, q, r] of three support points rounds at
+    # ~eps |p| |q| |r|, which swamps the volume of the flat tetrahedra of a GJK step near a
+    # curved contact (the new point lies a hair off the old triangle): GJK then dropped the new
+    # point and stalled. Here the rounding is ~eps |n| |p|, relative eps |p| / distance.
+    # The six edges (e_ab = s_b - s_a) and their squared lengths, shared by the faces:
+    e01x = s[1, 0] - s[0, 0]
+    e01y = s[1, 1] - s[0, 1]
+    e01z = s[1, 2] - s[0, 2]
+    e02x = s[2, 0] - s[0, 0]
+    e02y = s[2, 1] - s[0, 1]
+    e02z = s[2, 2] - s[0, 2]
+    e03x = s[3, 0] - s[0, 0]
+    e03y = s[3, 1] - s[0, 1]
+    e03z = s[3, 2] - s[0, 2]
+    e12x = s[2, 0] - s[1, 0]
+    e12y = s[2, 1] - s[1, 1]
+    e12z = s[2, 2] - s[1, 2]
+    e13x = s[3, 0] - s[1, 0]
+    e13y = s[3, 1] - s[1, 1]
+    e13z = s[3, 2] - s[1, 2]
+    e23x = s[3, 0] - s[2, 0]
+    e23y = s[3, 1] - s[2, 1]
+    e23z = s[3, 2] - s[2, 2]
+    l01 = e01x * e01x + e01y * e01y + e01z * e01z
+    l02 = e02x * e02x + e02y * e02y + e02z * e02z
+    l03 = e03x * e03x + e03y * e03y + e03z * e03z
+    l12 = e12x * e12x + e12y * e12y + e12z * e12z
+    l13 = e13x * e13x + e13y * e13y + e13z * e13z
+    l23 = e23x * e23x + e23y * e23y + e23z * e23z
+    # face (1, 2, 3): edges 12, 23, 31
+    n0x, n0y, n0z = _shortest_cross(e12x, e12y, e12z, l12, e23x, e23y, e23z, l23, -e13x, -e13y, -e13z, l13)
+    c0 = s[1, 0] * n0x + s[1, 1] * n0y + s[1, 2] * n0z  # vol(o, 1, 2, 3)
+    # face (0, 2, 3): edges 02, 23, 30
+    n1x, n1y, n1z = _shortest_cross(e02x, e02y, e02z, l02, e23x, e23y, e23z, l23, -e03x, -e03y, -e03z, l03)
+    c1 = -(s[0, 0] * n1x + s[0, 1] * n1y + s[0, 2] * n1z)  # vol(0, o, 2, 3)
+    # face (0, 1, 3): edges 01, 13, 30
+    n2x, n2y, n2z = _shortest_cross(e01x, e01y, e01z, l01, e13x, e13y, e13z, l13, -e03x, -e03y, -e03z, l03)
+    c2 = s[0, 0] * n2x + s[0, 1] * n2y + s[0, 2] * n2z  # vol(0, 1, o, 3)
+    # face (0, 1, 2): edges 01, 12, 20
+    n3x, n3y, n3z = _shortest_cross(e01x, e01y, e01z, l01, e12x, e12y, e12z, l12, -e02x, -e02y, -e02z, l02)
+    c3 = -(s[0, 0] * n3x + s[0, 1] * n3y + s[0, 2] * n3z)  # vol(0, 1, 2, o)
+    # the volume itself: height of vertex 3 over face 0 1 2 (not the cofactor sum, which
+    # cancels large terms)
+    total = n3x * e03x + n3y * e03y + n3z * e03z
     t0 = not _same_sign(total, c0)
     t1 = not _same_sign(total, c1)
     t2 = not _same_sign(total, c2)
     t3 = not _same_sign(total, c3)
     if not (t0 or t1 or t2 or t3):
-        return c0 / total, c1 / total, c2 / total, c3 / total
+        return c0 / total, c1 / total, c2 / total, c3 / total, 0.0, 0.0, 0.0
     best = np.inf
     b0 = 0.0
     b1 = 0.0
     b2 = 0.0
     b3 = 0.0
+    vx = 0.0
+    vy = 0.0
+    vz = 0.0
     if t0:
-        l1, l2, l3 = _s2d(s, 1, 2, 3)
-        d = _norm2_of(s, 1, 2, 3, l1, l2, l3)
-        if d < best:
-            best = d
-            b0, b1, b2, b3 = 0.0, l1, l2, l3
+        l1, l2, l3, ux, uy, uz, uu = _s2d_normal(s, 1, 2, 3, n0x, n0y, n0z)
+        if uu < best:
+            best = uu
+            b0, b1, b2, b3, vx, vy, vz = 0.0, l1, l2, l3, ux, uy, uz
     if t1:
-        l0, l2, l3 = _s2d(s, 0, 2, 3)
-        d = _norm2_of(s, 0, 2, 3, l0, l2, l3)
-        if d < best:
-            best = d
-            b0, b1, b2, b3 = l0, 0.0, l2, l3
+        l0, l2, l3, ux, uy, uz, uu = _s2d_normal(s, 0, 2, 3, n1x, n1y, n1z)
+        if uu < best:
+            best = uu
+            b0, b1, b2, b3, vx, vy, vz = l0, 0.0, l2, l3, ux, uy, uz
     if t2:
-        l0, l1, l3 = _s2d(s, 0, 1, 3)
-        d = _norm2_of(s, 0, 1, 3, l0, l1, l3)
-        if d < best:
-            best = d
-            b0, b1, b2, b3 = l0, l1, 0.0, l3
+        l0, l1, l3, ux, uy, uz, uu = _s2d_normal(s, 0, 1, 3, n2x, n2y, n2z)
+        if uu < best:
+            best = uu
+            b0, b1, b2, b3, vx, vy, vz = l0, l1, 0.0, l3, ux, uy, uz
     if t3:
-        l0, l1, l2 = _s2d(s, 0, 1, 2)
-        d = _norm2_of(s, 0, 1, 2, l0, l1, l2)
-        if d < best:
-            best = d
-            b0, b1, b2, b3 = l0, l1, l2, 0.0
-    return b0, b1, b2, b3
+        l0, l1, l2, ux, uy, uz, uu = _s2d_normal(s, 0, 1, 2, n3x, n3y, n3z)
+        if uu < best:
+            best = uu
+            b0, b1, b2, b3, vx, vy, vz = l0, l1, l2, 0.0, ux, uy, uz
+    return b0, b1, b2, b3, vx, vy, vz
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _reduce(s, count):
-    """Closest point of conv(simplex rows 0..count-1) to the origin: keeps only the rows with a
+    """Closest point v of conv(simplex rows 0..count-1) to the origin: keeps only the rows with a
     positive barycentric (compacted to the front, lambda in column 9); returns
-    (new count, vx, vy, vz)."""
+    (new count, vx, vy, vz). v comes from the sub-algorithm's own projection (see _s1d /
+    _s2d_normal), not from the barycentric sum."""
     if count == 1:
         s[0, 9] = 1.0
-    elif count == 2:
-        l0, l1 = _s1d(s, 0, 1)
+        return 1, s[0, 0], s[0, 1], s[0, 2]
+    if count == 2:
+        l0, l1, vx, vy, vz, _ = _s1d(s, 0, 1)
         s[0, 9] = l0
         s[1, 9] = l1
     elif count == 3:
-        l0, l1, l2 = _s2d(s, 0, 1, 2)
+        l0, l1, l2, vx, vy, vz, _ = _s2d(s, 0, 1, 2)
         s[0, 9] = l0
         s[1, 9] = l1
         s[2, 9] = l2
     else:
-        l0, l1, l2, l3 = _s3d(s)
+        l0, l1, l2, l3, vx, vy, vz = _s3d(s)
         s[0, 9] = l0
         s[1, 9] = l1
         s[2, 9] = l2
         s[3, 9] = l3
     kept = 0
-    vx = 0.0
-    vy = 0.0
-    vz = 0.0
     for r in range(count):
-        lam = s[r, 9]
-        if lam > 0.0:
+        if s[r, 9] > 0.0:
             if kept != r:
                 for c in range(10):
                     s[kept, c] = s[r, c]
-            vx += lam * s[kept, 0]
-            vy += lam * s[kept, 1]
-            vz += lam * s[kept, 2]
             kept += 1
     if kept == 0:  # cannot happen (barycentrics sum to 1); keep the first point
         s[0, 9] = 1.0
@@ -548,12 +632,16 @@ def _gjk(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol, boolean, reach, max_
     for r in range(count):
         size2 = max(size2, s[r, 0] * s[r, 0] + s[r, 1] * s[r, 1] + s[r, 2] * s[r, 2])
     iterations = 0
-    last_vw = np.inf
+    # best lower bound of the distance seen so far: every support point w in direction -v gives
+    # dist >= v.w / |v|, whatever v is (van den Bergen's mu), so the bound gap |v| - lower only
+    # shrinks even when one step's v is a little off (curved shapes near contact)
+    lower = -np.inf
     while True:
         if count == 4 or vv <= tol * tol:
             return GJK_CONTAINS, count, vx, vy, vz, iterations, size2
+        vlen = np.sqrt(vv)
         if iterations >= max_iterations:
-            if last_vw <= GJK_ACCEPT_RELATIVE * vv + tol * np.sqrt(vv):
+            if vlen - lower <= GJK_ACCEPT_RELATIVE * vlen + tol:
                 return GJK_CONVERGED, count, vx, vy, vz, iterations, size2
             return GJK_LIMIT, count, vx, vy, vz, iterations, size2
         iterations += 1
@@ -563,28 +651,26 @@ def _gjk(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol, boolean, reach, max_
         ww = wx * wx + wy * wy + wz * wz
         if ww > size2:
             size2 = ww
-        vw = vx * vx + vy * vy + vz * vz - (vx * wx + vy * wy + vz * wz)  # vv - v.w
-        last_vw = vw
-        vdotw = vv - vw
-        vlen = np.sqrt(vv)
+        vdotw = vx * wx + vy * wy + vz * wz
         if boolean and vdotw > (reach + INTERSECT_RELATIVE * np.sqrt(size2)) * vlen:
             return GJK_CONVERGED, count, vx, vy, vz, iterations, size2  # separating plane: disjoint
-        # upper bound |v| minus lower bound v.w/|v| of the distance (van den Bergen)
-        if vw <= GJK_RELATIVE * vv + tol * vlen:
+        lower = max(lower, vdotw / vlen)
+        # upper bound |v| minus lower bound of the distance (van den Bergen)
+        if vlen - lower <= GJK_RELATIVE * vlen:
             return GJK_CONVERGED, count, vx, vy, vz, iterations, size2
         duplicate = False
         for r in range(count):
             if s[r, 0] == wx and s[r, 1] == wy and s[r, 2] == wz:
                 duplicate = True
         if duplicate:  # no new support point: as converged as rounding allows
-            if vw <= 1e-6 * vv:
+            if vlen - lower <= GJK_ACCEPT_RELATIVE * vlen + tol:
                 return GJK_CONVERGED, count, vx, vy, vz, iterations, size2
             return GJK_STALLED, count, vx, vy, vz, iterations, size2
         new_count, nx, ny, nz = _reduce(s, count + 1)
         nvv = nx * nx + ny * ny + nz * nz
         if nvv >= vv and new_count < 4:
             # no progress (rounding): the previous v stands; the simplex now holds the new one
-            if vw <= 1e-6 * vv:
+            if vlen - lower <= GJK_ACCEPT_RELATIVE * vlen + tol:
                 return GJK_CONVERGED, new_count, vx, vy, vz, iterations, size2
             return GJK_STALLED, new_count, vx, vy, vz, iterations, size2
         count = new_count
@@ -673,9 +759,10 @@ def _epa_face(verts, fnorm, fint, f, i, j, k):
     e2x = verts[k, 0] - verts[i, 0]
     e2y = verts[k, 1] - verts[i, 1]
     e2z = verts[k, 2] - verts[i, 2]
-    nx = e1y * e2z - e1z * e2y
-    ny = e1z * e2x - e1x * e2z
-    nz = e1x * e2y - e1y * e2x
+    # the normal from the face's two shortest edges (see _plane_normal): near a curved contact
+    # EPA's faces become small and thin, and the textbook e1 x e2 left their planes off by
+    # ~1e-11 of the size, which broke the polytope's convexity before the gap criterion was met
+    nx, ny, nz = _plane_normal(verts, i, j, k)
     nn = nx * nx + ny * ny + nz * nz
     scale = max(e1x * e1x + e1y * e1y + e1z * e1z, e2x * e2x + e2y * e2y + e2z * e2z)
     if nn <= DEGENERATE_SQ * scale * scale or nn == 0.0:
@@ -837,7 +924,7 @@ def _epa(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol, verts, fnorm, fint, 
         size = np.sqrt(max(e1x * e1x + e1y * e1y + e1z * e1z, e2x * e2x + e2y * e2y + e2z * e2z))
         if max(up, down) <= tol + 1e-15 * size:
             # flat Minkowski difference (coplanar flat shapes): no depth along its normal
-            lam0, lam1, lam2 = _s2d(verts, 0, 1, 2)
+            lam0, lam1, lam2, _, _, _, _ = _s2d(verts, 0, 1, 2)
             ax = lam0 * verts[0, 3] + lam1 * verts[1, 3] + lam2 * verts[2, 3]
             ay = lam0 * verts[0, 4] + lam1 * verts[1, 4] + lam2 * verts[2, 4]
             az = lam0 * verts[0, 5] + lam1 * verts[1, 5] + lam2 * verts[2, 5]
@@ -874,32 +961,52 @@ def _epa(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol, verts, fnorm, fint, 
     nfaces = 4  # face slots in use (alive, dead or free)
     nfree = 0
     iterations = 0
-    last_gap = np.inf
     outcome = 1
+    # rounding floor of the support-plane tests: ~eps * |w| per dot product (EPA_ROUNDING
+    # allows a few of them); without it a caller's tolerance of 0 asked EPA for a gap below its
+    # own rounding, and the sign tests of the silhouette walk then corrupted the polytope
+    size2 = 0.0
+    for r in range(4):
+        size2 = max(size2, verts[r, 0] * verts[r, 0] + verts[r, 1] * verts[r, 1] + verts[r, 2] * verts[r, 2])
+    # the face with the largest distance seen and its measured support gap: the closest-face
+    # distance (the inscribed radius of the growing polytope) never decreases in exact
+    # arithmetic, so a drop means rounding broke the polytope; EPA then stops and reports the
+    # kept face, judged by its own gap
     bi, bj, bk = 0, 1, 2
     bnx, bny, bnz = fnorm[0, 0], fnorm[0, 1], fnorm[0, 2]
-    best_d = fnorm[0, 3]
+    best_d = -np.inf
+    best_gap = np.inf
     while True:
         best = -1
-        best_d = np.inf
+        closest = np.inf
         for f in range(nfaces):
-            if fint[f, 6] == 0 and fnorm[f, 3] < best_d:
-                best_d = fnorm[f, 3]
+            if fint[f, 6] == 0 and fnorm[f, 3] < closest:
+                closest = fnorm[f, 3]
                 best = f
         if best < 0:  # every face degenerate: give up on depth
             outcome = 2
             break
-        bi, bj, bk = fint[best, 0], fint[best, 1], fint[best, 2]
-        bnx, bny, bnz = fnorm[best, 0], fnorm[best, 1], fnorm[best, 2]
+        floor = EPA_ROUNDING * np.sqrt(size2)
+        if best_d > floor and closest < best_d - floor:
+            # the origin is inside and the inscribed radius shrank: rounding broke convexity,
+            # keep the best face so far (while the origin is on or outside the polytope, which
+            # a touching start allows, the closest signed face distance is not monotone)
+            break
         if iterations >= 4 * EPA_MAX_VERTICES or nverts >= EPA_MAX_VERTICES:
-            outcome = 0 if last_gap <= EPA_ACCEPT_RELATIVE * abs(best_d) + tol else 1
             break
         iterations += 1
         new = nverts
-        _support_pair(ka, pa, pta, m, kb, pb, ptb, bnx, bny, bnz, hints, new, verts)
+        cnx, cny, cnz = fnorm[best, 0], fnorm[best, 1], fnorm[best, 2]
+        _support_pair(ka, pa, pta, m, kb, pb, ptb, cnx, cny, cnz, hints, new, verts)
         wx, wy, wz = verts[new, 0], verts[new, 1], verts[new, 2]
-        last_gap = bnx * wx + bny * wy + bnz * wz - best_d
-        if last_gap <= EPA_RELATIVE * abs(best_d) + tol:
+        size2 = max(size2, wx * wx + wy * wy + wz * wz)
+        gap = cnx * wx + cny * wy + cnz * wz - closest
+        if closest >= best_d:
+            best_d = closest
+            best_gap = gap
+            bi, bj, bk = fint[best, 0], fint[best, 1], fint[best, 2]
+            bnx, bny, bnz = cnx, cny, cnz
+        if gap <= EPA_RELATIVE * abs(closest) + tol + floor:
             outcome = 0
             break
         nverts += 1
@@ -944,7 +1051,6 @@ def _epa(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol, verts, fnorm, fint, 
                 free[nfree] = f
                 nfree += 1
         if broken or nh < 3 or nh > nfree + EPA_MAX_FACES - nfaces:
-            outcome = 0 if last_gap <= EPA_ACCEPT_RELATIVE * abs(best_d) + tol else 1
             break
         # one new face (a, b, new) per horizon edge b -> a of the surviving face; edge 0 of the
         # new face is glued to that face, edges 1 (b -> new) and 2 (new -> a) to the neighbours
@@ -979,10 +1085,11 @@ def _epa(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol, verts, fnorm, fint, 
                 fint[f, 4] = 3 * g + 2
                 fint[g, 5] = 3 * f + 1
         if broken:  # rounding broke the polytope's topology: stop with the best face so far
-            outcome = 0 if last_gap <= EPA_ACCEPT_RELATIVE * abs(best_d) + tol else 1
             break
+    if outcome == 1 and best_gap <= EPA_ACCEPT_RELATIVE * abs(best_d) + tol + EPA_ROUNDING * np.sqrt(size2):
+        outcome = 0  # stopped at a limit or by rounding, but the kept face is within the accepted gap
     depth = best_d
-    if depth == np.inf:
+    if not np.isfinite(depth):
         depth = 0.0
     ax, ay, az, bx, by, bz = _epa_witness(verts, bi, bj, bk, bnx, bny, bnz, depth)
     return outcome, max(depth, 0.0), bnx, bny, bnz, ax, ay, az, bx, by, bz, iterations
