@@ -35,7 +35,8 @@ from numba import njit, prange  # noqa: E402
 
 from . import kinds  # noqa: E402
 from .batch import INVALID_POSE_A, INVALID_POSE_B, touching_tolerance  # noqa: E402
-from .bvh_build import AABB_MAX, AABB_MIN, SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
+from .bvh_build import AABB_MAX, AABB_MIN, OBB_AXES, OBB_CENTER, OBB_HALF, SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
+from .bvh_query import _obb_overlap  # noqa: E402
 from .pairs import (  # noqa: E402
     _bounding_ball,
     _degenerate_triangle_as_segment,
@@ -169,16 +170,32 @@ def node_gap(nb, node, core, box, ball, p, d, lo, hi, radius):
 
 
 @njit(cache=True, nogil=True)
-def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, boolean, stack, stack_lb):
+def _obb_apart(nb, node, obb, pad):
+    """The node's OBB and the shape's (``obb (15,)``: center, axis rows, half extents; grown by
+    ``pad``) are disjoint (15-axis SAT): no triangle of the node meets the shape."""
+    return not _obb_overlap(nb[node, OBB_CENTER], nb[node, OBB_CENTER + 1], nb[node, OBB_CENTER + 2],
+                            nb[node, OBB_AXES:OBB_AXES + 9], nb[node, OBB_HALF], nb[node, OBB_HALF + 1],
+                            nb[node, OBB_HALF + 2], obb[0], obb[1], obb[2], obb[3:12], obb[12] + pad,
+                            obb[13] + pad, obb[14] + pad)
+
+
+@njit(cache=True, nogil=True)
+def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, boolean, stack, stack_lb, obb,
+              use_obb):
     """pairs._core's mesh branch for a non-plane shape already in the mesh's frame, through the
     tree (``ni``, ``nb``, ``tv``, ``ids``: bvh_build layout). ``stack (>= depth + 2,) int64``,
-    ``stack_lb`` float64 scratch. Returns (signed, point on the shape, point on the mesh, normal)
-    in the mesh frame, bit-identical to the brute force."""
+    ``stack_lb`` float64 scratch. ``obb (15,)``: the shape's own box in the mesh frame (center,
+    axis rows, half extents; ``use_obb``): a node whose OBB misses it holds no triangle that meets
+    the shape, so it is pruned by a boolean query and, once some triangle overlaps (best key <
+    0), by a distance query (its triangles cannot be the deepest). Returns (signed, point on the
+    shape, point on the mesh, normal) in the mesh frame, bit-identical to the brute force."""
     core = _core_of(kind)
     box = np.empty(6)
     ball = np.empty(4)
     size = shape_bounds(kind, params, points, box, ball)
     pad = PAD_RELATIVE * max(mesh_scale, size)
+    use_obb = use_obb and core != CORE_POINT
+    stack_apart = np.zeros(stack.shape[0], dtype=np.bool_)
     radius = _radius(kind, params)
     if core == CORE_LINEAR:
         p, d, lo, hi = _linear(kind, points)
@@ -197,6 +214,7 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
     unknown_depth = False
     stack[0] = 0
     stack_lb[0] = node_gap(nb, 0, core, box, ball, p, d, lo, hi, 0.0 if core == CORE_POINT else radius) - pad
+    stack_apart[0] = use_obb and stack_lb[0] <= 0.0 and _obb_apart(nb, 0, obb, pad)
     top = 1
     while top > 0:
         top -= 1
@@ -209,6 +227,8 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
             elif lb > 0.0 and lb * lb > best_d2:
                 continue
         elif lb > 0.0 and (boolean or lb > best_key):
+            continue
+        elif stack_apart[top] and (boolean or best_key < 0.0):
             continue
         if ni[node, 2] < 0:
             for k in range(ni[node, 0], ni[node, 0] + ni[node, 1]):
@@ -249,16 +269,22 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
         shape_radius = 0.0 if core == CORE_POINT else radius
         lb_left = node_gap(nb, left, core, box, ball, p, d, lo, hi, shape_radius) - pad
         lb_right = node_gap(nb, right, core, box, ball, p, d, lo, hi, shape_radius) - pad
+        apart_left = use_obb and lb_left <= 0.0 and _obb_apart(nb, left, obb, pad)
+        apart_right = use_obb and lb_right <= 0.0 and _obb_apart(nb, right, obb, pad)
         if lb_left <= lb_right:  # the nearer child is popped first
             stack[top] = right
             stack_lb[top] = lb_right
+            stack_apart[top] = apart_right
             stack[top + 1] = left
             stack_lb[top + 1] = lb_left
+            stack_apart[top + 1] = apart_left
         else:
             stack[top] = left
             stack_lb[top] = lb_left
+            stack_apart[top] = apart_left
             stack[top + 1] = right
             stack_lb[top + 1] = lb_right
+            stack_apart[top + 1] = apart_right
         top += 2
     if core == CORE_POINT:
         if best_d2 == np.inf:  # boolean query, every node pruned: no triangle within reach
@@ -274,6 +300,29 @@ def _local(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, id
            stack_lb):
     """pairs._ordered_core(shape, mesh) with the tree: the shape moved into the mesh's frame."""
     t_rel = relative_transform(ts, tm)
+    # the shape's own box (in its frame, where it is tight) carried into the mesh's frame
+    obb = np.empty(15)
+    local_box = np.empty(6)
+    local_ball = np.empty(4)
+    shape_bounds(ks, ps, pts, local_box, local_ball)
+    use_obb = True
+    for i in range(6):
+        if not np.isfinite(local_box[i]):
+            use_obb = False  # rays and lines
+    if use_obb:
+        if ks == kinds.SPHERE or ks == kinds.CAPSULE:  # shape_bounds of a point core omits r
+            for i in range(3):
+                local_box[i] -= ps[0] if ks == kinds.SPHERE else 0.0
+                local_box[3 + i] += ps[0] if ks == kinds.SPHERE else 0.0
+        for i in range(3):
+            c = 0.5 * (local_box[i] + local_box[3 + i])
+            obb[12 + i] = 0.5 * (local_box[3 + i] - local_box[i])
+            for r in range(3):
+                obb[3 + 3 * i + r] = t_rel[r, i]  # axis i of the shape = column i of the rotation
+            local_ball[i] = c
+        for r in range(3):
+            obb[r] = (t_rel[r, 0] * local_ball[0] + t_rel[r, 1] * local_ball[1] + t_rel[r, 2] * local_ball[2]
+                      + t_rel[r, 3])
     ps, pts = transform_shape(ks, ps, pts, t_rel)
     ks, ps, pts = _degenerate_triangle_as_segment(ks, ps, pts)
     if ks == kinds.PLANE or ks == kinds.HALFSPACE:  # brute force: a scan of the mesh's vertices
@@ -282,7 +331,7 @@ def _local(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, id
         signed, point_m, point_p, normal_mp = _mesh_vs_plane(mesh_points, mesh_tris, normal, offset,
                                                              ks == kinds.HALFSPACE)
         return signed, point_p, point_m, -normal_mp
-    return mesh_core(ks, ps, pts, trs, eds, ni, nb, tv, ids, mesh_scale, boolean, stack, stack_lb)
+    return mesh_core(ks, ps, pts, trs, eds, ni, nb, tv, ids, mesh_scale, boolean, stack, stack_lb, obb, use_obb)
 
 
 @njit(cache=True, nogil=True)
