@@ -541,6 +541,16 @@ def warmup():
     distance(sphere, poses, box, None)
     closest_point(box, None, [[0.0, 0.0, 2.0]])
     raycast(mesh, None, [0.2, 0.2, 1.0], [0.0, 0.0, -1.0])
+    # meshes through their BVH: mesh-mesh (touche.bvh) and mesh-shape (bvh_shape), single and batch
+    intersects(mesh, None, mesh, None)
+    intersects(mesh, None, mesh, poses)
+    distance(mesh, None, mesh, None)
+    distance(mesh, None, mesh, poses)
+    for shape in (sphere, box):
+        intersects(shape, None, mesh, None)
+        intersects(shape, poses, mesh, None)
+        distance(shape, None, mesh, None)
+        distance(shape, poses, mesh, None)
     from .contacts import contacts
     from .impact import time_of_impact
     from .motion import Linear
