@@ -277,7 +277,7 @@ class CoherentPair:
       leaves, are tested first; otherwise the search starts from the FRONT of the last complete
       traversal (the node pairs found disjoint and the leaf pairs tested: a partition of all
       triangle pairs valid at any pose) instead of from the root, so only pairs whose status
-      changed are searched below (a root search with a budget of half the front comes first:
+      changed are searched below (a root search with a quarter of the front as budget comes first:
       a front left deep by a close approach is dropped once the meshes are apart again).
     - ``distance``: the previous closest triangle pair's current distance is the initial upper
       bound of the branch and bound (a witness at distance 0 answers at once).
