@@ -104,13 +104,14 @@ def support_function(shape, pose, u):
     elif kind == kinds.CYLINDER:
         p0, p1, r = points[0], points[1], params[0]
         axis = (p1 - p0) / np.linalg.norm(p1 - p0)
-        along = ul @ axis
-        radial = np.sqrt(np.maximum(1.0 - along**2, 0.0))
+        # the radial part as the norm of the perpendicular component: sqrt(1 - along^2) loses
+        # half the digits near the axis (a cap contact: radial ~ sqrt(eps) instead of ~0)
+        radial = np.linalg.norm(ul - np.outer(ul @ axis, axis), axis=1)
         h = np.maximum(ul @ p0, ul @ p1) + r * radial
     elif kind == kinds.CONE:
         apex, basec, r = points[0], points[1], params[0]
         axis = (apex - basec) / np.linalg.norm(apex - basec)
-        radial = np.sqrt(np.maximum(1.0 - (ul @ axis) ** 2, 0.0))
+        radial = np.linalg.norm(ul - np.outer(ul @ axis, axis), axis=1)  # (see the cylinder)
         h = np.maximum(ul @ apex, ul @ basec + r * radial)
     elif kind == kinds.ELLIPSOID:
         c, axes = points[0], points[1:4]
@@ -144,11 +145,24 @@ def support_signed(a, pose_a, b, pose_b):
     best_value = np.inf
     best_u = None
     for k in np.argsort(values)[:2]:
-        res = minimize(lambda x: g(x)[0], _DIRECTIONS[k], method="Nelder-Mead",
-                       options={"xatol": 1e-13, "fatol": 1e-15, "maxiter": 4000})
-        if res.fun < best_value:
-            best_value = res.fun
-            best_u = res.x / np.linalg.norm(res.x)
+        x = _DIRECTIONS[k]
+        value = values[k]
+        # Nelder-Mead stalls on the ridges of a nonsmooth h (a cylinder's two caps, polytope
+        # vertices): restart it from its own result with a fresh simplex (seen: 1e-4 too deep
+        # on a cylinder-ellipsoid pair with a single run)
+        step = 1e-2
+        for _ in range(12):
+            simplex = x + step * np.vstack([np.zeros(3), np.eye(3)])
+            res = minimize(lambda y: g(y)[0], x, method="Nelder-Mead",
+                           options={"xatol": 1e-13, "fatol": 1e-15, "maxiter": 4000, "initial_simplex": simplex})
+            x = res.x / np.linalg.norm(res.x)
+            if res.fun >= value - 1e-15 and step < 1e-6:
+                break
+            value = min(value, res.fun)
+            step *= 0.1
+        if value < best_value:
+            best_value = value
+            best_u = x
     return -best_value, -best_u
 
 
