@@ -165,13 +165,9 @@ def _demo(out):
 
 def _warmup(out):
     import touche as tc
-    from . import mesh
-    from .clearance import warmup as clearance_warmup  # (touche.clearance is the function)
 
     started = time.perf_counter()
-    tc.warmup()
-    mesh.warmup()
-    clearance_warmup()
+    tc.warmup()  # every package's kernels
     print(f"touche kernels compiled / loaded in {time.perf_counter() - started:.2f} s", file=out)
 
 

@@ -561,3 +561,14 @@ def warmup():
     moving = Linear([-1.0, 0.0, 0.0], np.array([[1, 0, 0, 3.0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]))
     time_of_impact(box, moving, box, None, 5.0)  # moving SAT
     time_of_impact(sphere, moving, box, None, 5.0)  # GJK shape cast
+    # the other packages: mesh I/O and repair, clearance, mesh point queries, broad phase and world
+    from . import broadphase, mesh
+    from .clearance import warmup as clearance_warmup  # (touche.clearance is the function)
+    from .meshquery import contains, winding_number
+
+    tetra = TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
+    contains(tetra, None, [[0.1, 0.1, 0.1]])
+    winding_number(tetra, None, [[0.1, 0.1, 0.1]])
+    mesh.warmup()
+    clearance_warmup()
+    broadphase.warmup()
