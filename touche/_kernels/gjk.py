@@ -46,10 +46,10 @@ INVALID_POSE_A / _B).
 Cost model: nothing allocates per pair in the batch drivers. A batch is split into chunks
 (_chunk_count) that each make their work buffers once (GJK simplex, relative transform, EPA
 polytope: ``epa_buffers()``) and run their pairs through ``_distance_core``; the single-pair
-entries allocate the EPA buffers only when the cores overlap. The hot helpers (support
-mappings, warm-start load/store, simplex pieces) are ``inline="always"``: a call of a compiled
-function with array arguments is not free in numba, and the support mapping runs twice per
-GJK / EPA iteration. Polyhedra up to HILL_CLIMB_MIN_VERTICES vertices are scanned linearly
+entries (``_distance_single``) allocate the EPA buffers only when the cores overlap. The hot
+helpers (support mappings, warm-start load/store, simplex pieces) are ``inline="always"``: a
+call of a compiled function with array arguments is not free in numba, and the support
+mapping runs twice per GJK / EPA iteration. Polyhedra up to HILL_CLIMB_MIN_VERTICES vertices are scanned linearly
 (faster than climbing below ~300 vertices, measured).
 
 Numerics: everything runs in B's local frame (A moved by inv(T_b) @ T_a, as in pairs.py); the
@@ -733,20 +733,6 @@ def epa_buffers():
     )
 
 
-@njit(cache=True, nogil=True)
-def _no_epa_buffers():
-    """Empty stand-ins of epa_buffers(): the pair core then allocates only when EPA runs."""
-    return (
-        np.empty((0, 9)),
-        np.empty((0, 4)),
-        np.empty((0, 7), dtype=np.int64),
-        np.empty(0, dtype=np.int64),
-        np.empty((0, 2), dtype=np.int64),
-        np.empty((0, 2), dtype=np.int64),
-        np.empty(0, dtype=np.int64),
-    )
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _epa_face(verts, fnorm, fint, f, i, j, k):
     fint[f, 0] = i
@@ -1150,46 +1136,25 @@ def _store_warm(warm, m, s, count, hints):
     warm[26] = hints[1]
 
 
-@njit(cache=True, nogil=True)
-def _distance_core(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, max_iterations, m, s, hints,
-                   verts, fnorm, fint, free, stack, horizon, vslot):
-    """The whole distance query of one pair in caller-provided work buffers: ``m`` (4, 4),
-    ``s`` (4, 10), ``hints`` (2,) int64 and the EPA buffers (epa_buffers(); zero-length
-    stand-ins make it allocate them only if EPA runs). ``warm`` is read and overwritten.
-
-    Returns scalars (signed, ax, ay, az, bx, by, bz, nx, ny, nz, status, iterations): world
-    points and normal, conventions of gjk_pair_distance."""
+@njit(cache=True, nogil=True, inline="always")
+def _gjk_phase(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, max_iterations, m, s, hints):
+    """The GJK half of a distance query: relative placement, warm start in, GJK, warm start out.
+    Returns (outcome, count, vx, vy, vz, iterations)."""
     relative_into(ta, tb, m)
     count = _load_warm(warm, m, s, hints)
-    ra = margin_of(ka, pa)
-    rb = margin_of(kb, pb)
-    outcome, count, vx, vy, vz, iterations, size2 = _gjk(
+    outcome, count, vx, vy, vz, iterations, _ = _gjk(
         ka, pa, pta, m, kb, pb, ptb, s, count, hints, tolerance, False, 0.0, max_iterations
     )
     _store_warm(warm, m, s, count, hints)
-    if outcome == GJK_CONTAINS:
-        if verts.shape[0] == 0:
-            verts, fnorm, fint, free, stack, horizon, vslot = epa_buffers()
-        ok, depth, nx, ny, nz, ax, ay, az, bx, by, bz, epa_iterations = _epa(
-            ka, pa, pta, m, kb, pb, ptb, s, count, hints, tolerance, verts, fnorm, fint, free, stack, horizon, vslot
-        )
-        iterations += epa_iterations
-        signed = -(depth + ra + rb)
-        status = _status_of(signed, tolerance)
-        if ok == 1:
-            status = kinds.GJK_MAX_ITERATIONS
-    else:
-        ax, ay, az, bx, by, bz = _witness(s, count)
-        dist = np.sqrt(vx * vx + vy * vy + vz * vz)
-        nx = -vx / dist
-        ny = -vy / dist
-        nz = -vz / dist
-        signed = dist - ra - rb
-        status = _status_of(signed, tolerance)
-        if outcome == GJK_LIMIT:
-            status = kinds.GJK_MAX_ITERATIONS
-        elif outcome == GJK_STALLED:
-            status = kinds.GJK_DEGENERATE
+    return outcome, count, vx, vy, vz, iterations
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _world_result(ka, pa, kb, pb, tb, signed, ax, ay, az, bx, by, bz, nx, ny, nz, status, iterations):
+    """Core witness points (B's frame) pushed out by the margins, everything to the world:
+    (signed, ax, ay, az, bx, by, bz, nx, ny, nz, status, iterations)."""
+    ra = margin_of(ka, pa)
+    rb = margin_of(kb, pb)
     ax += ra * nx
     ay += ra * ny
     az += ra * nz
@@ -1212,6 +1177,70 @@ def _distance_core(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, max_iterat
     )
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _separated_result(ka, pa, kb, pb, tb, tolerance, outcome, count, vx, vy, vz, iterations, s):
+    ax, ay, az, bx, by, bz = _witness(s, count)
+    dist = np.sqrt(vx * vx + vy * vy + vz * vz)
+    nx = -vx / dist
+    ny = -vy / dist
+    nz = -vz / dist
+    signed = dist - margin_of(ka, pa) - margin_of(kb, pb)
+    status = _status_of(signed, tolerance)
+    if outcome == GJK_LIMIT:
+        status = kinds.GJK_MAX_ITERATIONS
+    elif outcome == GJK_STALLED:
+        status = kinds.GJK_DEGENERATE
+    return _world_result(ka, pa, kb, pb, tb, signed, ax, ay, az, bx, by, bz, nx, ny, nz, status, iterations)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _overlap_result(ka, pa, kb, pb, tb, tolerance, iterations, epa_result):
+    ok, depth, nx, ny, nz, ax, ay, az, bx, by, bz, epa_iterations = epa_result
+    signed = -(depth + margin_of(ka, pa) + margin_of(kb, pb))
+    status = _status_of(signed, tolerance)
+    if ok == 1:
+        status = kinds.GJK_MAX_ITERATIONS
+    return _world_result(ka, pa, kb, pb, tb, signed, ax, ay, az, bx, by, bz, nx, ny, nz, status,
+                         iterations + epa_iterations)
+
+
+@njit(cache=True, nogil=True)
+def _distance_core(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, max_iterations, m, s, hints,
+                   verts, fnorm, fint, free, stack, horizon, vslot):
+    """The whole distance query of one pair in caller-provided work buffers: ``m`` (4, 4),
+    ``s`` (4, 10), ``hints`` (2,) int64 and the EPA buffers (epa_buffers()). ``warm`` is read
+    and overwritten.
+
+    Returns scalars (signed, ax, ay, az, bx, by, bz, nx, ny, nz, status, iterations): world
+    points and normal, conventions of gjk_pair_distance."""
+    outcome, count, vx, vy, vz, iterations = _gjk_phase(
+        ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, max_iterations, m, s, hints
+    )
+    if outcome == GJK_CONTAINS:
+        epa_result = _epa(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tolerance, verts, fnorm, fint, free, stack,
+                          horizon, vslot)
+        return _overlap_result(ka, pa, kb, pb, tb, tolerance, iterations, epa_result)
+    return _separated_result(ka, pa, kb, pb, tb, tolerance, outcome, count, vx, vy, vz, iterations, s)
+
+
+@njit(cache=True, nogil=True)
+def _distance_single(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, max_iterations):
+    """_distance_core for one pair: makes its own GJK buffers and the EPA buffers only when the
+    cores overlap (a separated single query allocates 3 small arrays, not 10)."""
+    m = np.empty((4, 4))
+    s = np.empty((4, 10))
+    hints = np.zeros(2, dtype=np.int64)
+    outcome, count, vx, vy, vz, iterations = _gjk_phase(
+        ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, max_iterations, m, s, hints
+    )
+    if outcome == GJK_CONTAINS:
+        verts, fnorm, fint, free, stack, horizon, vslot = epa_buffers()
+        epa_result = _epa(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tolerance, verts, fnorm, fint, free, stack,
+                          horizon, vslot)
+        return _overlap_result(ka, pa, kb, pb, tb, tolerance, iterations, epa_result)
+    return _separated_result(ka, pa, kb, pb, tb, tolerance, outcome, count, vx, vy, vz, iterations, s)
+
+
 @njit(cache=True, nogil=True)
 def _vector3(x, y, z):
     out = np.empty(3)
@@ -1231,11 +1260,8 @@ def gjk_pair_distance_warm(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm):
 @njit(cache=True, nogil=True)
 def gjk_pair_distance_limited(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, max_iterations):
     """gjk_pair_distance_warm with an explicit GJK iteration limit (tests of status honesty)."""
-    verts, fnorm, fint, free, stack, horizon, vslot = _no_epa_buffers()
-    signed, ax, ay, az, bx, by, bz, nx, ny, nz, status, iterations = _distance_core(
-        ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, max_iterations,
-        np.empty((4, 4)), np.empty((4, 10)), np.zeros(2, dtype=np.int64),
-        verts, fnorm, fint, free, stack, horizon, vslot,
+    signed, ax, ay, az, bx, by, bz, nx, ny, nz, status, iterations = _distance_single(
+        ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, max_iterations
     )
     return signed, _vector3(ax, ay, az), _vector3(bx, by, bz), _vector3(nx, ny, nz), status, iterations
 
@@ -1475,12 +1501,7 @@ INVALID_POSE_B = -4
 def gjk_distance_into(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, out):
     """gjk_pair_distance_warm writing ``out`` (11,) = (signed, point_a, point_b, normal,
     iterations); returns the GJK status."""
-    verts, fnorm, fint, free, stack, horizon, vslot = _no_epa_buffers()
-    r = _distance_core(
-        ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, GJK_MAX_ITERATIONS,
-        np.empty((4, 4)), np.empty((4, 10)), np.zeros(2, dtype=np.int64),
-        verts, fnorm, fint, free, stack, horizon, vslot,
-    )
+    r = _distance_single(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, GJK_MAX_ITERATIONS)
     signed, ax, ay, az, bx, by, bz, nx, ny, nz, status, iterations = r
     out[0] = signed
     out[1] = ax
