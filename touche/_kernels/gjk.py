@@ -739,18 +739,24 @@ def _epa_face(verts, fnorm, fint, f, i, j, k):
     fint[f, 1] = j
     fint[f, 2] = k
     fint[f, 6] = 0
-    e1x = verts[j, 0] - verts[i, 0]
-    e1y = verts[j, 1] - verts[i, 1]
-    e1z = verts[j, 2] - verts[i, 2]
-    e2x = verts[k, 0] - verts[i, 0]
-    e2y = verts[k, 1] - verts[i, 1]
-    e2z = verts[k, 2] - verts[i, 2]
-    # the normal from the face's two shortest edges (see _plane_normal): near a curved contact
+    ijx = verts[j, 0] - verts[i, 0]
+    ijy = verts[j, 1] - verts[i, 1]
+    ijz = verts[j, 2] - verts[i, 2]
+    jkx = verts[k, 0] - verts[j, 0]
+    jky = verts[k, 1] - verts[j, 1]
+    jkz = verts[k, 2] - verts[j, 2]
+    kix = verts[i, 0] - verts[k, 0]
+    kiy = verts[i, 1] - verts[k, 1]
+    kiz = verts[i, 2] - verts[k, 2]
+    lij = ijx * ijx + ijy * ijy + ijz * ijz
+    ljk = jkx * jkx + jky * jky + jkz * jkz
+    lki = kix * kix + kiy * kiy + kiz * kiz
+    # the normal from the face's two shortest edges (see _shortest_cross): near a curved contact
     # EPA's faces become small and thin, and the textbook e1 x e2 left their planes off by
     # ~1e-11 of the size, which broke the polytope's convexity before the gap criterion was met
-    nx, ny, nz = _plane_normal(verts, i, j, k)
+    nx, ny, nz = _shortest_cross(ijx, ijy, ijz, lij, jkx, jky, jkz, ljk, kix, kiy, kiz, lki)
     nn = nx * nx + ny * ny + nz * nz
-    scale = max(e1x * e1x + e1y * e1y + e1z * e1z, e2x * e2x + e2y * e2y + e2z * e2z)
+    scale = max(lij, ljk, lki)
     if nn <= DEGENERATE_SQ * scale * scale or nn == 0.0:
         # a sliver: never the closest face, never visible; only keeps the surface closed
         fnorm[f, 0] = 0.0
