@@ -249,30 +249,28 @@ def test_keyframed_boxes():
 
 
 def test_integrated_motion():
-    """Integrated (RK4 + Gram-Schmidt, then keyframes): a spinning, curving plate past a box;
-    reference on the motion's own keyframes (the motion the query sees, see touche.motion)."""
+    """Integrated (RK4 + Gram-Schmidt, then keyframes through the nodes): 10,000 spinning,
+    curving plates past a box in one vectorised Integrated batch; single motions equal their
+    batch rows; reference on the motion's own keyframes (the motion the query sees)."""
     rng = np.random.default_rng(5)
-    n, t_max = 300, 1.0
+    n, t_max = 10_000, 1.0
     half_a = np.array([0.7, 5e-4, 0.25])
     half_b = np.array([0.3, 0.3, 0.3])
-    motions = []
-    for _ in range(n):
-        start = tc.Pose.from_rotvec(rng.normal(size=3), rng.uniform(-2, 2, 3))
-        v0 = -start.translation * rng.uniform(0.3, 1.2) + rng.normal(size=3) * 0.3
-        w0 = rng.normal(size=3) * 30
-        bend = rng.normal(size=3)
-        motions.append(Integrated(lambda t, v0=v0, w0=w0, bend=bend: (v0 + bend * t, w0 * (1 - 0.5 * t)),
-                                  start, t_end=t_max, steps=24))
-    times = motions[0].times
-    poses = np.stack([motion.poses for motion in motions])
-    single = _Batch(n)
-    for i, motion in enumerate(motions[:40]):
-        r = time_of_impact(tc.Box(2 * half_a), motion, tc.Box(2 * half_b), None, t_max)
-        single.status[i], single.time[i] = r.status, r.time
-    batch = time_of_impact(tc.Box(2 * half_a), Keyframes(times, poses), tc.Box(2 * half_b), None, t_max)
-    np.testing.assert_array_equal(batch.status[:40], single.status[:40])
-    np.testing.assert_allclose(batch.time[:40], single.time[:40], rtol=0, atol=1e-10)
-    separation, cull = _keyframed_separation(times, poses, half_a, half_b)
+    start = _poses(_random_rotations(rng, n), rng.uniform(-2, 2, (n, 3)))
+    v0 = -start[:, :3, 3] * rng.uniform(0.3, 1.2, (n, 1)) + rng.normal(size=(n, 3)) * 0.3
+    w0 = rng.normal(size=(n, 3)) * 30
+    bend = rng.normal(size=(n, 3))
+    motion = Integrated(lambda t: (v0 + bend * t, w0 * (1 - 0.5 * t)), start, t_end=t_max, steps=24)
+    batch = time_of_impact(tc.Box(2 * half_a), motion, tc.Box(2 * half_b), None, t_max)
+    for i in range(0, n, 500):
+        one = Integrated(lambda t, i=i: (v0[i] + bend[i] * t, w0[i] * (1 - 0.5 * t)), start[i], t_end=t_max, steps=24)
+        np.testing.assert_allclose(one.poses, motion.poses[i], atol=1e-12)
+        single = time_of_impact(tc.Box(2 * half_a), one, tc.Box(2 * half_b), None, t_max)
+        assert int(single.status) == int(batch.status[i])
+        # the touching tolerance is scaled by the extent of the whole batch's motions (a single
+        # motion: its own), so the contact is declared at slightly different gaps: ~1e-12
+        assert single.status == ImpactStatus.MISS or abs(single.time - batch.time[i]) <= 1e-10
+    separation, cull = _keyframed_separation(motion.times, np.asarray(motion.poses), half_a, half_b)
     reference = R.first_contact(separation, n, t_max, samples=2000, cull=cull)
     _check(batch, reference, separation, t_max, label="integrated")
 
@@ -313,24 +311,46 @@ def test_quadratic_boxes_against_dense_sampling():
 
 # ----------------------------------------------------------------------------------------------
 # callables
-def test_callable_motion_matches_the_screw_kernel():
+def test_callable_motion_batch_against_sampling_and_the_screw_kernel():
+    """10,000 screw motions given as one batch CallableMotion (a Python function of the times)
+    with their exact speed bounds: against dense sampling, and against the Screw kernel on the
+    same motions (same status; never later than it by more than 1e-9; at most 1e-6 earlier: the
+    Python loop's bound ignores the direction, so it may stop where the gap is <= its coarse
+    tolerance)."""
     rng = np.random.default_rng(9)
-    n, t_max = 150, 1.0
+    n, t_max = 10_000, 1.0
     half = np.array([0.6, 5e-4, 0.3])
-    agree = 0
-    for _ in range(n):
-        start = tc.Pose.from_rotvec(rng.normal(size=3), rng.uniform(-2, 2, 3))
-        v = -start.translation * rng.uniform(0.3, 1.2) + rng.normal(size=3) * 0.3
-        w = rng.normal(size=3) * 10
-        screw = Screw(v, w, start)
-        func = CallableMotion(screw.pose_at, linear_speed=np.linalg.norm(v), angular_speed=np.linalg.norm(w))
-        exact = time_of_impact(tc.Box(2 * half), screw, tc.Sphere(0.4), None, t_max)
-        loose = time_of_impact(tc.Box(2 * half), func, tc.Sphere(0.4), None, t_max)
-        assert loose.status == exact.status
-        if exact.status == ImpactStatus.HIT:
-            agree += 1
-            assert loose.time <= exact.time + 1e-9 and exact.time - loose.time < 1e-6
-    assert 0.2 * n <= agree <= 0.8 * n
+    start = _poses(_random_rotations(rng, n), rng.uniform(-2, 2, (n, 3)))
+    v = -start[:, :3, 3] * rng.uniform(0.3, 1.2, (n, 1)) + rng.normal(size=(n, 3)) * 0.3
+    w = rng.normal(size=(n, 3)) * 10
+    centre = start[:, :3, 3]
+    screw = Screw(v, w, start, centre)
+    func = CallableMotion(lambda times: R.screw_poses(start, v, w, centre, times), linear_speed=np.linalg.norm(v, axis=1),
+                          angular_speed=np.linalg.norm(w, axis=1), batch=n)
+    exact = time_of_impact(tc.Box(2 * half), screw, tc.Sphere(0.4), None, t_max)
+    loose = time_of_impact(tc.Box(2 * half), func, tc.Sphere(0.4), None, t_max)
+
+    def separation(t, rows):
+        pa = R.screw_poses(start[rows], v[rows], w[rows], centre[rows], t)
+        return R.sphere_box_separation(np.zeros((len(rows), 3)), 0.4, pa[:, :3, 3], pa[:, :3, :3], half)
+
+    def cull(t, rows):
+        pa = R.screw_poses(start[rows], v[rows], w[rows], centre[rows], t)
+        return _ball_cull(pa[:, :3, 3], np.linalg.norm(half), 0.0, 0.4)
+
+    reference = R.first_contact(separation, n, t_max, samples=1000, cull=cull)
+    _check(loose, reference, separation, t_max, label="callable batch", gap=1e-6)
+    np.testing.assert_array_equal(loose.status, exact.status)
+    hit = exact.status == HIT
+    assert (loose.time[hit] <= exact.time[hit] + 1e-9).all() and (exact.time[hit] - loose.time[hit] < 1e-6).all()
+    # one motion: the single form agrees with the batch row
+    for i in range(0, n, 2500):
+        one = CallableMotion(lambda t, i=i: R.screw_poses(start[i:i + 1], v[i:i + 1], w[i:i + 1], centre[i:i + 1], t)[0],
+                             linear_speed=np.linalg.norm(v[i]), angular_speed=np.linalg.norm(w[i]))
+        single = time_of_impact(tc.Box(2 * half), one, tc.Sphere(0.4), None, t_max)
+        # eps is scaled by the batch's reach (a single motion: its own): contact gaps differ ~1e-12
+        assert int(single.status) == int(loose.status[i])
+        assert single.status == MISS or abs(single.time - loose.time[i]) <= 1e-10
 
 
 # ----------------------------------------------------------------------------------------------
@@ -376,3 +396,20 @@ def test_bad_input_is_rejected():
         QuadraticMatrix(np.ones((3, 4, 4)))
     with pytest.raises(tc.GeometryError):
         CallableMotion(lambda t: np.eye(4), linear_speed=-1.0)
+    with pytest.raises(tc.GeometryError):
+        CallableMotion(lambda t: np.eye(4), linear_speed=1.0, batch=3)  # returns one pose, not (3, 4, 4)
+    with pytest.raises(tc.GeometryError):
+        CallableMotion(lambda t: 2 * np.eye(4), linear_speed=1.0)  # not rigid
+    with pytest.raises(tc.GeometryError):
+        time_of_impact(tc.Box([1, 1, 1]), CallableMotion(lambda t: np.eye(4) if t == 0 else np.full((4, 4), np.nan), 1.0),
+                       tc.Box([1, 1, 1]), tc.Pose.from_translation([1.5, 0, 0]), 1.0)  # gap 0.5: steps to t > 0
+    with pytest.raises(tc.GeometryError):
+        Keyframes([0.0, np.nan], [np.eye(4), np.eye(4)])
+    with pytest.raises(tc.GeometryError):
+        Integrated(lambda t: ([0, 0, 0], [0, 0, 0]), np.stack([np.eye(4)] * 2))  # batch needs (2, 3) arrays
+    with pytest.raises(tc.GeometryError):
+        Integrated(lambda t: ([0, 0, 0], [0, 0, 0]), t_end=-1.0)
+    with pytest.raises(tc.GeometryError):
+        time_of_impact(tc.Box([1, 1, 1]), Screw([1, 0, 0], [0, 0, 1]), tc.Box([1, 1, 1]), None, -1.0)
+    with pytest.raises(tc.GeometryError):
+        time_of_impact(tc.Box([1, 1, 1]), Screw([1, 0, 0], [0, 0, 1]), tc.Box([1, 1, 1]), None, np.nan)

@@ -229,10 +229,140 @@ def time_of_impact(a, motion_a, b, motion_b, t_max, tolerance=None):
         return _quadratic_time_of_impact(a, ma, b, mb, limit, time_tolerance)
     if isinstance(ma, CallableMotion) or isinstance(mb, CallableMotion):
         return _callable_time_of_impact(a, ma, b, mb, limit, time_tolerance)
+    if ma.translational and mb.translational:
+        analytic = _analytic_code(a, ma, b, mb)
+        if analytic is not None:
+            return _analytic_time_of_impact(a, ma, b, mb, limit, *analytic)
     engine = _route(a, b)
     if not (ma.translational and mb.translational) or engine is None:
         return _advancement_time_of_impact(a, ma, b, mb, limit, time_tolerance)
     return _translational(a, ma, b, mb, limit, engine)
+
+
+# ----------------------------------------------------------------------------------------------
+# closed forms under translation (Ericson 5.5.3-5.5.8), touche/_kernels/ccd_analytic.py
+def _identity_rotations(motion):
+    rotation = np.asarray(motion.pose, dtype=np.float64).reshape(-1, 4, 4)[:, :3, :3]
+    return bool((rotation == np.eye(3)).all())
+
+
+def _analytic_code(a, motion_a, b, motion_b):
+    """(pair code, flip) of the closed form answering a translational pair, or None. Flip: the
+    kernel wants the sphere / box / convex first."""
+    from ._kernels import ccd_analytic as K
+
+    def code(x, mx, y, my):
+        if x.kind == kinds.SPHERE and y.kind == kinds.SPHERE:
+            return K.PAIR_SPHERE_SPHERE
+        if x.kind in _FINITE_CONVEX and y.kind in _PLANES:
+            return K.PAIR_CONVEX_PLANE
+        if x.kind == kinds.SPHERE and y.kind == kinds.TRIANGLE:
+            return K.PAIR_SPHERE_TRIANGLE
+        if x.kind == kinds.SPHERE and y.kind == kinds.POLYGON:
+            return K.PAIR_SPHERE_POLYGON
+        if x.kind == kinds.SPHERE and y.kind == kinds.BOX:
+            return K.PAIR_SPHERE_BOX
+        if x.kind == kinds.BOX and y.kind == kinds.BOX and _identity_rotations(mx) and _identity_rotations(my):
+            return K.PAIR_AABB_AABB
+        return None
+
+    found = code(a, motion_a, b, motion_b)
+    if found is not None:
+        return found, False
+    found = code(b, motion_b, a, motion_a)
+    if found is not None:
+        return found, True
+    return None
+
+
+def _analytic_time_of_impact(a, motion_a, b, motion_b, limit, code, flip):
+    from ._kernels import ccd_analytic
+
+    if flip:
+        a, motion_a, b, motion_b = b, motion_b, a, motion_a
+    motion_a, ta, va = _motion(motion_a, "motion_a")
+    motion_b, tb, vb = _motion(motion_b, "motion_b")
+    sizes = {len(ta), len(va), len(tb), len(vb)} - {1}
+    if len(sizes) > 1:
+        raise GeometryError(f"batch sizes differ: poses {len(ta)}, {len(tb)}; velocities {len(va)}, {len(vb)}")
+    count = sizes.pop() if sizes else 1
+    single = (np.ndim(motion_a.pose) == 2 and np.ndim(motion_b.pose) == 2
+              and np.ndim(motion_a.velocity) == 1 and np.ndim(motion_b.velocity) == 1)
+    status = np.empty(count, dtype=np.int8)
+    time = np.empty(count)
+    last = np.empty(count)
+    point = np.empty((count, 3))
+    normal = np.empty((count, 3))
+    if count == 1:  # no thread pool for one pair
+        res = ccd_analytic.analytic_pair(code, *a._packed[:3], ta[0], va[0], *b._packed[:3], tb[0], vb[0], limit)
+        status[0], time[0], last[0] = res[0], res[1], res[2]
+        point[0] = res[3:6]
+        normal[0] = res[6:9]
+    else:
+        ccd_analytic.analytic_many(code, *a._packed[:3], ta, va, *b._packed[:3], tb, vb, limit, status, time, last,
+                                   point, normal)
+    if flip:
+        normal = -normal
+    if code == ccd_analytic.PAIR_AABB_AABB:
+        return _aabb_result(a, ta, va, b, tb, vb, status, time, last, normal, count, single)
+    result = _point_result(status, time, point, normal, single)
+    result.last_time = float(last[0]) if single else last
+    return result
+
+
+def _aabb_result(a, ta, va, b, tb, vb, status, time, last, normal, count, single):
+    """The contact set of two moving AABBs at first contact (the 5.5.8 path), as the SAT engine
+    reports it: their overlap box at that time, flat along the axes where it has no extent (within
+    the touching tolerance): a point, a segment (its ends), a rectangle (4 corners in order) or a
+    box (8 corners, overlapping volumes at t = 0)."""
+    from .tolerance import touching_tolerance
+
+    half_a, half_b = a.params[-3:], b.params[-3:]
+    centre_a = np.broadcast_to(ta[:, :3, 3] + a.params[-6:-3], (count, 3))
+    centre_b = np.broadcast_to(tb[:, :3, 3] + b.params[-6:-3], (count, 3))
+    va, vb = np.broadcast_to(va, (count, 3)), np.broadcast_to(vb, (count, 3))
+    found = status != kinds.MISS
+    at = np.where(found, time, 0.0)[:, None]
+    lo = np.maximum(centre_a + at * va - half_a, centre_b + at * vb - half_b)
+    hi = np.minimum(centre_a + at * va + half_a, centre_b + at * vb + half_b)
+    scale = max(a.scale, b.scale) + float(np.abs(centre_a).max() + np.abs(centre_b).max())
+    flat = (hi - lo) <= touching_tolerance(scale)
+    middle = 0.5 * (lo + hi)
+    lo = np.where(flat, middle, lo)
+    hi = np.where(flat, middle, hi)
+    extent = 3 - flat.sum(1)
+    points = np.full((count, 8, 3), np.nan)
+    counts = np.zeros(count, dtype=np.int64)
+    kind = np.full(count, kinds.SET_EMPTY, dtype=np.int8)
+    for i in np.flatnonzero(found):
+        free = np.flatnonzero(~flat[i])
+        corners = []
+        if len(free) == 0:
+            corners = [middle[i]]
+        elif len(free) == 1:
+            for value in (lo[i, free[0]], hi[i, free[0]]):
+                corner = middle[i].copy()
+                corner[free[0]] = value
+                corners.append(corner)
+        elif len(free) == 2:
+            u, w = free
+            for su, sw in ((0, 0), (1, 0), (1, 1), (0, 1)):  # around the rectangle
+                corner = middle[i].copy()
+                corner[u] = hi[i, u] if su else lo[i, u]
+                corner[w] = hi[i, w] if sw else lo[i, w]
+                corners.append(corner)
+        else:
+            for k in range(8):
+                corners.append(np.where([(k >> j) & 1 for j in range(3)], hi[i], lo[i]))
+        counts[i] = len(corners)
+        points[i, :len(corners)] = corners
+        kind[i] = (kinds.SET_POINT, kinds.SET_SEGMENT, kinds.SET_POLYGON, kinds.SET_POLYHEDRON)[extent[i]]
+    point = np.where(found[:, None], middle, np.nan)
+    if single:
+        n = int(counts[0])
+        return ImpactResult(ImpactStatus(int(status[0])), float(time[0]), float(last[0]), normal[0], point[0],
+                            points[0, :n].copy(), SetKind(int(kind[0])), n)
+    return ImpactResult(status, time, last, normal, point, points, kind, counts)
 
 
 def _translational(a, motion_a, b, motion_b, limit, engine):
@@ -415,6 +545,8 @@ def _mesh_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
     else:
         raise UnsupportedQuery("time_of_impact", a, b)
     if isinstance(motion_a, CallableMotion) or isinstance(motion_b, CallableMotion):
+        if motion_a.is_batch or motion_b.is_batch:
+            raise UnsupportedQuery("time_of_impact (a batch with a CallableMotion on a mesh)", a, b)
         return _callable_mesh_time_of_impact(a, motion_a, b, motion_b, b_mode, limit, time_tolerance, flip)
     rows_a, batch_a = _packed_motion(motion_a, "motion_a")
     rows_b, batch_b = _packed_motion(motion_b, "motion_b")
@@ -506,9 +638,12 @@ def _quadratic_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
 
 def _callable_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
     """Conservative advancement in Python for CallableMotion (the user's function cannot run in a
-    kernel): each step evaluates both poses, one gap kernel call, and steps by gap / bound with
-    bound = sum over the two shapes of (linear_speed + angular_speed * rho), rho the radius of
-    the shape's bounding sphere about its local origin (the user's bounds are about the origin)."""
+    kernel), vectorised over a batch: each step evaluates the poses of all cases (one call of a
+    batch function), one gap kernel call for the cases still running, and steps each by
+    gap / bound with bound = sum over the two shapes of (linear_speed + angular_speed * rho), rho
+    the radius of the shape's bounding sphere about its local origin (the user's bounds are
+    about the origin). After CA_MAX_ITERATIONS steps a case reports the first time its gap was
+    <= the coarse tolerance (a contact to that tolerance), else MAX_ITERATIONS."""
     from .motion import CallableMotion
     from .tolerance import touching_tolerance
 
@@ -520,60 +655,79 @@ def _callable_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
         raise UnsupportedQuery("time_of_impact", a, b)
     if not np.isfinite(limit):
         raise GeometryError("CallableMotion needs a finite t_max")
+    sizes = {motion_a.batch_size, motion_b.batch_size} - {1}
+    if len(sizes) > 1:
+        raise GeometryError(f"motion batches differ in length: {motion_a.batch_size} and {motion_b.batch_size}")
+    count = sizes.pop() if sizes else 1
+    single = not (motion_a.is_batch or motion_b.is_batch)
+    kernels = _ccd()
 
     def bound_of(motion, shape):
+        ball = _ball(shape)
         if isinstance(motion, CallableMotion):
-            ball = _ball(shape)
-            return motion.linear_speed + motion.angular_speed * (np.linalg.norm(ball[:3]) + ball[3])
+            return np.broadcast_to(np.asarray(motion.linear_speed + motion.angular_speed
+                                              * (np.linalg.norm(ball[:3]) + ball[3])), (count,))
         rows, batch = _packed_motion(motion, "motion")
-        if batch:
-            raise GeometryError("CallableMotion queries take one motion per shape (no batches)")
-        return _speed_bound(rows, _ball(shape))
+        from ._kernels import ccd_mesh
 
-    def pose_of(motion, t):
+        return np.broadcast_to(np.array([ccd_mesh.row_bounds(row, ball)[0] for row in rows]), (count,))
+
+    def poses_of(motion, times):
         if isinstance(motion, CallableMotion):
-            return motion.pose_at(t)
-        return np.ascontiguousarray(motion.pose_at(t), dtype=np.float64)
+            poses = motion.pose_at(times if motion.is_batch else times[0])
+            return np.ascontiguousarray(np.broadcast_to(poses.reshape(-1, 4, 4), (count, 4, 4)))
+        rows, batch = _packed_motion(motion, "motion")
+        out = np.empty((count, 4, 4))
+        kernels.motion_pose_times(rows, np.ascontiguousarray(times, dtype=np.float64), out)
+        return out
 
-    speed = bound_of(motion_a, a) + bound_of(motion_b, b)
-    reach = max(a.scale, b.scale) + max(np.abs(pose_of(motion_a, 0.0)[:3, 3]).max(), np.abs(pose_of(motion_b, 0.0)[:3, 3]).max())
-    eps = touching_tolerance(reach + speed * limit)
-    coarse = max(16.0 * eps, time_tolerance * limit * speed)
-    kernels = _ccd()
+    speed = np.ascontiguousarray(bound_of(motion_a, a) + bound_of(motion_b, b), dtype=np.float64)
+    t = np.zeros(count)
+    start_a, start_b = poses_of(motion_a, t), poses_of(motion_b, t)
+    reach = max(a.scale, b.scale) + max(np.abs(start_a[:, :3, 3]).max(), np.abs(start_b[:, :3, 3]).max())
+    eps = touching_tolerance(reach + speed.max() * limit)
+    coarse = np.maximum(16.0 * eps, time_tolerance * limit * speed)
     ka, pa, pta = a._packed[:3]
     kb, pb, ptb = b._packed[:3]
-    out = np.empty(7)
-    t = 0.0
-    code = kinds.TOI_MAX_ITERATIONS
-    coarse_hit = None
+    out = np.full((count, 7), np.nan)
+    status = np.full(count, kinds.TOI_MAX_ITERATIONS, dtype=np.int8)
+    running = np.ones(count, dtype=bool)
+    coarse_t = np.full(count, np.nan)
+    coarse_out = np.full((count, 7), np.nan)
     for _ in range(CA_MAX_ITERATIONS):
-        kernels.gap_at(ka, pa, pta, pose_of(motion_a, t), kb, pb, ptb, pose_of(motion_b, t), eps, out)
-        gap = out[0]
-        if not gap == gap:
+        rows = np.flatnonzero(running)
+        if len(rows) == 0:
             break
-        if gap <= eps:
-            code = kinds.HIT if t > 0.0 else kinds.ALREADY_TOUCHING
-            break
-        if coarse_hit is None and gap <= coarse:
-            coarse_hit = (t, out.copy())
-        if speed == 0.0:
-            code = kinds.MISS
-            break
-        following = t + (gap - 0.5 * eps) / speed
-        if following > limit:
-            code = kinds.MISS
-            break
-        t = max(following, np.nextafter(t, np.inf))
-    else:
-        if coarse_hit is not None:
-            t, out = coarse_hit
-            code = kinds.HIT if t > 0.0 else kinds.ALREADY_TOUCHING
-    if code == kinds.MISS:
-        out[:] = np.nan
-        t = np.inf
-    normal = -out[4:7] if flip else out[4:7]
-    return _point_result(np.array([code], dtype=np.int8), np.array([t]), out[None, 1:4].copy(),
-                         normal[None].copy(), single=True)
+        ta, tb = poses_of(motion_a, t), poses_of(motion_b, t)
+        kernels.gap_many(ka, pa, pta, ta, kb, pb, ptb, tb, rows.astype(np.int64), eps, out)
+        gap = out[rows, 0]
+        broken = ~(gap == gap)
+        running[rows[broken]] = False  # NaN gap: no progress possible (MAX_ITERATIONS)
+        touch = gap <= eps
+        done = rows[touch]
+        status[done] = np.where(t[done] > 0.0, kinds.HIT, kinds.ALREADY_TOUCHING)
+        running[done] = False
+        first = (gap <= coarse[rows]) & np.isnan(coarse_t[rows])
+        coarse_t[rows[first]] = t[rows[first]]
+        coarse_out[rows[first]] = out[rows[first]]
+        go = ~touch & ~broken
+        moving, gaps = rows[go], gap[go]
+        with np.errstate(divide="ignore"):
+            following = np.where(speed[moving] > 0.0, t[moving] + (gaps - 0.5 * eps) / speed[moving], np.inf)
+        miss = following > limit
+        status[moving[miss]] = kinds.MISS
+        running[moving[miss]] = False
+        step = moving[~miss]
+        t[step] = np.maximum(following[~miss], np.nextafter(t[step], np.inf))
+    late = running & ~np.isnan(coarse_t)
+    t[late] = coarse_t[late]
+    out[late] = coarse_out[late]
+    status[late] = np.where(t[late] > 0.0, kinds.HIT, kinds.ALREADY_TOUCHING)
+    miss = status == kinds.MISS
+    out[miss] = np.nan
+    t[miss] = np.inf
+    normal = -out[:, 4:7] if flip else out[:, 4:7]
+    return _point_result(status, t, out[:, 1:4].copy(), np.ascontiguousarray(normal), single=single)
 
 
 def _cast(a, ta, va, b, tb, vb, limit, count, single):

@@ -338,23 +338,30 @@ class Keyframes(Motion):
 
 
 def _gram_schmidt(r):
-    x = r[:, 0] / np.linalg.norm(r[:, 0])
-    y = r[:, 1] - (x @ r[:, 1]) * x
-    y /= np.linalg.norm(y)
-    return np.stack([x, y, np.cross(x, y)], axis=1)
+    """Re-orthonormalise frames (..., 3, 3) column by column (x, then y against x, z = x × y)."""
+    x = r[..., :, 0] / np.linalg.norm(r[..., :, 0], axis=-1, keepdims=True)
+    y = r[..., :, 1] - (x * r[..., :, 1]).sum(-1, keepdims=True) * x
+    y /= np.linalg.norm(y, axis=-1, keepdims=True)
+    return np.stack([x, y, np.cross(x, y)], axis=-1)
 
 
 def _skew(w):
-    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
+    """Cross-product matrices (..., 3, 3) of vectors (..., 3)."""
+    out = np.zeros(w.shape[:-1] + (3, 3))
+    out[..., 0, 1], out[..., 0, 2], out[..., 1, 2] = -w[..., 2], w[..., 1], -w[..., 0]
+    return out - np.swapaxes(out, -1, -2)
 
 
 class Integrated(Keyframes):
-    """Rigid motion defined by an ODE (Eberly S1 §5): ``velocity(t) -> (V (3,), W (3,))`` gives
-    the world linear velocity V of the centre K(t) and the angular velocity W; every point moves
-    by dX/dt = V + W x (X - K(t)). ``center(t) -> (3,)`` is K(t); None means the object's origin
-    (then V is the origin's velocity). Integrated by RK4 on [0, t_end] in ``steps`` steps, the
-    frame re-orthonormalised after each step; the result is the Keyframes motion through the
-    RK4 nodes (see the module doc). One motion (no batch)."""
+    """Rigid motion defined by an ODE (Eberly S1 §5): ``velocity(t) -> (V, W)`` gives the world
+    linear velocity V of the centre K(t) and the angular velocity W; every point moves by
+    dX/dt = V + W x (X - K(t)). ``center(t)`` is K(t); None means the object's origin (then V is
+    the origin's velocity). Integrated by RK4 on [0, t_end] in ``steps`` steps, the frame
+    re-orthonormalised (Gram-Schmidt) after each step; the result is the Keyframes motion
+    through the RK4 nodes (see the module doc).
+
+    One motion: ``pose`` (4, 4), V, W, K (3,). A batch of n: ``pose`` (n, 4, 4) and the callables
+    return (n, 3) arrays (one vectorised call per RK4 stage for the whole batch)."""
 
     __slots__ = ()
 
@@ -366,23 +373,36 @@ class Integrated(Keyframes):
         if not np.isfinite(t_end) or t_end <= 0.0 or steps < 1:
             raise GeometryError("t_end must be finite and > 0, steps >= 1")
         start = np.asarray(as_matrices(pose, "pose"), dtype=np.float64)
-        if start.ndim != 2:
-            raise GeometryError("Integrated takes one start pose (4, 4)")
+        batch = start.ndim == 3
+        start = start.reshape(-1, 4, 4)
+        n = len(start)
+
+        def vectors(value, what, t):
+            try:
+                array = np.asarray(value, dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise GeometryError(f"{what} must return numbers, got {value!r} at t = {t}") from exc
+            if array.shape not in ((3,), (n, 3)) or (array.shape == (3,) and batch and n > 1):
+                raise GeometryError(f"{what} must return {'(n, 3) arrays' if batch else '(3,) vectors'}, "
+                                    f"got shape {array.shape} at t = {t}")
+            return np.broadcast_to(array, (n, 3))
 
         def field(t, p, r):
-            v, w = velocity(t)
-            v = np.asarray(v, dtype=np.float64).reshape(3)
-            w = np.asarray(w, dtype=np.float64).reshape(3)
-            k = p if center is None else np.asarray(center(t), dtype=np.float64).reshape(3)
+            result = velocity(t)
+            if not (isinstance(result, (tuple, list)) and len(result) == 2):
+                raise GeometryError(f"velocity(t) must return (V, W), got {result!r}")
+            v = vectors(result[0], "velocity(t)[0]", t)
+            w = vectors(result[1], "velocity(t)[1]", t)
+            k = p if center is None else vectors(center(t), "center(t)", t)
             if not (np.isfinite(v).all() and np.isfinite(w).all() and np.isfinite(k).all()):
                 raise GeometryError(f"velocity / center returned NaN or inf at t = {t}")
             return v + np.cross(w, p - k), _skew(w) @ r
 
         times = np.linspace(0.0, t_end, steps + 1)
         h = t_end / steps
-        poses = np.empty((steps + 1, 4, 4))
-        poses[0] = start
-        p, r = start[:3, 3].copy(), start[:3, :3].copy()
+        poses = np.tile(np.eye(4), (n, steps + 1, 1, 1))
+        poses[:, 0] = start
+        p, r = start[:, :3, 3].copy(), start[:, :3, :3].copy()
         for i in range(steps):
             t = times[i]
             dp1, dr1 = field(t, p, r)
@@ -391,13 +411,13 @@ class Integrated(Keyframes):
             dp4, dr4 = field(t + h, p + h * dp3, r + h * dr3)
             p = p + h / 6 * (dp1 + 2 * dp2 + 2 * dp3 + dp4)
             r = _gram_schmidt(r + h / 6 * (dr1 + 2 * dr2 + 2 * dr3 + dr4))
-            poses[i + 1] = np.eye(4)
-            poses[i + 1, :3, :3] = r
-            poses[i + 1, :3, 3] = p
-        super().__init__(times, poses)
+            poses[:, i + 1, :3, :3] = r
+            poses[:, i + 1, :3, 3] = p
+        super().__init__(times, poses if batch else poses[0])
 
     def __repr__(self):
-        return f"Integrated({len(self.times) - 1} RK4 steps on [0, {self.times[-1]}])"
+        batch = f"batch of {self.batch_size}, " if self.is_batch else ""
+        return f"Integrated({batch}{len(self.times) - 1} RK4 steps on [0, {self.times[-1]}])"
 
 
 class QuadraticMatrix(Motion):
@@ -460,35 +480,75 @@ class QuadraticMatrix(Motion):
 
 
 class CallableMotion(Motion):
-    """Any rigid motion given as a Python callable ``function(t) -> (4, 4)`` pose, with user
-    bounds ``linear_speed`` >= |velocity of the local origin| and ``angular_speed`` >= |angular
-    velocity| over the whole query interval. The bounds are trusted: if they are too small,
-    conservative advancement can step past a contact. One motion (no batch); runs a Python
-    loop (one kernel call per advancement step)."""
+    """Any rigid motion given as a Python callable, with user bounds ``linear_speed`` >= |velocity
+    of the local origin| and ``angular_speed`` >= |angular velocity| over the whole query
+    interval. The bounds are trusted: if they are too small, conservative advancement can step
+    past a contact. Runs a Python loop (one kernel call per advancement step).
 
-    __slots__ = ("function", "linear_speed", "angular_speed")
+    One motion: ``function(t: float) -> (4, 4)``. A batch of n motions (``batch=n``):
+    ``function(times: (n,) array) -> (n, 4, 4)``, each case at its own time (the advancement
+    then calls it once per step for the whole batch); the speeds are numbers or (n,) arrays.
+    Batches answer convex pairs (not meshes)."""
+
+    __slots__ = ("function", "linear_speed", "angular_speed", "batch")
     kernel_form = False
 
-    def __init__(self, function, linear_speed, angular_speed=0.0):
+    def __init__(self, function, linear_speed, angular_speed=0.0, batch=None):
         if not callable(function):
             raise GeometryError("CallableMotion needs a callable t -> (4, 4) pose")
-        linear_speed = float(linear_speed)
-        angular_speed = float(angular_speed)
-        if not (np.isfinite(linear_speed) and np.isfinite(angular_speed)) or linear_speed < 0 or angular_speed < 0:
+        if batch is not None and (isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1):
+            raise GeometryError(f"batch must be None or a positive integer, got {batch!r}")
+        try:
+            linear = np.array(linear_speed, dtype=np.float64)
+            angular = np.array(angular_speed, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise GeometryError("linear_speed and angular_speed must be numbers") from exc
+        shapes = {(), (batch,)} if batch is not None else {()}
+        if linear.shape not in shapes or angular.shape not in shapes:
+            raise GeometryError(f"speeds must be numbers{' or (n,) arrays' if batch else ''}, got shapes "
+                                f"{linear.shape}, {angular.shape}")
+        if not (np.isfinite(linear).all() and np.isfinite(angular).all()) or (linear < 0).any() or (angular < 0).any():
             raise GeometryError("linear_speed and angular_speed must be finite and >= 0")
         self.function = function
-        self.linear_speed = linear_speed
-        self.angular_speed = angular_speed
+        self.batch = None if batch is None else int(batch)
+        if batch is None:
+            self.linear_speed = float(linear)
+            self.angular_speed = float(angular)
+        else:
+            self.linear_speed = _frozen(np.broadcast_to(linear, (batch,)).copy())
+            self.angular_speed = _frozen(np.broadcast_to(angular, (batch,)).copy())
         self.pose = _frozen(self.pose_at(0.0))
 
+    @property
+    def is_batch(self):
+        return self.batch is not None
+
+    @property
+    def batch_size(self):
+        return self.batch or 1
+
     def pose_at(self, t):
-        pose = as_matrices(np.array(self.function(float(t)), dtype=np.float64), "CallableMotion(t)")
-        if np.ndim(pose) != 2:
-            raise GeometryError("CallableMotion's function must return one (4, 4) pose")
+        """(4, 4) at time t; a batch: (n, 4, 4) at t (a number or (n,) times)."""
+        if self.batch is None:
+            raw = self.function(float(t))
+        else:
+            raw = self.function(np.ascontiguousarray(np.broadcast_to(np.asarray(t, dtype=np.float64), (self.batch,))))
+        try:
+            array = np.array(raw, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise GeometryError(f"CallableMotion's function returned {type(raw).__name__}, not poses") from exc
+        expected = (4, 4) if self.batch is None else (self.batch, 4, 4)
+        if not np.isfinite(array).all():
+            raise GeometryError(f"CallableMotion's function returned NaN or inf at t = {t!r}")
+        if array.shape != expected:
+            raise GeometryError(f"CallableMotion's function must return {expected} poses, got {array.shape}")
+        pose = as_matrices(array, "CallableMotion(t)")
         return np.array(pose, dtype=np.float64, order="C")
 
     def __repr__(self):
-        return f"CallableMotion({self.function!r}, linear_speed={self.linear_speed}, angular_speed={self.angular_speed})"
+        batch = f", batch={self.batch}" if self.batch else ""
+        return (f"CallableMotion({self.function!r}, linear_speed={self.linear_speed}, "
+                f"angular_speed={self.angular_speed}{batch})")
 
 
 def as_motion(value, name="motion"):

@@ -29,9 +29,11 @@ is never after the true first contact and the contact it reports is real to eps.
 
 Cost: a transversal contact converges geometrically at rate 1 - (true approach speed) / mu,
 ~30 mu / speed GJK calls; a near miss whose gap stays just above eps costs more (the steps shrink
-with the gap), so the loop is capped: at the cap, if the gap ever dropped below ``eps_coarse``
-the first such time is reported as a HIT (a contact within eps_coarse), else MAX_ITERATIONS with
-the last safe time (a lower bound of any contact).
+with the gap), so the loop is capped: at the cap the rest of [t, t_max] is searched by interval
+halving (Ericson 5.5.1, ``interval_halving``) with the global speed bound, earliest first, down to
+intervals of width eps_coarse / speed: it reports the start of the first interval it cannot
+exclude (never after the first contact; the shapes are within ~eps_coarse there) or MISS;
+MAX_ITERATIONS with the last safe time (a lower bound) if that too runs out of budget.
 
 Planes / half-spaces: the plane must be shape B with a translational motion (w = 0, rho = 0);
 its gap to a convex A is computed from A's support along the plane normal.
@@ -252,7 +254,6 @@ def ca_pair(ka, pa, pta, mpa, balla, kb, pb, ptb, mpb, ballb, t_max, eps, eps_co
     rho_a = motion_rho(mpa, balla)
     rho_b = motion_rho(mpb, ballb)
     t = 0.0
-    coarse_t = -1.0
     for i in range(7):
         out[i] = np.nan
     for iteration in range(max_iterations):
@@ -273,12 +274,6 @@ def ca_pair(ka, pa, pta, mpa, balla, kb, pb, ptb, mpb, ballb, t_max, eps, eps_co
                 out[1 + j] = point[j]
                 out[4 + j] = normal[j]
             return (kinds.HIT if t > 0.0 else kinds.ALREADY_TOUCHING), iteration + 1
-        if coarse_t < 0.0 and signed <= eps_coarse:
-            coarse_t = t
-            out[0] = t
-            for j in range(3):
-                out[1 + j] = point[j]
-                out[4 + j] = normal[j]
         nva, pera, end_a = motion_rates(mpa, t, normal[0], normal[1], normal[2])
         nvb, perb, end_b = motion_rates(mpb, t, normal[0], normal[1], normal[2])
         rate = (nva + pera * rho_a) - (nvb - perb * rho_b)
@@ -290,18 +285,99 @@ def ca_pair(ka, pa, pta, mpa, balla, kb, pb, ptb, mpb, ballb, t_max, eps, eps_co
         if following > end:
             following = end
         if following > t_max:
-            if coarse_t >= 0.0:
-                for j in range(7):
-                    out[j] = np.nan
+            for j in range(7):
+                out[j] = np.nan
             out[0] = np.inf
             return kinds.MISS, iteration + 1
         if not following > t:  # step below the resolution of t: no progress possible
             following = np.nextafter(t, np.inf)
         t = following
-    if coarse_t >= 0.0:
-        return (kinds.HIT if coarse_t > 0.0 else kinds.ALREADY_TOUCHING), max_iterations
+    # step budget spent (a near miss whose gap hovers just above eps makes tiny steps): search
+    # the rest of [t, t_max] by interval halving (Ericson 5.5.1) with the global speed bound,
+    # earliest interval first, down to width eps_coarse / speed
+    speed = speed_bound(mpa, rho_a) + speed_bound(mpb, rho_b)
+    if t_max < np.inf and speed > 0.0:
+        code, found, evaluations = interval_halving(ka, pa, pta, mpa, kb, pb, ptb, mpb, t, t_max, speed,
+                                                    eps_coarse / speed, HALVING_BUDGET, eps, warm, hints, ta, tb,
+                                                    point, normal)
+        if code != kinds.TOI_MAX_ITERATIONS:
+            for j in range(7):
+                out[j] = np.nan
+            if code == kinds.MISS:
+                out[0] = np.inf
+            else:
+                out[0] = found
+                for j in range(3):
+                    out[1 + j] = point[j]
+                    out[4 + j] = normal[j]
+            return code, max_iterations + evaluations
+    for j in range(7):
+        out[j] = np.nan
     out[0] = t
     return kinds.TOI_MAX_ITERATIONS, max_iterations
+
+
+HALVING_BUDGET = 200_000  # distance evaluations of the interval-halving fallback
+
+
+@njit(cache=True, nogil=True)
+def speed_bound(mp, rho):
+    """A bound on the speed of every point within rho of the motion's reference point over the
+    whole motion (the largest |v| + |w| rho of its constant-velocity pieces)."""
+    if int(mp[0]) == KIND_KEYFRAMES:
+        best = 0.0
+        for i in range(int(mp[1])):
+            base = 2 + i * SEGMENT_SIZE
+            v = np.sqrt(mp[base + 17] ** 2 + mp[base + 18] ** 2 + mp[base + 19] ** 2)
+            w = np.sqrt(mp[base + 14] ** 2 + mp[base + 15] ** 2 + mp[base + 16] ** 2)
+            best = max(best, v + w * rho)
+        return best
+    v = np.sqrt(mp[17] ** 2 + mp[18] ** 2 + mp[19] ** 2)
+    w = np.sqrt(mp[20] ** 2 + mp[21] ** 2 + mp[22] ** 2)
+    return v + (w * rho if w > 0.0 else 0.0)
+
+
+@njit(cache=True, nogil=True)
+def interval_halving(ka, pa, pta, mpa, kb, pb, ptb, mpb, start, stop, speed, width, budget, eps, warm, hints, ta, tb,
+                     point, normal):
+    """Ericson 5.5.1 (IntervalCollision) on [start, stop], earliest half first: an interval
+    [a, b] holds no contact when the two distance cones from its ends do not meet below zero,
+    gap(a) + gap(b) > speed (b - a) (ccd_analytic.halving_excludes; the points of both shapes
+    move no faster than ``speed`` together); one that cannot be excluded is halved until its
+    width is <= ``width``, and its start is then reported: never after the first contact, and
+    the shapes are within speed x width of touching there (HIT / ALREADY_TOUCHING), or MISS when
+    everything is excluded. Returns (status, time, evaluations); point / normal (3,) at that time
+    are written. TOI_MAX_ITERATIONS after ``budget`` distance evaluations."""
+    stack = np.empty((256, 2))
+    stack[0, 0] = start
+    stack[0, 1] = stop
+    top = 1
+    evaluations = 0
+    while top > 0:
+        top -= 1
+        a = stack[top, 0]
+        b = stack[top, 1]
+        motion_pose(mpa, b, ta)
+        motion_pose(mpb, b, tb)
+        gap_b = _gap(ka, pa, pta, ta, kb, pb, ptb, tb, eps, warm, hints, point, normal)
+        motion_pose(mpa, a, ta)
+        motion_pose(mpb, a, tb)
+        gap_a = _gap(ka, pa, pta, ta, kb, pb, ptb, tb, eps, warm, hints, point, normal)
+        evaluations += 2
+        if gap_a > 0.0 and gap_b > 0.0 and gap_a + gap_b > speed * (b - a):
+            continue
+        if b - a <= width or top + 2 > stack.shape[0]:
+            # gap_a's point / normal are in point / normal
+            return (kinds.HIT if a > 0.0 else kinds.ALREADY_TOUCHING), a, evaluations
+        if evaluations >= budget:
+            return kinds.TOI_MAX_ITERATIONS, a, evaluations
+        middle = 0.5 * (a + b)
+        stack[top, 0] = middle
+        stack[top, 1] = b
+        stack[top + 1, 0] = a
+        stack[top + 1, 1] = middle
+        top += 2
+    return kinds.MISS, np.inf, evaluations
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -337,3 +413,27 @@ def gap_at(ka, pa, pta, ta, kb, pb, ptb, tb, eps, out):
     for j in range(3):
         out[1 + j] = point[j]
         out[4 + j] = normal[j]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def gap_many(ka, pa, pta, ta, kb, pb, ptb, tb, rows, eps, out):
+    """gap_at for the pairs ``rows`` (k,) int64 of pose batches ta, tb (n, 4, 4): out (n, 7)
+    rows written (the vectorised loop of batch CallableMotions)."""
+    for r in prange(rows.shape[0]):
+        i = rows[r]
+        warm = np.zeros(WARM_SIZE)
+        hints = np.zeros(2, dtype=np.int64)
+        point = np.empty(3)
+        normal = np.empty(3)
+        out[i, 0] = _gap(ka, pa, pta, ta[i], kb, pb, ptb, tb[i], eps, warm, hints, point, normal)
+        for j in range(3):
+            out[i, 1 + j] = point[j]
+            out[i, 4 + j] = normal[j]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def motion_pose_times(mp, times, out):
+    """Poses (n, 4, 4) of packed motions mp (n|1, P) each at its own time times (n,)."""
+    step = 1 if mp.shape[0] > 1 else 0
+    for i in prange(out.shape[0]):
+        motion_pose(mp[i * step], times[i], out[i])
