@@ -73,8 +73,8 @@ class MeshTree:
     through :func:`mesh_tree` (cached)."""
 
     __slots__ = ("links", "boxes", "child_boxes", "root_box", "rec_f", "rec_i", "root", "tri", "tri_vertices",
-                 "tri_ids", "depth",
-                 "scale", "_mesh_points", "_mesh_triangles", "_topology", "_winding", "__weakref__")
+                 "tri_ids", "depth", "pad",
+                 "scale", "_mesh_points", "_mesh_triangles", "_topology", "_winding", "_ray_tree", "__weakref__")
 
     def __init__(self, points, triangles, scale):
         from ._kernels import bvh_build
@@ -93,12 +93,36 @@ class MeshTree:
         self.tri_vertices = tri_vertices
         self.tri_ids = tri_ids
         self.depth = int(depth)
+        self.pad = pad
         self.scale = float(scale)
         # weak: the cache entry must not keep the mesh's arrays (its key) alive
         self._mesh_points = weakref.ref(points)
         self._mesh_triangles = weakref.ref(triangles)
         self._topology = None
         self._winding = None
+        self._ray_tree = None
+
+    def ray_tree(self):
+        """``(nodes, nodes_i, blocks, block_face, root_box, depth)`` for bvh_mesh.raycast_first_many:
+        the first / any-hit tree (split references, 4-wide nodes; bvh_mesh section "ray tree"),
+        built on the first such ray query. ``nodes`` (K, 32) float32 rows: node_boxes in columns
+        0:24 and, through the int32 view ``nodes_i`` of the same memory, node_kids in 24:32 (one
+        128-byte row per node visit)."""
+        if self._ray_tree is None:
+            points, triangles = self._mesh_points(), self._mesh_triangles()
+            if points is None or triangles is None:
+                raise GeometryError("the mesh of this tree no longer exists")
+            node_boxes, node_kids, blocks, block_face, root_box, depth = _kernels().ray_tree(
+                points, triangles, self.pad
+            )
+            nodes = _aligned_empty((len(node_boxes), 32), np.float32)
+            nodes[:, :24] = node_boxes
+            nodes_i = nodes.view(np.int32)
+            nodes_i[:, 24:] = node_kids
+            aligned_blocks = _aligned_empty(blocks.shape, np.float64)
+            aligned_blocks[...] = blocks
+            self._ray_tree = (nodes, nodes_i, aligned_blocks, block_face, root_box, int(depth))
+        return self._ray_tree
 
     # ---- topology (lazy: rays do not need it)
     def topology(self):
@@ -164,6 +188,16 @@ def _ray_records(k, links, child_boxes, num_triangles):
     else:  # the root is a leaf
         root = np.array([0, num_triangles], dtype=np.int64)
     return rec_f, rec_i, root
+
+
+def _aligned_empty(shape, dtype, alignment=64):
+    """An uninitialised C-contiguous array starting on a cache line (node rows and triangle
+    blocks then never straddle more lines than their size needs)."""
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape)) * dtype.itemsize
+    raw = np.empty(size + alignment, dtype=np.uint8)
+    shift = -raw.ctypes.data % alignment
+    return raw[shift : shift + size].view(dtype).reshape(shape)
 
 
 def _is_closed(faces, num_vertices):
@@ -257,9 +291,10 @@ def raycast_arrays(mesh, poses, origins, directions, limits, mode, out_hit, out_
             directions, limits,
         )
         return RayHits(ray, t, face, point)
-    k.raycast_tree_many(
-        tree.rec_f, tree.rec_i, tree.root, tree.root_box, tree.tri, tree.tri_ids, tree.depth, poses, origins, directions,
-        limits, k.MODE_ANY if mode == "any" else k.MODE_FIRST, out_hit, out_t, out_point, out_normal, out_face,
+    nodes, nodes_i, blocks, block_face, root_box, depth = tree.ray_tree()
+    k.raycast_first_many(
+        nodes, nodes_i, blocks, block_face, root_box, depth, poses, origins, directions, limits,
+        k.MODE_ANY if mode == "any" else k.MODE_FIRST, out_hit, out_t, out_point, out_normal, out_face,
     )
     return None
 
