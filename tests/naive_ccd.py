@@ -31,6 +31,21 @@ def rodrigues(rotvec):
     return np.eye(3) + s * cross + (1 - c) * (cross @ cross)
 
 
+
+def random_rotations(rng, n):
+    """n uniformly random rotation matrices (n, 3, 3) from the generator rng."""
+    from scipy.spatial.transform import Rotation
+
+    return Rotation.random(n, random_state=rng).as_matrix()
+
+
+def rigid_poses(rotations, translations):
+    """(n, 4, 4) poses from rotations (n, 3, 3) and translations (n, 3)."""
+    out = np.tile(np.eye(4), (len(translations), 1, 1))
+    out[:, :3, :3] = rotations
+    out[:, :3, 3] = translations
+    return out
+
 def _times(t, n):
     return np.broadcast_to(np.asarray(t, dtype=np.float64), (n,))
 

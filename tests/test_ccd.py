@@ -29,19 +29,6 @@ GAP = 1e-10  # a kernel contact the reference's samples missed must be a contact
 HIT, MISS, TOUCH = int(ImpactStatus.HIT), int(ImpactStatus.MISS), int(ImpactStatus.ALREADY_TOUCHING)
 
 
-def _random_rotations(rng, n):
-    from scipy.spatial.transform import Rotation
-
-    return Rotation.random(n, random_state=rng).as_matrix()
-
-
-def _poses(rotations, translations):
-    out = np.tile(np.eye(4), (len(translations), 1, 1))
-    out[:, :3, :3] = rotations
-    out[:, :3, 3] = translations
-    return out
-
-
 def _check(result, reference, separation_at, t_max, **options):
     return R.check_times(result, reference, separation_at, t_max, **options)
 
@@ -93,7 +80,7 @@ def _plate_cases(rng, n):
     half_a = np.column_stack([rng.uniform(0.3, 1.0, n), np.full(n, 5e-4), rng.uniform(0.05, 0.5, n)])
     thick = rng.random(n) < 0.3
     half_a[thick, 1] = rng.uniform(0.05, 0.3, thick.sum())
-    pose_a = _poses(_random_rotations(rng, n), rng.uniform(-2.5, 2.5, (n, 3)))
+    pose_a = R.rigid_poses(R.random_rotations(rng, n), rng.uniform(-2.5, 2.5, (n, 3)))
     w = rng.normal(size=(n, 3))
     w *= (2 * np.pi * rng.uniform(0.0, 20.0, n) / np.linalg.norm(w, axis=1))[:, None]
     v = -pose_a[:, :3, 3] * rng.uniform(0.2, 1.2, (n, 1)) + rng.normal(size=(n, 3)) * 0.5
@@ -151,7 +138,7 @@ def test_screw_sphere_vs_spinning_box_and_halfspace():
     rng = np.random.default_rng(7)
     n, t_max = 10_000, 1.0
     half = np.array([0.7, 5e-4, 0.2])
-    pose_a = _poses(_random_rotations(rng, n), rng.uniform(-2, 2, (n, 3)))
+    pose_a = R.rigid_poses(R.random_rotations(rng, n), rng.uniform(-2, 2, (n, 3)))
     w = rng.normal(size=(n, 3)) * 40.0
     v = -pose_a[:, :3, 3] * rng.uniform(0.1, 1.0, (n, 1)) + rng.normal(size=(n, 3)) * 0.3
     center = pose_a[:, :3, 3]
@@ -233,7 +220,7 @@ def test_keyframed_boxes():
     rng = np.random.default_rng(11)
     n, k, t_max = 10_000, 4, 1.0
     times = np.array([0.0, 0.2, 0.7, 1.0])
-    rot = _random_rotations(rng, n * k).reshape(n, k, 3, 3)
+    rot = R.random_rotations(rng, n * k).reshape(n, k, 3, 3)
     start = rng.uniform(-2.5, 2.5, (n, 3))
     drift = -start * rng.uniform(0.0, 1.3, (n, 1))
     trans = start[:, None] + times[None, :, None] * drift[:, None] + rng.normal(size=(n, k, 3)) * 0.2
@@ -256,7 +243,7 @@ def test_integrated_motion():
     n, t_max = 10_000, 1.0
     half_a = np.array([0.7, 5e-4, 0.25])
     half_b = np.array([0.3, 0.3, 0.3])
-    start = _poses(_random_rotations(rng, n), rng.uniform(-2, 2, (n, 3)))
+    start = R.rigid_poses(R.random_rotations(rng, n), rng.uniform(-2, 2, (n, 3)))
     v0 = -start[:, :3, 3] * rng.uniform(0.3, 1.2, (n, 1)) + rng.normal(size=(n, 3)) * 0.3
     w0 = rng.normal(size=(n, 3)) * 30
     bend = rng.normal(size=(n, 3))
@@ -281,7 +268,7 @@ def test_quadratic_boxes_against_dense_sampling():
     rng = np.random.default_rng(3)
     n, t_max = 10_000, 1.0
     coefficients = np.zeros((n, 3, 4, 4))
-    coefficients[:, 0] = _poses(_random_rotations(rng, n), rng.uniform(-2.5, 2.5, (n, 3)))
+    coefficients[:, 0] = R.rigid_poses(R.random_rotations(rng, n), rng.uniform(-2.5, 2.5, (n, 3)))
     coefficients[:, 0, :3, :3] += rng.normal(size=(n, 3, 3)) * 0.1  # sheared start
     coefficients[:, 1, :3, :3] = rng.normal(size=(n, 3, 3)) * 0.8
     coefficients[:, 2, :3, :3] = rng.normal(size=(n, 3, 3)) * 0.5
@@ -290,7 +277,7 @@ def test_quadratic_boxes_against_dense_sampling():
     half_a = np.array([0.5, 0.3, 0.2])
     half_b = np.array([0.4, 5e-4, 0.6])  # a thin plate, translating in half of the cases
     qb = np.zeros((n, 3, 4, 4))
-    qb[:, 0] = _poses(_random_rotations(np.random.default_rng(1), 1), np.zeros((1, 3)))
+    qb[:, 0] = R.rigid_poses(R.random_rotations(np.random.default_rng(1), 1), np.zeros((1, 3)))
     moving = rng.random(n) < 0.5
     qb[moving, 1, :3, 3] = rng.normal(size=(moving.sum(), 3)) * 0.5
     result = time_of_impact(tc.Box(2 * half_a), QuadraticMatrix(coefficients), tc.Box(2 * half_b), QuadraticMatrix(qb), t_max)
@@ -320,7 +307,7 @@ def test_callable_motion_batch_against_sampling_and_the_screw_kernel():
     rng = np.random.default_rng(9)
     n, t_max = 10_000, 1.0
     half = np.array([0.6, 5e-4, 0.3])
-    start = _poses(_random_rotations(rng, n), rng.uniform(-2, 2, (n, 3)))
+    start = R.rigid_poses(R.random_rotations(rng, n), rng.uniform(-2, 2, (n, 3)))
     v = -start[:, :3, 3] * rng.uniform(0.3, 1.2, (n, 1)) + rng.normal(size=(n, 3)) * 0.3
     w = rng.normal(size=(n, 3)) * 10
     centre = start[:, :3, 3]

@@ -18,19 +18,6 @@ HIT, MISS, TOUCH = int(ImpactStatus.HIT), int(ImpactStatus.MISS), int(ImpactStat
 P = tc.Pose.from_translation
 
 
-def _rotations(rng, n):
-    from scipy.spatial.transform import Rotation
-
-    return Rotation.random(n, random_state=rng).as_matrix()
-
-
-def _poses(rotations, translations):
-    out = np.tile(np.eye(4), (len(translations), 1, 1))
-    out[:, :3, :3] = rotations
-    out[:, :3, 3] = translations
-    return out
-
-
 # ----------------------------------------------------------------------------------------------
 # worked examples and errata
 def test_known_answers():
@@ -108,7 +95,7 @@ def _random_case(rng, n, reach=3.0, miss=0.8):
     start = rng.normal(size=(n, 3))
     start *= (rng.uniform(1.2, reach, n) / np.linalg.norm(start, axis=1))[:, None]
     velocity = -start * rng.uniform(0.2, 1.4, (n, 1)) + rng.normal(size=(n, 3)) * miss
-    return _poses(_rotations(rng, n), start), velocity
+    return R.rigid_poses(R.random_rotations(rng, n), start), velocity
 
 
 SHAPES = {
@@ -131,7 +118,7 @@ def test_closed_forms_against_sampling_and_the_gjk_cast(name):
     poses, velocity = _random_case(rng, n)
     if name.startswith("box"):
         poses[:, :3, :3] = np.eye(3)  # 5.5.8 is for axis-aligned boxes
-    pose_b = _poses(_rotations(rng, 1), np.zeros((1, 3)))[0] if not name.startswith("box") else np.eye(4)
+    pose_b = R.rigid_poses(R.random_rotations(rng, 1), np.zeros((1, 3)))[0] if not name.startswith("box") else np.eye(4)
     result = time_of_impact(a, tc.Linear(velocity, poses), b, tc.Static(pose_b), t_max)
 
     def separation(t, rows):
@@ -197,7 +184,7 @@ def test_interval_halving_finishes_what_the_step_budget_left():
     n = 400
     half = np.array([0.6, 5e-4, 0.2])
     box = tc.Box(2 * half)
-    pose = _poses(_rotations(rng, n), rng.uniform(-2, 2, (n, 3)))
+    pose = R.rigid_poses(R.random_rotations(rng, n), rng.uniform(-2, 2, (n, 3)))
     v = -pose[:, :3, 3] * rng.uniform(0.2, 1.2, (n, 1)) + rng.normal(size=(n, 3)) * 0.3
     w = rng.normal(size=(n, 3)) * 10
     motion = Screw(v, w, pose, pose[:, :3, 3])

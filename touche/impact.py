@@ -275,11 +275,9 @@ def _analytic_code(a, motion_a, b, motion_b):
     return None
 
 
-def _analytic_time_of_impact(a, motion_a, b, motion_b, limit, code, flip):
-    from ._kernels import ccd_analytic
-
-    if flip:
-        a, motion_a, b, motion_b = b, motion_b, a, motion_a
+def _linear_pair(motion_a, motion_b):
+    """Poses (k, 4, 4) and velocities (k, 3) of two translational motions, the common batch
+    length and whether both are single motions (GeometryError when the batches differ)."""
     motion_a, ta, va = _motion(motion_a, "motion_a")
     motion_b, tb, vb = _motion(motion_b, "motion_b")
     sizes = {len(ta), len(va), len(tb), len(vb)} - {1}
@@ -288,6 +286,15 @@ def _analytic_time_of_impact(a, motion_a, b, motion_b, limit, code, flip):
     count = sizes.pop() if sizes else 1
     single = (np.ndim(motion_a.pose) == 2 and np.ndim(motion_b.pose) == 2
               and np.ndim(motion_a.velocity) == 1 and np.ndim(motion_b.velocity) == 1)
+    return ta, va, tb, vb, count, single
+
+
+def _analytic_time_of_impact(a, motion_a, b, motion_b, limit, code, flip):
+    from ._kernels import ccd_analytic
+
+    if flip:
+        a, motion_a, b, motion_b = b, motion_b, a, motion_a
+    ta, va, tb, vb, count, single = _linear_pair(motion_a, motion_b)
     status = np.empty(count, dtype=np.int8)
     time = np.empty(count)
     last = np.empty(count)
@@ -366,14 +373,7 @@ def _aabb_result(a, ta, va, b, tb, vb, status, time, last, normal, count, single
 
 
 def _translational(a, motion_a, b, motion_b, limit, engine):
-    motion_a, ta, va = _motion(motion_a, "motion_a")
-    motion_b, tb, vb = _motion(motion_b, "motion_b")
-    sizes = {len(ta), len(va), len(tb), len(vb)} - {1}
-    if len(sizes) > 1:
-        raise GeometryError(f"batch sizes differ: poses {len(ta)}, {len(tb)}; velocities {len(va)}, {len(vb)}")
-    count = sizes.pop() if sizes else 1
-    single = (np.ndim(motion_a.pose) == 2 and np.ndim(motion_b.pose) == 2
-              and np.ndim(motion_a.velocity) == 1 and np.ndim(motion_b.velocity) == 1)
+    ta, va, tb, vb, count, single = _linear_pair(motion_a, motion_b)
     if engine == GJK_ENGINE:
         return _cast(a, ta, va, b, tb, vb, limit, count, single)
     kernels = _kernels()

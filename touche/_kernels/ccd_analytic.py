@@ -150,6 +150,23 @@ def convex_plane(low, high, low_point, high_point, n, v, vb, t_max, two_sided):
     return kinds.HIT, t, _NAN, px, py, pz, sign * n[0], sign * n[1], sign * n[2]
 
 
+@njit(cache=True, nogil=True)
+def _sphere_hit(centre, q, t, vb):
+    """HIT at time t of a moving sphere whose centre is at ``centre`` (B's rest frame) and whose
+    closest point on B is q: the contact point q (moved back to the world by t vb), the normal
+    from the centre toward q (A to B)."""
+    nx = q[0] - centre[0]
+    ny = q[1] - centre[1]
+    nz = q[2] - centre[2]
+    length = np.sqrt(nx * nx + ny * ny + nz * nz)
+    if length > 0.0:
+        nx /= length
+        ny /= length
+        nz /= length
+    px, py, pz = _world_point(q[0], q[1], q[2], t, vb)
+    return kinds.HIT, t, _NAN, px, py, pz, nx, ny, nz
+
+
 # ----------------------------------------------------------------------------------------------
 # 5.5.6 sphere - triangle / convex polygon (robust: offset faces + edge capsules)
 @njit(cache=True, nogil=True)
@@ -191,7 +208,6 @@ def sphere_polygon(c, r, verts, normal, v, vb, t_max):
             best = s
     if best == _INF:
         return _result_miss()
-    t = best / speed
     centre = np.empty(3)
     for i in range(3):
         centre[i] = c[i] + best * d[i]
@@ -199,16 +215,7 @@ def sphere_polygon(c, r, verts, normal, v, vb, t_max):
         q = closest_point_triangle(centre, verts[0], verts[1], verts[2])
     else:
         q = closest_point_convex_polygon(centre, verts, normal)
-    nx = q[0] - centre[0]
-    ny = q[1] - centre[1]
-    nz = q[2] - centre[2]
-    length = np.sqrt(nx * nx + ny * ny + nz * nz)
-    if length > 0.0:
-        nx /= length
-        ny /= length
-        nz /= length
-    px, py, pz = _world_point(q[0], q[1], q[2], t, vb)
-    return kinds.HIT, t, _NAN, px, py, pz, nx, ny, nz
+    return _sphere_hit(centre, q, best / speed, vb)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -255,21 +262,10 @@ def sphere_box(c, r, bc, axes, half, v, vb, t_max):
                 best = s
     if best == _INF:
         return _result_miss()
-    t = best / speed
     centre = np.empty(3)
     for i in range(3):
         centre[i] = c[i] + best * d[i]
-    q = closest_point_obb(centre, bc, axes, half)
-    nx = q[0] - centre[0]
-    ny = q[1] - centre[1]
-    nz = q[2] - centre[2]
-    length = np.sqrt(nx * nx + ny * ny + nz * nz)
-    if length > 0.0:
-        nx /= length
-        ny /= length
-        nz /= length
-    px, py, pz = _world_point(q[0], q[1], q[2], t, vb)
-    return kinds.HIT, t, _NAN, px, py, pz, nx, ny, nz
+    return _sphere_hit(centre, closest_point_obb(centre, bc, axes, half), best / speed, vb)
 
 
 # ----------------------------------------------------------------------------------------------
