@@ -954,56 +954,91 @@ def raycast_first_many(nodes, nodes_i, blocks, block_face, root_box, depth, pose
     """World rays against the ray tree under one pose or one pose per ray; fills the outputs of
     query.raycast exactly like batch.raycast_many does for a mesh (normal: the hit triangle's
     unit geometric normal (b - a) x (c - a) in world, not flipped; NaN / inf / -1 on a miss).
-    The batch is cut into windows (prange); each window's rays are counting-sorted by
-    ray_sort_key and traced in that order (outputs land at the rays' own indices)."""
+
+    The batch is cut into windows (prange). Per window, in passes that each stream through memory:
+    (1) in input order, each ray into the mesh frame; rays missing the root box (or starting
+    beyond t_max of it) are settled here, the others keep their local ray in a window buffer
+    with a ray_sort_key; (2) counting sort: each ray's rank, and the local rays copied into rank
+    order; (3) trace_first in rank order, (t, position) into rank-ordered results; (4) in input
+    order, the outputs from the results. Why not trace straight from the inputs in sorted order:
+    then every traced ray reads its origin / direction and writes its six outputs at a random
+    place of the window (1e6 rays: megabytes), and those cache misses stall the traversal (the
+    hottest instruction in a perf profile was the origin load after a hit). Here the only random
+    accesses are the rank-order copy and result read of compact buffers."""
     count = origins.shape[0]
     step = 1 if poses.shape[0] > 1 else 0
     window = min(SORT_WINDOW, max(2048, (count + 7) // 8))
     n_windows = (count + window - 1) // window
-    buckets = (1 << (3 * SORT_BITS)) + 1
+    buckets = (1 << (3 * SORT_BITS)) + 1  # + ray_sort_key's miss key (NaN rays reach it)
     for w in prange(n_windows):
         lo = w * window
         size = min(count, lo + window) - lo
-        keys = np.empty(size, dtype=np.int64)
-        order = np.empty(size, dtype=np.int64)
+        rank = np.empty(size, dtype=np.int64)  # the sort key, then the rank; -1: settled in pass 1
+        rays = np.empty((size, 8))  # local origin, direction, limit (row padded to 64 bytes)
+        sorted_rays = np.empty((size, 8))
+        result_t = np.empty(size)
+        result_pos = np.empty(size, dtype=np.int64)
         start = np.zeros(buckets + 1, dtype=np.int64)
         unit = np.empty(3)
         local = np.empty(6)
         for k in range(size):
-            _ray_to_local(poses, (lo + k) * step, origins, directions, lo + k, unit, local)
+            i = lo + k
+            _ray_to_local(poses, i * step, origins, directions, i, unit, local)
+            limit = t_max[i] if t_max.shape[0] > 1 else t_max[0]
+            # trace_first's own first test (same arithmetic): a miss of the root box is a miss
+            near, far = _slab(root_box, 0, 0, local[0], local[1], local[2], _inverse(local[3]), _inverse(local[4]),
+                              _inverse(local[5]))
+            if near > far or far < 0.0 or near > limit:
+                rank[k] = -1
+                continue
+            for c in range(6):
+                rays[k, c] = local[c]
+            rays[k, 6] = limit
             key = ray_sort_key(root_box, local[0], local[1], local[2], local[3], local[4], local[5])
-            keys[k] = key
+            rank[k] = key
             start[key + 1] += 1
         for b in range(buckets):
             start[b + 1] += start[b]
+        traced = start[buckets]
         for k in range(size):
-            key = keys[k]
-            order[start[key]] = k
-            start[key] += 1
+            key = rank[k]
+            if key >= 0:
+                s = start[key]
+                start[key] = s + 1
+                rank[k] = s
+                for c in range(7):
+                    sorted_rays[s, c] = rays[k, c]
         stack_ref = np.empty(3 * depth + 8, dtype=np.int64)
         stack_count = np.empty(3 * depth + 8, dtype=np.int64)
         stack_t = np.empty(3 * depth + 8)
         lanes = np.empty(8)
-        for s in range(size):
-            i = lo + order[s]
-            _ray_to_local(poses, i * step, origins, directions, i, unit, local)
-            limit = t_max[i] if t_max.shape[0] > 1 else t_max[0]
-            t, pos = trace_first(nodes, nodes_i, blocks, block_face, root_box, local[0], local[1], local[2],
-                                 local[3], local[4], local[5], limit, mode, stack_ref, stack_count, stack_t, lanes)
+        for s in range(traced):
+            t, pos = trace_first(nodes, nodes_i, blocks, block_face, root_box, sorted_rays[s, 0], sorted_rays[s, 1],
+                                 sorted_rays[s, 2], sorted_rays[s, 3], sorted_rays[s, 4], sorted_rays[s, 5],
+                                 sorted_rays[s, 6], mode, stack_ref, stack_count, stack_t, lanes)
+            result_t[s] = t
+            result_pos[s] = pos
+        for k in range(size):
+            i = lo + k
+            s = rank[k]
+            pos = result_pos[s] if s >= 0 else -1
             if pos >= 0:
+                t = result_t[s]
                 out_hit[i] = True
                 out_face[i] = block_face[pos]
                 out_t[i] = t
-                for k in range(3):
-                    out_point[i, k] = origins[i, k] + t * unit[k]
+                # the unit direction exactly as _ray_to_local computed it
+                length = np.sqrt(directions[i, 0] ** 2 + directions[i, 1] ** 2 + directions[i, 2] ** 2)
+                for c in range(3):
+                    out_point[i, c] = origins[i, c] + t * (directions[i, c] / length)
                 _world_normal_from_block(blocks, pos, poses, i * step, out_normal, i)
             else:
                 out_hit[i] = False
                 out_face[i] = -1
                 out_t[i] = np.inf
-                for k in range(3):
-                    out_point[i, k] = np.nan
-                    out_normal[i, k] = np.nan
+                for c in range(3):
+                    out_point[i, c] = np.nan
+                    out_normal[i, c] = np.nan
 
 
 # ---------------------------------------------------------------------------------------------
