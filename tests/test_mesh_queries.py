@@ -108,6 +108,16 @@ def test_large_batch_in_several_windows_is_bit_identical_to_the_brute_force():
     assert np.isnan(result.normal[~hit]).all()
     anyhit = tc.raycast(mesh, poses, world_o, world_d, limits, mode="any")
     np.testing.assert_array_equal(anyhit.hit, hit)
+    # the window size (set from the thread count) changes the order of work, never the answer
+    from touche._kernels import bvh_mesh
+
+    for window in (1, 1500, n):
+        out = (np.empty(n, bool), np.empty(n), np.empty((n, 3)), np.empty((n, 3)), np.empty(n, np.int64))
+        bvh_mesh.raycast_first_many(*meshquery.mesh_tree(mesh).ray_tree(), poses, world_o, world_d, limits,
+                                    bvh_mesh.MODE_FIRST, window, *out)
+        np.testing.assert_array_equal(out[1], t)
+        np.testing.assert_array_equal(out[4], face)
+        np.testing.assert_array_equal(out[2], point)
 
 
 def test_first_hit_matches_the_naive_reference_and_max_t():

@@ -292,9 +292,11 @@ def raycast_arrays(mesh, poses, origins, directions, limits, mode, out_hit, out_
         )
         return RayHits(ray, t, face, point)
     nodes, nodes_i, blocks, block_face, root_box, depth = tree.ray_tree()
+    import numba
+
     k.raycast_first_many(
         nodes, nodes_i, blocks, block_face, root_box, depth, poses, origins, directions, limits,
-        k.MODE_ANY if mode == "any" else k.MODE_FIRST, out_hit, out_t, out_point, out_normal, out_face,
+        k.MODE_ANY if mode == "any" else k.MODE_FIRST, k.ray_window(len(origins), numba.get_num_threads()), out_hit, out_t, out_point, out_normal, out_face,
     )
     return None
 
