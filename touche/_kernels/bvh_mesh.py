@@ -907,15 +907,14 @@ def _spread_bits(v):
     return out
 
 
-@njit(cache=True, nogil=True)
-def ray_sort_key(root_box, ox, oy, oz, dx, dy, dz):
-    """Morton key (SORT_BITS per axis) of the point where the ray enters the root box (its origin
-    if inside); 1 << 3 SORT_BITS for rays that miss the box."""
-    ix = _inverse(dx)
-    iy = _inverse(dy)
-    iz = _inverse(dz)
-    near, far = _slab(root_box, 0, 0, ox, oy, oz, ix, iy, iz)
-    if not (near <= far and far >= 0.0):
+@njit(cache=True, nogil=True, inline="always")
+def ray_sort_key(root_box, cells_per_unit, near, ox, oy, oz, dx, dy, dz):
+    """Morton key (SORT_BITS per axis) of the point where a ray that meets the root box enters it
+    (its origin if inside): ``near`` is the ray's root-box entry distance, ``cells_per_unit[k]``
+    = 2^SORT_BITS / the box's extent along k (0 for a flat box). The key only orders the work
+    (no answer depends on it), so its rounding is free; a NaN ray gets the extra key
+    1 << 3 SORT_BITS."""
+    if not (near <= np.inf):
         return 1 << (3 * SORT_BITS)
     t = near if near > 0.0 else 0.0
     cells = 1 << SORT_BITS
@@ -923,14 +922,12 @@ def ray_sort_key(root_box, ox, oy, oz, dx, dy, dz):
     for k in range(3):
         start = ox if k == 0 else (oy if k == 1 else oz)
         step = dx if k == 0 else (dy if k == 1 else dz)
-        extent = root_box[0, 3 + k] - root_box[0, k]
+        position = (start + t * step - root_box[0, k]) * cells_per_unit[k]
         cell = 0
-        if extent > 0.0:
-            position = (start + t * step - root_box[0, k]) / extent * cells
-            if position >= cells:
-                cell = cells - 1
-            elif position > 0.0:
-                cell = int(position)
+        if position >= cells:
+            cell = cells - 1
+        elif position > 0.0:
+            cell = int(position)
         key |= _spread_bits(cell) << k
     return key
 
@@ -967,8 +964,8 @@ def raycast_first_many(nodes, nodes_i, blocks, block_face, root_box, depth, pose
     The batch is cut into windows of ``window`` rays (prange; ray_window gives the size). Per
     window, in passes that each stream through memory: (1) in input order, each ray into the mesh
     frame; rays missing the root box (or starting beyond t_max of it) are settled here, the
-    others keep their local ray in a window buffer with a ray_sort_key; (2) counting sort: each ray's rank, and the local rays copied into rank
-    order; (3) trace_first in rank order, (t, position) into rank-ordered results; (4) in input
+    others keep their local ray in a compact buffer with a ray_sort_key; (2) counting sort: each
+    ray's rank, and the local rays copied into rank order; (3) trace_first in rank order, (t, position) into rank-ordered results; (4) in input
     order, the outputs from the results. Why not trace straight from the inputs in sorted order:
     then every traced ray reads its origin / direction and writes its six outputs at a random
     place of the window (1e6 rays: megabytes), and those cache misses stall the traversal (the
@@ -978,18 +975,25 @@ def raycast_first_many(nodes, nodes_i, blocks, block_face, root_box, depth, pose
     step = 1 if poses.shape[0] > 1 else 0
     window = max(1, window)
     n_windows = (count + window - 1) // window
-    buckets = (1 << (3 * SORT_BITS)) + 1  # + ray_sort_key's miss key (NaN rays reach it)
+    buckets = (1 << (3 * SORT_BITS)) + 1  # + ray_sort_key's NaN key
+    cells_per_unit = np.zeros(3)
+    for k in range(3):
+        extent = root_box[0, 3 + k] - root_box[0, k]
+        if extent > 0.0:
+            cells_per_unit[k] = (1 << SORT_BITS) / extent
     for w in prange(n_windows):
         lo = w * window
         size = min(count, lo + window) - lo
-        rank = np.empty(size, dtype=np.int64)  # the sort key, then the rank; -1: settled in pass 1
-        rays = np.empty((size, 8))  # local origin, direction, limit (row padded to 64 bytes)
-        sorted_rays = np.empty((size, 8))
-        result_t = np.empty(size)
-        result_pos = np.empty(size, dtype=np.int64)
+        rank = np.empty(size, dtype=np.int64)  # rank in the traced order; -1: settled in pass 1
+        # rays entering the root box, compacted (a window of mostly missing rays would otherwise
+        # touch every page of a window-sized buffer): local ray + limit, key, index in the window
+        rays = np.empty((size, 8))
+        ray_key = np.empty(size, dtype=np.int64)
+        ray_index = np.empty(size, dtype=np.int64)
         start = np.zeros(buckets + 1, dtype=np.int64)
         unit = np.empty(3)
         local = np.empty(6)
+        traced = 0
         for k in range(size):
             i = lo + k
             _ray_to_local(poses, i * step, origins, directions, i, unit, local)
@@ -997,26 +1001,30 @@ def raycast_first_many(nodes, nodes_i, blocks, block_face, root_box, depth, pose
             # trace_first's own first test (same arithmetic): a miss of the root box is a miss
             near, far = _slab(root_box, 0, 0, local[0], local[1], local[2], _inverse(local[3]), _inverse(local[4]),
                               _inverse(local[5]))
+            rank[k] = -1
             if near > far or far < 0.0 or near > limit:
-                rank[k] = -1
                 continue
             for c in range(6):
-                rays[k, c] = local[c]
-            rays[k, 6] = limit
-            key = ray_sort_key(root_box, local[0], local[1], local[2], local[3], local[4], local[5])
-            rank[k] = key
+                rays[traced, c] = local[c]
+            rays[traced, 6] = limit
+            key = ray_sort_key(root_box, cells_per_unit, near, local[0], local[1], local[2], local[3], local[4],
+                               local[5])
+            ray_key[traced] = key
+            ray_index[traced] = k
             start[key + 1] += 1
+            traced += 1
         for b in range(buckets):
             start[b + 1] += start[b]
-        traced = start[buckets]
-        for k in range(size):
-            key = rank[k]
-            if key >= 0:
-                s = start[key]
-                start[key] = s + 1
-                rank[k] = s
-                for c in range(7):
-                    sorted_rays[s, c] = rays[k, c]
+        sorted_rays = np.empty((traced, 8))
+        for m in range(traced):
+            key = ray_key[m]
+            s = start[key]
+            start[key] = s + 1
+            rank[ray_index[m]] = s
+            for c in range(7):
+                sorted_rays[s, c] = rays[m, c]
+        result_t = np.empty(traced)
+        result_pos = np.empty(traced, dtype=np.int64)
         stack_ref = np.empty(3 * depth + 8, dtype=np.int64)
         stack_count = np.empty(3 * depth + 8, dtype=np.int64)
         stack_t = np.empty(3 * depth + 8)
