@@ -967,12 +967,13 @@ def raycast_first_many(nodes, nodes_i, blocks, block_face, root_box, depth, pose
     window, in passes that each stream through memory: (1) in input order, each ray into the mesh
     frame; rays missing the root box (or starting beyond t_max of it) are settled here, the
     others keep their local ray in a compact buffer with a ray_sort_key; (2) counting sort: each
-    ray's rank, and the local rays copied into rank order; (3) trace_first in rank order, (t, position) into rank-ordered results; (4) in input
-    order, the outputs from the results. Why not trace straight from the inputs in sorted order:
-    then every traced ray reads its origin / direction and writes its six outputs at a random
-    place of the window (1e6 rays: megabytes), and those cache misses stall the traversal (the
-    hottest instruction in a perf profile was the origin load after a hit). Here the only random
-    accesses are the rank-order copy and result read of compact buffers."""
+    ray's rank, and the local rays copied into rank order; (3) trace_first in rank order,
+    (t, position) into rank-ordered results; (4) in input order, the outputs from the results.
+    Why not trace straight from the inputs in sorted order: then every traced ray reads its
+    origin / direction and writes its six outputs at a random place of the window (1e6 rays:
+    megabytes), and those cache misses stall the traversal (the hottest instruction in a perf
+    profile was the origin load after a hit). Here the only random accesses are the rank-order
+    copy and the result reads of compact buffers."""
     count = origins.shape[0]
     step = 1 if poses.shape[0] > 1 else 0
     window = max(1, window)
