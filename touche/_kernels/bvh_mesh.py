@@ -265,6 +265,28 @@ def trace_all(rec_f, rec_i, root, root_box, tri, tri_ids, ox, oy, oz, dx, dy, dz
     return found
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _local_ray(poses, p, origins, directions, i):
+    """_ray_to_local's local origin and direction (the same arithmetic, operation for operation) as
+    six scalars: inlined, the batch loop keeps them in registers instead of a scratch array
+    (measured 7-12 % of raycast_first_many on diff_ring, one thread)."""
+    length = np.sqrt(directions[i, 0] ** 2 + directions[i, 1] ** 2 + directions[i, 2] ** 2)
+    ux = directions[i, 0] / length
+    uy = directions[i, 1] / length
+    uz = directions[i, 2] / length
+    qx = origins[i, 0] - poses[p, 0, 3]
+    qy = origins[i, 1] - poses[p, 1, 3]
+    qz = origins[i, 2] - poses[p, 2, 3]
+    return (
+        poses[p, 0, 0] * qx + poses[p, 1, 0] * qy + poses[p, 2, 0] * qz,
+        poses[p, 0, 1] * qx + poses[p, 1, 1] * qy + poses[p, 2, 1] * qz,
+        poses[p, 0, 2] * qx + poses[p, 1, 2] * qy + poses[p, 2, 2] * qz,
+        poses[p, 0, 0] * ux + poses[p, 1, 0] * uy + poses[p, 2, 0] * uz,
+        poses[p, 0, 1] * ux + poses[p, 1, 1] * uy + poses[p, 2, 1] * uz,
+        poses[p, 0, 2] * ux + poses[p, 1, 2] * uy + poses[p, 2, 2] * uz,
+    )
+
+
 @njit(cache=True, nogil=True)
 def _ray_to_local(poses, p, origins, directions, i, unit, local):
     """Same arithmetic as batch.raycast_many: unit direction, then o' = R^T (o - t), d' = R^T d
@@ -994,24 +1016,24 @@ def raycast_first_many(nodes, nodes_i, blocks, block_face, root_box, depth, pose
         ray_key = np.empty(size, dtype=np.int64)
         ray_index = np.empty(size, dtype=np.int64)
         start = np.zeros(buckets + 1, dtype=np.int64)
-        unit = np.empty(3)
-        local = np.empty(6)
         traced = 0
         for k in range(size):
             i = lo + k
-            _ray_to_local(poses, i * step, origins, directions, i, unit, local)
+            ox, oy, oz, dx, dy, dz = _local_ray(poses, i * step, origins, directions, i)
             limit = t_max[i] if t_max.shape[0] > 1 else t_max[0]
             # trace_first's own first test (same arithmetic): a miss of the root box is a miss
-            near, far = _slab(root_box, 0, 0, local[0], local[1], local[2], _inverse(local[3]), _inverse(local[4]),
-                              _inverse(local[5]))
+            near, far = _slab(root_box, 0, 0, ox, oy, oz, _inverse(dx), _inverse(dy), _inverse(dz))
             rank[k] = -1
             if near > far or far < 0.0 or near > limit:
                 continue
-            for c in range(6):
-                rays[traced, c] = local[c]
+            rays[traced, 0] = ox
+            rays[traced, 1] = oy
+            rays[traced, 2] = oz
+            rays[traced, 3] = dx
+            rays[traced, 4] = dy
+            rays[traced, 5] = dz
             rays[traced, 6] = limit
-            key = ray_sort_key(root_box, cells_per_unit, near, local[0], local[1], local[2], local[3], local[4],
-                               local[5])
+            key = ray_sort_key(root_box, cells_per_unit, near, ox, oy, oz, dx, dy, dz)
             ray_key[traced] = key
             ray_index[traced] = k
             start[key + 1] += 1
@@ -1047,7 +1069,7 @@ def raycast_first_many(nodes, nodes_i, blocks, block_face, root_box, depth, pose
                 out_hit[i] = True
                 out_face[i] = block_face[pos]
                 out_t[i] = t
-                # the unit direction exactly as _ray_to_local computed it
+                # the unit direction exactly as _local_ray computed it
                 length = np.sqrt(directions[i, 0] ** 2 + directions[i, 1] ** 2 + directions[i, 2] ** 2)
                 for c in range(3):
                     out_point[i, c] = origins[i, c] + t * (directions[i, c] / length)
