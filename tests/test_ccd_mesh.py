@@ -366,3 +366,70 @@ def test_mesh_bad_input():
         time_of_impact(TORUS, tc.Linear([1.0, 0, 0]), TORUS, None, -1.0)
     with pytest.raises(tc.GeometryError):
         time_of_impact(TORUS, CallableMotion(lambda t: np.full((4, 4), np.nan), 1.0), TORUS, None, 1.0)
+
+
+# ----------------------------------------------------------------------------------------------
+# the hull prefix (ccd_mesh.hull_advance): a valid start for the tree, and a MISS on its own
+def _mesh_kernel(mesh_a, motion_a, mesh_b, t_max, hull):
+    """The mesh-mesh kernel as time_of_impact calls it (B static), with or without the prefix."""
+    from touche._kernels import ccd_mesh
+    from touche.impact import _NO_HULL, MESH_BUDGET, _ball, _mesh_hull
+
+    rows_a = np.ascontiguousarray(motion_a.packed())
+    rows_b = np.ascontiguousarray(tc.Static().packed())
+    hull_a = _mesh_hull(mesh_a) if hull else _NO_HULL
+    hull_b = _mesh_hull(mesh_b) if hull else _NO_HULL
+    status = np.empty(len(rows_a), dtype=np.int8)
+    out = np.empty((len(rows_a), ccd_mesh.OUT_SIZE))
+    ccd_mesh.mesh_toi_many(*mesh_a.bvh._arrays(), _ball(mesh_a), rows_a, 0, *mesh_b.bvh._arrays(), *mesh_b._packed[:3],
+                           _ball(mesh_b), rows_b, t_max, max(mesh_a.scale, mesh_b.scale), 1e-9, MESH_BUDGET,
+                           ccd_mesh.DESCEND, *hull_a[:3], *hull_b[:3], ccd_mesh.HANDOVER, hull_a[3] + hull_b[3],
+                           status, out)
+    return status, out
+
+
+@pytest.mark.parametrize("mesh_b", [TORUS, BALL], ids=["torus", "ball"])
+def test_hull_prefix_agrees_with_the_tree_alone(mesh_b):
+    """The tree started where the hulls' advancement stopped finds the same first contacts as
+    the tree from t = 0 (non-convex torus: the hull overlaps long before the meshes touch;
+    convex ball: the hulls touch where the meshes do); the misses far from B end in the prefix."""
+    rng = np.random.default_rng(77)
+    n, t_max = 2000, 1.0
+    pose, v, w, center = _screw_cases(rng, n, 3.0, miss=0.8)
+    motion = Screw(v, w, pose, center)
+    with_hull, out_hull = _mesh_kernel(BALL, motion, mesh_b, t_max, True)
+    tree, out_tree = _mesh_kernel(BALL, motion, mesh_b, t_max, False)
+    hit = tree == HIT
+    assert 0.2 < hit.mean() < 0.8, hit.mean()
+    assert (with_hull == tree).all()
+    # both report a time at which the pair is within eps (~1e-12) and was more than eps / 2
+    # apart before; two different step sequences land at different points of that window
+    assert np.abs(out_hull[hit, 0] - out_tree[hit, 0]).max() <= 1e-9
+    resolved_by_hull = (tree == MISS) & (out_hull[:, 10] == 0)  # no node pair popped
+    assert resolved_by_hull.sum() > 0.3 * (tree == MISS).sum(), (resolved_by_hull.sum(), (tree == MISS).sum())
+    misses = tree == MISS
+    assert out_hull[misses, 9].mean() < out_tree[misses, 9].mean()  # fewer advancement steps
+
+
+def test_hull_packing_supports_and_degenerate_meshes():
+    """The packed hull (vertices + adjacency, hill climbing above 256 vertices) gives the mesh's
+    support in every direction; a flat mesh has none (the tree runs alone)."""
+    from touche._kernels import kinds
+    from touche._kernels.gjk import support_local
+    from touche.impact import _mesh_hull
+
+    rng = np.random.default_rng(5)
+    blob_points = rng.normal(size=(3000, 3)) * [1.0, 0.5, 0.2]
+    blob = tc.TriangleMesh(blob_points, np.arange(3000).reshape(1000, 3))
+    fine = _mesh(trimesh.creation.icosphere(subdivisions=4, radius=0.35))  # 2,562 hull vertices: hill climbing
+    for mesh in (BALL, TORUS, blob, fine):
+        kind, params, points, slack = _mesh_hull(mesh)
+        assert kind == kinds.POLYHEDRON and 0.0 <= slack < 1e-12
+        hints = np.zeros(2, dtype=np.int64)
+        for d in rng.normal(size=(300, 3)):
+            x = np.array(support_local(kind, params, points, d[0], d[1], d[2], hints, 0))
+            assert abs(x @ d - (mesh.vertices @ d).max()) <= 1e-12 * np.abs(d).sum()
+    assert _mesh_hull(PLATE)[0] == -1
+    # a vertex no face uses is not part of the mesh: it stays out of the hull
+    stray = tc.TriangleMesh(np.vstack([BALL.vertices, [[9.0, 9.0, 9.0]]]), BALL.faces)
+    assert np.abs(_mesh_hull(stray)[2]).max() < 1.0

@@ -566,20 +566,82 @@ def _mesh_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
     status = np.empty(count, dtype=np.int8)
     from ._kernels import ccd_mesh
 
+    # the hull prefix (ccd_mesh.hull_advance): A's hull against B's hull or B itself (convex);
+    # not for planes (their translation is one closed-form step of the tree anyway)
+    hull_a = _mesh_hull(a) if b_mode != 2 else _NO_HULL
+    hull_b = _mesh_hull(b) if b_mode == 0 else (kb, pb, ptb, 0.0)
+    if hull_a[0] < 0 or hull_b[0] < 0:
+        hull_a = hull_b = _NO_HULL
+    hulls = (*hull_a[:3], *hull_b[:3], ccd_mesh.HANDOVER, hull_a[3] + hull_b[3])
     out = np.empty((count, ccd_mesh.OUT_SIZE))
     if count == 1:
         status[0] = ccd_mesh.mesh_toi(*tree_a._arrays(), ball_a, rows_a[0], b_mode, *b_arrays, kb, pb, ptb, ball_b,
-                                      rows_b[0], limit, scale, time_tolerance, MESH_BUDGET, ccd_mesh.DESCEND, out[0])
+                                      rows_b[0], limit, scale, time_tolerance, MESH_BUDGET, ccd_mesh.DESCEND, *hulls,
+                                      out[0])
     else:
         ccd_mesh.mesh_toi_many(*tree_a._arrays(), ball_a, rows_a, b_mode, *b_arrays, kb, pb, ptb, ball_b, rows_b,
-                               limit, scale, time_tolerance, MESH_BUDGET, ccd_mesh.DESCEND, status, out)
+                               limit, scale, time_tolerance, MESH_BUDGET, ccd_mesh.DESCEND, *hulls, status, out)
     return _mesh_result(status, out, flip, single=not (batch_a or batch_b))
 
 
 _NO_TREE = (np.zeros((1, 3), dtype=np.int64), np.zeros((1, 31)), np.zeros((1, 3, 3)), np.zeros(1, dtype=np.int64))
+_NO_HULL = (-1, np.zeros(4), np.zeros((1, 3)), 0.0)
+_HULLS = {}
+
+
+def _mesh_hull(mesh):
+    """(kind, params, points, slack) of the convex hull of a mesh's face vertices as a packed
+    POLYHEDRON for the hull prefix of the mesh time of impact (touche/_kernels/ccd_mesh.py
+    hull_advance), cached per mesh; _NO_HULL (kind -1) for a flat or degenerate mesh. Only what
+    GJK reads is packed: the hull vertices and their adjacency (CSR, hill climbing), no facet
+    planes (ConvexPolyhedron's facet merge is quadratic in the facet count: a minute for a
+    7,000-facet hull). ``slack``: the largest distance of a mesh vertex outside the hull's
+    planes (Qhull's rounding), added to the hulls' margin so the hull still bounds the mesh."""
+    cached = _HULLS.get(id(mesh))
+    if cached is not None and cached[0] is mesh:
+        return cached[1]
+    from scipy.spatial import ConvexHull, QhullError
+
+    points = np.asarray(mesh.points, dtype=np.float64)[np.unique(mesh.triangles)]
+    try:
+        hull = ConvexHull(points)
+    except (QhullError, ValueError):
+        packed = _NO_HULL
+    else:
+        vertices = np.ascontiguousarray(points[hull.vertices])
+        local = np.full(len(points), -1, dtype=np.int64)
+        local[hull.vertices] = np.arange(len(hull.vertices))
+        simplices = local[hull.simplices]
+        edges = np.concatenate([simplices[:, [0, 1]], simplices[:, [1, 2]], simplices[:, [2, 0]]])
+        edges = np.unique(np.sort(edges, axis=1), axis=0)
+        both = np.concatenate([edges, edges[:, ::-1]])
+        both = both[np.lexsort((both[:, 1], both[:, 0]))]
+        starts = np.searchsorted(both[:, 0], np.arange(len(vertices) + 1))
+        params = np.concatenate([[len(vertices), 0, 0, 0], starts, both[:, 1]]).astype(np.float64)
+        slack = 0.0
+        for lo in range(0, len(points), 1024):  # chunks: facets x vertices can be large
+            chunk = points[lo:lo + 1024]
+            slack = max(slack, float((hull.equations[:, :3] @ chunk.T + hull.equations[:, 3:]).max()))
+        packed = (kinds.POLYHEDRON, params, vertices, max(slack, 0.0) * 2.0)
+    if len(_HULLS) > 64:
+        _HULLS.clear()
+    _HULLS[id(mesh)] = (mesh, packed)
+    return packed
+
 
 
 def _mesh_result(status, out, flip, single):
+    if single:  # as _point_result, without its batch arrays (a single query's overhead)
+        row = out[0]
+        code = int(status[0])
+        found = code == kinds.HIT or code == kinds.ALREADY_TOUCHING
+        point = row[1:4].copy()
+        normal = -row[4:7] if flip else row[4:7].copy()
+        ids = [-1 if row[k] != row[k] else int(row[k]) for k in (7, 8)]
+        triangles = np.array(ids[::-1] if flip else ids, dtype=np.int64)
+        return ImpactResult(ImpactStatus(code), float(row[0]), np.nan, normal, point,
+                            point[None].copy() if found else np.empty((0, 3)),
+                            SetKind.POINT if found else SetKind.EMPTY, int(found), triangles)
     time = out[:, 0].copy()
     point = out[:, 1:4].copy()
     normal = out[:, 4:7].copy()

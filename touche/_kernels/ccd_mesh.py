@@ -39,6 +39,13 @@ the distance is <= eps (a contact: reported time t, so the time is never after t
 contact) or t passes the best contact found so far (pruned). Children are pushed nearest-last so
 the earliest contact is found first and prunes the rest.
 
+The hull prefix (hull_advance): a mesh lies in its convex hull, so the hulls' distance bounds
+the meshes' from below, and conservative advancement of the two hulls (GJK direction, exact
+projection gap along it, the ball bounds above) is a valid start for the BVH: it stops once the
+hulls are within HANDOVER of their radii (then the tree takes over), or proves a MISS outright
+when the hulls never come within eps. It replaces the far-field node steps (one GJK per step
+instead of a growing front of node pairs); near the contact the tree's front is the cost.
+
 Cost guard: near-misses (gaps just above eps) make small steps; after ``budget`` advancement
 steps in one query the first time a leaf gap was <= ``eps_coarse`` is returned as a HIT when it
 is not after any pair still waiting (so still never late), else TOI_MAX_ITERATIONS with the
@@ -81,7 +88,12 @@ B_PLANE = 2  # kinds.PLANE (two-sided) or kinds.HALFSPACE, translating only
 # radii): far pairs advance as one (cheap), close ones split so their children can advance
 # further (the value is a speed trade-off only; any value is safe; the kernel takes it as an
 # argument, tuned in benchmarks/bench_ccd.py)
-DESCEND = 0.02
+DESCEND = 0.0025
+# the hull prefix (hull_advance) hands over to the BVH once the hulls' gap is <= HANDOVER x the
+# sum of the bounding balls' radii (a speed trade-off only, any value >= 0 is safe; tuned in
+# benchmarks/bench_ccd.py), and after HULL_STEPS advancement steps
+HANDOVER = 1e-3
+HULL_STEPS = 64
 # parameters of the triangle of a mesh leaf as a GJK shape (kinds.TRIANGLE reads params[0] only)
 TRIANGLE_PARAMS = np.array([3.0, 2.0, 3.0, 0.0])
 
@@ -790,6 +802,59 @@ def tolerances(mpa, ball_a, mpb, ball_b, scale, t_max, time_tolerance):
 
 
 # ----------------------------------------------------------------------------------------------
+# the hull prefix: conservative advancement of the two convex hulls (or A's hull and convex B)
+@njit(cache=True, nogil=True)
+def hull_advance(ka, pa, pta, ball_a, mpa, kb, pb, ptb, ball_b, mpb, t_max, margin, handover, max_steps):
+    """Advance the convex hulls of A and B (any convex kinds, local frames, inside the local
+    balls ball_a / ball_b) from t = 0 while their distance stays above ``margin``: a mesh lies
+    in its hull, so the meshes stay more than ``margin`` apart on [0, t) for the returned t. Stops
+    once the hulls' projection gap is <= ``handover`` (the BVH takes over there), after
+    ``max_steps`` steps, or past t_max. Returns (t, steps, missed): missed when the hulls stay
+    more than ``margin`` apart on all of [0, t_max] (so do the meshes: a MISS).
+
+    Each step: GJK gives the hulls' closest points' direction n; the gap used is the exact
+    projection gap along n (support of B along -n minus support of A along n: a lower bound of
+    the distance for any n, free of GJK's termination error), and the step is the Taylor /
+    segment-wide bound of the module doc for the two bounding balls along n (every hull point is
+    in its ball), so the hulls cannot close more than that gap within the step."""
+    pose_a = np.empty((4, 4))
+    pose_b = np.empty((4, 4))
+    state_a = np.empty(10)
+    state_b = np.empty(10)
+    warm = np.zeros(WARM_SIZE)
+    hints_a = np.zeros(2, dtype=np.int64)
+    hints_b = np.zeros(2, dtype=np.int64)
+    t = 0.0
+    for step in range(max_steps):
+        motion_state(mpa, t, pose_a, state_a)
+        motion_state(mpb, t, pose_b, state_b)
+        signed, point_a, point_b, normal, status, iterations = gjk_pair_distance_warm(
+            ka, pa, pta, pose_a, kb, pb, ptb, pose_b, margin, warm)
+        nx, ny, nz = normal[0], normal[1], normal[2]
+        if not (signed > handover) or nx != nx:
+            return t, step + 1, False
+        hx, hy, hz = _support_world(ka, pa, pta, pose_a, nx, ny, nz, hints_a)
+        lx, ly, lz = _support_world(kb, pb, ptb, pose_b, -nx, -ny, -nz, hints_b)
+        gap = (nx * lx + ny * ly + nz * lz) - (nx * hx + ny * hy + nz * hz)
+        if not (gap > handover):
+            return t, step + 1, False
+        cx, cy, cz = _apply(pose_a, ball_a[0], ball_a[1], ball_a[2])
+        nv, ux, uy, uz, ul, wl = _axis_terms(state_a, nx, ny, nz)
+        hi_a, lo_a, acc_a, sup_a, inf_a = _ball_rates(state_a, nv, ux, uy, uz, ul, wl, cx, cy, cz, ball_a[3])
+        cx, cy, cz = _apply(pose_b, ball_b[0], ball_b[1], ball_b[2])
+        nv, ux, uy, uz, ul, wl = _axis_terms(state_b, nx, ny, nz)
+        hi_b, lo_b, acc_b, sup_b, inf_b = _ball_rates(state_b, nv, ux, uy, uz, ul, wl, cx, cy, cz, ball_b[3])
+        h = safe_step(gap, margin, hi_a - lo_b, acc_a + acc_b, sup_a - inf_b)
+        following = min(t + h, min(state_a[9], state_b[9]))
+        if following > t_max:
+            return t_max, step + 1, True
+        if not following > t:
+            following = np.nextafter(t, np.inf)
+        t = following
+    return t, max_steps, False
+
+
+# ----------------------------------------------------------------------------------------------
 # binary min-heap of node pairs keyed by their time bound (best-first search)
 @njit(cache=True, nogil=True)
 def _heap_push(heap_t, heap_i, size, t, ia, ib):
@@ -848,14 +913,37 @@ def _heap_pop(heap_t, heap_i, size):
 
 @njit(cache=True, nogil=True)
 def mesh_toi(ni_a, nb_a, tv_a, ids_a, ball_a, mpa, b_mode, ni_b, nb_b, tv_b, ids_b, kb, pb, ptb, ball_b, mpb,
-             t_max, scale, time_tolerance, budget, descend, out):
+             t_max, scale, time_tolerance, budget, descend, hka, hpa, hpta, hkb, hpb, hptb, handover, hull_slack, out):
     """First contact in [0, t_max] of mesh A (its tree) and B: a mesh (b_mode B_MESH, its tree),
     a finite convex shape (B_CONVEX: packed kb, pb, ptb and a local bounding ball ball_b (4,))
     or a plane / half-space (B_PLANE, translating). ``ball_a`` / ``ball_b``: local bounding
     balls (the tolerances' speed bounds); ``scale``: the shapes' size (touching tolerance);
-    ``time_tolerance``: a fraction of t_max (the coarse tolerance). See the module doc. Returns
-    the status; out (OUT_SIZE,) as documented (world frame)."""
+    ``time_tolerance``: a fraction of t_max (the coarse tolerance). The hull prefix: when hka >= 0,
+    (hka, hpa, hpta) is a packed convex shape holding A's triangles (its convex hull) and (hkb,
+    hpb, hptb) one holding B (B's hull, or B itself when convex); hull_advance moves both from
+    t = 0 until their gap is <= ``handover`` x (sum of the balls' radii) (or 2 eps), and the BVH
+    starts there (a MISS without the BVH when the hulls never come within eps); ``hull_slack``
+    bounds how far a mesh vertex may lie outside its hull (the hull builder's rounding), added to
+    the hulls' margin. See the module doc. Returns the status; out (OUT_SIZE,) as documented (world frame)."""
     eps, eps_coarse = tolerances(mpa, ball_a, mpb, ball_b, scale, t_max, time_tolerance)
+    t_start = 0.0
+    hull_steps = 0
+    if hka >= 0:
+        t_start, hull_steps, missed = hull_advance(hka, hpa, hpta, ball_a, mpa, hkb, hpb, hptb, ball_b, mpb, t_max,
+                                                   eps + hull_slack,
+                                                   max(2.0 * (eps + hull_slack), handover * (ball_a[3] + ball_b[3])),
+                                                   HULL_STEPS)
+        if missed:
+            for i in range(OUT_SIZE):
+                out[i] = np.nan
+            out[0] = np.inf
+            out[7] = -1.0
+            out[8] = -1.0
+            out[9] = hull_steps
+            out[10] = 0
+            out[11] = 0
+            out[12] = 0
+            return STATUS_MISS
     pose_a = np.empty((4, 4))
     pose_b = np.empty((4, 4))
     rel = np.empty((4, 4))
@@ -880,7 +968,7 @@ def mesh_toi(ni_a, nb_a, tv_a, ids_a, ball_a, mpa, b_mode, ni_b, nb_b, tv_b, ids
     best = t_max
     found = False
     coarse_t = np.inf
-    steps = 0
+    steps = hull_steps
     pops = 0
     leaves = 0
     leaf_steps = 0
@@ -894,8 +982,8 @@ def mesh_toi(ni_a, nb_a, tv_a, ids_a, ball_a, mpa, b_mode, ni_b, nb_b, tv_b, ids
     local = np.empty((64, 2), dtype=np.int64)
     local_gap = np.empty(64)
     top = 0
-    heap_t, heap_i, size = _heap_push(heap_t, heap_i, 0, 0.0, 0, 0)
-    t = 0.0
+    heap_t, heap_i, size = _heap_push(heap_t, heap_i, 0, t_start, 0, 0)
+    t = t_start
     ia = 0
     ib = 0
     while size > 0 or top > 0:
@@ -1097,7 +1185,8 @@ def mesh_toi(ni_a, nb_a, tv_a, ids_a, ball_a, mpa, b_mode, ni_b, nb_b, tv_b, ids
 
 @njit(cache=True, nogil=True, parallel=True)
 def mesh_toi_many(ni_a, nb_a, tv_a, ids_a, ball_a, mpa, b_mode, ni_b, nb_b, tv_b, ids_b, kb, pb, ptb, ball_b, mpb,
-                  t_max, scale, time_tolerance, budget, descend, out_status, out):
+                  t_max, scale, time_tolerance, budget, descend, hka, hpa, hpta, hkb, hpb, hptb, handover, hull_slack,
+                  out_status, out):
     """Batch of mesh_toi over motion rows mpa (n|1, P), mpb (n|1, Q) (a batch of 1 broadcasts;
     each row gets the tolerances of its own motions, so a batch equals its single calls):
     out_status (n,) int8, out (n, OUT_SIZE)."""
@@ -1106,4 +1195,5 @@ def mesh_toi_many(ni_a, nb_a, tv_a, ids_a, ball_a, mpa, b_mode, ni_b, nb_b, tv_b
     step_b = 1 if mpb.shape[0] > 1 else 0
     for i in prange(n):
         out_status[i] = mesh_toi(ni_a, nb_a, tv_a, ids_a, ball_a, mpa[i * step_a], b_mode, ni_b, nb_b, tv_b, ids_b, kb,
-                                 pb, ptb, ball_b, mpb[i * step_b], t_max, scale, time_tolerance, budget, descend, out[i])
+                                 pb, ptb, ball_b, mpb[i * step_b], t_max, scale, time_tolerance, budget, descend, hka, hpa,
+                                 hpta, hkb, hpb, hptb, handover, hull_slack, out[i])
