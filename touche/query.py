@@ -491,8 +491,12 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode=
     count = max(len(origin_array), len(direction_array))
     if len(origin_array) not in (1, count) or len(direction_array) not in (1, count):
         raise GeometryError(f"origins ({len(origin_array)}) and directions ({len(direction_array)}) differ in length")
-    origin_array = np.ascontiguousarray(np.broadcast_to(origin_array, (count, 3)))
-    direction_array = np.ascontiguousarray(np.broadcast_to(direction_array, (count, 3)))
+    # repeat a single origin / direction (np.broadcast_to would hand the kernels a read-only view,
+    # a second compiled kernel type next to the writable one _query_points guarantees)
+    if len(origin_array) != count:
+        origin_array = np.repeat(origin_array, count, axis=0)
+    if len(direction_array) != count:
+        direction_array = np.repeat(direction_array, count, axis=0)
     if (np.einsum("ij,ij->i", direction_array, direction_array) == 0.0).any():
         raise GeometryError("directions contains a zero-length direction")
     limits = np.atleast_1d(np.asarray(max_t, dtype=np.float64))
