@@ -373,16 +373,34 @@ class Ellipsoid(Shape):
 # --------------------------------------------------------------------------------------------
 # polytopes
 def _unique_directions(directions, tolerance=1e-9):
-    """Unit directions with duplicates and opposites removed (for the separating-axis test)."""
-    unique = []
-    for direction in directions:
-        length = np.linalg.norm(direction)
-        if length == 0.0:
-            continue
-        direction = direction / length
-        if not any(abs(abs(direction @ kept) - 1.0) <= tolerance for kept in unique):
-            unique.append(direction)
-    return np.array(unique).reshape(-1, 3)
+    """Unit directions with duplicates and opposites removed (for the separating-axis test): a
+    direction is kept unless an earlier kept one has |cos| >= 1 - tolerance with it."""
+    lengths = np.linalg.norm(directions, axis=1)
+    units = directions[lengths > 0.0] / lengths[lengths > 0.0, None]
+    if len(units) <= 64:
+        unique = []
+        for direction in units:
+            if not any(abs(abs(direction @ kept) - 1.0) <= tolerance for kept in unique):
+                unique.append(direction)
+        return np.array(unique).reshape(-1, 3)
+    # many edges (big hulls): candidate pairs from a k-d tree over +-u (|cos| >= 1 - tol is a chord
+    # <= sqrt(2 tol), widened by a rounding margin and re-checked exactly), then the same greedy
+    # pass; the pairwise loop above is quadratic (minutes on a few thousand edges)
+    from scipy.spatial import cKDTree
+
+    count = len(units)
+    pairs = cKDTree(np.concatenate([units, -units])).query_pairs(np.sqrt(2.0 * tolerance) * (1 + 1e-6) + 1e-15,
+                                                               output_type="ndarray")
+    first, second = pairs[:, 0] % count, pairs[:, 1] % count
+    close = np.abs(np.abs(np.einsum("ij,ij->i", units[first], units[second])) - 1.0) <= tolerance
+    first, second = first[close & (first != second)], second[close & (first != second)]
+    earlier = [[] for _ in range(count)]
+    for a, b in zip(np.minimum(first, second).tolist(), np.maximum(first, second).tolist()):
+        earlier[b].append(a)
+    kept = [False] * count
+    for i in range(count):
+        kept[i] = not any(kept[a] for a in earlier[i])
+    return units[np.array(kept, dtype=bool)].reshape(-1, 3)
 
 
 def _pack_polytope(shape, kind, vertices, plane_normals, plane_offsets, n_sat, triangles, edges, extra=()):
@@ -610,33 +628,48 @@ class ConvexPolyhedron(Shape):
         vertices = points[hull.vertices]
         faces = np.vectorize(index_of.get)(hull.simplices).astype(np.int64)
         center = vertices.mean(0)
-        for k, face in enumerate(faces):  # orient every triangle outward
-            p0, p1, p2 = vertices[face]
-            if np.cross(p1 - p0, p2 - p0) @ (p0 - center) < 0:
-                faces[k] = face[[0, 2, 1]]
-        # merge Qhull's triangles into facets by their plane equations
+        p0, p1, p2 = vertices[faces[:, 0]], vertices[faces[:, 1]], vertices[faces[:, 2]]
+        inward = np.einsum("ij,ij->i", np.cross(p1 - p0, p2 - p0), p0 - center) < 0
+        faces[inward] = faces[inward][:, [0, 2, 1]]  # orient every triangle outward
+        # merge Qhull's triangles into facets by their plane equations: the first triangle not yet
+        # in a facet founds one, which grows across shared edges to every triangle whose plane
+        # matches the founder's (on a convex hull the triangles of one plane are edge-connected;
+        # a Python loop over facets x triangles took a minute on a 7,000-facet hull)
+        p0, p1, p2 = vertices[faces[:, 0]], vertices[faces[:, 1]], vertices[faces[:, 2]]
+        triangle_normals = np.cross(p1 - p0, p2 - p0)
+        triangle_normals /= np.linalg.norm(triangle_normals, axis=1, keepdims=True)
+        triangle_offsets = np.einsum("ij,ij->i", triangle_normals, p0)
         size = np.abs(vertices - center).max()
+        plane_tolerance = 1e-10 * max(size, 1.0)
+        adjacent = hull.neighbors.tolist()  # triangle k's neighbour across each of its edges
+        normals_list, offsets_list = triangle_normals.tolist(), triangle_offsets.tolist()
+        facet_of_triangle = [-1] * len(faces)
         planes = []
-        facet_of_triangle = []
-        for k, face in enumerate(faces):
-            p0, p1, p2 = vertices[face]
-            n = np.cross(p1 - p0, p2 - p0)
-            n /= np.linalg.norm(n)
-            d = n @ p0
-            for j, (m, e) in enumerate(planes):
-                if n @ m > 1 - 1e-10 and abs(d - e) <= 1e-10 * max(size, 1.0):
-                    facet_of_triangle.append(j)
-                    break
-            else:
-                facet_of_triangle.append(len(planes))
-                planes.append((n, d))
+        for k in range(len(faces)):
+            if facet_of_triangle[k] >= 0:
+                continue
+            facet = len(planes)
+            (nx, ny, nz), d = normals_list[k], offsets_list[k]
+            planes.append((triangle_normals[k], triangle_offsets[k]))
+            facet_of_triangle[k] = facet
+            stack = [k]
+            while stack:
+                for j in adjacent[stack.pop()]:
+                    if facet_of_triangle[j] < 0:
+                        mx, my, mz = normals_list[j]
+                        if nx * mx + ny * my + nz * mz > 1 - 1e-10 and abs(offsets_list[j] - d) <= plane_tolerance:
+                            facet_of_triangle[j] = facet
+                            stack.append(j)
+        facet_of_triangle = np.array(facet_of_triangle, dtype=np.int64)
         # edges: triangle edges that separate two different facets
-        edge_facets = {}
-        for k, face in enumerate(faces):
-            for i in range(3):
-                key = tuple(sorted((int(face[i]), int(face[(i + 1) % 3]))))
-                edge_facets.setdefault(key, set()).add(facet_of_triangle[k])
-        edges = np.array(sorted(key for key, facets in edge_facets.items() if len(facets) > 1), dtype=np.int64)
+        triangle_edges = np.sort(faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2), axis=1)
+        edge_keys, edge_of_side = np.unique(triangle_edges, axis=0, return_inverse=True)
+        side_facets = np.repeat(facet_of_triangle, 3)
+        lowest = np.full(len(edge_keys), len(planes), dtype=np.int64)
+        highest = np.full(len(edge_keys), -1, dtype=np.int64)
+        np.minimum.at(lowest, edge_of_side.ravel(), side_facets)
+        np.maximum.at(highest, edge_of_side.ravel(), side_facets)
+        edges = np.ascontiguousarray(edge_keys[lowest != highest], dtype=np.int64).reshape(-1, 2)
         normals = np.array([n for n, _ in planes])
         offsets = np.array([d for _, d in planes])
         neighbors = [[] for _ in range(len(vertices))]
