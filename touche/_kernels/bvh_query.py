@@ -325,6 +325,36 @@ def _sphere_bound(nb_a, ia, nb_b, ib, rot, trans):
 
 
 @njit(cache=True, nogil=True)
+def _child_pairs(ni_a, nb_a, ni_b, nb_b, ia, ib, leaf_a, leaf_b):
+    """``(c1a, c2a, c1b, c2b)``: the two child pairs of the node pair (ia, ib) in a distance
+    descent: the node with the larger bounding sphere is split (B's when A is a leaf)."""
+    if leaf_b or (not leaf_a and nb_a[ia, SPHERE_RADIUS] >= nb_b[ib, SPHERE_RADIUS]):
+        return ia + 1, ni_a[ia, 2], ib, ib
+    return ia, ia, ib + 1, ni_b[ib, 2]
+
+
+@njit(cache=True, nogil=True)
+def _push_nearer_last(stack, bounds, top, best, c1a, c1b, l1, key1, c2a, c2b, l2, key2):
+    """Push the child pairs whose lower bound is below ``best`` with their bounds, the farther
+    (by its search key) first so that the nearer is popped next; returns the new stack top."""
+    if key1 > key2:
+        c1a, c2a = c2a, c1a
+        c1b, c2b = c2b, c1b
+        l1, l2 = l2, l1
+    if l2 < best:
+        stack[top, 0] = c2a
+        stack[top, 1] = c2b
+        bounds[top] = l2
+        top += 1
+    if l1 < best:
+        stack[top, 0] = c1a
+        stack[top, 1] = c1b
+        bounds[top] = l1
+        top += 1
+    return top
+
+
+@njit(cache=True, nogil=True)
 def _rss_lower_bound(nb_a, ia, nb_b, ib, rot, trans, best):
     """``(bound, key)``: ``bound`` a valid lower bound of the distance between the contents of A's
     node ia and B's node ib, ``key`` the value to order the search by. The sphere bound first;
@@ -626,33 +656,10 @@ def tree_distance(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, 
             if best == 0.0:
                 break
             continue
-        if leaf_b or (not leaf_a and nb_a[ia, SPHERE_RADIUS] >= nb_b[ib, SPHERE_RADIUS]):
-            c1a = ia + 1
-            c2a = ni_a[ia, 2]
-            c1b = ib
-            c2b = ib
-        else:
-            c1a = ia
-            c2a = ia
-            c1b = ib + 1
-            c2b = ni_b[ib, 2]
+        c1a, c2a, c1b, c2b = _child_pairs(ni_a, nb_a, ni_b, nb_b, ia, ib, leaf_a, leaf_b)
         l1, key1 = _rss_lower_bound(nb_a, c1a, nb_b, c1b, rot, trans, best)
         l2, key2 = _rss_lower_bound(nb_a, c2a, nb_b, c2b, rot, trans, best)
-        # push the farther child first: the nearer is popped next
-        if key1 > key2:
-            c1a, c2a = c2a, c1a
-            c1b, c2b = c2b, c1b
-            l1, l2 = l2, l1
-        if l2 < best:
-            stack[top, 0] = c2a
-            stack[top, 1] = c2b
-            bounds[top] = l2
-            top += 1
-        if l1 < best:
-            stack[top, 0] = c1a
-            stack[top, 1] = c1b
-            bounds[top] = l1
-            top += 1
+        top = _push_nearer_last(stack, bounds, top, best, c1a, c1b, l1, key1, c2a, c2b, l2, key2)
     return best, best_a, best_b, best_ta, best_tb
 
 
@@ -1053,32 +1060,10 @@ def tree_distance_direct(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, 
             if best == 0.0:
                 break
             continue
-        if leaf_b or (not leaf_a and nb_a[ia, SPHERE_RADIUS] >= nb_b[ib, SPHERE_RADIUS]):
-            c1a = ia + 1
-            c2a = ni_a[ia, 2]
-            c1b = ib
-            c2b = ib
-        else:
-            c1a = ia
-            c2a = ia
-            c1b = ib + 1
-            c2b = ni_b[ib, 2]
+        c1a, c2a, c1b, c2b = _child_pairs(ni_a, nb_a, ni_b, nb_b, ia, ib, leaf_a, leaf_b)
         l1, key1 = rss_pair_bound(nb_a, c1a, nb_b, c1b, rot, trans, best)
         l2, key2 = rss_pair_bound(nb_a, c2a, nb_b, c2b, rot, trans, best)
-        if key1 > key2:  # push the farther child first: the nearer is popped next
-            c1a, c2a = c2a, c1a
-            c1b, c2b = c2b, c1b
-            l1, l2 = l2, l1
-        if l2 < best:
-            stack[top, 0] = c2a
-            stack[top, 1] = c2b
-            bounds[top] = l2
-            top += 1
-        if l1 < best:
-            stack[top, 0] = c1a
-            stack[top, 1] = c1b
-            bounds[top] = l1
-            top += 1
+        top = _push_nearer_last(stack, bounds, top, best, c1a, c1b, l1, key1, c2a, c2b, l2, key2)
     return best, best_a, best_b, best_ta, best_tb
 
 
@@ -1404,32 +1389,10 @@ def _distance_search(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, best, best_
                         best_ka = ka
                         best_kb = kb
             continue
-        if leaf_b or (not leaf_a and nb_a[ia, SPHERE_RADIUS] >= nb_b[ib, SPHERE_RADIUS]):
-            c1a = ia + 1
-            c2a = ni_a[ia, 2]
-            c1b = ib
-            c2b = ib
-        else:
-            c1a = ia
-            c2a = ia
-            c1b = ib + 1
-            c2b = ni_b[ib, 2]
+        c1a, c2a, c1b, c2b = _child_pairs(ni_a, nb_a, ni_b, nb_b, ia, ib, leaf_a, leaf_b)
         l1, key1 = rss_pair_bound(nb_a, c1a, nb_b, c1b, rot, trans, best)
         l2, key2 = rss_pair_bound(nb_a, c2a, nb_b, c2b, rot, trans, best)
-        if key1 > key2:
-            c1a, c2a = c2a, c1a
-            c1b, c2b = c2b, c1b
-            l1, l2 = l2, l1
-        if l2 < best:
-            stack[top, 0] = c2a
-            stack[top, 1] = c2b
-            bounds[top] = l2
-            top += 1
-        if l1 < best:
-            stack[top, 0] = c1a
-            stack[top, 1] = c1b
-            bounds[top] = l1
-            top += 1
+        top = _push_nearer_last(stack, bounds, top, best, c1a, c1b, l1, key1, c2a, c2b, l2, key2)
     return best, best_a, best_b, best_ka, best_kb
 
 

@@ -151,6 +151,28 @@ def convex_plane(low, high, low_point, high_point, n, v, vb, t_max, two_sided):
 
 
 @njit(cache=True, nogil=True)
+def _sphere_reaches(c, r, q):
+    """Does the sphere (c, r) reach the point q (B's closest point to c) at t = 0?"""
+    dx = c[0] - q[0]
+    dy = c[1] - q[1]
+    dz = c[2] - q[2]
+    return dx * dx + dy * dy + dz * dz <= r * r
+
+
+@njit(cache=True, nogil=True)
+def _sphere_touching(c, q):
+    """ALREADY_TOUCHING at q, the normal from the sphere's centre c toward q (NaN when c lies on
+    B, interiors overlapping: no defined direction)."""
+    dx = c[0] - q[0]
+    dy = c[1] - q[1]
+    dz = c[2] - q[2]
+    dist = np.sqrt(dx * dx + dy * dy + dz * dz)
+    if dist == 0.0:
+        return kinds.ALREADY_TOUCHING, 0.0, _NAN, q[0], q[1], q[2], _NAN, _NAN, _NAN
+    return kinds.ALREADY_TOUCHING, 0.0, _NAN, q[0], q[1], q[2], -dx / dist, -dy / dist, -dz / dist
+
+
+@njit(cache=True, nogil=True)
 def _sphere_hit(centre, q, t, vb):
     """HIT at time t of a moving sphere whose centre is at ``centre`` (B's rest frame) and whose
     closest point on B is q: the contact point q (moved back to the world by t vb), the normal
@@ -178,15 +200,8 @@ def sphere_polygon(c, r, verts, normal, v, vb, t_max):
         q = closest_point_triangle(c, verts[0], verts[1], verts[2])
     else:
         q = closest_point_convex_polygon(c, verts, normal)
-    dx = c[0] - q[0]
-    dy = c[1] - q[1]
-    dz = c[2] - q[2]
-    gap2 = dx * dx + dy * dy + dz * dz
-    if gap2 <= r * r:
-        dist = np.sqrt(gap2)
-        if dist == 0.0:
-            return kinds.ALREADY_TOUCHING, 0.0, _NAN, q[0], q[1], q[2], _NAN, _NAN, _NAN
-        return kinds.ALREADY_TOUCHING, 0.0, _NAN, q[0], q[1], q[2], -dx / dist, -dy / dist, -dz / dist
+    if _sphere_reaches(c, r, q):
+        return _sphere_touching(c, q)
     d, limit, speed = _ray_of(v, t_max)
     if speed == 0.0:
         return _result_miss()
@@ -225,15 +240,8 @@ def sphere_box(c, r, bc, axes, half, v, vb, t_max):
     """Moving sphere (c, r, relative velocity v) vs a box (centre bc, ``axes`` columns = unit
     axes, half extents)."""
     q = closest_point_obb(c, bc, axes, half)
-    dx = c[0] - q[0]
-    dy = c[1] - q[1]
-    dz = c[2] - q[2]
-    gap2 = dx * dx + dy * dy + dz * dz
-    if gap2 <= r * r:
-        dist = np.sqrt(gap2)
-        if dist == 0.0:
-            return kinds.ALREADY_TOUCHING, 0.0, _NAN, q[0], q[1], q[2], _NAN, _NAN, _NAN
-        return kinds.ALREADY_TOUCHING, 0.0, _NAN, q[0], q[1], q[2], -dx / dist, -dy / dist, -dz / dist
+    if _sphere_reaches(c, r, q):
+        return _sphere_touching(c, q)
     d, limit, speed = _ray_of(v, t_max)
     if speed == 0.0:
         return _result_miss()
