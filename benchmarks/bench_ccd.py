@@ -197,10 +197,13 @@ def mesh_benchmark(args):
 
     tolerance = args.tolerance
 
-    path = os.path.join(pybullet_data.getDataPath(), "soccerball.obj")
+    path = os.path.join(pybullet_data.getDataPath(), args.mesh_file)
     loaded = trimesh.load(path, force="mesh", process=False)
     vertices = np.ascontiguousarray(loaded.vertices, dtype=np.float64)
     faces = np.ascontiguousarray(loaded.faces, dtype=np.int64)
+    mesh = tc.TriangleMesh(vertices, faces)
+    # the part's origin at its bounding sphere's centre (the cases pass A around B's centre)
+    vertices = np.ascontiguousarray(vertices - mesh.bvh.node_bounds[0, 27:30])
     mesh = tc.TriangleMesh(vertices, faces)
     radius = float(mesh.bvh.node_bounds[0, 30])
 
@@ -283,7 +286,7 @@ def mesh_benchmark(args):
     reference = R.first_contact(separation, n, 1.0, samples=args.mesh_samples, iterations=50, cull=cull)
     load = os.getloadavg()
     print(f"touche tolerance {tolerance or 1e-9:g} of t_max (time_of_impact(..., tolerance={tolerance}))")
-    print(f"two soccerball.obj meshes ({len(faces)} triangles each), {n} cases, screw motions over [0, 1] "
+    print(f"two {args.mesh_file} meshes ({len(faces)} triangles each), {n} cases, screw motions over [0, 1] "
           f"(translation + rotation up to ~pi); reference {args.mesh_samples} samples + bisection; "
           f"load average {load[0]:.2f} / {load[1]:.2f} on {os.cpu_count()} cores; times: per-case minimum "
           f"of {args.rounds} interleaved rounds")
@@ -315,6 +318,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--mesh", action="store_true", help="the mesh-mesh benchmark instead")
     parser.add_argument("--mesh-n", type=int, default=200)
+    parser.add_argument("--mesh-file", default="soccerball.obj",
+                        help="--mesh: a mesh of pybullet_data (path inside it), e.g. differential/diff_pinion.stl "
+                             "(a 14,800-triangle gear: non-convex)")
     parser.add_argument("--mesh-samples", type=int, default=2000)
     parser.add_argument("--tolerance", type=float, default=None,
                         help="--mesh: touche's time tolerance (fraction of t_max; default 1e-9); the issue's "

@@ -23,7 +23,7 @@ import numpy as np
 
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
-from .motion import as_motion
+from .motion import CallableMotion, as_motion
 from .pose import as_matrices
 from .shapes import Shape, as_shape
 
@@ -446,8 +446,12 @@ def _ball(shape):
 def _packed_motion(motion, name):
     if not getattr(motion, "kernel_form", False):
         raise UnsupportedQuery("time_of_impact", motion)
-    rows = np.require(motion.packed(), np.float64, ["C", "W"])
-    return rows, motion.is_batch or len(rows) > 1
+    rows = motion.packed()
+    # the motions pack private float64 C arrays: np.require only when one is not (~1 us a call)
+    if not (type(rows) is np.ndarray and rows.dtype == np.float64 and rows.flags.c_contiguous
+            and rows.flags.writeable):
+        rows = np.require(rows, np.float64, ["C", "W"])
+    return rows, len(rows) > 1 or motion.is_batch
 
 
 def _speed_bound(rows, ball):
@@ -529,8 +533,6 @@ def _mesh_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
     """Mesh-mesh, mesh-convex and mesh-plane pairs: conservative advancement over the BVH with
     node-level motion bounds (never tunnels; time never after the first contact). The mesh goes
     first (flipping the normal and the triangle ids back for a mesh given as B)."""
-    from .motion import CallableMotion
-
     flip = a.kind != kinds.MESH
     if flip:
         a, motion_a, b, motion_b = b, motion_b, a, motion_a
@@ -553,19 +555,35 @@ def _mesh_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
     if len(rows_a) > 1 and len(rows_b) > 1 and len(rows_a) != len(rows_b):
         raise GeometryError(f"motion batches differ in length: {len(rows_a)} and {len(rows_b)}")
     count = max(len(rows_a), len(rows_b))
-    tree_a = a.bvh
-    ball_a = _ball(a)
-    ball_b = _ball(b)
-    if b_mode == 0:
-        tree_b = b.bvh
-        b_arrays = tree_b._arrays()
+    ccd_mesh, a_side, b_side, tail = _mesh_pair_arguments(a, b, b_mode)
+    out = np.empty((count, ccd_mesh.OUT_SIZE))
+    if count == 1:
+        code = ccd_mesh.mesh_toi(*a_side, rows_a[0], b_mode, *b_side, rows_b[0], limit, *tail[:1], time_tolerance,
+                                 *tail[1:], out[0])
+        if not (batch_a or batch_b):
+            return _single_mesh_result(code, out[0], flip)
+        status = np.full(1, code, dtype=np.int8)
     else:
-        b_arrays = _NO_TREE
-    kb, pb, ptb = b._packed[:3]
-    scale = max(a.scale, b.scale)
-    status = np.empty(count, dtype=np.int8)
+        status = np.empty(count, dtype=np.int8)
+        ccd_mesh.mesh_toi_many(*a_side, rows_a, b_mode, *b_side, rows_b, limit, *tail[:1], time_tolerance, *tail[1:],
+                               status, out)
+    return _mesh_result(status, out, flip, single=not (batch_a or batch_b))
+
+
+_MESH_PAIRS = {}
+
+
+def _mesh_pair_arguments(a, b, b_mode):
+    """The motion-independent arguments of ccd_mesh.mesh_toi for mesh A and B, cached per pair
+    (shapes are immutable; a few us of packing per query otherwise): (module, A's tree and
+    ball, B's tree / packed shape / ball, (scale, budget, descend, hulls...))."""
+    cached = _MESH_PAIRS.get((id(a), id(b)))
+    if cached is not None and cached[0] is a and cached[1] is b:
+        return cached[2]
     from ._kernels import ccd_mesh
 
+    b_arrays = b.bvh._arrays() if b_mode == 0 else _NO_TREE
+    kb, pb, ptb = b._packed[:3]
     # the hull prefix (ccd_mesh.hull_advance): A's hull against B's hull or B itself (convex);
     # not for planes (their translation is one closed-form step of the tree anyway)
     hull_a = _mesh_hull(a) if b_mode != 2 else _NO_HULL
@@ -573,15 +591,12 @@ def _mesh_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
     if hull_a[0] < 0 or hull_b[0] < 0:
         hull_a = hull_b = _NO_HULL
     hulls = (*hull_a[:3], *hull_b[:3], ccd_mesh.HANDOVER, hull_a[3] + hull_b[3])
-    out = np.empty((count, ccd_mesh.OUT_SIZE))
-    if count == 1:
-        status[0] = ccd_mesh.mesh_toi(*tree_a._arrays(), ball_a, rows_a[0], b_mode, *b_arrays, kb, pb, ptb, ball_b,
-                                      rows_b[0], limit, scale, time_tolerance, MESH_BUDGET, ccd_mesh.DESCEND, *hulls,
-                                      out[0])
-    else:
-        ccd_mesh.mesh_toi_many(*tree_a._arrays(), ball_a, rows_a, b_mode, *b_arrays, kb, pb, ptb, ball_b, rows_b,
-                               limit, scale, time_tolerance, MESH_BUDGET, ccd_mesh.DESCEND, *hulls, status, out)
-    return _mesh_result(status, out, flip, single=not (batch_a or batch_b))
+    arguments = (ccd_mesh, (*a.bvh._arrays(), _ball(a)), (*b_arrays, kb, pb, ptb, _ball(b)),
+                 (max(a.scale, b.scale), MESH_BUDGET, ccd_mesh.DESCEND, *hulls))
+    if len(_MESH_PAIRS) > 64:
+        _MESH_PAIRS.clear()
+    _MESH_PAIRS[(id(a), id(b))] = (a, b, arguments)
+    return arguments
 
 
 _NO_TREE = (np.zeros((1, 3), dtype=np.int64), np.zeros((1, 31)), np.zeros((1, 3, 3)), np.zeros(1, dtype=np.int64))
@@ -630,18 +645,26 @@ def _mesh_hull(mesh):
 
 
 
+_STATUS_OF_CODE = {int(code): code for code in ImpactStatus}
+
+
+def _single_mesh_result(code, row, flip):
+    """ImpactResult of one mesh query from the kernel's status code and out row (OUT_SIZE,)
+    (as _point_result, without its batch arrays: a single query's overhead)."""
+    found = code == kinds.HIT or code == kinds.ALREADY_TOUCHING
+    point = row[1:4]  # views of the query's own out row
+    normal = -row[4:7] if flip else row[4:7]
+    first = -1 if row[7] != row[7] else int(row[7])
+    second = -1 if row[8] != row[8] else int(row[8])
+    triangles = np.array((second, first) if flip else (first, second), dtype=np.int64)
+    return ImpactResult(_STATUS_OF_CODE[code], float(row[0]), np.nan, normal, point,
+                        point.reshape(1, 3).copy() if found else np.empty((0, 3)),
+                        SetKind.POINT if found else SetKind.EMPTY, int(found), triangles)
+
+
 def _mesh_result(status, out, flip, single):
-    if single:  # as _point_result, without its batch arrays (a single query's overhead)
-        row = out[0]
-        code = int(status[0])
-        found = code == kinds.HIT or code == kinds.ALREADY_TOUCHING
-        point = row[1:4].copy()
-        normal = -row[4:7] if flip else row[4:7].copy()
-        ids = [-1 if row[k] != row[k] else int(row[k]) for k in (7, 8)]
-        triangles = np.array(ids[::-1] if flip else ids, dtype=np.int64)
-        return ImpactResult(ImpactStatus(code), float(row[0]), np.nan, normal, point,
-                            point[None].copy() if found else np.empty((0, 3)),
-                            SetKind.POINT if found else SetKind.EMPTY, int(found), triangles)
+    if single:
+        return _single_mesh_result(int(status[0]), out[0], flip)
     time = out[:, 0].copy()
     point = out[:, 1:4].copy()
     normal = out[:, 4:7].copy()

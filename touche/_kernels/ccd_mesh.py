@@ -46,6 +46,14 @@ hulls are within HANDOVER of their radii (then the tree takes over), or proves a
 when the hulls never come within eps. It replaces the far-field node steps (one GJK per step
 instead of a growing front of node pairs); near the contact the tree's front is the cost.
 
+The hull-contact shortcut: run to contact (HANDOVER = 0), the prefix proves the meshes more than
+eps apart on [0, t) and leaves the hulls within 2 eps at t. If the hulls touch on the meshes'
+own surfaces (a convex part of both: the hull's closest features are mesh triangles), a pair of
+mesh triangles is within 3 eps at t, and t is the first contact: a static depth-first search
+through the node pairs holding the hulls' closest points finds that pair (~30 node pairs), and
+the tree's front near the contact never has to be proven clear. When the hulls touch over a
+concavity (a seam, a hole) the search finds nothing and the tree runs from t as before.
+
 Cost guard: near-misses (gaps just above eps) make small steps; after ``budget`` advancement
 steps in one query the first time a leaf gap was <= ``eps_coarse`` is returned as a HIT when it
 is not after any pair still waiting (so still never late), else TOI_MAX_ITERATIONS with the
@@ -68,7 +76,7 @@ from touche import tolerance as _tol
 
 from . import kinds
 from .ccd import KIND_KEYFRAMES, SEGMENT_SIZE, _segment_of, _support_world
-from .gjk import WARM_SIZE, gjk_pair_distance_warm
+from .gjk import GJK_MAX_ITERATIONS, WARM_SIZE, _distance_single, gjk_pair_distance_warm
 from .tri_distance import triangle_distance_sq
 
 # node_bounds layout of touche/_kernels/bvh_build.py (bounding sphere of the node's triangles);
@@ -90,10 +98,18 @@ B_PLANE = 2  # kinds.PLANE (two-sided) or kinds.HALFSPACE, translating only
 # argument, tuned in benchmarks/bench_ccd.py)
 DESCEND = 0.0025
 # the hull prefix (hull_advance) hands over to the BVH once the hulls' gap is <= HANDOVER x the
-# sum of the bounding balls' radii (a speed trade-off only, any value >= 0 is safe; tuned in
-# benchmarks/bench_ccd.py), and after HULL_STEPS advancement steps
-HANDOVER = 1e-3
-HULL_STEPS = 64
+# sum of the bounding balls' radii (any value >= 0 is safe), and after HULL_STEPS advancement
+# steps. 0: the hulls run to contact, where the hull-contact shortcut can end the query (a
+# positive value hands over earlier and turns the shortcut off; 1e-3 was the setting before it:
+# 0.27 ms per soccer-ball hit in benchmarks/bench_ccd.py --mesh against 0.06 ms now)
+HANDOVER = 0.0
+HULL_STEPS = 256
+# the hulls' first-order step (_hull_step) once their gap is below NEAR_HULLS x the sum of the
+# balls' radii (farther, the balls' bound is as good and its step costs no support walks)
+NEAR_HULLS = 0.05
+# the bounding balls' advancement (O(1) a step) before the hulls', while the balls are more than
+# FAR_BALLS x the sum of their radii apart
+FAR_BALLS = 0.05
 # parameters of the triangle of a mesh leaf as a GJK shape (kinds.TRIANGLE reads params[0] only)
 TRIANGLE_PARAMS = np.array([3.0, 2.0, 3.0, 0.0])
 
@@ -802,9 +818,87 @@ def tolerances(mpa, ball_a, mpb, ball_b, scale, t_max, time_tolerance):
 
 
 # ----------------------------------------------------------------------------------------------
+# the convex step under rotation. Along a fixed n over [t, t + h] (module doc), a point x of A
+# reaches q_x(t + h) <= q_x(t) + h q'_x(t) + b h^2 / 2, and q_x + h q'_x = (n + h u).x + h (n.v -
+# c.u) is affine in x: its maximum over A is at A's support point along n + h u. So
+#     max_A n.x(t + h) <= phi_A(h) + b_A h^2 / 2,   phi_A(h) = max_A (q_x + h q'_x),
+# and min_B n.y(t + h) >= psi_B(h) - b_B h^2 / 2 (B's support along -(n + h u_B)). The gap bound
+# L(h) = psi_B(h) - phi_A(h) - (b_A + b_B) h^2 / 2 is concave (phi a maximum of functions affine
+# in h, psi a minimum), so L(0) > margin and L(h1) >= margin give L >= margin on all of [0, h1]:
+# any h1 checked that way is a safe step. L is exact to first order (its slope at 0 is the
+# support points' approach speed), where the balls' bound (safe_step) takes the fastest point
+# of either ball (a spinning ball: r |u| even when its contact side barely moves), so near a
+# contact L's steps are Newton-like where the balls' shrink by a constant factor.
+@njit(cache=True, nogil=True, inline="always")
+def _point_rate(state, nx, ny, nz, x, y, z):
+    """q' = n.v + (x - c).(n x w) of the point x (world) of a body moving by ``state``."""
+    wx, wy, wz = state[3], state[4], state[5]
+    return (nx * state[0] + ny * state[1] + nz * state[2] + (x - state[6]) * (ny * wz - nz * wy)
+            + (y - state[7]) * (nz * wx - nx * wz) + (z - state[8]) * (nx * wy - ny * wx))
+
+
+@njit(cache=True, nogil=True)
+def _first_order_extreme(k, p, pt, pose, state, hints, nx, ny, nz, h, sign):
+    """max (sign 1) / min (sign -1) over a convex shape of q_x + h q'_x along n (world)."""
+    wx, wy, wz = state[3], state[4], state[5]
+    dx = nx + h * (ny * wz - nz * wy)
+    dy = ny + h * (nz * wx - nx * wz)
+    dz = nz + h * (nx * wy - ny * wx)
+    length = sign * np.sqrt(dx * dx + dy * dy + dz * dz)
+    x, y, z = _support_world(k, p, pt, pose, dx / length, dy / length, dz / length, hints)
+    return nx * x + ny * y + nz * z + h * _point_rate(state, nx, ny, nz, x, y, z)
+
+
+@njit(cache=True, nogil=True)
+def _gap_bound(ka, pa, pta, pose_a, state_a, hints_a, kb, pb, ptb, pose_b, state_b, hints_b, nx, ny, nz, acc, h):
+    """L(h) of the comment above."""
+    return (_first_order_extreme(kb, pb, ptb, pose_b, state_b, hints_b, nx, ny, nz, h, -1.0)
+            - _first_order_extreme(ka, pa, pta, pose_a, state_a, hints_a, nx, ny, nz, h, 1.0) - 0.5 * acc * h * h)
+
+
+@njit(cache=True, nogil=True)
+def _hull_step(ka, pa, pta, pose_a, state_a, hints_a, kb, pb, ptb, pose_b, state_b, hints_b, nx, ny, nz, gap, margin,
+               acc, h_safe, closing, limit):
+    """A safe step >= h_safe (already safe by the balls' bound) from the concave bound L above
+    (``gap`` = L(0) > margin, ``acc`` = b_A + b_B, ``closing`` = -L'(0)): the tangent at 0 lies
+    above L, so its root (gap - margin) / closing is at or past L's first root; chords between a
+    checked point and it (regula falsi) approach that root from below, each candidate checked.
+    ``limit``: the end of the motions' segment / t_max (no step beyond it is needed)."""
+    if not h_safe < limit:
+        return h_safe
+    x0 = 0.0
+    f0 = gap - margin
+    hi = f0 / closing if closing > 0.0 else 4.0 * h_safe
+    hi = min(max(hi, h_safe), limit)
+    fh = _gap_bound(ka, pa, pta, pose_a, state_a, hints_a, kb, pb, ptb, pose_b, state_b, hints_b, nx, ny, nz, acc,
+                    hi) - margin
+    grown = 0
+    while fh >= 0.0:  # all of [0, hi] is safe: take it, or look further
+        x0 = hi
+        f0 = fh
+        if hi >= limit or grown == 4:
+            return max(h_safe, x0)
+        hi = min(4.0 * hi, limit)
+        fh = _gap_bound(ka, pa, pta, pose_a, state_a, hints_a, kb, pb, ptb, pose_b, state_b, hints_b, nx, ny, nz, acc,
+                        hi) - margin
+        grown += 1
+    for attempt in range(3):
+        m = x0 + (hi - x0) * f0 / (f0 - fh)
+        if not m > x0:
+            break
+        fm = _gap_bound(ka, pa, pta, pose_a, state_a, hints_a, kb, pb, ptb, pose_b, state_b, hints_b, nx, ny, nz, acc,
+                        m) - margin
+        if not fm >= 0.0:  # rounding at the root: keep the last checked point
+            break
+        x0 = m
+        f0 = fm
+    return max(h_safe, x0)
+
+
+# ----------------------------------------------------------------------------------------------
 # the hull prefix: conservative advancement of the two convex hulls (or A's hull and convex B)
 @njit(cache=True, nogil=True)
-def hull_advance(ka, pa, pta, ball_a, mpa, kb, pb, ptb, ball_b, mpb, t_max, margin, handover, max_steps):
+def hull_advance(ka, pa, pta, ball_a, mpa, kb, pb, ptb, ball_b, mpb, t_max, margin, handover, max_steps, witness):
     """Advance the convex hulls of A and B (any convex kinds, local frames, inside the local
     balls ball_a / ball_b) from t = 0 while their distance stays above ``margin``: a mesh lies
     in its hull, so the meshes stay more than ``margin`` apart on [0, t) for the returned t. Stops
@@ -816,7 +910,11 @@ def hull_advance(ka, pa, pta, ball_a, mpa, kb, pb, ptb, ball_b, mpb, t_max, marg
     projection gap along n (support of B along -n minus support of A along n: a lower bound of
     the distance for any n, free of GJK's termination error), and the step is the Taylor /
     segment-wide bound of the module doc for the two bounding balls along n (every hull point is
-    in its ball), so the hulls cannot close more than that gap within the step."""
+    in its ball), so the hulls cannot close more than that gap within the step.
+
+    Also returns ``closed``: it stopped because the hulls came within ``handover`` (not at the
+    step cap or t_max); then ``witness`` (9,) holds the last GJK direction (A -> B) and closest
+    points on A's and B's hulls, world frame. Returns (t, steps, missed, closed)."""
     pose_a = np.empty((4, 4))
     pose_b = np.empty((4, 4))
     state_a = np.empty(10)
@@ -825,33 +923,143 @@ def hull_advance(ka, pa, pta, ball_a, mpa, kb, pb, ptb, ball_b, mpb, t_max, marg
     hints_a = np.zeros(2, dtype=np.int64)
     hints_b = np.zeros(2, dtype=np.int64)
     t = 0.0
-    for step in range(max_steps):
+    # the bounding balls first: their gap bounds the hulls' (the balls hold them), a step costs
+    # no support walk, and far apart they step as far as the hulls would
+    first = 0
+    while first < max_steps:
         motion_state(mpa, t, pose_a, state_a)
         motion_state(mpb, t, pose_b, state_b)
-        signed, point_a, point_b, normal, status, iterations = gjk_pair_distance_warm(
-            ka, pa, pta, pose_a, kb, pb, ptb, pose_b, margin, warm)
-        nx, ny, nz = normal[0], normal[1], normal[2]
+        ax, ay, az = _apply(pose_a, ball_a[0], ball_a[1], ball_a[2])
+        bx, by, bz = _apply(pose_b, ball_b[0], ball_b[1], ball_b[2])
+        nx, ny, nz = bx - ax, by - ay, bz - az
+        between = np.sqrt(nx * nx + ny * ny + nz * nz)
+        gap = between - ball_a[3] - ball_b[3]
+        if not gap > FAR_BALLS * (ball_a[3] + ball_b[3]):
+            break
+        nx /= between
+        ny /= between
+        nz /= between
+        nv, ux, uy, uz, ul_a, wl = _axis_terms(state_a, nx, ny, nz)
+        hi_a, lo_a, acc_a, sup_a, inf_a = _ball_rates(state_a, nv, ux, uy, uz, ul_a, wl, ax, ay, az, ball_a[3])
+        nv, ux, uy, uz, ul_b, wl = _axis_terms(state_b, nx, ny, nz)
+        hi_b, lo_b, acc_b, sup_b, inf_b = _ball_rates(state_b, nv, ux, uy, uz, ul_b, wl, bx, by, bz, ball_b[3])
+        h = safe_step(gap, margin, hi_a - lo_b, acc_a + acc_b, sup_a - inf_b)
+        following = min(t + h, min(state_a[9], state_b[9]))
+        first += 1
+        if following > t_max:
+            return t_max, first, True, False
+        if not following > t:
+            following = np.nextafter(t, np.inf)
+        t = following
+    for step in range(first, max_steps):
+        motion_state(mpa, t, pose_a, state_a)
+        motion_state(mpb, t, pose_b, state_b)
+        signed, ax, ay, az, bx, by, bz, nx, ny, nz, status, iterations = _distance_single(
+            ka, pa, pta, pose_a, kb, pb, ptb, pose_b, margin, warm, GJK_MAX_ITERATIONS)
+        # GJK's last support vertices (A's, B's: near the closest points) start the walks below
+        hints_a[0] = int(warm[25])
+        hints_b[0] = int(warm[26])
+        witness[0], witness[1], witness[2] = nx, ny, nz
+        witness[3], witness[4], witness[5] = ax, ay, az
+        witness[6], witness[7], witness[8] = bx, by, bz
         if not (signed > handover) or nx != nx:
-            return t, step + 1, False
+            return t, step + 1, False, True
         hx, hy, hz = _support_world(ka, pa, pta, pose_a, nx, ny, nz, hints_a)
         lx, ly, lz = _support_world(kb, pb, ptb, pose_b, -nx, -ny, -nz, hints_b)
         gap = (nx * lx + ny * ly + nz * lz) - (nx * hx + ny * hy + nz * hz)
         if not (gap > handover):
-            return t, step + 1, False
+            return t, step + 1, False, True
         cx, cy, cz = _apply(pose_a, ball_a[0], ball_a[1], ball_a[2])
-        nv, ux, uy, uz, ul, wl = _axis_terms(state_a, nx, ny, nz)
-        hi_a, lo_a, acc_a, sup_a, inf_a = _ball_rates(state_a, nv, ux, uy, uz, ul, wl, cx, cy, cz, ball_a[3])
+        nv, ux, uy, uz, ul_a, wl = _axis_terms(state_a, nx, ny, nz)
+        hi_a, lo_a, acc_a, sup_a, inf_a = _ball_rates(state_a, nv, ux, uy, uz, ul_a, wl, cx, cy, cz, ball_a[3])
         cx, cy, cz = _apply(pose_b, ball_b[0], ball_b[1], ball_b[2])
-        nv, ux, uy, uz, ul, wl = _axis_terms(state_b, nx, ny, nz)
-        hi_b, lo_b, acc_b, sup_b, inf_b = _ball_rates(state_b, nv, ux, uy, uz, ul, wl, cx, cy, cz, ball_b[3])
+        nv, ux, uy, uz, ul_b, wl = _axis_terms(state_b, nx, ny, nz)
+        hi_b, lo_b, acc_b, sup_b, inf_b = _ball_rates(state_b, nv, ux, uy, uz, ul_b, wl, cx, cy, cz, ball_b[3])
         h = safe_step(gap, margin, hi_a - lo_b, acc_a + acc_b, sup_a - inf_b)
+        if (ul_a > 0.0 or ul_b > 0.0) and h > 0.0 and gap < NEAR_HULLS * (ball_a[3] + ball_b[3]):
+            # rotation: the balls' first-order bound is loose (every point's speed), the shapes'
+            # own is exact to first order: a longer step, still safe (_hull_step)
+            closing = _point_rate(state_a, nx, ny, nz, hx, hy, hz) - _point_rate(state_b, nx, ny, nz, lx, ly, lz)
+            h = _hull_step(ka, pa, pta, pose_a, state_a, hints_a, kb, pb, ptb, pose_b, state_b, hints_b, nx, ny, nz,
+                           gap, margin, acc_a + acc_b, h, closing, min(min(state_a[9], state_b[9]), t_max) - t)
         following = min(t + h, min(state_a[9], state_b[9]))
         if following > t_max:
-            return t_max, step + 1, True
+            return t_max, step + 1, True, False
         if not following > t:
             following = np.nextafter(t, np.inf)
         t = following
-    return t, max_steps, False
+    return t, max_steps, False, False
+
+
+# ----------------------------------------------------------------------------------------------
+# the hull contact: where the hulls touch on the meshes' own surfaces, the hull prefix's time is
+# the meshes' first contact (no tree front to prove)
+@njit(cache=True, nogil=True, inline="always")
+def _box_holds(nb, i, p, near):
+    """Whether node i's OBB (local frame) holds the local point p to within ``near``."""
+    dx = p[0] - nb[i, OBB_CENTER]
+    dy = p[1] - nb[i, OBB_CENTER + 1]
+    dz = p[2] - nb[i, OBB_CENTER + 2]
+    for k in range(3):
+        o = OBB_AXES + 3 * k
+        if abs(dx * nb[i, o] + dy * nb[i, o + 1] + dz * nb[i, o + 2]) > nb[i, OBB_HALF + k] + near:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _touching_pair(b_mode, two_sided, ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, kb, pb, ptb, ball_b, rel, la, lb,
+                   identity, threshold, axes_a, tri_a, warm, witness_a, witness_b, near):
+    """Depth-first search, at the time of ``rel`` (A's pose in B's frame), for a triangle of A
+    within ``threshold`` of B's triangle / convex (static: node pairs whose OBB gap exceeds the
+    threshold are skipped), near the hulls' closest points: only nodes whose OBB holds
+    witness_a (A's local frame) / witness_b (B's) to within ``near`` (the pair of triangles
+    realising the hulls' distance holds them when the hulls touch on the meshes' surfaces; the
+    others are not looked for: a miss of this search only costs the tree's search). Returns (triangle of A, triangle of B (0 for a convex), distance,
+    closest points' midpoint (3), node pairs visited); triangle of A -1 when there is none."""
+    stack = np.empty((64, 2), dtype=np.int64)
+    stack[0, 0] = 0
+    stack[0, 1] = 0
+    top = 1
+    visited = 0
+    while top > 0:
+        top -= 1
+        ia = stack[top, 0]
+        ib = stack[top, 1]
+        if not (_box_holds(nb_a, ia, witness_a, near) and (b_mode != B_MESH or _box_holds(nb_b, ib, witness_b, near))):
+            continue
+        visited += 1
+        # descend = inf: only the gap, no step
+        gap, _step, _size = _node_step(b_mode, two_sided, nb_a, ia, rel, la, nb_b, ib, lb, ball_b, ptb, axes_a,
+                                       np.inf)
+        if not gap <= threshold:
+            continue
+        leaf_a = ni_a[ia, 2] < 0
+        leaf_b = b_mode != B_MESH or ni_b[ib, 2] < 0
+        if leaf_a and leaf_b:
+            count_b = ni_b[ib, 1] if b_mode == B_MESH else 1
+            for ka in range(ni_a[ia, 0], ni_a[ia, 0] + ni_a[ia, 1]):
+                _triangle_moved(tv_a, ka, rel, tri_a)
+                for jb in range(count_b):
+                    kb_index = ni_b[ib, 0] + jb if b_mode == B_MESH else 0
+                    warm[0] = 0.0
+                    d, mx, my, mz, nx, ny, nz = _leaf_gap(b_mode, two_sided, tri_a, tv_a, ka, rel, tv_b, kb_index, kb,
+                                                          pb, ptb, identity, threshold, warm)
+                    if d <= threshold:
+                        return ka, kb_index, d, mx, my, mz, visited
+            continue
+        if top + 2 > stack.shape[0]:
+            grown = np.empty((2 * stack.shape[0], 2), dtype=np.int64)
+            grown[:top] = stack[:top]
+            stack = grown
+        if not leaf_a and (leaf_b or nb_a[ia, SPHERE_RADIUS] >= nb_b[ib, SPHERE_RADIUS]):
+            stack[top, 0], stack[top, 1] = ni_a[ia, 2], ib
+            stack[top + 1, 0], stack[top + 1, 1] = ia + 1, ib
+        else:
+            stack[top, 0], stack[top, 1] = ia, ni_b[ib, 2]
+            stack[top + 1, 0], stack[top + 1, 1] = ia, ib + 1
+        top += 2
+    return -1, -1, np.inf, np.nan, np.nan, np.nan, visited
 
 
 # ----------------------------------------------------------------------------------------------
@@ -928,11 +1136,12 @@ def mesh_toi(ni_a, nb_a, tv_a, ids_a, ball_a, mpa, b_mode, ni_b, nb_b, tv_b, ids
     eps, eps_coarse = tolerances(mpa, ball_a, mpb, ball_b, scale, t_max, time_tolerance)
     t_start = 0.0
     hull_steps = 0
+    closed = False
+    witness = np.full(9, np.nan)
+    hull_stop = max(2.0 * (eps + hull_slack), handover * (ball_a[3] + ball_b[3]))
     if hka >= 0:
-        t_start, hull_steps, missed = hull_advance(hka, hpa, hpta, ball_a, mpa, hkb, hpb, hptb, ball_b, mpb, t_max,
-                                                   eps + hull_slack,
-                                                   max(2.0 * (eps + hull_slack), handover * (ball_a[3] + ball_b[3])),
-                                                   HULL_STEPS)
+        t_start, hull_steps, missed, closed = hull_advance(hka, hpa, hpta, ball_a, mpa, hkb, hpb, hptb, ball_b, mpb,
+                                                           t_max, eps + hull_slack, hull_stop, HULL_STEPS, witness)
         if missed:
             for i in range(OUT_SIZE):
                 out[i] = np.nan
@@ -967,9 +1176,48 @@ def mesh_toi(ni_a, nb_a, tv_a, ids_a, ball_a, mpa, b_mode, ni_b, nb_b, tv_b, ids
     two_sided = kb == kinds.PLANE
     best = t_max
     found = False
+    pops = 0
+    if closed and not hull_stop > 2.0 * (eps + hull_slack):
+        # The hulls ran to contact: they were more than eps + slack apart on [0, t_start) (so were
+        # the meshes) and are within hull_stop now. When the meshes' own triangles are that close
+        # (within hull_stop + eps: the hulls touch on the meshes' surfaces, as on convex parts),
+        # t_start is the first contact, found without the tree's front near the contact (which
+        # would have to be proven clear up to it, ~1,000 node pairs on a 10k-triangle ball).
+        _evaluate(mpa, mpb, t_start, pose_a, pose_b, rel, la, lb, world_a, world_b, cache)
+        witness_a = np.empty(3)
+        witness_b = np.empty(3)
+        for r in range(3):  # the hulls' closest points into the meshes' local frames
+            witness_a[r] = (pose_a[0, r] * (witness[3] - pose_a[0, 3]) + pose_a[1, r] * (witness[4] - pose_a[1, 3])
+                            + pose_a[2, r] * (witness[5] - pose_a[2, 3]))
+            witness_b[r] = (pose_b[0, r] * (witness[6] - pose_b[0, 3]) + pose_b[1, r] * (witness[7] - pose_b[1, 3])
+                            + pose_b[2, r] * (witness[8] - pose_b[2, 3]))
+        near = hull_stop + eps + 1e-9 * (ball_a[3] + ball_b[3])
+        ka, kb_index, d, mx, my, mz, visited = _touching_pair(b_mode, two_sided, ni_a, nb_a, tv_a, ni_b, nb_b, tv_b,
+                                                              kb, pb, ptb, ball_b, rel, la, lb, identity,
+                                                              hull_stop + eps, axes_a, tri_a, warm, witness_a,
+                                                              witness_b, near)
+        pops += visited
+        if ka >= 0:
+            _triangle_moved(tv_a, ka, rel, tri_a)
+            tri_b = tv_b[kb_index]
+            # the normal: of the hulls' direction (into B's frame), the triangles' SAT axes (their
+            # edge x edge crosses: an edge-edge contact) and face normals, the axis of largest gap
+            nx = pose_b[0, 0] * witness[0] + pose_b[1, 0] * witness[1] + pose_b[2, 0] * witness[2]
+            ny = pose_b[0, 1] * witness[0] + pose_b[1, 1] * witness[1] + pose_b[2, 1] * witness[2]
+            nz = pose_b[0, 2] * witness[0] + pose_b[1, 2] * witness[1] + pose_b[2, 2] * witness[2]
+            gap = -np.inf
+            if nx == nx:
+                gap = _axis_gap(b_mode, tri_a, tri_b, nx, ny, nz, kb, pb, ptb, identity, hints)
+            if b_mode == B_MESH:
+                sat, sx, sy, sz = _sat_axis(tri_a, tri_b)
+                if sat > gap:
+                    gap, nx, ny, nz = sat, sx, sy, sz
+            nx, ny, nz = _contact_axis(b_mode, tri_a, tri_b, nx, ny, nz, gap, kb, pb, ptb, identity, hints, eps)
+            _record(out, t_start, mx, my, mz, nx, ny, nz, ids_a[ka], float(ids_b[kb_index]) if b_mode == B_MESH else -1.0)
+            best = t_start
+            found = True
     coarse_t = np.inf
     steps = hull_steps
-    pops = 0
     leaves = 0
     leaf_steps = 0
     exhausted = False
@@ -982,7 +1230,9 @@ def mesh_toi(ni_a, nb_a, tv_a, ids_a, ball_a, mpa, b_mode, ni_b, nb_b, tv_b, ids
     local = np.empty((64, 2), dtype=np.int64)
     local_gap = np.empty(64)
     top = 0
-    heap_t, heap_i, size = _heap_push(heap_t, heap_i, 0, t_start, 0, 0)
+    size = 0
+    if not found:
+        heap_t, heap_i, size = _heap_push(heap_t, heap_i, 0, t_start, 0, 0)
     t = t_start
     ia = 0
     ib = 0
