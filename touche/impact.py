@@ -37,6 +37,9 @@ class ImpactStatus(enum.IntEnum):
     MAX_ITERATIONS = kinds.TOI_MAX_ITERATIONS  # GJK casting did not converge: ``time`` is a lower bound
 
 
+_STATUS_OF_CODE = {int(code): code for code in ImpactStatus}
+
+
 class SetKind(enum.IntEnum):
     """Kind of a contact / intersection set (by its dimension)."""
 
@@ -487,6 +490,23 @@ def _advancement_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance)
         raise GeometryError(f"motion batches differ in length: {len(rows_a)} and {len(rows_b)}")
     count = max(len(rows_a), len(rows_b))
     ball_a, ball_b = _ball(a), _ball(b)
+    kernels = _ccd()
+    ka, pa, pta = a._packed[:3]
+    kb, pb, ptb = b._packed[:3]
+    if count == 1:
+        from ._kernels import ccd_mesh
+
+        # one kernel call for the touching tolerance and the coarse one (as below, for one row)
+        eps, coarse = ccd_mesh.tolerances(rows_a[0], ball_a, rows_b[0], ball_b, max(a.scale, b.scale), limit,
+                                          time_tolerance)
+        out = np.empty(7)
+        code, used = kernels.ca_pair(ka, pa, pta, rows_a[0], ball_a, kb, pb, ptb, rows_b[0], ball_b,
+                                     limit, eps, coarse, CA_MAX_ITERATIONS, out)
+        if not (batch_a or batch_b):
+            return _single_point_result(code, out, flip)
+        status = np.full(1, code, dtype=np.int8)
+        time, point, normal = out[:1].copy(), out[None, 1:4].copy(), out[None, 4:7].copy()
+        return _point_result(status, time, point, -normal if flip else normal, single=False)
     eps = touching_tolerance(_pair_scale(a, b, rows_a, rows_b))
     horizon = limit if np.isfinite(limit) else 1.0
     coarse = max(16.0 * eps, time_tolerance * horizon * (_speed_bound(rows_a, ball_a) + _speed_bound(rows_b, ball_b)))
@@ -495,21 +515,23 @@ def _advancement_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance)
     point = np.empty((count, 3))
     normal = np.empty((count, 3))
     iterations = np.empty(count, dtype=np.int64)
-    kernels = _ccd()
-    ka, pa, pta = a._packed[:3]
-    kb, pb, ptb = b._packed[:3]
-    if count == 1:
-        out = np.empty(7)
-        code, used = kernels.ca_pair(ka, pa, pta, rows_a[0], ball_a, kb, pb, ptb, rows_b[0], ball_b,
-                                     limit, eps, coarse, CA_MAX_ITERATIONS, out)
-        status[0], time[0], point[0], normal[0], iterations[0] = code, out[0], out[1:4], out[4:7], used
-    else:
-        kernels.ca_many(ka, pa, pta, rows_a, ball_a, kb, pb, ptb, rows_b, ball_b, limit, eps, coarse,
-                        CA_MAX_ITERATIONS, status, time, point, normal, iterations)
+    kernels.ca_many(ka, pa, pta, rows_a, ball_a, kb, pb, ptb, rows_b, ball_b, limit, eps, coarse,
+                    CA_MAX_ITERATIONS, status, time, point, normal, iterations)
     if flip:
         # the contact point was on the (former) A: a point of contact either way; the normal flips
         normal = -normal
     return _point_result(status, time, point, normal, single=not (batch_a or batch_b))
+
+
+def _single_point_result(code, out, flip):
+    """ImpactResult of one query from a kernel's status code and out (7,) = (t, point, normal)
+    (as _point_result for one pair, without its batch arrays)."""
+    found = code == kinds.HIT or code == kinds.ALREADY_TOUCHING
+    point = out[1:4]
+    normal = -out[4:7] if flip else out[4:7]
+    return ImpactResult(_STATUS_OF_CODE[code], float(out[0]), np.nan, normal, point,
+                        point.reshape(1, 3).copy() if found else np.empty((0, 3)),
+                        SetKind.POINT if found else SetKind.EMPTY, int(found))
 
 
 def _point_result(status, time, point, normal, single):
@@ -643,9 +665,6 @@ def _mesh_hull(mesh):
     _HULLS[id(mesh)] = (mesh, packed)
     return packed
 
-
-
-_STATUS_OF_CODE = {int(code): code for code in ImpactStatus}
 
 
 def _single_mesh_result(code, row, flip):

@@ -75,7 +75,7 @@ from numba import njit, prange
 from touche import tolerance as _tol
 
 from . import kinds
-from .ccd import KIND_KEYFRAMES, SEGMENT_SIZE, _segment_of, _support_world
+from .ccd import KIND_KEYFRAMES, SEGMENT_SIZE, _point_rate, _support_world, first_order_step, motion_state
 from .gjk import GJK_MAX_ITERATIONS, WARM_SIZE, _distance_single, gjk_pair_distance_warm
 from .tri_distance import triangle_distance_sq
 
@@ -104,7 +104,7 @@ DESCEND = 0.0025
 # 0.27 ms per soccer-ball hit in benchmarks/bench_ccd.py --mesh against 0.06 ms now)
 HANDOVER = 0.0
 HULL_STEPS = 256
-# the hulls' first-order step (_hull_step) once their gap is below NEAR_HULLS x the sum of the
+# the hulls' first-order step (first_order_step) once their gap is below NEAR_HULLS x the sum of the
 # balls' radii (farther, the balls' bound is as good and its step costs no support walks)
 NEAR_HULLS = 0.05
 # the bounding balls' advancement (O(1) a step) before the hulls', while the balls are more than
@@ -118,89 +118,6 @@ STATUS_MISS = kinds.MISS
 STATUS_HIT = kinds.HIT
 STATUS_TOUCHING = kinds.ALREADY_TOUCHING
 STATUS_LIMIT = kinds.TOI_MAX_ITERATIONS
-
-
-# ----------------------------------------------------------------------------------------------
-# motion state at time t: pose, v, w, reference point c(t), end of the constant-velocity piece
-@njit(cache=True, nogil=True, inline="always")
-def _turn(wx, wy, wz, s):
-    """Rot(s w) as 9 scalars (row-major), one sin / cos (Rodrigues)."""
-    norm = np.sqrt(wx * wx + wy * wy + wz * wz)
-    angle = norm * s
-    if norm == 0.0 or angle == 0.0:
-        return 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
-    x = wx / norm
-    y = wy / norm
-    z = wz / norm
-    c = np.cos(angle)
-    sn = np.sin(angle)
-    k = 1.0 - c
-    return (c + x * x * k, x * y * k - z * sn, x * z * k + y * sn,
-            y * x * k + z * sn, c + y * y * k, y * z * k - x * sn,
-            z * x * k - y * sn, z * y * k + x * sn, c + z * z * k)
-
-
-@njit(cache=True, nogil=True)
-def motion_state(mp, t, pose, state):
-    """Pose (4, 4) of a packed motion (touche/_kernels/ccd.py layout) at t into ``pose`` (the
-    same pose as ccd.motion_pose, one rotation matrix per call); state (10,) = (v (3), w (3),
-    c(t) (3), end): the velocity field on [t, end) is v + w x (x - c(s)), c(s) = c(t) + (s - t) v."""
-    pose[3, 0] = 0.0
-    pose[3, 1] = 0.0
-    pose[3, 2] = 0.0
-    pose[3, 3] = 1.0
-    if int(mp[0]) == KIND_KEYFRAMES:
-        m = int(mp[1])
-        i = _segment_of(mp, t)
-        moving = 0 <= i < m
-        if i < 0:
-            i = 0
-            s = 0.0
-            end = mp[2]
-        elif i >= m:
-            i = m - 1
-            s = mp[2 + i * SEGMENT_SIZE + 1] - mp[2 + i * SEGMENT_SIZE]
-            end = np.inf
-        else:
-            s = t - mp[2 + i * SEGMENT_SIZE]
-            end = mp[2 + i * SEGMENT_SIZE + 1]
-        base = 2 + i * SEGMENT_SIZE
-        wx, wy, wz = mp[base + 14], mp[base + 15], mp[base + 16]
-        r00, r01, r02, r10, r11, r12, r20, r21, r22 = _turn(wx, wy, wz, s)
-        for j in range(3):
-            a = mp[base + 2 + j]
-            b = mp[base + 5 + j]
-            c = mp[base + 8 + j]
-            pose[0, j] = r00 * a + r01 * b + r02 * c
-            pose[1, j] = r10 * a + r11 * b + r12 * c
-            pose[2, j] = r20 * a + r21 * b + r22 * c
-        for r in range(3):
-            pose[r, 3] = mp[base + 11 + r] + s * mp[base + 17 + r]
-            state[6 + r] = pose[r, 3]
-            state[r] = mp[base + 17 + r] if moving else 0.0
-            state[3 + r] = mp[base + 14 + r] if moving else 0.0
-        state[9] = end
-        return
-    wx, wy, wz = mp[20], mp[21], mp[22]
-    r00, r01, r02, r10, r11, r12, r20, r21, r22 = _turn(wx, wy, wz, t)
-    for j in range(3):
-        a = mp[1 + j]
-        b = mp[5 + j]
-        c = mp[9 + j]
-        pose[0, j] = r00 * a + r01 * b + r02 * c
-        pose[1, j] = r10 * a + r11 * b + r12 * c
-        pose[2, j] = r20 * a + r21 * b + r22 * c
-    a = mp[4] - mp[23]
-    b = mp[8] - mp[24]
-    c = mp[12] - mp[25]
-    pose[0, 3] = mp[23] + t * mp[17] + r00 * a + r01 * b + r02 * c
-    pose[1, 3] = mp[24] + t * mp[18] + r10 * a + r11 * b + r12 * c
-    pose[2, 3] = mp[25] + t * mp[19] + r20 * a + r21 * b + r22 * c
-    for k in range(3):
-        state[k] = mp[17 + k]
-        state[3 + k] = mp[20 + k]
-        state[6 + k] = mp[23 + k] + t * mp[17 + k]
-    state[9] = np.inf
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -818,84 +735,6 @@ def tolerances(mpa, ball_a, mpb, ball_b, scale, t_max, time_tolerance):
 
 
 # ----------------------------------------------------------------------------------------------
-# the convex step under rotation. Along a fixed n over [t, t + h] (module doc), a point x of A
-# reaches q_x(t + h) <= q_x(t) + h q'_x(t) + b h^2 / 2, and q_x + h q'_x = (n + h u).x + h (n.v -
-# c.u) is affine in x: its maximum over A is at A's support point along n + h u. So
-#     max_A n.x(t + h) <= phi_A(h) + b_A h^2 / 2,   phi_A(h) = max_A (q_x + h q'_x),
-# and min_B n.y(t + h) >= psi_B(h) - b_B h^2 / 2 (B's support along -(n + h u_B)). The gap bound
-# L(h) = psi_B(h) - phi_A(h) - (b_A + b_B) h^2 / 2 is concave (phi a maximum of functions affine
-# in h, psi a minimum), so L(0) > margin and L(h1) >= margin give L >= margin on all of [0, h1]:
-# any h1 checked that way is a safe step. L is exact to first order (its slope at 0 is the
-# support points' approach speed), where the balls' bound (safe_step) takes the fastest point
-# of either ball (a spinning ball: r |u| even when its contact side barely moves), so near a
-# contact L's steps are Newton-like where the balls' shrink by a constant factor.
-@njit(cache=True, nogil=True, inline="always")
-def _point_rate(state, nx, ny, nz, x, y, z):
-    """q' = n.v + (x - c).(n x w) of the point x (world) of a body moving by ``state``."""
-    wx, wy, wz = state[3], state[4], state[5]
-    return (nx * state[0] + ny * state[1] + nz * state[2] + (x - state[6]) * (ny * wz - nz * wy)
-            + (y - state[7]) * (nz * wx - nx * wz) + (z - state[8]) * (nx * wy - ny * wx))
-
-
-@njit(cache=True, nogil=True)
-def _first_order_extreme(k, p, pt, pose, state, hints, nx, ny, nz, h, sign):
-    """max (sign 1) / min (sign -1) over a convex shape of q_x + h q'_x along n (world)."""
-    wx, wy, wz = state[3], state[4], state[5]
-    dx = nx + h * (ny * wz - nz * wy)
-    dy = ny + h * (nz * wx - nx * wz)
-    dz = nz + h * (nx * wy - ny * wx)
-    length = sign * np.sqrt(dx * dx + dy * dy + dz * dz)
-    x, y, z = _support_world(k, p, pt, pose, dx / length, dy / length, dz / length, hints)
-    return nx * x + ny * y + nz * z + h * _point_rate(state, nx, ny, nz, x, y, z)
-
-
-@njit(cache=True, nogil=True)
-def _gap_bound(ka, pa, pta, pose_a, state_a, hints_a, kb, pb, ptb, pose_b, state_b, hints_b, nx, ny, nz, acc, h):
-    """L(h) of the comment above."""
-    return (_first_order_extreme(kb, pb, ptb, pose_b, state_b, hints_b, nx, ny, nz, h, -1.0)
-            - _first_order_extreme(ka, pa, pta, pose_a, state_a, hints_a, nx, ny, nz, h, 1.0) - 0.5 * acc * h * h)
-
-
-@njit(cache=True, nogil=True)
-def _hull_step(ka, pa, pta, pose_a, state_a, hints_a, kb, pb, ptb, pose_b, state_b, hints_b, nx, ny, nz, gap, margin,
-               acc, h_safe, closing, limit):
-    """A safe step >= h_safe (already safe by the balls' bound) from the concave bound L above
-    (``gap`` = L(0) > margin, ``acc`` = b_A + b_B, ``closing`` = -L'(0)): the tangent at 0 lies
-    above L, so its root (gap - margin) / closing is at or past L's first root; chords between a
-    checked point and it (regula falsi) approach that root from below, each candidate checked.
-    ``limit``: the end of the motions' segment / t_max (no step beyond it is needed)."""
-    if not h_safe < limit:
-        return h_safe
-    x0 = 0.0
-    f0 = gap - margin
-    hi = f0 / closing if closing > 0.0 else 4.0 * h_safe
-    hi = min(max(hi, h_safe), limit)
-    fh = _gap_bound(ka, pa, pta, pose_a, state_a, hints_a, kb, pb, ptb, pose_b, state_b, hints_b, nx, ny, nz, acc,
-                    hi) - margin
-    grown = 0
-    while fh >= 0.0:  # all of [0, hi] is safe: take it, or look further
-        x0 = hi
-        f0 = fh
-        if hi >= limit or grown == 4:
-            return max(h_safe, x0)
-        hi = min(4.0 * hi, limit)
-        fh = _gap_bound(ka, pa, pta, pose_a, state_a, hints_a, kb, pb, ptb, pose_b, state_b, hints_b, nx, ny, nz, acc,
-                        hi) - margin
-        grown += 1
-    for attempt in range(3):
-        m = x0 + (hi - x0) * f0 / (f0 - fh)
-        if not m > x0:
-            break
-        fm = _gap_bound(ka, pa, pta, pose_a, state_a, hints_a, kb, pb, ptb, pose_b, state_b, hints_b, nx, ny, nz, acc,
-                        m) - margin
-        if not fm >= 0.0:  # rounding at the root: keep the last checked point
-            break
-        x0 = m
-        f0 = fm
-    return max(h_safe, x0)
-
-
-# ----------------------------------------------------------------------------------------------
 # the hull prefix: conservative advancement of the two convex hulls (or A's hull and convex B)
 @njit(cache=True, nogil=True)
 def hull_advance(ka, pa, pta, ball_a, mpa, kb, pb, ptb, ball_b, mpb, t_max, margin, handover, max_steps, witness):
@@ -978,10 +817,11 @@ def hull_advance(ka, pa, pta, ball_a, mpa, kb, pb, ptb, ball_b, mpb, t_max, marg
         h = safe_step(gap, margin, hi_a - lo_b, acc_a + acc_b, sup_a - inf_b)
         if (ul_a > 0.0 or ul_b > 0.0) and h > 0.0 and gap < NEAR_HULLS * (ball_a[3] + ball_b[3]):
             # rotation: the balls' first-order bound is loose (every point's speed), the shapes'
-            # own is exact to first order: a longer step, still safe (_hull_step)
+            # own is exact to first order: a longer step, still safe (first_order_step)
             closing = _point_rate(state_a, nx, ny, nz, hx, hy, hz) - _point_rate(state_b, nx, ny, nz, lx, ly, lz)
-            h = _hull_step(ka, pa, pta, pose_a, state_a, hints_a, kb, pb, ptb, pose_b, state_b, hints_b, nx, ny, nz,
-                           gap, margin, acc_a + acc_b, h, closing, min(min(state_a[9], state_b[9]), t_max) - t)
+            h = first_order_step(ka, pa, pta, pose_a, state_a, hints_a, kb, pb, ptb, pose_b, state_b, hints_b, nx, ny,
+                                 nz, gap, margin, acc_a + acc_b, h, closing,
+                                 min(min(state_a[9], state_b[9]), t_max) - t)
         following = min(t + h, min(state_a[9], state_b[9]))
         if following > t_max:
             return t_max, step + 1, True, False
@@ -1015,8 +855,9 @@ def _touching_pair(b_mode, two_sided, ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, kb, pb
     threshold are skipped), near the hulls' closest points: only nodes whose OBB holds
     witness_a (A's local frame) / witness_b (B's) to within ``near`` (the pair of triangles
     realising the hulls' distance holds them when the hulls touch on the meshes' surfaces; the
-    others are not looked for: a miss of this search only costs the tree's search). Returns (triangle of A, triangle of B (0 for a convex), distance,
-    closest points' midpoint (3), node pairs visited); triangle of A -1 when there is none."""
+    others are not looked for: a miss of this search only costs the tree's search). Returns
+    (triangle of A, triangle of B (0 for a convex), distance, closest points' midpoint (3), node
+    pairs visited); triangle of A -1 when there is none."""
     stack = np.empty((64, 2), dtype=np.int64)
     stack[0, 0] = 0
     stack[0, 1] = 0
@@ -1213,7 +1054,8 @@ def mesh_toi(ni_a, nb_a, tv_a, ids_a, ball_a, mpa, b_mode, ni_b, nb_b, tv_b, ids
                 if sat > gap:
                     gap, nx, ny, nz = sat, sx, sy, sz
             nx, ny, nz = _contact_axis(b_mode, tri_a, tri_b, nx, ny, nz, gap, kb, pb, ptb, identity, hints, eps)
-            _record(out, t_start, mx, my, mz, nx, ny, nz, ids_a[ka], float(ids_b[kb_index]) if b_mode == B_MESH else -1.0)
+            id_b = float(ids_b[kb_index]) if b_mode == B_MESH else -1.0
+            _record(out, t_start, mx, my, mz, nx, ny, nz, ids_a[ka], id_b)
             best = t_start
             found = True
     coarse_t = np.inf
