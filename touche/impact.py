@@ -215,8 +215,12 @@ def time_of_impact(a, motion_a, b, motion_b, t_max, tolerance=None):
       contact from the roots of the piecewise-polynomial separating-axis functions
       (touche/_kernels/ccd_quadratic.py);
     - CallableMotion: conservative advancement in Python with the user's speed bounds (one
-      kernel call per step).
-    Triangle meshes raise touche.UnsupportedQuery (mesh time of impact comes with the BVH).
+      kernel call per step);
+    - a triangle mesh against a mesh, a convex shape or a plane (any rigid motion): the bounding
+      balls, then the convex hulls advance to the hulls' contact (misses mostly end there; where
+      the hulls touch on the meshes' own triangles that time is the first contact), then
+      best-first conservative advancement on the BVHs with node-level motion bounds
+      (touche/_kernels/ccd_mesh.py). ``triangles`` gives the touching triangles.
     """
     a = _shape(a, "a")
     b = _shape(b, "b")

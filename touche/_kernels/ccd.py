@@ -337,6 +337,7 @@ def motion_state(mp, t, pose, state):
 # support points' approach speed), where the balls' bound (safe_step) takes the fastest point
 # of either ball (a spinning ball: r |u| even when its contact side barely moves), so near a
 # contact L's steps are Newton-like where the balls' shrink by a constant factor.
+FAR_BALLS = 0.05  # ca_pair / the mesh hull prefix: bounding balls (no GJK) while this far apart
 FIRST_ORDER_CHORDS = 2  # first_order_step: regula falsi iterations, each checked (3: same steps, more support walks)
 
 
@@ -431,7 +432,35 @@ def ca_pair(ka, pa, pta, mpa, balla, kb, pb, ptb, mpb, ballb, t_max, eps, eps_co
     t = 0.0
     for i in range(7):
         out[i] = np.nan
-    for iteration in range(max_iterations):
+    # the bounding balls first (no GJK): the same step with the balls' gap, which bounds the
+    # shapes' from below, while the balls are more than FAR_BALLS x their radii apart
+    first = 0
+    while not plane and first < max_iterations:
+        motion_state(mpa, t, ta, state_a)
+        motion_state(mpb, t, tb, state_b)
+        nx = tb[0, 0] * ballb[0] + tb[0, 1] * ballb[1] + tb[0, 2] * ballb[2] + tb[0, 3]
+        ny = tb[1, 0] * ballb[0] + tb[1, 1] * ballb[1] + tb[1, 2] * ballb[2] + tb[1, 3]
+        nz = tb[2, 0] * ballb[0] + tb[2, 1] * ballb[1] + tb[2, 2] * ballb[2] + tb[2, 3]
+        nx -= ta[0, 0] * balla[0] + ta[0, 1] * balla[1] + ta[0, 2] * balla[2] + ta[0, 3]
+        ny -= ta[1, 0] * balla[0] + ta[1, 1] * balla[1] + ta[1, 2] * balla[2] + ta[1, 3]
+        nz -= ta[2, 0] * balla[0] + ta[2, 1] * balla[1] + ta[2, 2] * balla[2] + ta[2, 3]
+        between = np.sqrt(nx * nx + ny * ny + nz * nz)
+        gap = between - balla[3] - ballb[3]
+        if not gap > FAR_BALLS * (balla[3] + ballb[3]):
+            break
+        nva, pera, end_a = motion_rates(mpa, t, nx / between, ny / between, nz / between)
+        nvb, perb, end_b = motion_rates(mpb, t, nx / between, ny / between, nz / between)
+        rate = (nva + pera * rho_a) - (nvb - perb * rho_b)
+        following = t + (gap - 0.5 * eps) / rate if rate > 0.0 else np.inf
+        following = min(following, min(end_a, end_b))
+        first += 1
+        if following > t_max or following == np.inf:  # (inf: the balls part for good)
+            out[0] = np.inf
+            return kinds.MISS, first
+        if not following > t:
+            following = np.nextafter(t, np.inf)
+        t = following
+    for iteration in range(first, max_iterations):
         motion_state(mpa, t, ta, state_a)
         motion_state(mpb, t, tb, state_b)
         signed = _gap(ka, pa, pta, ta, kb, pb, ptb, tb, eps, warm, hints, point, normal)
@@ -474,7 +503,7 @@ def ca_pair(ka, pa, pta, mpa, balla, kb, pb, ptb, mpb, ballb, t_max, eps, eps_co
                 h = first_order_step(ka, pa, pta, ta, state_a, hints_a, kb, pb, ptb, tb, state_b, hints_b, nx, ny, nz,
                                      gap, 0.5 * eps, acc, max(following - t, 0.0), closing, min(end, t_max) - t)
                 following = max(following, min(t + h, end))
-        if following > t_max:
+        if following > t_max or following == np.inf:  # (inf: the gap along n never shrinks again)
             for j in range(7):
                 out[j] = np.nan
             out[0] = np.inf
