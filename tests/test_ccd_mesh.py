@@ -233,6 +233,44 @@ def test_convex_meshes_end_at_the_hull_contact():
     assert (out[hit, 11] == 0).mean() > 0.97, (out[hit, 11] == 0).mean()
 
 
+@pytest.mark.parametrize("scale", [1e-4, 1e4])
+def test_scaled_scenes_give_the_same_times(scale):
+    """The same screw scenes (the convex ball: the hull-contact path; the torus: the tree) scaled
+    by 1e-4 and 1e4 (lengths and linear velocities; angles and times unchanged): same statuses,
+    normals and points alike, times within 1e-9 t_max at 1e4; at 1e-4 the touching tolerance's
+    absolute floor (touche.tolerance: 1e-12, i.e. 1e-8 of these meshes) may end a query earlier,
+    never later, and the contact is real at that tolerance."""
+    from touche.tolerance import touching_tolerance
+
+    rng = np.random.default_rng(31)
+    n, t_max = 1500, 1.0
+    pose, v, w, center = _screw_cases(rng, n, 4.0)
+    for other in (BALL, TORUS):
+        unit = time_of_impact(BALL, Screw(v, w, pose, center), other, None, t_max)
+        big_pose = pose.copy()
+        big_pose[:, :3, 3] *= scale
+        scaled_a = tc.TriangleMesh(BALL.vertices * scale, BALL.faces)
+        scaled_b = tc.TriangleMesh(other.vertices * scale, other.faces)
+        result = time_of_impact(scaled_a, Screw(v * scale, w, big_pose, center * scale), scaled_b, None, t_max)
+        np.testing.assert_array_equal(result.status, unit.status)
+        hit = (unit.status == HIT) | (unit.status == TOUCH)
+        assert 0.2 < hit.mean() < 0.9
+        if scale > 1.0:
+            assert np.abs(result.time[hit] - unit.time[hit]).max() <= 1e-9 * t_max
+        else:
+            assert (result.time[hit] <= unit.time[hit] + 1e-9 * t_max).all()
+            rows = np.flatnonzero(hit)
+            moved = R.screw_poses(big_pose[rows], v[rows] * scale, w[rows], center[rows] * scale, result.time[rows])
+            gap = tc.bvh.distance(scaled_a, np.ascontiguousarray(moved), scaled_b, np.eye(4)).distance
+            assert (gap <= 4.0 * touching_tolerance(scale * 4.0)).all(), gap.max()
+        cosine = np.einsum("ij,ij->i", result.normal[hit], unit.normal[hit])
+        assert np.median(cosine) > 1.0 - 1e-9 and cosine.min() > 0.5, cosine.min()
+        # the contact point: the same up to rounding, except where the closest points are not
+        # unique (parallel features: any point of the touching patch, ~0.1 of the mesh size)
+        offset = np.linalg.norm(result.point[hit] - unit.point[hit] * scale, axis=1) / scale
+        assert (offset <= 1e-6).mean() > 0.99 and offset.max() < 0.2, offset.max()
+
+
 @pytest.mark.parametrize("shape", ["cylinder", "capsule", "cone"])
 def test_convex_mesh_against_round_convex(shape):
     """A convex mesh spinning past a rounded convex solid (the hull step's supports along
