@@ -183,6 +183,16 @@ class Screw(Motion):
         """The kernel rows (n, SCREW_SIZE), packed once (a private writable array: do not modify)."""
         if self._rows is not None:
             return self._rows
+        if not self.is_batch:  # one motion: no broadcasting views (a single query's overhead)
+            out = np.empty((1, SCREW_SIZE))
+            row = out[0]
+            row[0] = KIND_SCREW
+            row[1:17] = self.pose.ravel()
+            row[17:20] = self.velocity
+            row[20:23] = self.angular_velocity
+            row[23:26] = self.pose[:3, 3] if self.center is None else self.center
+            self._rows = out
+            return out
         pose, v, w, c = self._columns()
         out = np.empty((len(pose), SCREW_SIZE))
         out[:, 0] = KIND_SCREW
