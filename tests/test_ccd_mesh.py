@@ -71,6 +71,24 @@ def _mesh_oracles(mesh_a, path, mesh_b, pose_b):
     return separation, distance, cull
 
 
+def _convex_oracles(mesh, screws, convex, convex_reach):
+    """(signed distance, cull) for the sampling reference of a mesh moving by the screw batch
+    ``screws`` = (pose, v, w, center) against a convex solid at the origin (touche.distance: mesh
+    vs convex by brute force over the triangles), convex_reach bounding the solid."""
+    pose, v, w, center = screws
+
+    def path(t, rows):
+        return R.screw_poses(pose[rows], v[rows], w[rows], center[rows], t)
+
+    def distance(t, rows):
+        return np.atleast_1d(tc.distance(mesh, np.ascontiguousarray(path(t, rows)), convex, None).signed_distance)
+
+    def cull(t, rows):
+        return np.linalg.norm(path(t, rows)[:, :3, 3], axis=1) - _radius(mesh) - convex_reach
+
+    return distance, cull
+
+
 def _screw_cases(rng, n, spin_turns, start=(1.0, 1.9), miss=0.45):
     """Start poses around the origin, velocities roughly towards it, spins up to ``spin_turns``
     turns per time unit about random axes through points near the start."""
@@ -179,20 +197,28 @@ def test_grazing_mesh_contact_at_a_known_time():
 
 # ----------------------------------------------------------------------------------------------
 # randomized against dense sampling
+def _screw_against_sampling(mesh_a, screws, mesh_b, t_max, label):
+    """time_of_impact of mesh A moving by the screw batch (pose, v, w, center) past static mesh
+    B, checked against dense sampling of the static test + bisection; returns the result."""
+    pose, v, w, center = screws
+    result = time_of_impact(mesh_a, Screw(v, w, pose, center), mesh_b, None, t_max)
+
+    def path(t, rows):
+        return R.screw_poses(pose[rows], v[rows], w[rows], center[rows], t)
+
+    separation, distance, cull = _mesh_oracles(mesh_a, path, mesh_b, np.eye(4))
+    reference = R.first_contact(separation, len(pose), t_max, samples=1000, cull=cull)
+    R.check_times(result, reference, distance, t_max, label=label)
+    return result
+
+
 def test_mesh_mesh_screw_fast_spins():
     """10,000 screw motions of a small closed mesh spinning at up to 10 turns per time unit
     past a torus (non-convex: passing through the hole is a miss)."""
     rng = np.random.default_rng(2026)
     n, t_max = 10_000, 1.0
     pose, v, w, center = _screw_cases(rng, n, 10.0)
-    result = time_of_impact(BALL, Screw(v, w, pose, center), TORUS, None, t_max)
-
-    def path(t, rows):
-        return R.screw_poses(pose[rows], v[rows], w[rows], center[rows], t)
-
-    separation, distance, cull = _mesh_oracles(BALL, path, TORUS, np.eye(4))
-    reference = R.first_contact(separation, n, t_max, samples=1000, cull=cull)
-    R.check_times(result, reference, distance, t_max, label="mesh-mesh screw")
+    result = _screw_against_sampling(BALL, (pose, v, w, center), TORUS, t_max, "mesh-mesh screw")
     contact = (result.status == HIT) | (result.status == TOUCH)
     assert (result.triangles[contact] >= 0).all() and (result.triangles[~contact] == -1).all()
 
@@ -208,14 +234,7 @@ def test_convex_meshes_end_at_the_hull_contact():
     egg.vertices *= [1.0, 0.6, 1.3]
     egg = _mesh(egg)
     pose, v, w, center = _screw_cases(rng, n, 10.0)
-    result = time_of_impact(BALL, Screw(v, w, pose, center), egg, None, t_max)
-
-    def path(t, rows):
-        return R.screw_poses(pose[rows], v[rows], w[rows], center[rows], t)
-
-    separation, distance, cull = _mesh_oracles(BALL, path, egg, np.eye(4))
-    reference = R.first_contact(separation, n, t_max, samples=1000, cull=cull)
-    R.check_times(result, reference, distance, t_max, label="convex meshes")
+    result = _screw_against_sampling(BALL, (pose, v, w, center), egg, t_max, "convex meshes")
     # the shortcut fired: compare with the kernel's counters (no leaf pair advanced)
     from touche._kernels import ccd_mesh
     from touche.impact import _ball, _mesh_hull
@@ -279,18 +298,8 @@ def test_convex_mesh_against_round_convex(shape):
     rng = np.random.default_rng(100 + len(shape))
     n, t_max = 600, 1.0
     pose, v, w, center = _screw_cases(rng, n, 8.0)
-    motion = Screw(v, w, pose, center)
-    result = time_of_impact(BALL, motion, convex, None, t_max)
-
-    def path(t, rows):
-        return R.screw_poses(pose[rows], v[rows], w[rows], center[rows], t)
-
-    def distance(t, rows):
-        return np.atleast_1d(tc.distance(BALL, np.ascontiguousarray(path(t, rows)), convex, None).signed_distance)
-
-    def cull(t, rows):
-        return np.linalg.norm(path(t, rows)[:, :3, 3], axis=1) - _radius(BALL) - 0.6
-
+    result = time_of_impact(BALL, Screw(v, w, pose, center), convex, None, t_max)
+    distance, cull = _convex_oracles(BALL, (pose, v, w, center), convex, 0.6)
     reference = R.first_contact(distance, n, t_max, samples=500, cull=cull)
     R.check_times(result, reference, distance, t_max, label=f"ball mesh-{shape}")
 
@@ -365,16 +374,7 @@ def test_mesh_convex_screw(shape):
     hit = result.status == HIT
     np.testing.assert_allclose(flipped.normal[hit], -result.normal[hit])
     np.testing.assert_array_equal(flipped.triangles[:, ::-1], result.triangles)
-
-    def path(t, rows):
-        return R.screw_poses(pose[rows], v[rows], w[rows], center[rows], t)
-
-    def distance(t, rows):
-        return np.atleast_1d(tc.distance(TORUS, np.ascontiguousarray(path(t, rows)), convex, None).signed_distance)
-
-    def cull(t, rows):
-        return np.linalg.norm(path(t, rows)[:, :3, 3], axis=1) - _radius(TORUS) - 0.5
-
+    distance, cull = _convex_oracles(TORUS, (pose, v, w, center), convex, 0.5)
     reference = R.first_contact(distance, n, t_max, samples=500, cull=cull)
     R.check_times(result, reference, distance, t_max, label=f"mesh-{shape}")
 

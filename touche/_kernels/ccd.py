@@ -65,29 +65,6 @@ SEGMENT_SIZE = 20
 # ----------------------------------------------------------------------------------------------
 # motion evaluation
 @njit(cache=True, nogil=True)
-def _rotate(wx, wy, wz, s, x, y, z):
-    """Rot(s w) applied to (x, y, z) (Rodrigues)."""
-    angle = np.sqrt(wx * wx + wy * wy + wz * wz) * s
-    norm = np.sqrt(wx * wx + wy * wy + wz * wz)
-    if norm == 0.0 or angle == 0.0:
-        return x, y, z
-    ux = wx / norm
-    uy = wy / norm
-    uz = wz / norm
-    c = np.cos(angle)
-    sn = np.sin(angle)
-    dot = ux * x + uy * y + uz * z
-    cx = uy * z - uz * y
-    cy = uz * x - ux * z
-    cz = ux * y - uy * x
-    return (
-        x * c + cx * sn + ux * dot * (1.0 - c),
-        y * c + cy * sn + uy * dot * (1.0 - c),
-        z * c + cz * sn + uz * dot * (1.0 - c),
-    )
-
-
-@njit(cache=True, nogil=True)
 def _segment_of(mp, t):
     """Keyframe segment index holding t (t0 <= t < t1), -1 before the first, m after the last."""
     m = int(mp[1])
@@ -101,44 +78,10 @@ def _segment_of(mp, t):
 
 @njit(cache=True, nogil=True)
 def motion_pose(mp, t, out):
-    """Pose (4, 4) of a packed motion at time t, written to ``out``."""
-    out[3, 0] = 0.0
-    out[3, 1] = 0.0
-    out[3, 2] = 0.0
-    out[3, 3] = 1.0
-    if int(mp[0]) == KIND_KEYFRAMES:
-        m = int(mp[1])
-        i = _segment_of(mp, t)
-        if i < 0:
-            i = 0
-            s = 0.0
-        elif i >= m:
-            i = m - 1
-            base = 2 + i * SEGMENT_SIZE
-            s = mp[base + 1] - mp[base]
-        else:
-            s = t - mp[2 + i * SEGMENT_SIZE]
-        base = 2 + i * SEGMENT_SIZE
-        wx, wy, wz = mp[base + 14], mp[base + 15], mp[base + 16]
-        for j in range(3):
-            x, y, z = _rotate(wx, wy, wz, s, mp[base + 2 + j], mp[base + 5 + j], mp[base + 8 + j])
-            out[0, j] = x
-            out[1, j] = y
-            out[2, j] = z
-        for r in range(3):
-            out[r, 3] = mp[base + 11 + r] + s * mp[base + 17 + r]
-        return
-    # screw: pose0 at mp[1:17], v mp[17:20], w mp[20:23], c mp[23:26]
-    wx, wy, wz = mp[20], mp[21], mp[22]
-    for j in range(3):
-        x, y, z = _rotate(wx, wy, wz, t, mp[1 + j], mp[5 + j], mp[9 + j])
-        out[0, j] = x
-        out[1, j] = y
-        out[2, j] = z
-    x, y, z = _rotate(wx, wy, wz, t, mp[4] - mp[23], mp[8] - mp[24], mp[12] - mp[25])
-    out[0, 3] = mp[23] + t * mp[17] + x
-    out[1, 3] = mp[24] + t * mp[18] + y
-    out[2, 3] = mp[25] + t * mp[19] + z
+    """Pose (4, 4) of a packed motion at time t, written to ``out`` (motion_state's pose: the
+    advancement and its interval-halving fallback see the same poses)."""
+    state = np.empty(10)
+    motion_state(mp, t, out, state)
 
 
 @njit(cache=True, nogil=True)
@@ -410,6 +353,45 @@ def first_order_step(ka, pa, pta, pose_a, state_a, hints_a, kb, pb, ptb, pose_b,
 
 
 # ----------------------------------------------------------------------------------------------
+# the bounding balls' advancement: O(1) a step, as long as the balls are far apart
+@njit(cache=True, nogil=True)
+def ball_advance(mpa, ball_a, rho_a, mpb, ball_b, rho_b, t_max, margin, max_steps, pose_a, state_a, pose_b, state_b):
+    """Advance two shapes by their local bounding balls (ball (4,), rho: motion_rho) from t = 0
+    while the balls are more than FAR_BALLS x the sum of their radii apart: the balls' gap bounds
+    the shapes' from below, the step is the module doc's (d - margin) / mu with d the balls' gap,
+    so the shapes stay more than ``margin`` apart on [0, t). Returns (t, steps, missed): missed
+    when that holds on all of [0, t_max] (or the gap can never shrink again). pose / state:
+    scratch (4, 4) / (10,)."""
+    t = 0.0
+    steps = 0
+    while steps < max_steps:
+        motion_state(mpa, t, pose_a, state_a)
+        motion_state(mpb, t, pose_b, state_b)
+        nx = pose_b[0, 0] * ball_b[0] + pose_b[0, 1] * ball_b[1] + pose_b[0, 2] * ball_b[2] + pose_b[0, 3]
+        ny = pose_b[1, 0] * ball_b[0] + pose_b[1, 1] * ball_b[1] + pose_b[1, 2] * ball_b[2] + pose_b[1, 3]
+        nz = pose_b[2, 0] * ball_b[0] + pose_b[2, 1] * ball_b[1] + pose_b[2, 2] * ball_b[2] + pose_b[2, 3]
+        nx -= pose_a[0, 0] * ball_a[0] + pose_a[0, 1] * ball_a[1] + pose_a[0, 2] * ball_a[2] + pose_a[0, 3]
+        ny -= pose_a[1, 0] * ball_a[0] + pose_a[1, 1] * ball_a[1] + pose_a[1, 2] * ball_a[2] + pose_a[1, 3]
+        nz -= pose_a[2, 0] * ball_a[0] + pose_a[2, 1] * ball_a[1] + pose_a[2, 2] * ball_a[2] + pose_a[2, 3]
+        between = np.sqrt(nx * nx + ny * ny + nz * nz)
+        gap = between - ball_a[3] - ball_b[3]
+        if not gap > FAR_BALLS * (ball_a[3] + ball_b[3]):
+            break
+        nva, pera, end_a = motion_rates(mpa, t, nx / between, ny / between, nz / between)
+        nvb, perb, end_b = motion_rates(mpb, t, nx / between, ny / between, nz / between)
+        rate = (nva + pera * rho_a) - (nvb - perb * rho_b)
+        following = t + (gap - margin) / rate if rate > 0.0 else np.inf
+        following = min(following, min(end_a, end_b))
+        steps += 1
+        if following > t_max or following == np.inf:  # (inf: the balls part for good)
+            return t_max, steps, True
+        if not following > t:
+            following = np.nextafter(t, np.inf)
+        t = following
+    return t, steps, False
+
+
+# ----------------------------------------------------------------------------------------------
 # conservative advancement
 @njit(cache=True, nogil=True)
 def ca_pair(ka, pa, pta, mpa, balla, kb, pb, ptb, mpb, ballb, t_max, eps, eps_coarse, max_iterations, out):
@@ -432,34 +414,14 @@ def ca_pair(ka, pa, pta, mpa, balla, kb, pb, ptb, mpb, ballb, t_max, eps, eps_co
     t = 0.0
     for i in range(7):
         out[i] = np.nan
-    # the bounding balls first (no GJK): the same step with the balls' gap, which bounds the
-    # shapes' from below, while the balls are more than FAR_BALLS x their radii apart
     first = 0
-    while not plane and first < max_iterations:
-        motion_state(mpa, t, ta, state_a)
-        motion_state(mpb, t, tb, state_b)
-        nx = tb[0, 0] * ballb[0] + tb[0, 1] * ballb[1] + tb[0, 2] * ballb[2] + tb[0, 3]
-        ny = tb[1, 0] * ballb[0] + tb[1, 1] * ballb[1] + tb[1, 2] * ballb[2] + tb[1, 3]
-        nz = tb[2, 0] * ballb[0] + tb[2, 1] * ballb[1] + tb[2, 2] * ballb[2] + tb[2, 3]
-        nx -= ta[0, 0] * balla[0] + ta[0, 1] * balla[1] + ta[0, 2] * balla[2] + ta[0, 3]
-        ny -= ta[1, 0] * balla[0] + ta[1, 1] * balla[1] + ta[1, 2] * balla[2] + ta[1, 3]
-        nz -= ta[2, 0] * balla[0] + ta[2, 1] * balla[1] + ta[2, 2] * balla[2] + ta[2, 3]
-        between = np.sqrt(nx * nx + ny * ny + nz * nz)
-        gap = between - balla[3] - ballb[3]
-        if not gap > FAR_BALLS * (balla[3] + ballb[3]):
-            break
-        nva, pera, end_a = motion_rates(mpa, t, nx / between, ny / between, nz / between)
-        nvb, perb, end_b = motion_rates(mpb, t, nx / between, ny / between, nz / between)
-        rate = (nva + pera * rho_a) - (nvb - perb * rho_b)
-        following = t + (gap - 0.5 * eps) / rate if rate > 0.0 else np.inf
-        following = min(following, min(end_a, end_b))
-        first += 1
-        if following > t_max or following == np.inf:  # (inf: the balls part for good)
+    if not plane:
+        # the bounding balls first (no GJK far away)
+        t, first, missed = ball_advance(mpa, balla, rho_a, mpb, ballb, rho_b, t_max, 0.5 * eps, max_iterations, ta,
+                                        state_a, tb, state_b)
+        if missed:
             out[0] = np.inf
             return kinds.MISS, first
-        if not following > t:
-            following = np.nextafter(t, np.inf)
-        t = following
     for iteration in range(first, max_iterations):
         motion_state(mpa, t, ta, state_a)
         motion_state(mpb, t, tb, state_b)

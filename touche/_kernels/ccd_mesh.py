@@ -76,7 +76,8 @@ from numba import njit, prange
 from touche import tolerance as _tol
 
 from . import kinds
-from .ccd import KIND_KEYFRAMES, SEGMENT_SIZE, _point_rate, _support_world, first_order_step, motion_state
+from .ccd import (KIND_KEYFRAMES, SEGMENT_SIZE, _point_rate, _support_world, ball_advance, first_order_step,
+                  motion_rho, motion_state)
 from .gjk import GJK_MAX_ITERATIONS, WARM_SIZE, _distance_single, gjk_pair_distance_warm
 from .tri_distance import triangle_distance_sq
 
@@ -112,9 +113,6 @@ HULL_STEPS = 256
 # the hulls' first-order step (first_order_step) once their gap is below NEAR_HULLS x the sum of the
 # balls' radii (farther, the balls' bound is as good and its step costs no support walks)
 NEAR_HULLS = 0.05
-# the bounding balls' advancement (O(1) a step) before the hulls', while the balls are more than
-# FAR_BALLS x the sum of their radii apart
-FAR_BALLS = 0.05
 # parameters of the triangle of a mesh leaf as a GJK shape (kinds.TRIANGLE reads params[0] only)
 TRIANGLE_PARAMS = np.array([3.0, 2.0, 3.0, 0.0])
 
@@ -766,35 +764,12 @@ def hull_advance(ka, pa, pta, ball_a, mpa, kb, pb, ptb, ball_b, mpb, t_max, marg
     warm = np.zeros(WARM_SIZE)
     hints_a = np.zeros(2, dtype=np.int64)
     hints_b = np.zeros(2, dtype=np.int64)
-    t = 0.0
     # the bounding balls first: their gap bounds the hulls' (the balls hold them), a step costs
     # no support walk, and far apart they step as far as the hulls would
-    first = 0
-    while first < max_steps:
-        motion_state(mpa, t, pose_a, state_a)
-        motion_state(mpb, t, pose_b, state_b)
-        ax, ay, az = _apply(pose_a, ball_a[0], ball_a[1], ball_a[2])
-        bx, by, bz = _apply(pose_b, ball_b[0], ball_b[1], ball_b[2])
-        nx, ny, nz = bx - ax, by - ay, bz - az
-        between = np.sqrt(nx * nx + ny * ny + nz * nz)
-        gap = between - ball_a[3] - ball_b[3]
-        if not gap > FAR_BALLS * (ball_a[3] + ball_b[3]):
-            break
-        nx /= between
-        ny /= between
-        nz /= between
-        nv, ux, uy, uz, ul_a, wl = _axis_terms(state_a, nx, ny, nz)
-        hi_a, lo_a, acc_a, sup_a, inf_a = _ball_rates(state_a, nv, ux, uy, uz, ul_a, wl, ax, ay, az, ball_a[3])
-        nv, ux, uy, uz, ul_b, wl = _axis_terms(state_b, nx, ny, nz)
-        hi_b, lo_b, acc_b, sup_b, inf_b = _ball_rates(state_b, nv, ux, uy, uz, ul_b, wl, bx, by, bz, ball_b[3])
-        h = safe_step(gap, margin, hi_a - lo_b, acc_a + acc_b, sup_a - inf_b)
-        following = min(t + h, min(state_a[9], state_b[9]))
-        first += 1
-        if following > t_max:
-            return t_max, first, True, False
-        if not following > t:
-            following = np.nextafter(t, np.inf)
-        t = following
+    t, first, missed = ball_advance(mpa, ball_a, motion_rho(mpa, ball_a), mpb, ball_b, motion_rho(mpb, ball_b), t_max,
+                                    margin, max_steps, pose_a, state_a, pose_b, state_b)
+    if missed:
+        return t_max, first, True, False
     for step in range(first, max_steps):
         motion_state(mpa, t, pose_a, state_a)
         motion_state(mpb, t, pose_b, state_b)
