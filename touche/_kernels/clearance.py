@@ -49,6 +49,7 @@ ensure_fresh_cache()
 
 from numba import njit, prange  # noqa: E402
 
+from .bvh_query import _push_nearer_last  # noqa: E402
 from .predicates import orient2d, orient3d  # noqa: E402
 
 # per-triangle columns
@@ -877,20 +878,8 @@ def clearance_query(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, tri_b, 
             second_b = nodes_b[b, 2]
         g1 = _node_gap(bounds_a, first_a, bounds_b, first_b, rot, trans)
         g2 = _node_gap(bounds_a, second_a, bounds_b, second_b, rot, trans)
-        if g1 > g2:  # push the farther pair first: the nearer one is searched first
-            g1, g2 = g2, g1
-            first_a, second_a = second_a, first_a
-            first_b, second_b = second_b, first_b
-        if g2 < best:
-            stack[top, 0] = second_a
-            stack[top, 1] = second_b
-            stack_gap[top] = g2
-            top += 1
-        if g1 < best:
-            stack[top, 0] = first_a
-            stack[top, 1] = first_b
-            stack_gap[top] = g1
-            top += 1
+        # the farther pair pushed first: the nearer one is searched first
+        top = _push_nearer_last(stack, stack_gap, top, best, first_a, first_b, g1, g1, second_a, second_b, g2, g2)
     return best, False, best_a, best_b
 
 
