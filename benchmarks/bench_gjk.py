@@ -175,8 +175,12 @@ def main():
             touche.distance(a, ta[i], b, tb[i])
 
     rows = []
-    for threads in sorted({1, numba.get_num_threads()}):
-        numba.set_num_threads(threads)
+    # touche's batches run on its own threads (touche.set_num_threads); older versions used numba's
+    get_threads = getattr(touche, "get_num_threads", numba.get_num_threads)
+    set_threads = getattr(touche, "set_num_threads", numba.set_num_threads)
+    all_threads = get_threads()
+    for threads in sorted({1, all_threads}):
+        set_threads(threads)
         timed = interleaved([
             lambda: convex.gjk(a, ta, b, tb),
             lambda: coal_distance(everything, False),
@@ -194,6 +198,7 @@ def main():
             lambda: coal_collide(everything),
         ], repeats)
         rows.append((f"boolean, {threads} thread(s)", n, timed[0], timed[1], timed[1]))
+    set_threads(all_threads)
     timed = interleaved([single_gjk, lambda: coal_distance(everything, False), lambda: coal_distance(everything, True)], repeats)
     rows.append(("single call convex.gjk", n, *timed))
     timed = interleaved([single_distance, lambda: coal_distance(everything, False), lambda: coal_distance(everything, True)], repeats)

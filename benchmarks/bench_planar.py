@@ -11,6 +11,7 @@ import numpy as np
 
 sys.path.insert(0, ".")
 import touche.planar as tp  # noqa: E402
+from touche import _parallel  # noqa: E402
 from touche._kernels import sat2d  # noqa: E402
 
 
@@ -46,11 +47,14 @@ def main(n=200_000, k=6):
     tp.time_of_impact(a[:10], va[:10], b[:10], vb[:10], 2.0)
     tp.intersection(a[:10], b[:10])
     rows = [
-        ("intersects kernel", best_of(lambda: sat2d.intersects_many(a, b, out_bool))),
+        ("intersects kernel", best_of(lambda: _parallel.run(sat2d.intersects_many, n, a, b, out_bool,
+                                                            grain=tp._GRAIN_INTERSECTS))),
         ("intersects public", best_of(lambda: tp.intersects(a, b))),
-        ("time_of_impact kernel", best_of(lambda: sat2d.toi_many(a, b, va, vb, t_max, out_toi))),
+        ("time_of_impact kernel", best_of(lambda: _parallel.run(sat2d.toi_many, n, a, b, va, vb, t_max, out_toi,
+                                                                grain=tp._GRAIN_IMPACT))),
         ("time_of_impact public", best_of(lambda: tp.time_of_impact(a, va, b, vb, 2.0))),
-        ("intersection kernel", best_of(lambda: sat2d.intersection_many(a, b, points, kind, count))),
+        ("intersection kernel", best_of(lambda: _parallel.run(sat2d.intersection_many, n, a, b, points, kind, count,
+                                                              grain=tp._GRAIN_INTERSECTION))),
         ("intersection public", best_of(lambda: tp.intersection(a, b))),
     ]
     hit = tp.intersects(a, b).mean()

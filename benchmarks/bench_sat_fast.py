@@ -2,7 +2,7 @@
 
 Same process, same inputs. A batch of N pairs (default 1e6) for the static OBB-OBB and
 triangle-triangle tests through touche.pairwise (one call, all threads, and with
-numba.set_num_threads(1)); coal.collide on Box / TriangleP with transforms, called once per pair
+touche.set_num_threads(1)); coal.collide on Box / TriangleP with transforms, called once per pair
 from Python on a subset (its per-call cost does not depend on the batch size), both with the
 boolean-only request and with the default request. Then time of impact per pair.
 
@@ -16,6 +16,8 @@ import numba
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+import touche
+from touche import _parallel
 from touche import pairwise as pw
 from touche._kernels import sat_fast
 
@@ -98,7 +100,10 @@ def coal_triangles(ta, tb, m, boolean_only):
 def main():
     n = int(float(sys.argv[1])) if len(sys.argv) > 1 else 1_000_000
     m = min(n, 50_000)  # coal subset (per-call cost)
-    threads = numba.get_num_threads()
+    # touche's batches run on its own threads (touche.set_num_threads); older versions used numba's
+    get_threads = getattr(touche, "get_num_threads", numba.get_num_threads)
+    set_threads = getattr(touche, "set_num_threads", numba.set_num_threads)
+    threads = get_threads()
     rng = np.random.default_rng(2026)
     boxes = box_inputs(rng, n)
     tris = triangle_inputs(rng, n)
@@ -113,20 +118,22 @@ def main():
     cpu = {}
 
     def measure(name, fn, count):
-        numba.set_num_threads(threads)
+        set_threads(threads)
         all_threads = best_of(fn)
-        numba.set_num_threads(1)
+        set_threads(1)
         one_thread = best_of(fn)
         cpu[name] = best_cpu_of(fn) / count
-        numba.set_num_threads(threads)
+        set_threads(threads)
         return all_threads / count, one_thread / count
 
     obb_all, obb_one = measure("obb", lambda: pw.obb_obb_intersects(*boxes), n)
     tri_all, tri_one = measure("tri", lambda: pw.triangle_triangle_intersects(*tris), n)
     out = np.empty(n, dtype=np.bool_)
     # the kernels alone (no validation): the per-core figure
-    kernel_obb = measure("obb kernel", lambda: sat_fast.obb_obb_overlap_many(*boxes, out), n)
-    kernel_tri = measure("tri kernel", lambda: sat_fast.triangle_triangle_overlap_many(*tris, out), n)
+    kernel_obb = measure("obb kernel", lambda: _parallel.run(sat_fast.obb_obb_overlap_many, n, *boxes, out,
+                                                             grain=pw._GRAIN_OVERLAP), n)
+    kernel_tri = measure("tri kernel", lambda: _parallel.run(sat_fast.triangle_triangle_overlap_many, n, *tris, out,
+                                                             grain=pw._GRAIN_OVERLAP), n)
     hits_obb = pw.obb_obb_intersects(*boxes).mean()
     hits_tri = pw.triangle_triangle_intersects(*tris).mean()
     if coal is not None:
@@ -139,7 +146,7 @@ def main():
     rows.append(("OBB-OBB static", obb_all, obb_one, coal_obb_bool, coal_obb_def, hits_obb))
     rows.append(("tri-tri static", tri_all, tri_one, coal_tri_bool, coal_tri_def, hits_tri))
 
-    print(f"N = {n:,} pairs, numba threads = {threads}; coal per call from Python on {m:,} pairs;"
+    print(f"N = {n:,} pairs, threads = {threads}; coal per call from Python on {m:,} pairs;"
           f" load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (shared machine)")
     print(f"{'workload':16s} {'touche ns/pair':>15s} {'1 thread':>10s} {'coal bool ns':>13s} {'coal dflt ns':>13s}"
           f" {'ratio touche/coal(bool)':>24s} {'1-thread ratio':>15s} {'M pairs/s/core':>15s} {'hit rate':>9s}")
@@ -177,11 +184,11 @@ def main():
         ("tri-tri TOI", lambda: pw.triangle_triangle_time_of_impact(tris[0][:k], tris[1][:k] + 3.0, velocities[0][:k],
                                                                     velocities[1][:k], t_max)),
     ):
-        numba.set_num_threads(threads)
+        set_threads(threads)
         t_all = best_of(fn, 2) / k
-        numba.set_num_threads(1)
+        set_threads(1)
         t_one = best_of(fn, 2) / k
-        numba.set_num_threads(threads)
+        set_threads(threads)
         status = fn().status
         toi_rows.append((name, t_all, t_one, (status == pw.HIT).mean(), (status == pw.ALREADY_TOUCHING).mean()))
     print(f"\n{k:,} pairs, random constant velocities, t_max = {t_max}")

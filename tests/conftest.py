@@ -45,3 +45,10 @@ def pytest_sessionstart(session):
         _install_chromium()
     except (OSError, subprocess.TimeoutExpired) as error:
         print(f"conftest: could not install chromium: {error}", file=sys.stderr)
+    # Compile every kernel first, in one worker process per core: the tests then load them from
+    # numba's cache instead of compiling them one by one in this process (TOUCHE_TEST_WARMUP=0
+    # skips it, e.g. when running one small test file).
+    if os.environ.get("TOUCHE_TEST_WARMUP", "1") != "0":
+        import touche
+
+        touche.warmup()

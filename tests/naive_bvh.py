@@ -77,7 +77,8 @@ def referee_overlap(mesh_a, pose_a, mesh_b, pose_b):
     if len(pairs) == 0:
         return False
     out = np.empty(len(pairs), dtype=np.bool_)
-    triangle_triangle_overlap_many(np.ascontiguousarray(ta[pairs[:, 0]]), np.ascontiguousarray(tb[pairs[:, 1]]), out)
+    triangle_triangle_overlap_many(np.ascontiguousarray(ta[pairs[:, 0]]), np.ascontiguousarray(tb[pairs[:, 1]]), out, 0,
+                                   len(pairs))
     return bool(out.any())
 
 

@@ -42,3 +42,72 @@ def test_a_change_drops_the_module_and_its_importers_only(tmp_path, monkeypatch)
     assert files["kinds"].exists()  # vec does not import kinds: kinds is unaffected
     # sat2d reaches kinds but not vec: kept
     assert files["sat2d"].exists()
+
+
+# ------------------------------------------------------------------------------------------------
+# the persistent per-user cache (touche/_kernels/jit.py): folders keyed by content
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from touche._kernels import jit
+
+_QUERY = """
+import sys
+from touche._warmup import CompileLog
+import touche as tc
+with CompileLog() as log:
+    hit = tc.intersects(tc.Sphere(1.0), tc.Pose.from_translation([1.5, 0, 0]), tc.Sphere(1.0), None)
+print(hit, log.count, tc.__file__)
+"""
+
+
+def _run_query(package_parent, cache, extra_env=None):
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "TOUCHE_PERSISTENT_CACHE")}
+    env.update(TOUCHE_CACHE_DIR=str(cache), PYTHONPATH=str(package_parent), **(extra_env or {}))
+    done = subprocess.run([sys.executable, "-c", _QUERY], env=env, capture_output=True, text=True, timeout=600,
+                          cwd=str(package_parent))
+    assert done.returncode == 0, done.stderr
+    hit, count, where = done.stdout.split()
+    assert Path(where).resolve().is_relative_to(Path(package_parent).resolve())
+    return hit == "True", int(count)
+
+
+def test_persistent_cache_serves_identical_sources_anywhere_and_never_stale_code(tmp_path):
+    cache = tmp_path / "cache"
+    source = Path(jit.__file__).resolve().parents[1]
+    first, second = tmp_path / "first", tmp_path / "second"
+    for clone in (first, second):
+        shutil.copytree(source, clone / "touche", ignore=shutil.ignore_patterns("__pycache__"))
+    hit, compiled = _run_query(first, cache)
+    assert hit and compiled > 0
+    assert any(cache.glob("kernels-numba*/batch-*/*.nbi"))
+    # a second copy of the same sources elsewhere: everything comes from the cache
+    assert _run_query(second, cache) == (True, 0)
+    # an edit that changes the answer: a new folder for the module, never the old code
+    batch = second / "touche" / "_kernels" / "batch.py"
+    text = batch.read_text()
+    assert "return 1 if result else 0" in text
+    batch.write_text(text.replace("return 1 if result else 0", "return 0 if result else 1", 1))
+    hit, compiled = _run_query(second, cache)
+    assert not hit and compiled > 0
+    # NUMBA_CACHE_DIR wins: the per-user folder gets nothing new
+    before = sorted(cache.rglob("*"))
+    _run_query(first, cache, {"NUMBA_CACHE_DIR": str(tmp_path / "numba")})
+    assert sorted(cache.rglob("*")) == before
+
+
+def test_persistent_cache_root_follows_the_environment(monkeypatch, tmp_path):
+    from numba.core import config
+
+    monkeypatch.setattr(config, "CACHE_DIR", "")
+    monkeypatch.setenv("TOUCHE_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("TOUCHE_PERSISTENT_CACHE", raising=False)
+    assert jit.persistent_cache_root().parent == tmp_path
+    monkeypatch.setenv("TOUCHE_PERSISTENT_CACHE", "0")
+    assert jit.persistent_cache_root() is None
+    monkeypatch.delenv("TOUCHE_PERSISTENT_CACHE")
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "numba"))
+    assert jit.persistent_cache_root() is None

@@ -132,7 +132,7 @@ def test_closed_forms_against_sampling_and_the_gjk_cast(name):
     status = np.empty(n, np.int8)
     time = np.empty(n)
     gjk_shape_cast_many(*a._packed[:3], poses, velocity, *b._packed[:3], pose_b[None], np.zeros((1, 3)), t_max, 1e-13,
-                        status, time, np.empty((n, 3)), np.empty((n, 3)))
+                        status, time, np.empty((n, 3)), np.empty((n, 3)), 0, n)
     np.testing.assert_array_equal(status, result.status)
     hit = result.status == HIT
     np.testing.assert_allclose(result.time[hit], time[hit], rtol=0, atol=1e-9)

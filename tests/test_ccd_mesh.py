@@ -15,6 +15,7 @@ import trimesh
 
 import naive_ccd as R
 import touche as tc
+from touche import _parallel
 from touche.impact import ImpactStatus, time_of_impact
 from touche.motion import CallableMotion, Integrated, Keyframes, QuadraticMatrix, Screw
 
@@ -243,10 +244,10 @@ def test_convex_meshes_end_at_the_hull_contact():
     status = np.empty(n, dtype=np.int8)
     out = np.empty((n, ccd_mesh.OUT_SIZE))
     hull_a, hull_b = _mesh_hull(BALL), _mesh_hull(egg)
-    ccd_mesh.mesh_toi_many(*BALL.bvh._arrays(), _ball(BALL), rows, 0, *egg.bvh._arrays(), *egg._packed[:3], _ball(egg),
-                           np.ascontiguousarray(tc.Static().packed()), t_max, max(BALL.scale, egg.scale), 1e-9,
-                           2_000_000, ccd_mesh.DESCEND, *hull_a[:3], *hull_b[:3], ccd_mesh.HANDOVER,
-                           hull_a[3] + hull_b[3], status, out)
+    _parallel.run(ccd_mesh.mesh_toi_many, n, *BALL.bvh._arrays(), _ball(BALL), rows, 0, *egg.bvh._arrays(),
+                  *egg._packed[:3], _ball(egg), np.ascontiguousarray(tc.Static().packed()), t_max,
+                  max(BALL.scale, egg.scale), 1e-9, 2_000_000, ccd_mesh.DESCEND, *hull_a[:3], *hull_b[:3],
+                  ccd_mesh.HANDOVER, hull_a[3] + hull_b[3], status, out, grain=1)
     np.testing.assert_array_equal(status, result.status)
     hit = status == HIT
     assert (out[hit, 11] == 0).mean() > 0.97, (out[hit, 11] == 0).mean()
@@ -479,10 +480,10 @@ def _mesh_kernel(mesh_a, motion_a, mesh_b, t_max, hull):
     hull_b = _mesh_hull(mesh_b) if hull else _NO_HULL
     status = np.empty(len(rows_a), dtype=np.int8)
     out = np.empty((len(rows_a), ccd_mesh.OUT_SIZE))
-    ccd_mesh.mesh_toi_many(*mesh_a.bvh._arrays(), _ball(mesh_a), rows_a, 0, *mesh_b.bvh._arrays(), *mesh_b._packed[:3],
-                           _ball(mesh_b), rows_b, t_max, max(mesh_a.scale, mesh_b.scale), 1e-9, MESH_BUDGET,
-                           ccd_mesh.DESCEND, *hull_a[:3], *hull_b[:3], ccd_mesh.HANDOVER, hull_a[3] + hull_b[3],
-                           status, out)
+    _parallel.run(ccd_mesh.mesh_toi_many, len(rows_a), *mesh_a.bvh._arrays(), _ball(mesh_a), rows_a, 0,
+                  *mesh_b.bvh._arrays(), *mesh_b._packed[:3], _ball(mesh_b), rows_b, t_max,
+                  max(mesh_a.scale, mesh_b.scale), 1e-9, MESH_BUDGET, ccd_mesh.DESCEND, *hull_a[:3], *hull_b[:3],
+                  ccd_mesh.HANDOVER, hull_a[3] + hull_b[3], status, out, grain=1)
     return status, out
 
 

@@ -92,7 +92,7 @@ def test_gjk_cast_equals_the_sat_engine_on_polytopes(pair):
     point = np.empty((n, 3))
     normal = np.empty((n, 3))
     gjk_shape_cast_many(*a._packed[:3], poses_a, velocity, *b._packed[:3], poses_b, np.zeros((1, 3)),
-                        1.5, 1e-12, status, time, point, normal)
+                        1.5, 1e-12, status, time, point, normal, 0, len(status))
     hits = sat.status == ImpactStatus.HIT
     assert 0.2 <= hits.mean() <= 0.9
     np.testing.assert_array_equal(status, sat.status)

@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import naive_bvh  # noqa: E402
 
 import touche as tc  # noqa: E402
+from touche import _parallel  # noqa: E402
 from touche._kernels import batch as B  # noqa: E402
 from touche._kernels import kinds as K  # noqa: E402
 
@@ -100,9 +101,9 @@ def _brute(a, ta, b, tb):
     """The pair engine's brute force over every triangle (pairs.py), bypassing the BVH route."""
     n = max(len(ta), len(tb))
     out = (np.empty(n), np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3)), np.empty(n, dtype=np.int8))
-    B.distance_many(*a._packed, a.scale, ta, *b._packed, b.scale, tb, *out)
+    _parallel.run(B.distance_many, n, *a._packed, a.scale, ta, *b._packed, b.scale, tb, *out, grain=16)
     hit = np.empty(n, dtype=np.bool_)
-    B.intersects_many(*a._packed, ta, *b._packed, tb, hit)
+    _parallel.run(B.intersects_many, n, *a._packed, ta, *b._packed, tb, hit, grain=16)
     return out, hit
 
 

@@ -47,12 +47,13 @@ def random_pose(rng, translation=1.0):
 
 def brute_force_rays(mesh, poses, origins, directions, t_max=np.inf):
     """The pre-BVH path: batch.raycast_many (brute force over all triangles)."""
+    from touche import _parallel
     from touche._kernels import batch
 
     n = len(origins)
     out = (np.empty(n, bool), np.empty(n), np.empty((n, 3)), np.empty((n, 3)), np.empty(n, np.int64))
-    batch.raycast_many(*mesh._packed[:4], poses.reshape(-1, 4, 4), np.ascontiguousarray(origins),
-                       np.ascontiguousarray(directions), np.atleast_1d(np.asarray(t_max, float)), True, *out)
+    _parallel.run(batch.raycast_many, n, *mesh._packed[:4], poses.reshape(-1, 4, 4), np.ascontiguousarray(origins),
+                  np.ascontiguousarray(directions), np.atleast_1d(np.asarray(t_max, float)), True, *out, grain=16)
     return out
 
 
@@ -114,7 +115,7 @@ def test_large_batch_in_several_windows_is_bit_identical_to_the_brute_force():
     for window in (1, 1500, n):
         out = (np.empty(n, bool), np.empty(n), np.empty((n, 3)), np.empty((n, 3)), np.empty(n, np.int64))
         bvh_mesh.raycast_first_many(*meshquery.mesh_tree(mesh).ray_tree(), poses, world_o, world_d, limits,
-                                    bvh_mesh.MODE_FIRST, window, *out)
+                                    bvh_mesh.MODE_FIRST, window, *out, 0, -(-n // window))
         np.testing.assert_array_equal(out[1], t)
         np.testing.assert_array_equal(out[4], face)
         np.testing.assert_array_equal(out[2], point)
@@ -252,6 +253,7 @@ def test_shared_edge_hit_reports_one_face_first_hit():
 
 @pytest.mark.parametrize("name", ["duck.obj", "differential/diff_ring.stl"])
 def test_closest_point_matches_naive_and_the_brute_force(name):
+    from touche import _parallel
     from touche._kernels import batch
 
     vertices, faces, mesh = load(name)
@@ -275,7 +277,8 @@ def test_closest_point_matches_naive_and_the_brute_force(name):
     # bit-identical to the pre-BVH brute force (batch.closest_points_many)
     n = len(world)
     out = (np.empty((n, 3)), np.empty(n), np.empty(n, np.int8))
-    batch.closest_points_many(*mesh._packed, mesh.scale, pose.reshape(1, 4, 4), world, *out)
+    _parallel.run(batch.closest_points_many, n, *mesh._packed, mesh.scale, pose.reshape(1, 4, 4), world, *out,
+                  grain=16)
     np.testing.assert_array_equal(result.point, out[0])
     np.testing.assert_array_equal(result.distance, out[1])
     np.testing.assert_array_equal(result.status, out[2])
@@ -372,7 +375,7 @@ def test_certified_ray_crossings_equal_the_exact_winding_number(name):
     from touche._kernels import bvh_mesh
 
     bvh_mesh.crossings_many(tree.rec_f, tree.rec_i, tree.root, tree.root_box, tree.tri, tree.depth, poses,
-                            points, meshquery._CROSSING_DIRECTION, crossings, certain)
+                            points, meshquery._CROSSING_DIRECTION, crossings, certain, 0, len(points))
     assert not certain[:20].any()
     assert certain[20:].mean() > 0.9
     exact = meshquery._winding(tree, poses, points)

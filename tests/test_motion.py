@@ -17,7 +17,7 @@ def _kernel_poses(motion, t):
 
     rows = np.require(motion.packed(), np.float64, ["C", "W"])
     out = np.empty((len(rows), 4, 4))
-    ccd.motion_pose_many(rows, float(t), out)
+    ccd.motion_pose_many(rows, float(t), out, 0, len(rows))
     return out
 
 

@@ -12,6 +12,7 @@ touche.lp (Seidel LP, Chung-Wang),
 touche.bounding (bounding volumes: AABB, spheres, OBBs, k-DOPs, capsules, lozenges).
 """
 from .errors import GeometryError, ToucheError, UnsupportedQuery
+from ._parallel import get_num_threads, set_num_threads
 from .pose import Pose
 from .motion import CallableMotion, Integrated, Keyframes, Linear, Motion, QuadraticMatrix, Screw, Static
 from .query import (
@@ -76,5 +77,5 @@ __all__ = [
     "Cylinder", "DistanceResult", "Ellipsoid", "GeometryError", "HalfSpace", "Line", "Plane", "Point", "Pose",
     "Ray", "RayResult", "SUPPORTED_PAIRS", "Segment", "Shape", "Sphere", "Status", "Tetrahedron",
     "ToucheError", "Triangle", "TriangleMesh", "UnsupportedQuery", "as_shape", "closest_point",
-    "distance", "intersects", "raycast", "signed_distance", "warmup",
+    "distance", "get_num_threads", "intersects", "raycast", "set_num_threads", "signed_distance", "warmup",
 ]

@@ -89,20 +89,72 @@ def cli():
 
 
 # --------------------------------------------------------------------------------------------
-# demo / warmup (unchanged output)
+# demo / warmup
+class _CompileNotice:
+    """While the demo runs: when numba compiles, say so on stderr (on a terminal a status line
+    with the count and the time spent, cleared before the next line of output; elsewhere one
+    line, once)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.interactive = hasattr(stream, "isatty") and stream.isatty()
+        self.compiled = 0
+        self.said = False
+        self.shown = False
+        self.started = None
+        self.log = None
+
+    def __enter__(self):
+        from ._warmup import CompileLog
+
+        self.log = CompileLog(on_compiled=self._compiled).__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self.clear()
+        self.log.__exit__(*exc)
+        return False
+
+    def _compiled(self, entry):
+        self.compiled += 1
+        if self.started is None:
+            self.started = time.perf_counter()
+        if self.interactive:
+            self.stream.write(f"\r  compiling kernels on first use: {self.compiled} compiled, "
+                              f"{time.perf_counter() - self.started:.0f} s (cached for next time) ")
+            self.stream.flush()
+            self.shown = True
+        elif not self.said:
+            self.said = True
+            print("touche: compiling kernels on first use (numba caches them for the next run)",
+                  file=self.stream, flush=True)
+
+    def clear(self):
+        if self.shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+            self.shown = False
+
+
 def _demo(out):
     import numpy as np
 
     import touche as tc
 
-    def line(text=""):
-        print(text, file=out)
+    notice = _CompileNotice(sys.stderr)
 
+    def line(text=""):
+        notice.clear()
+        print(text, file=out, flush=True)
+
+    with notice:
+        _demo_report(np, tc, line)
+
+
+def _demo_report(np, tc, line):
     line("touche demo: a few shapes, every query, one report")
     line("=" * 64)
-    started = time.perf_counter()
-    tc.warmup()
-    line(f"kernels ready (compiled or loaded from cache) in {time.perf_counter() - started:.2f} s")
+    line("(a first run compiles each query's kernels as it meets them; `touche warmup` compiles them all)")
     line()
 
     shapes = {
@@ -163,11 +215,11 @@ def _demo(out):
     line("done")
 
 
-def _warmup(out):
+def _warmup(out, jobs=None):
     import touche as tc
 
     started = time.perf_counter()
-    tc.warmup()  # every package's kernels
+    tc.warmup(jobs=jobs)  # every package's kernels, progress on stderr
     print(f"touche kernels compiled / loaded in {time.perf_counter() - started:.2f} s", file=out)
 
 
@@ -178,9 +230,11 @@ def demo():
 
 
 @cli.command()
-def warmup():
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes compiling side by side (default: all usable cores).")
+def warmup(jobs):
     """Compile every kernel into numba's on-disk cache."""
-    _warmup(sys.stdout)
+    _warmup(sys.stdout, jobs)
 
 
 # --------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ import numbers
 
 import numpy as np
 
+from . import _parallel
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
@@ -73,6 +74,11 @@ class ContactManifold:
             f"normal={np.round(self.normal, 6).tolist()}, status={self.status.name})"
         )
 
+
+# Batches run through touche._parallel.run: pose pairs per chunk (the smallest chunk worth handing
+# to a thread, some tens of microseconds of work; a batch of at most one grain stays in the calling
+# thread).
+_GRAIN_MANIFOLD = 16  # a contact manifold: a few microseconds
 
 _KERNEL = None
 
@@ -136,9 +142,10 @@ def contacts(a, pose_a, b, pose_b, *, max_points=4, margin=0.0):
     normals = np.empty((n, 3))
     counts = np.empty(n, dtype=np.int64)
     status = np.empty(n, dtype=np.int8)
-    kernel.contact_manifold_many(
+    _parallel.run(
+        kernel.contact_manifold_many, n,
         *a._packed, ta.reshape(-1, 4, 4), *b._packed, tb.reshape(-1, 4, 4), margin, max_points,
-        points, depths, normals, counts, status,
+        points, depths, normals, counts, status, grain=_GRAIN_MANIFOLD,
     )
     if (status == kinds.UNSUPPORTED).any():  # pragma: no cover - the table above says so first
         raise UnsupportedQuery("contacts", a, b)

@@ -20,6 +20,7 @@ import enum
 
 import numpy as np
 
+from . import _parallel
 from . import tolerance as _tolerance
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
@@ -51,6 +52,8 @@ class CastStatus(enum.IntEnum):
     MAX_ITERATIONS = 3  # gjk.CAST_MAX_ITERATIONS
 
 
+# pairs per chunk handed to a thread (a cold GJK pair costs ~1-3 us: a chunk is ~50-200 us)
+GJK_GRAIN = 64
 _GJK_STATUS = {s.value: s for s in GJKStatus}
 _CAST_STATUS = {s.value: s for s in CastStatus}
 _CONVEX = frozenset(
@@ -225,9 +228,10 @@ def _distance(verb, a, pose_a, b, pose_b, warm_start):
     normal = np.empty((count, 3))
     status = np.empty(count, dtype=np.int8)
     iterations = np.empty(count, dtype=np.int64)
-    k.gjk_distance_warm_many(
+    _parallel.run(
+        k.gjk_distance_warm_many, count,
         pa[0], pa[1], pa[2], ta.reshape(-1, 4, 4), pb[0], pb[1], pb[2], tb.reshape(-1, 4, 4), tol, warm,
-        signed, point_a, point_b, normal, status, iterations,
+        signed, point_a, point_b, normal, status, iterations, grain=GJK_GRAIN,
     )
     return GJKResult(signed, point_a, point_b, normal, status, iterations, warm)
 
@@ -288,7 +292,8 @@ def intersects(a, pose_a, b, pose_b):
     if single:
         return bool(k.gjk_pair_intersects(pa[0], pa[1], pa[2], ta, pb[0], pb[1], pb[2], tb))
     out = np.empty(count, dtype=np.bool_)
-    k.gjk_intersects_many(pa[0], pa[1], pa[2], ta.reshape(-1, 4, 4), pb[0], pb[1], pb[2], tb.reshape(-1, 4, 4), out)
+    _parallel.run(k.gjk_intersects_many, count, pa[0], pa[1], pa[2], ta.reshape(-1, 4, 4), pb[0], pb[1], pb[2],
+                  tb.reshape(-1, 4, 4), out, grain=GJK_GRAIN)
     return out
 
 
@@ -324,9 +329,10 @@ def shape_cast(a, pose_a, velocity_a, b, pose_b, velocity_b, t_max):
     t = np.empty(n)
     point = np.empty((n, 3))
     normal = np.empty((n, 3))
-    k.gjk_shape_cast_many(
+    _parallel.run(
+        k.gjk_shape_cast_many, n,
         pa[0], pa[1], pa[2], ta.reshape(-1, 4, 4), va.reshape(-1, 3), pb[0], pb[1], pb[2], tb.reshape(-1, 4, 4),
-        vb.reshape(-1, 3), limit, tol, status, t, point, normal,
+        vb.reshape(-1, 3), limit, tol, status, t, point, normal, grain=GJK_GRAIN // 4,
     )
     return CastResult(status, t, point, normal)
 

@@ -21,6 +21,7 @@ import enum
 
 import numpy as np
 
+from . import _parallel
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
 from .motion import CallableMotion, as_motion
@@ -58,6 +59,17 @@ SAT_ENGINE = "sat"
 _KIND_KEYFRAMES = 3  # touche.motion.KIND_KEYFRAMES
 DEFAULT_TIME_TOLERANCE = 1e-9  # time accuracy of time_of_impact, a fraction of t_max
 GJK_ENGINE = "gjk"
+# Batches run through touche._parallel.run: items per chunk (the smallest chunk worth handing to a
+# thread, some tens of microseconds of work; a batch of at most one grain stays in the calling
+# thread), from the cost per pair of each driver.
+_GRAIN_ANALYTIC = 256  # closed forms under translation: ~0.1-0.5 us
+_GRAIN_SAT = 32  # moving SAT of two polytopes with the contact set: a few us
+_GRAIN_INTERSECTION = 32  # intersection set of two polytopes
+_GRAIN_ADVANCEMENT = 4  # conservative advancement: tens of us to ms
+_GRAIN_MESH = 1  # mesh time of impact: up to milliseconds
+_GRAIN_QUADRATIC = 8  # quadratic box-box roots: several us
+_GRAIN_POSE = 2048  # a motion's pose at a time: tens of ns
+_GRAIN_GAP = 64  # one GJK gap
 
 
 def _route(a, b):
@@ -313,8 +325,8 @@ def _analytic_time_of_impact(a, motion_a, b, motion_b, limit, code, flip):
         point[0] = res[3:6]
         normal[0] = res[6:9]
     else:
-        ccd_analytic.analytic_many(code, *a._packed[:3], ta, va, *b._packed[:3], tb, vb, limit, status, time, last,
-                                   point, normal)
+        _parallel.run(ccd_analytic.analytic_many, count, code, *a._packed[:3], ta, va, *b._packed[:3], tb, vb, limit,
+                      status, time, last, point, normal, grain=_GRAIN_ANALYTIC)
     if flip:
         normal = -normal
     if code == ccd_analytic.PAIR_AABB_AABB:
@@ -393,9 +405,12 @@ def _translational(a, motion_a, b, motion_b, limit, engine):
         kind = np.empty(count, dtype=np.int8)
         counts = np.empty(count, dtype=np.int64)
         points = np.empty((count, capacity, 3))
-        entry = kernels.time_of_impact_one if count == 1 else kernels.time_of_impact_many
-        entry(*a._packed, a.scale, ta, va, *b._packed, b.scale, tb, vb, limit,
-              status, time, last, normal, kind, counts, points)
+        if count == 1:
+            kernels.time_of_impact_one(*a._packed, a.scale, ta, va, *b._packed, b.scale, tb, vb, limit,
+                                       status, time, last, normal, kind, counts, points)
+        else:
+            _parallel.run(kernels.time_of_impact_many, count, *a._packed, a.scale, ta, va, *b._packed, b.scale, tb, vb,
+                          limit, status, time, last, normal, kind, counts, points, grain=_GRAIN_SAT)
         if counts.max() <= capacity:
             break
         capacity = int(counts.max())  # never expected (see _capacity): rerun with room for all
@@ -519,8 +534,8 @@ def _advancement_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance)
     point = np.empty((count, 3))
     normal = np.empty((count, 3))
     iterations = np.empty(count, dtype=np.int64)
-    kernels.ca_many(ka, pa, pta, rows_a, ball_a, kb, pb, ptb, rows_b, ball_b, limit, eps, coarse,
-                    CA_MAX_ITERATIONS, status, time, point, normal, iterations)
+    _parallel.run(kernels.ca_many, count, ka, pa, pta, rows_a, ball_a, kb, pb, ptb, rows_b, ball_b, limit, eps, coarse,
+                  CA_MAX_ITERATIONS, status, time, point, normal, iterations, grain=_GRAIN_ADVANCEMENT)
     if flip:
         # the contact point was on the (former) A: a point of contact either way; the normal flips
         normal = -normal
@@ -591,8 +606,8 @@ def _mesh_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
         status = np.full(1, code, dtype=np.int8)
     else:
         status = np.empty(count, dtype=np.int8)
-        ccd_mesh.mesh_toi_many(*a_side, rows_a, b_mode, *b_side, rows_b, limit, *tail[:1], time_tolerance, *tail[1:],
-                               status, out)
+        _parallel.run(ccd_mesh.mesh_toi_many, count, *a_side, rows_a, b_mode, *b_side, rows_b, limit, *tail[:1],
+                      time_tolerance, *tail[1:], status, out, grain=_GRAIN_MESH)
     return _mesh_result(status, out, flip, single=not (batch_a or batch_b))
 
 
@@ -740,7 +755,8 @@ def _quadratic_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
         status[0] = ccd_quadratic.quadratic_box_box(ca, ha, qa[0], cb, hb, qb[0], limit, tolerance, out)
         time[0], point[0], normal[0] = out[0], out[1:4], out[4:7]
     else:
-        ccd_quadratic.quadratic_box_box_many(ca, ha, qa, cb, hb, qb, limit, tolerance, status, time, point, normal)
+        _parallel.run(ccd_quadratic.quadratic_box_box_many, count, ca, ha, qa, cb, hb, qb, limit, tolerance, status,
+                      time, point, normal, grain=_GRAIN_QUADRATIC)
     return _point_result(status, time, point, normal, single=not (batch_a or batch_b))
 
 
@@ -786,7 +802,8 @@ def _callable_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
             return np.ascontiguousarray(np.broadcast_to(poses.reshape(-1, 4, 4), (count, 4, 4)))
         rows, batch = _packed_motion(motion, "motion")
         out = np.empty((count, 4, 4))
-        kernels.motion_pose_times(rows, np.ascontiguousarray(times, dtype=np.float64), out)
+        _parallel.run(kernels.motion_pose_times, count, rows, np.ascontiguousarray(times, dtype=np.float64), out,
+                      grain=_GRAIN_POSE)
         return out
 
     speed = np.ascontiguousarray(bound_of(motion_a, a) + bound_of(motion_b, b), dtype=np.float64)
@@ -807,7 +824,8 @@ def _callable_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
         if len(rows) == 0:
             break
         ta, tb = poses_of(motion_a, t), poses_of(motion_b, t)
-        kernels.gap_many(ka, pa, pta, ta, kb, pb, ptb, tb, rows.astype(np.int64), eps, out)
+        _parallel.run(kernels.gap_many, len(rows), ka, pa, pta, ta, kb, pb, ptb, tb, rows.astype(np.int64), eps, out,
+                      grain=_GRAIN_GAP)
         gap = out[rows, 0]
         broken = ~(gap == gap)
         running[rows[broken]] = False  # NaN gap: no progress possible (MAX_ITERATIONS)
@@ -851,9 +869,9 @@ def _cast(a, ta, va, b, tb, vb, limit, count, single):
     time = np.empty(count)
     point = np.empty((count, 3))
     normal = np.empty((count, 3))
-    gjk.gjk_shape_cast_many(a._packed[0], a._packed[1], a._packed[2], ta, va,
-                            b._packed[0], b._packed[1], b._packed[2], tb, vb, limit, tolerance,
-                            status, time, point, normal)
+    _parallel.run(gjk.gjk_shape_cast_many, count, a._packed[0], a._packed[1], a._packed[2], ta, va,
+                  b._packed[0], b._packed[1], b._packed[2], tb, vb, limit, tolerance,
+                  status, time, point, normal, grain=16)
     found = status != kinds.MISS
     kind = np.where(found, kinds.SET_POINT, kinds.SET_EMPTY).astype(np.int8)
     last = np.full(count, np.nan)
@@ -886,8 +904,11 @@ def intersection(a, pose_a, b, pose_b):
         kind = np.empty(count, dtype=np.int8)
         counts = np.empty(count, dtype=np.int64)
         points = np.empty((count, capacity, 3))
-        entry = kernels.intersection_one if count == 1 else kernels.intersection_many
-        entry(*a._packed, a.scale, ta, *b._packed, b.scale, tb, kind, counts, points)
+        if count == 1:
+            kernels.intersection_one(*a._packed, a.scale, ta, *b._packed, b.scale, tb, kind, counts, points)
+        else:
+            _parallel.run(kernels.intersection_many, count, *a._packed, a.scale, ta, *b._packed, b.scale, tb, kind,
+                          counts, points, grain=_GRAIN_INTERSECTION)
         if counts.max() <= capacity:
             break
         capacity = int(counts.max())

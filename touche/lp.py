@@ -31,10 +31,17 @@ from fractions import Fraction
 
 import numpy as np
 
+from . import _parallel
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
 from .shapes import Shape, as_shape
+
+# Batches run through touche._parallel.run: items per chunk (the smallest chunk worth handing to a
+# thread, some tens of microseconds of work; a batch of at most one grain stays in the calling
+# thread), from the cost per pair of each driver.
+_GRAIN_INTERSECT = 8  # LP / Chung-Wang plus LP on two polytopes: several us
+_GRAIN_SEPARATING = 32  # Chung-Wang iterations
 
 _LP = None
 
@@ -269,7 +276,7 @@ def polytopes_intersect(a, pose_a, b, pose_b, method="lp", *, max_iterations=CW_
     ``method="lp"``: Seidel's LP on the union of the face halfspaces (Ericson 9.4.1).
     ``method="chung-wang"``: the separating-vector algorithm (Ericson 9.6) on the vertices; pairs
     it cannot decide within ``max_iterations`` go to the LP. Poses: single (4, 4) / Pose / None,
-    or (n, 4, 4) batches (one compiled parallel call). Returns a bool, or an (n,) bool array;
+    or (n, 4, 4) batches (compiled, on all cores). Returns a bool, or an (n,) bool array;
     with ``return_witness=True`` also a common point ((3,) or (n, 3); NaN when separated or when
     Chung-Wang decided without the LP)."""
     if method not in _METHODS:
@@ -287,8 +294,10 @@ def polytopes_intersect(a, pose_a, b, pose_b, method="lp", *, max_iterations=CW_
         return (hit, witness) if return_witness else hit
     out = np.empty(count, dtype=np.int64)
     witness = np.empty((count, 3))
-    kernel.polytopes_intersect_many(
-        na_, oa, va, ta, nb_, ob, vb, tb, _METHODS[method], int(max_iterations), int(seed), out, witness
+    _parallel.run(
+        kernel.polytopes_intersect_many, count,
+        na_, oa, va, ta, nb_, ob, vb, tb, _METHODS[method], int(max_iterations), int(seed), out, witness,
+        grain=_GRAIN_INTERSECT,
     )
     hits = out.astype(np.bool_)
     return (hits, witness) if return_witness else hits
@@ -328,7 +337,8 @@ def separating_vector(a, pose_a, b, pose_b, *, initial=None, max_iterations=64):
     vectors = np.empty((count, 3))
     status = np.empty(count, dtype=np.int8)
     iterations = np.empty(count, dtype=np.int64)
-    kernel.separating_vector_many(va, ta, vb, tb, start, use_initial, int(max_iterations), vectors, status, iterations)
+    _parallel.run(kernel.separating_vector_many, count, va, ta, vb, tb, start, use_initial, int(max_iterations),
+                  vectors, status, iterations, grain=_GRAIN_SEPARATING)
     return SeparationResult(status, vectors, iterations)
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import tolerance
+from . import _parallel, tolerance
 from ._kernels import kinds
 from .errors import GeometryError
 
@@ -37,6 +37,12 @@ SET_POINT = kinds.SET_POINT
 SET_SEGMENT = kinds.SET_SEGMENT
 SET_POLYGON = kinds.SET_POLYGON
 MAX_SET_POINTS = 6
+# Batches run through touche._parallel.run: items per chunk (the smallest chunk worth handing to a
+# thread, some tens of microseconds of work; a batch of at most one grain stays in the calling
+# thread), from the cost per item of each driver.
+_GRAIN_OVERLAP = 2048  # static SAT tests: ~50-100 ns each
+_GRAIN_INTERSECTION = 512  # triangle-triangle intersection sets
+_GRAIN_IMPACT = 256  # moving SAT under translation
 
 _KERNELS = None
 
@@ -173,7 +179,7 @@ def obb_obb_intersects(center_a, axes_a, half_a, center_b, axes_b, half_b):
     if not batch:
         return bool(k.obb_obb_overlap(a[0], a[1], a[2], 0, b[0], b[1], b[2], 0))
     out = np.empty(n, dtype=np.bool_)
-    k.obb_obb_overlap_many(*a, *b, out)
+    _parallel.run(k.obb_obb_overlap_many, n, *a, *b, out, grain=_GRAIN_OVERLAP)
     return out
 
 
@@ -184,7 +190,7 @@ def triangle_obb_intersects(tri, center, axes, half):
     if not batch:
         return bool(k.triangle_obb_overlap(t[0], 0, b[0], b[1], b[2], 0))
     out = np.empty(n, dtype=np.bool_)
-    k.triangle_obb_overlap_many(t[0], *b, out)
+    _parallel.run(k.triangle_obb_overlap_many, n, t[0], *b, out, grain=_GRAIN_OVERLAP)
     return out
 
 
@@ -195,7 +201,7 @@ def triangle_triangle_intersects(tri_a, tri_b):
     if not batch:
         return bool(k.triangle_triangle_overlap(a[0], 0, b[0], 0))
     out = np.empty(n, dtype=np.bool_)
-    k.triangle_triangle_overlap_many(a[0], b[0], out)
+    _parallel.run(k.triangle_triangle_overlap_many, n, a[0], b[0], out, grain=_GRAIN_OVERLAP)
     return out
 
 
@@ -215,7 +221,7 @@ def triangle_triangle_intersection(tri_a, tri_b):
     kind = np.empty(n, dtype=np.int64)
     count = np.empty(n, dtype=np.int64)
     points = np.empty((n, MAX_SET_POINTS, 3))
-    k.triangle_triangle_intersection_many(a[0], b[0], kind, count, points)
+    _parallel.run(k.triangle_triangle_intersection_many, n, a[0], b[0], kind, count, points, grain=_GRAIN_INTERSECTION)
     return kind, points, count
 
 
@@ -244,7 +250,7 @@ def obb_obb_time_of_impact(center_a, axes_a, half_a, center_b, axes_b, half_b, v
         return _impact_single(k.obb_obb_time_of_impact(a[0], a[1], a[2], 0, va[0][0], b[0], b[1], b[2], 0,
                                                        vb[0][0], float(tm[0][0])))
     out = _impact_arrays(n)
-    k.obb_obb_time_of_impact_many(*a, va[0], *b, vb[0], tm[0], *out)
+    _parallel.run(k.obb_obb_time_of_impact_many, n, *a, va[0], *b, vb[0], tm[0], *out, grain=_GRAIN_IMPACT)
     return ImpactResult(*out)
 
 
@@ -258,7 +264,7 @@ def triangle_obb_time_of_impact(tri, center, axes, half, velocity_tri, velocity_
         return _impact_single(k.triangle_obb_time_of_impact(t[0], 0, vt[0][0], b[0], b[1], b[2], 0, vb[0][0],
                                                             float(tm[0][0])))
     out = _impact_arrays(n)
-    k.triangle_obb_time_of_impact_many(t[0], vt[0], *b, vb[0], tm[0], *out)
+    _parallel.run(k.triangle_obb_time_of_impact_many, n, t[0], vt[0], *b, vb[0], tm[0], *out, grain=_GRAIN_IMPACT)
     return ImpactResult(*out)
 
 
@@ -272,5 +278,6 @@ def triangle_triangle_time_of_impact(tri_a, tri_b, velocity_a, velocity_b, t_max
         return _impact_single(k.triangle_triangle_time_of_impact(a[0], 0, va[0][0], b[0], 0, vb[0][0],
                                                                  float(tm[0][0])))
     out = _impact_arrays(n)
-    k.triangle_triangle_time_of_impact_many(a[0], va[0], b[0], vb[0], tm[0], *out)
+    _parallel.run(k.triangle_triangle_time_of_impact_many, n, a[0], va[0], b[0], vb[0], tm[0], *out,
+                  grain=_GRAIN_IMPACT)
     return ImpactResult(*out)

@@ -27,6 +27,7 @@ import sys
 
 import numpy as np
 
+from . import _parallel
 from ._kernels import kinds
 from .errors import GeometryError
 
@@ -46,6 +47,14 @@ else:
 
 
 __all__ = ["ImpactResult", "ImpactStatus", "intersection", "intersects", "place", "time_of_impact"]
+
+# Batches run through touche._parallel.run: items per chunk (the smallest chunk worth handing to a
+# thread, some tens of microseconds of work; a batch of at most one grain stays in the calling
+# thread), from the cost per item of each driver.
+_GRAIN_CHECK = 4096  # polygon validation: tens of ns
+_GRAIN_INTERSECTS = 2048  # static SAT test of two polygons: ~50-100 ns
+_GRAIN_IMPACT = 512  # moving SAT with the contact set
+_GRAIN_INTERSECTION = 512  # intersection set of two polygons
 
 _KERNELS = None
 
@@ -84,7 +93,7 @@ def _polygons(value, name):
     batch = arr.ndim == 3
     arr = np.ascontiguousarray(arr.reshape((-1,) + arr.shape[-2:]))
     codes = np.empty(arr.shape[0], dtype=np.int64)
-    _kernels().check_polygons(arr, codes)
+    _parallel.run(_kernels().check_polygons, arr.shape[0], arr, codes, grain=_GRAIN_CHECK)
     bad = np.flatnonzero(codes)
     if len(bad):
         where = f"{name}[{bad[0]}]" if batch else name
@@ -155,7 +164,7 @@ def intersects(poly_a, poly_b):
     b, batch_b = _polygons(poly_b, "poly_b")
     n, batch = _count((a, batch_a), (b, batch_b))
     out = np.empty(n, dtype=np.bool_)
-    _kernels().intersects_many(a, b, out)
+    _parallel.run(_kernels().intersects_many, n, a, b, out, grain=_GRAIN_INTERSECTS)
     return out if batch else bool(out[0])
 
 
@@ -208,7 +217,7 @@ def time_of_impact(poly_a, velocity_a, poly_b, velocity_b, t_max):
     tm, batch_t = _times(t_max)
     n, batch = _count((a, batch_a), (b, batch_b), (va, batch_va), (vb, batch_vb), (tm, batch_t))
     rows = np.empty((n, k.TOI_WIDTH), dtype=np.float64)
-    k.toi_many(a, b, va, vb, tm, rows)
+    _parallel.run(k.toi_many, n, a, b, va, vb, tm, rows, grain=_GRAIN_IMPACT)
     status = rows[:, k.TOI_STATUS].astype(np.int8)
     kind = rows[:, k.TOI_KIND]
     kind = np.where(np.isnan(kind), kinds.SET_EMPTY, kind).astype(np.int8)
@@ -240,7 +249,7 @@ def _intersection_arrays(a, b, n):
     points = np.full((n, rows, 2), np.nan)
     kind = np.empty(n, dtype=np.int64)
     count = np.empty(n, dtype=np.int64)
-    _kernels().intersection_many(a, b, points, kind, count)
+    _parallel.run(_kernels().intersection_many, n, a, b, points, kind, count, grain=_GRAIN_INTERSECTION)
     return kind.astype(np.int8), points, count
 
 

@@ -1,9 +1,9 @@
 """The public verbs: intersects, distance, signed_distance, closest_point, raycast.
 
 Every verb takes shapes and poses. A pose is a :class:`touche.Pose`, a (4, 4) array, a
-(n, 4, 4) batch, or None (identity). When either pose is a batch the verb runs the whole batch in
-one compiled call (parallel over pairs, GIL released) and returns arrays; a batch of n on one side
-broadcasts against a single pose on the other.
+(n, 4, 4) batch, or None (identity). When either pose is a batch the verb runs the whole batch
+through a compiled kernel (GIL released) on chunks of pairs in a thread pool (touche._parallel)
+and returns arrays; a batch of n on one side broadcasts against a single pose on the other.
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import enum
 
 import numpy as np
 
+from . import _parallel
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
@@ -135,6 +136,18 @@ def _fast_pairs():
     return _FAST
 
 
+# Batches run through touche._parallel.run: items per chunk, the smallest chunk worth handing to a
+# thread (~25 us of work or more; a batch of at most one grain stays in the calling thread), from
+# the cost per item of each driver on one core:
+_GRAIN_INTERSECTS_FAST = 2048  # closed forms (fastpaths.FAST_INTERSECTS): ~0.05 - 1.5 us per pair
+_GRAIN_INTERSECTS = 256  # the engine (SAT, GJK): ~0.5 - 2 us per pair
+_GRAIN_DISTANCE_FAST = 256  # closed forms (fastpaths.FAST_DISTANCE): ~0.1 - 2 us per pair
+_GRAIN_DISTANCE = 32  # the engine (SAT depth, GJK / EPA; e.g. box-box): ~3 - 15 us per pair
+_GRAIN_CLOSEST = 256  # a point against a primitive: ~0.3 - 11 us
+_GRAIN_RAYCAST = 256  # a ray against a primitive: ~0.3 - 1.2 us
+_GRAIN_MESH = 16  # a shape against a mesh's BVH: ~2 - 300 us
+
+
 def _kernels():
     """The compiled drivers, imported on first use so that ``import touche`` stays light."""
     global _BATCH
@@ -174,7 +187,9 @@ def intersects(a, pose_a, b, pose_b):
     tb = as_matrices(tb, "pose_b") if tb.ndim == 2 else tb
     count = _batch_size(ta, tb)
     out = np.empty(count, dtype=np.bool_)
-    batch.intersects_many(*a._packed, ta.reshape(-1, 4, 4), *b._packed, tb.reshape(-1, 4, 4), out)
+    fast = (a.kind, b.kind) in _fast_pairs().FAST_INTERSECTS
+    _parallel.run(batch.intersects_many, count, *a._packed, ta.reshape(-1, 4, 4), *b._packed, tb.reshape(-1, 4, 4),
+                  out, grain=_GRAIN_INTERSECTS_FAST if fast else _GRAIN_INTERSECTS)
     return out
 
 
@@ -210,9 +225,11 @@ def distance(a, pose_a, b, pose_b):
     point_b = np.empty((count, 3))
     normal = np.empty((count, 3))
     status = np.empty(count, dtype=np.int8)
-    batch.distance_many(
+    fast = (a.kind, b.kind) in _fast_pairs().FAST_DISTANCE
+    _parallel.run(
+        batch.distance_many, count,
         *a._packed, a.scale, ta.reshape(-1, 4, 4), *b._packed, b.scale, tb.reshape(-1, 4, 4),
-        signed, point_a, point_b, normal, status,
+        signed, point_a, point_b, normal, status, grain=_GRAIN_DISTANCE_FAST if fast else _GRAIN_DISTANCE,
     )
     return DistanceResult(signed, point_a, point_b, normal, status)
 
@@ -307,8 +324,8 @@ def _mesh_intersects(a, pose_a, b, pose_b):
     tm = as_matrices(tm, name_m) if tm.ndim == 2 else tm
     count = _batch_size(ts, tm)
     out = np.empty(count, dtype=np.bool_)
-    kernels.mesh_intersects_many(*ps, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale, tm.reshape(-1, 4, 4), *tree,
-                                 out)
+    _parallel.run(kernels.mesh_intersects_many, count, *ps, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale,
+                  tm.reshape(-1, 4, 4), *tree, out, grain=_GRAIN_MESH)
     return out
 
 
@@ -337,8 +354,9 @@ def _mesh_distance(a, pose_a, b, pose_b):
     point_b = np.empty((count, 3))
     normal = np.empty((count, 3))
     status = np.empty(count, dtype=np.int8)
-    kernels.mesh_distance_many(*ps, shape.scale, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale,
-                               tm.reshape(-1, 4, 4), *tree, shape_is_a, signed, point_a, point_b, normal, status)
+    _parallel.run(kernels.mesh_distance_many, count, *ps, shape.scale, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale,
+                  tm.reshape(-1, 4, 4), *tree, shape_is_a, signed, point_a, point_b, normal, status,
+                  grain=_GRAIN_MESH)
     return DistanceResult(signed, point_a, point_b, normal, status)
 
 
@@ -432,7 +450,8 @@ def closest_point(shape, pose, points):
 
         meshquery.closest_arrays(shape, poses, queries, out_point, out_distance, out_status)
     else:
-        _kernels().closest_points_many(*shape._packed, shape.scale, poses, queries, out_point, out_distance, out_status)
+        _parallel.run(_kernels().closest_points_many, count, *shape._packed, shape.scale, poses, queries,
+                      out_point, out_distance, out_status, grain=_GRAIN_CLOSEST)
     if single:
         return ClosestPointResult(out_point[0], float(out_distance[0]), _STATUS[int(out_status[0])])
     return ClosestPointResult(out_point, out_distance, out_status)
@@ -522,57 +541,23 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode=
         if mode == "all":
             return hits
     else:
-        _kernels().raycast_many(
+        _parallel.run(
+            _kernels().raycast_many, count,
             *shape._packed[:4], poses, origin_array, direction_array,
             np.ascontiguousarray(limits), bool(solid), out_hit, out_t, out_point, out_normal, out_face,
+            grain=_GRAIN_RAYCAST,
         )
     if single_o and single_d:
         return RayResult(bool(out_hit[0]), float(out_t[0]), out_point[0], out_normal[0], int(out_face[0]))
     return RayResult(out_hit, out_t, out_point, out_normal, out_face)
 
 
-def warmup():
-    """Compile (or load from numba's on-disk cache) every kernel behind the public verbs."""
-    from .shapes import Box, Sphere, TriangleMesh
+def warmup(jobs=None, progress=True):
+    """Compile (or load from numba's on-disk cache) every kernel behind the public API.
 
-    sphere = Sphere(1.0)
-    box = Box([1.0, 1.0, 1.0])
-    mesh = TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])
-    poses = np.tile(np.eye(4), (2, 1, 1))
-    intersects(sphere, None, box, None)
-    intersects(sphere, poses, box, None)
-    distance(sphere, None, box, None)
-    distance(sphere, poses, box, None)
-    closest_point(box, None, [[0.0, 0.0, 2.0]])
-    raycast(mesh, None, [0.2, 0.2, 1.0], [0.0, 0.0, -1.0])
-    # meshes through their BVH: mesh-mesh (touche.bvh) and mesh-shape (bvh_shape), single and batch
-    intersects(mesh, None, mesh, None)
-    intersects(mesh, None, mesh, poses)
-    distance(mesh, None, mesh, None)
-    distance(mesh, None, mesh, poses)
-    for shape in (sphere, box):
-        intersects(shape, None, mesh, None)
-        intersects(shape, poses, mesh, None)
-        distance(shape, None, mesh, None)
-        distance(shape, poses, mesh, None)
-    from .contacts import contacts
-    from .impact import time_of_impact
-    from .motion import Linear
-    from .shapes import Cylinder
+    ``jobs``: worker processes compiling side by side (default: the usable cores; 1 = in this
+    process). ``progress``: report on stderr (step n of N on a terminal, one line elsewhere).
+    Returns {step name: seconds}. See ``touche._warmup`` for the steps."""
+    from . import _warmup
 
-    distance(Cylinder(0.5, 1.0), None, box, None)  # GJK / EPA
-    contacts(box, None, box, None)
-    moving = Linear([-1.0, 0.0, 0.0], np.array([[1, 0, 0, 3.0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]))
-    time_of_impact(box, moving, box, None, 5.0)  # moving SAT
-    time_of_impact(sphere, moving, box, None, 5.0)  # GJK shape cast
-    # the other packages: mesh I/O and repair, clearance, mesh point queries, broad phase and world
-    from . import broadphase, mesh
-    from .clearance import warmup as clearance_warmup  # (touche.clearance is the function)
-    from .meshquery import contains, winding_number
-
-    tetra = TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
-    contains(tetra, None, [[0.1, 0.1, 0.1]])
-    winding_number(tetra, None, [[0.1, 0.1, 0.1]])
-    mesh.warmup()
-    clearance_warmup()
-    broadphase.warmup()
+    return _warmup.run(jobs=jobs, progress=progress)

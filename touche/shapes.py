@@ -695,18 +695,6 @@ class ConvexPolyhedron(Shape):
         return self.triangles
 
     @property
-    def bvh(self):
-        """The mesh's bounding-volume hierarchy (touche.bvh.BVH, default build), built on first
-        use and kept (it pickles with the mesh)."""
-        tree = self._bvh
-        if tree is None:
-            from .bvh import BVH
-
-            tree = BVH(self, None)
-            object.__setattr__(self, "_bvh", tree)
-        return tree
-
-    @property
     def face_planes(self):
         nv, nf = int(self.params[0]), int(self.params[1])
         return np.column_stack([self.points[nv : nv + nf], self.params[4 : 4 + nf]])

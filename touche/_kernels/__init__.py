@@ -11,6 +11,9 @@ new callee with an old ABI and crashes. So on first import we hash each kernel m
 with every kernel module it imports, directly or not, and drop the cache files of exactly those
 modules whose hash differs from the one stored next to the cache. Editing one kernel module thus
 recompiles it and its importers, not the whole package.
+
+The persistent cache (jit.py) keys its folders by the same digests, so nothing there can be stale;
+the guard serves numba's own locations (NUMBA_CACHE_DIR, ``__pycache__`` beside the sources).
 """
 import hashlib
 import json
@@ -61,6 +64,18 @@ def _module_digests():
     return digests
 
 
+_digests = None
+
+
+def module_digest(name):
+    """The digest of kernel module ``name`` (its source and every kernel module it reaches), or
+    None for a file that is not a kernel module; computed once per process."""
+    global _digests
+    if _digests is None:
+        _digests = _module_digests()
+    return _digests.get(name)
+
+
 def _cache_dirs():
     dirs = [_HERE / "__pycache__"]
     try:
@@ -92,10 +107,9 @@ def _drop_stale_cache():
         if not stale:
             continue
         try:
-            if cache_dir == _HERE / "__pycache__":
-                cache_dir.mkdir(parents=True, exist_ok=True)
-            elif not cache_dir.is_dir():
-                continue
+            # create the folder (with the stamp) now: a folder that did not exist yet left no
+            # stamp behind, and the next process then dropped everything the first one compiled
+            cache_dir.mkdir(parents=True, exist_ok=True)
             for entry in cache_dir.iterdir():
                 if entry.suffix in (".nbi", ".nbc") and entry.name.split(".")[0] in stale:
                     entry.unlink(missing_ok=True)

@@ -1,4 +1,7 @@
-"""Drivers: one compiled call per public query, single pair or a whole batch (prange over pairs).
+"""Drivers: one compiled call per public query, single pair or a whole batch.
+
+A batch driver is a serial nogil loop over pairs ``lo .. hi`` (its last two arguments); the caller
+runs it on chunks through touche._parallel.run (a thread pool), one call per chunk.
 
 Batches broadcast one side: ``poses_a`` and ``poses_b`` are (na, 4, 4) and (nb, 4, 4) with
 na == nb or either == 1. Tolerances for the TOUCHING status are computed here from the shapes'
@@ -8,7 +11,11 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from numba import njit, prange
+from numba.core import cgutils  # noqa: E402
+from numba.core import types as nbtypes  # noqa: E402
+from numba.extending import intrinsic, overload  # noqa: E402
+
+from .jit import njit
 
 from touche import tolerance
 
@@ -34,6 +41,41 @@ from .ray import (
 
 TOUCH_ABSOLUTE = tolerance.ABSOLUTE
 TOUCH_RELATIVE = tolerance.RELATIVE
+
+
+def borrowed(array):
+    """The caller's ``array`` seen without reference counting, for a batch driver's arguments.
+
+    numba counts references to every array it views, slices or passes to a callee: an atomic
+    add and an atomic subtract on the array's counter, a few tens per pair in the drivers below.
+    That costs as much as a cheap pair itself (sphere-box: ~100 ns of atomics against ~60 ns of
+    geometry), and the threads running chunks of one batch share each counter, so its cache line
+    bounces between cores. numba's ``parallel=True`` loops never paid this: a parfor body sees its
+    arrays without a meminfo. ``borrowed(array)`` gives the same array (type, data, shape,
+    strides) with a NULL meminfo and parent, so every count on it and on its views is skipped.
+
+    Only for arrays that outlive the call: a driver's arguments (the Python caller holds them
+    until the kernel returns), never an array allocated inside a kernel. Any other value is
+    returned as is; so is everything under NUMBA_DISABLE_JIT=1 (this plain function)."""
+    return array
+
+
+@intrinsic
+def _without_meminfo(typingctx, array):
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, value=args[0])
+        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+        ary.parent = cgutils.get_null_value(ary.parent.type)
+        return ary._getvalue()
+
+    return array(array), codegen
+
+
+@overload(borrowed, inline="always")
+def _borrowed_compiled(array):
+    if isinstance(array, nbtypes.Array):
+        return lambda array: _without_meminfo(array)
+    return lambda array: array
 
 
 @njit(cache=True, nogil=True)
@@ -109,7 +151,9 @@ def checked_fast_distance_into(ka, pa, pta, sa, ta, kb, pb, ptb, sb, tb, out):
     return _status_of(signed, touching_tolerance(sa, ta, sb, tb))
 
 
-@njit(cache=True, nogil=True)
+# inline: a thin layer over the engine; compiled on its own it would link, optimize and emit
+# the whole engine once more (numba compiles every callee into each caller's machine code)
+@njit(cache=True, nogil=True, inline="always")
 def distance_one(ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb):
     tolerance = touching_tolerance(sa, ta, sb, tb)
     handled, signed, point_a, point_b, normal = fast_distance(ka, pa, pta, ta, kb, pb, ptb, tb)
@@ -118,7 +162,9 @@ def distance_one(ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb):
     return pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance)
 
 
-@njit(cache=True, nogil=True)
+# inline: a thin layer over the engine; compiled on its own it would link, optimize and emit
+# the whole engine once more (numba compiles every callee into each caller's machine code)
+@njit(cache=True, nogil=True, inline="always")
 def intersects_one(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
     handled, result = fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb)
     if handled:
@@ -126,13 +172,17 @@ def intersects_one(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
     return pair_intersects(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def distance_many(ka, pa, pta, tra, eda, sa, tas, kb, pb, ptb, trb, edb, sb, tbs,
-                  out_signed, out_point_a, out_point_b, out_normal, out_status):
-    count = out_signed.shape[0]
+                  out_signed, out_point_a, out_point_b, out_normal, out_status, lo, hi):
+    """Pairs lo .. hi - 1 of a batch (run through touche._parallel.run)."""
+    pa, pta, tra, eda, tas = borrowed(pa), borrowed(pta), borrowed(tra), borrowed(eda), borrowed(tas)
+    pb, ptb, trb, edb, tbs = borrowed(pb), borrowed(ptb), borrowed(trb), borrowed(edb), borrowed(tbs)
+    out_signed, out_status = borrowed(out_signed), borrowed(out_status)
+    out_point_a, out_point_b, out_normal = borrowed(out_point_a), borrowed(out_point_b), borrowed(out_normal)
     step_a = 1 if tas.shape[0] > 1 else 0
     step_b = 1 if tbs.shape[0] > 1 else 0
-    for i in prange(count):
+    for i in range(lo, hi):
         ta = tas[i * step_a]
         tb = tbs[i * step_b]
         signed, point_a, point_b, normal, status = distance_one(
@@ -145,25 +195,31 @@ def distance_many(ka, pa, pta, tra, eda, sa, tas, kb, pb, ptb, trb, edb, sb, tbs
         out_status[i] = status
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def intersects_many(ka, pa, pta, tra, eda, tas, kb, pb, ptb, trb, edb, tbs, out):
-    count = out.shape[0]
+@njit(cache=True, nogil=True)
+def intersects_many(ka, pa, pta, tra, eda, tas, kb, pb, ptb, trb, edb, tbs, out, lo, hi):
+    """Pairs lo .. hi - 1 of a batch (run through touche._parallel.run)."""
+    pa, pta, tra, eda, tas = borrowed(pa), borrowed(pta), borrowed(tra), borrowed(eda), borrowed(tas)
+    pb, ptb, trb, edb, tbs = borrowed(pb), borrowed(ptb), borrowed(trb), borrowed(edb), borrowed(tbs)
+    out = borrowed(out)
     step_a = 1 if tas.shape[0] > 1 else 0
     step_b = 1 if tbs.shape[0] > 1 else 0
-    for i in prange(count):
+    for i in range(lo, hi):
         out[i] = intersects_one(ka, pa, pta, tra, eda, tas[i * step_a], kb, pb, ptb, trb, edb, tbs[i * step_b])
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def closest_points_many(kind, params, points, tris, edges, scale, poses, queries, out_point, out_distance, out_status):
-    """Closest point of a shape to each query point; a point inside a solid is its own closest
-    point (distance 0, status PENETRATING)."""
-    count = queries.shape[0]
+@njit(cache=True, nogil=True)
+def closest_points_many(kind, params, points, tris, edges, scale, poses, queries, out_point, out_distance, out_status,
+                        lo, hi):
+    """Closest point of a shape to each query point lo .. hi - 1 (run through touche._parallel.run);
+    a point inside a solid is its own closest point (distance 0, status PENETRATING)."""
+    params, points, tris, edges = borrowed(params), borrowed(points), borrowed(tris), borrowed(edges)
+    poses, queries = borrowed(poses), borrowed(queries)
+    out_point, out_distance, out_status = borrowed(out_point), borrowed(out_distance), borrowed(out_status)
     step = 1 if poses.shape[0] > 1 else 0
     no_params = np.zeros(0)
     no_tris = np.zeros((0, 3), dtype=np.int64)
     no_edges = np.zeros((0, 2), dtype=np.int64)
-    for i in prange(count):
+    for i in range(lo, hi):
         t = poses[i * step]
         identity = np.eye(4)
         query = queries[i : i + 1]
@@ -230,17 +286,21 @@ def ray_local(kind, params, points, tris, planes, o, d, t_max, solid):
     return hit, t, normal, face
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def raycast_many(kind, params, points, tris, poses, origins, directions, t_max, solid,
-                 out_hit, out_t, out_point, out_normal, out_face):
-    """Rays in world coordinates (directions need not be unit; t is a distance along the unit
-    direction) against one shape under one pose or one pose per ray."""
-    count = origins.shape[0]
+                 out_hit, out_t, out_point, out_normal, out_face, lo, hi):
+    """Rays lo .. hi - 1 (run through touche._parallel.run) in world coordinates (directions need
+    not be unit; t is a distance along the unit direction) against one shape under one pose or one
+    pose per ray."""
+    params, points, tris, poses = borrowed(params), borrowed(points), borrowed(tris), borrowed(poses)
+    origins, directions, t_max = borrowed(origins), borrowed(directions), borrowed(t_max)
+    out_hit, out_t, out_face = borrowed(out_hit), borrowed(out_t), borrowed(out_face)
+    out_point, out_normal = borrowed(out_point), borrowed(out_normal)
     step = 1 if poses.shape[0] > 1 else 0
     planes = np.zeros((0, 4))
     if kind == kinds.TETRAHEDRON or kind == kinds.POLYHEDRON:
         planes = _planes_of(params, points)
-    for i in prange(count):
+    for i in range(lo, hi):
         pose = poses[i * step]
         direction = directions[i]
         length = np.sqrt(direction[0] ** 2 + direction[1] ** 2 + direction[2] ** 2)

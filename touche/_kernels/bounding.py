@@ -24,7 +24,7 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from numba import njit  # noqa: E402
+from .jit import njit  # noqa: E402
 
 # Total triangle area below AREA_DEGENERATE * scale^2 -> the triangles carry no usable surface
 # and the (discrete) vertex covariance decides the frame instead.

@@ -13,7 +13,7 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402
 
 ensure_fresh_cache()
-from numba import njit  # noqa: E402
+from .jit import njit  # noqa: E402
 
 INF = np.inf
 

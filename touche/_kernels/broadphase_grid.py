@@ -17,7 +17,7 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402
 
 ensure_fresh_cache()
-from numba import njit  # noqa: E402
+from .jit import njit  # noqa: E402
 
 from .broadphase import box_overlap, box_overlap_query, emit_pair, grow_ids, ray_box_entry  # noqa: E402
 

@@ -14,7 +14,7 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402
 
 ensure_fresh_cache()
-from numba import njit  # noqa: E402
+from .jit import njit  # noqa: E402
 
 from .broadphase import box_overlap, box_overlap_query, box_sphere_overlap, emit_pair, ray_box_entry  # noqa: E402
 

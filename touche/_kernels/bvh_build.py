@@ -33,7 +33,7 @@ from touche._kernels import ensure_fresh_cache
 
 ensure_fresh_cache()
 
-from numba import njit  # noqa: E402
+from .jit import njit  # noqa: E402
 
 NODE_FLOATS = 31
 AABB_MIN = 0

@@ -40,7 +40,7 @@ from touche._kernels import ensure_fresh_cache
 
 ensure_fresh_cache()
 
-from numba import njit, prange  # noqa: E402
+from .jit import njit
 
 from touche import tolerance  # noqa: E402
 
@@ -56,7 +56,6 @@ TOUCH_RELATIVE = tolerance.RELATIVE
 MODE_FIRST = 0
 MODE_ANY = 1
 
-RAY_CHUNK = 512  # rays per prange task: one traversal stack allocation per chunk
 SLAB_SLACK = 1e-12  # relative widening of the slab interval (rounding of far origins)
 INV_ZERO = 1e300  # 1 / 0 stand-in: (box - o) * INV_ZERO is finite or +-inf, never NaN (0 * inf);
 # a unit direction has a component >= 1/sqrt(3), so each slab interval has a finite end and the
@@ -324,51 +323,36 @@ def _world_normal(v0, v1, v2, poses, p, out, i):
         out[i, k] = poses[p, k, 0] * x0 + poses[p, k, 1] * x1 + poses[p, k, 2] * x2
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def raycast_tree_all(rec_f, rec_i, root, root_box, tri, tri_ids, depth, poses, origins, directions, t_max):
-    """Every hit of every ray: returns ``(ray (k,), t (k,), face (k,), point (k, 3))`` sorted by
-    ray, then t, then face. Two passes (count, then fill) so the parallel fill needs no locks."""
-    count = origins.shape[0]
+@njit(cache=True, nogil=True)
+def raycast_tree_all(rec_f, rec_i, root, root_box, tri, tri_ids, depth, poses, origins, directions, t_max, offsets,
+                     out_ray, out_t, out_face, out_point, lo, hi):
+    """Every hit of every ray, rays ``lo .. hi - 1`` of the batch, in two passes over the whole
+    batch (count, then fill: the chunks of the fill need no locks). Count pass (``out_t`` of
+    length 0, as trace_all): ``offsets[i + 1]`` = the number of hits of ray i. Fill pass
+    (``offsets`` the exclusive prefix sums, ``offsets[count]`` = total, outputs of that length):
+    ``out_ray``, ``out_t``, ``out_face``, ``out_point (total, 3)``, sorted by ray, then t, then
+    face. meshquery.raycast_arrays runs both passes over the thread pool."""
     step = 1 if poses.shape[0] > 1 else 0
-    n_chunks = (count + RAY_CHUNK - 1) // RAY_CHUNK
-    counts = np.zeros(count, dtype=np.int64)
-    no_t = np.empty(0)
-    no_face = np.empty(0, dtype=np.int64)
-    for chunk in prange(n_chunks):
-        stack_a = np.empty(2 * depth + 8, dtype=np.int64)
-        stack_b = np.empty(2 * depth + 8, dtype=np.int64)
-        unit = np.empty(3)
-        local = np.empty(6)
-        for i in range(chunk * RAY_CHUNK, min(count, (chunk + 1) * RAY_CHUNK)):
-            _ray_to_local(poses, i * step, origins, directions, i, unit, local)
-            limit = t_max[i] if t_max.shape[0] > 1 else t_max[0]
-            counts[i] = trace_all(rec_f, rec_i, root, root_box, tri, tri_ids, local[0], local[1], local[2],
-                                  local[3], local[4], local[5], limit, stack_a, stack_b, no_t, no_face, 0)
-    offsets = np.zeros(count + 1, dtype=np.int64)
-    for i in range(count):
-        offsets[i + 1] = offsets[i] + counts[i]
-    total = offsets[count]
-    out_ray = np.empty(total, dtype=np.int64)
-    out_t = np.empty(total)
-    out_face = np.empty(total, dtype=np.int64)
-    out_point = np.empty((total, 3))
-    for chunk in prange(n_chunks):
-        stack_a = np.empty(2 * depth + 8, dtype=np.int64)
-        stack_b = np.empty(2 * depth + 8, dtype=np.int64)
-        unit = np.empty(3)
-        local = np.empty(6)
-        for i in range(chunk * RAY_CHUNK, min(count, (chunk + 1) * RAY_CHUNK)):
-            if counts[i] == 0:
-                continue
-            _ray_to_local(poses, i * step, origins, directions, i, unit, local)
-            limit = t_max[i] if t_max.shape[0] > 1 else t_max[0]
-            trace_all(rec_f, rec_i, root, root_box, tri, tri_ids, local[0], local[1], local[2],
-                      local[3], local[4], local[5], limit, stack_a, stack_b, out_t, out_face, offsets[i])
-            for j in range(offsets[i], offsets[i + 1]):
-                out_ray[j] = i
-                for k in range(3):
-                    out_point[j, k] = origins[i, k] + out_t[j] * unit[k]
-    return out_ray, out_t, out_face, out_point
+    fill = out_t.shape[0] > 0
+    stack_a = np.empty(2 * depth + 8, dtype=np.int64)
+    stack_b = np.empty(2 * depth + 8, dtype=np.int64)
+    unit = np.empty(3)
+    local = np.empty(6)
+    for i in range(lo, hi):
+        if fill and offsets[i + 1] == offsets[i]:
+            continue
+        _ray_to_local(poses, i * step, origins, directions, i, unit, local)
+        limit = t_max[i] if t_max.shape[0] > 1 else t_max[0]
+        if not fill:
+            offsets[i + 1] = trace_all(rec_f, rec_i, root, root_box, tri, tri_ids, local[0], local[1], local[2],
+                                       local[3], local[4], local[5], limit, stack_a, stack_b, out_t, out_face, 0)
+            continue
+        trace_all(rec_f, rec_i, root, root_box, tri, tri_ids, local[0], local[1], local[2],
+                  local[3], local[4], local[5], limit, stack_a, stack_b, out_t, out_face, offsets[i])
+        for j in range(offsets[i], offsets[i + 1]):
+            out_ray[j] = i
+            for k in range(3):
+                out_point[j, k] = origins[i, k] + out_t[j] * unit[k]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -973,19 +957,21 @@ def _world_normal_from_block(blocks, pos, poses, p, out, i):
 
 def ray_window(count, threads):
     """Rays per sorted window of raycast_first_many: two windows per thread at least (load
-    balance), otherwise as large as SORT_WINDOW allows. (Computed by the caller: numba's
-    get_num_threads inside a kernel would make it uncacheable.)"""
+    balance), otherwise as large as SORT_WINDOW allows. (Computed by the caller from
+    touche._parallel.get_num_threads.)"""
     return min(SORT_WINDOW, max(2048, (count + 2 * threads - 1) // (2 * threads)))
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def raycast_first_many(nodes, nodes_i, blocks, block_face, root_box, depth, poses, origins, directions, t_max, mode,
-                       window, out_hit, out_t, out_point, out_normal, out_face):
+                       window, out_hit, out_t, out_point, out_normal, out_face, lo, hi):
     """World rays against the ray tree under one pose or one pose per ray; fills the outputs of
     query.raycast exactly like batch.raycast_many does for a mesh (normal: the hit triangle's
     unit geometric normal (b - a) x (c - a) in world, not flipped; NaN / inf / -1 on a miss).
 
-    The batch is cut into windows of ``window`` rays (prange; ray_window gives the size). Per
+    The batch is cut into windows of ``window`` rays (ray_window gives the size); this call traces
+    windows ``lo .. hi - 1`` (rays ``lo * window`` up to ``min(count, hi * window)``; the thread
+    pool hands out ranges of windows: ``_parallel.run(raycast_first_many, n_windows, ...)``). Per
     window, in passes that each stream through memory: (1) in input order, each ray into the mesh
     frame; rays missing the root box (or starting beyond t_max of it) are settled here, the
     others keep their local ray in a compact buffer with a ray_sort_key; (2) counting sort: each
@@ -999,16 +985,15 @@ def raycast_first_many(nodes, nodes_i, blocks, block_face, root_box, depth, pose
     count = origins.shape[0]
     step = 1 if poses.shape[0] > 1 else 0
     window = max(1, window)
-    n_windows = (count + window - 1) // window
     buckets = (1 << (3 * SORT_BITS)) + 1  # + ray_sort_key's NaN key
     cells_per_unit = np.zeros(3)
     for k in range(3):
         extent = root_box[0, 3 + k] - root_box[0, k]
         if extent > 0.0:
             cells_per_unit[k] = (1 << SORT_BITS) / extent
-    for w in prange(n_windows):
-        lo = w * window
-        size = min(count, lo + window) - lo
+    for w in range(lo, hi):
+        first = w * window
+        size = min(count, first + window) - first
         rank = np.empty(size, dtype=np.int64)  # rank in the traced order; -1: settled in pass 1
         # rays entering the root box, compacted (a window of mostly missing rays would otherwise
         # touch every page of a window-sized buffer): local ray + limit, key, index in the window
@@ -1018,7 +1003,7 @@ def raycast_first_many(nodes, nodes_i, blocks, block_face, root_box, depth, pose
         start = np.zeros(buckets + 1, dtype=np.int64)
         traced = 0
         for k in range(size):
-            i = lo + k
+            i = first + k
             ox, oy, oz, dx, dy, dz = _local_ray(poses, i * step, origins, directions, i)
             limit = t_max[i] if t_max.shape[0] > 1 else t_max[0]
             # trace_first's own first test (same arithmetic): a miss of the root box is a miss
@@ -1061,7 +1046,7 @@ def raycast_first_many(nodes, nodes_i, blocks, block_face, root_box, depth, pose
             result_t[s] = t
             result_pos[s] = pos
         for k in range(size):
-            i = lo + k
+            i = first + k
             s = rank[k]
             pos = result_pos[s] if s >= 0 else -1
             if pos >= 0:
@@ -1173,36 +1158,33 @@ def _to_local(pose, world, local):
         local[i] = rel[i, 0] * world[0] + rel[i, 1] * world[1] + rel[i, 2] * world[2] + rel[i, 3]
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def closest_points_tree_many(links, boxes, child_boxes, tri_vertices, tri_ids, depth, scale, poses, queries,
-                             out_point, out_distance, out_status, out_face):
+                             out_point, out_distance, out_status, out_face, lo, hi):
     """Closest mesh point to each world query (one pose, or one per query); fills the outputs of
     query.closest_point like batch.closest_points_many does for a mesh (status TOUCHING within
     the touching tolerance, else SEPARATED; a mesh is a surface, never PENETRATING), plus the
     original face index."""
-    count = queries.shape[0]
     step = 1 if poses.shape[0] > 1 else 0
-    n_chunks = (count + RAY_CHUNK - 1) // RAY_CHUNK
-    for chunk in prange(n_chunks):
-        stack_node = np.empty(2 * depth + 8, dtype=np.int64)
-        stack_d = np.empty(2 * depth + 8)
-        local = np.empty(3)
-        for i in range(chunk * RAY_CHUNK, min(count, (chunk + 1) * RAY_CHUNK)):
-            pose = poses[i * step]
-            _to_local(pose, queries[i], local)
-            d2, q, pos = closest_on_tree(links, boxes, child_boxes, tri_vertices, tri_ids, local, np.inf,
-                                         stack_node, stack_d)
-            dq = q - local
-            signed = np.sqrt(dq[0] * dq[0] + dq[1] * dq[1] + dq[2] * dq[2])
-            if not (signed > 0.0):
-                signed = -(0.0 + 0.0 + 0.0)  # pairs._finish_core_distance: -depth at zero distance
-            reach = scale + max(abs(pose[0, 3]), abs(pose[1, 3]), abs(pose[2, 3]))
-            tolerance_i = TOUCH_ABSOLUTE + TOUCH_RELATIVE * max(reach, 0.0)
-            for k in range(3):
-                out_point[i, k] = pose[k, 0] * q[0] + pose[k, 1] * q[1] + pose[k, 2] * q[2] + pose[k, 3]
-            out_distance[i] = max(signed, 0.0)
-            out_status[i] = kinds.SEPARATED if signed > tolerance_i else kinds.TOUCHING
-            out_face[i] = tri_ids[pos] if pos >= 0 else -1
+    stack_node = np.empty(2 * depth + 8, dtype=np.int64)
+    stack_d = np.empty(2 * depth + 8)
+    local = np.empty(3)
+    for i in range(lo, hi):
+        pose = poses[i * step]
+        _to_local(pose, queries[i], local)
+        d2, q, pos = closest_on_tree(links, boxes, child_boxes, tri_vertices, tri_ids, local, np.inf,
+                                     stack_node, stack_d)
+        dq = q - local
+        signed = np.sqrt(dq[0] * dq[0] + dq[1] * dq[1] + dq[2] * dq[2])
+        if not (signed > 0.0):
+            signed = -(0.0 + 0.0 + 0.0)  # pairs._finish_core_distance: -depth at zero distance
+        reach = scale + max(abs(pose[0, 3]), abs(pose[1, 3]), abs(pose[2, 3]))
+        tolerance_i = TOUCH_ABSOLUTE + TOUCH_RELATIVE * max(reach, 0.0)
+        for k in range(3):
+            out_point[i, k] = pose[k, 0] * q[0] + pose[k, 1] * q[1] + pose[k, 2] * q[2] + pose[k, 3]
+        out_distance[i] = max(signed, 0.0)
+        out_status[i] = kinds.SEPARATED if signed > tolerance_i else kinds.TOUCHING
+        out_face[i] = tri_ids[pos] if pos >= 0 else -1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1430,20 +1412,17 @@ def winding_on_tree(links, boxes, tri_vertices, cap_start, cap_count, cap_edges,
     return total / FOUR_PI
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def winding_tree_many(links, boxes, tri_vertices, cap_start, cap_count, cap_edges, cap_weight, vertices, plan,
-                      depth, poses, queries, out):
+                      depth, poses, queries, out, lo, hi):
     """Winding number of the mesh (one pose, or one per query) about each world query."""
-    count = queries.shape[0]
     step = 1 if poses.shape[0] > 1 else 0
-    n_chunks = (count + RAY_CHUNK - 1) // RAY_CHUNK
-    for chunk in prange(n_chunks):
-        stack_node = np.empty(2 * depth + 8, dtype=np.int64)
-        local = np.empty(3)
-        for i in range(chunk * RAY_CHUNK, min(count, (chunk + 1) * RAY_CHUNK)):
-            _to_local(poses[i * step], queries[i], local)
-            out[i] = winding_on_tree(links, boxes, tri_vertices, cap_start, cap_count, cap_edges, cap_weight,
-                                     vertices, plan, local, stack_node)
+    stack_node = np.empty(2 * depth + 8, dtype=np.int64)
+    local = np.empty(3)
+    for i in range(lo, hi):
+        _to_local(poses[i * step], queries[i], local)
+        out[i] = winding_on_tree(links, boxes, tri_vertices, cap_start, cap_count, cap_edges, cap_weight,
+                                 vertices, plan, local, stack_node)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1535,21 +1514,19 @@ def signed_crossings(rec_f, rec_i, root, root_box, tri, ox, oy, oz, dx, dy, dz, 
     return total, True
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def crossings_many(rec_f, rec_i, root, root_box, tri, depth, poses, queries, direction, out_count, out_certain):
+@njit(cache=True, nogil=True)
+def crossings_many(rec_f, rec_i, root, root_box, tri, depth, poses, queries, direction, out_count, out_certain,
+                   lo, hi):
     """Signed crossing count of the ray from each world query along the mesh-frame unit
     ``direction`` (leaving +1, entering -1): the winding number of a closed mesh about the
     query when ``out_certain`` (every crossing decided beyond rounding), else undecided."""
-    count = queries.shape[0]
     step = 1 if poses.shape[0] > 1 else 0
-    n_chunks = (count + RAY_CHUNK - 1) // RAY_CHUNK
-    for chunk in prange(n_chunks):
-        stack_a = np.empty(2 * depth + 8, dtype=np.int64)
-        stack_b = np.empty(2 * depth + 8, dtype=np.int64)
-        local = np.empty(3)
-        for i in range(chunk * RAY_CHUNK, min(count, (chunk + 1) * RAY_CHUNK)):
-            _to_local(poses[i * step], queries[i], local)
-            total, certain = signed_crossings(rec_f, rec_i, root, root_box, tri, local[0], local[1], local[2],
-                                              direction[0], direction[1], direction[2], stack_a, stack_b)
-            out_count[i] = total
-            out_certain[i] = certain
+    stack_a = np.empty(2 * depth + 8, dtype=np.int64)
+    stack_b = np.empty(2 * depth + 8, dtype=np.int64)
+    local = np.empty(3)
+    for i in range(lo, hi):
+        _to_local(poses[i * step], queries[i], local)
+        total, certain = signed_crossings(rec_f, rec_i, root, root_box, tri, local[0], local[1], local[2],
+                                          direction[0], direction[1], direction[2], stack_a, stack_b)
+        out_count[i] = total
+        out_certain[i] = certain

@@ -17,7 +17,7 @@ from touche._kernels import ensure_fresh_cache
 
 ensure_fresh_cache()
 
-from numba import njit, prange  # noqa: E402
+from .jit import njit
 
 from .bvh_build import (  # noqa: E402
     AABB_MAX,
@@ -588,14 +588,14 @@ def tree_intersects_one(ni_a, nb_a, tv_a, ids_a, pose_a, ni_b, nb_b, tv_b, ids_b
     out_ids[0, 1] = tb
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def tree_intersects_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids_b, poses_b, bv, stack_rows,
-                         max_leaf, out_hit, out_ids):
-    """Batch of poses ((n|1, 4, 4) each, broadcast): out_hit (n,), out_ids (n, 2) (-1 when no hit)."""
-    n = out_hit.shape[0]
+                         max_leaf, out_hit, out_ids, lo, hi):
+    """Batch of poses ((n|1, 4, 4) each, broadcast): out_hit (n,), out_ids (n, 2) (-1 when no hit);
+    this call fills entries ``lo .. hi - 1`` (the thread pool's chunk, touche._parallel.run)."""
     step_a = 1 if poses_a.shape[0] > 1 else 0
     step_b = 1 if poses_b.shape[0] > 1 else 0
-    for k in prange(n):
+    for k in range(lo, hi):
         pa = poses_a[k * step_a]
         pb = poses_b[k * step_b]
         rot = np.empty((3, 3))
@@ -709,15 +709,15 @@ def tree_distance_one(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids_b,
     out_ids[0, 1] = tb
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def tree_distance_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids_b, poses_b, stack_rows, max_leaf,
-                       out_distance, out_point_a, out_point_b, out_ids):
+                       out_distance, out_point_a, out_point_b, out_ids, lo, hi):
     """Batch ((n|1, 4, 4) poses each, broadcast): distances (n,) (0 when the surfaces touch or
-    cross), closest points in WORLD coordinates (n, 3) each, original triangle ids (n, 2)."""
-    n = out_distance.shape[0]
+    cross), closest points in WORLD coordinates (n, 3) each, original triangle ids (n, 2); this
+    call fills entries ``lo .. hi - 1`` (the thread pool's chunk, touche._parallel.run)."""
     step_a = 1 if poses_a.shape[0] > 1 else 0
     step_b = 1 if poses_b.shape[0] > 1 else 0
-    for k in prange(n):
+    for k in range(lo, hi):
         pa = poses_a[k * step_a]
         pb = poses_b[k * step_b]
         rot = np.empty((3, 3))
@@ -1452,14 +1452,14 @@ def tree_distance_tracked(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, pose
     return 0
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def tree_intersects_kdop_many(ni_a, nb_a, tv_a, ids_a, dops_a, poses_a, ni_b, nb_b, tv_b, ids_b, dops_b, poses_b,
-                              directions, stack_rows, max_leaf, out_hit, out_ids):
-    """tree_intersects_many with the trees' node k-DOPs (BV_KDOP, see _kdop_pair)."""
-    n = out_hit.shape[0]
+                              directions, stack_rows, max_leaf, out_hit, out_ids, lo, hi):
+    """tree_intersects_many with the trees' node k-DOPs (BV_KDOP, see _kdop_pair); entries
+    ``lo .. hi - 1``."""
     step_a = 1 if poses_a.shape[0] > 1 else 0
     step_b = 1 if poses_b.shape[0] > 1 else 0
-    for k in prange(n):
+    for k in range(lo, hi):
         rot = np.empty((3, 3))
         trans = np.empty(3)
         _relative(poses_a[k * step_a], poses_b[k * step_b], rot, trans)

@@ -31,10 +31,10 @@ from touche._kernels import ensure_fresh_cache
 
 ensure_fresh_cache()
 
-from numba import njit, prange  # noqa: E402
+from .jit import njit
 
 from . import kinds  # noqa: E402
-from .batch import INVALID_POSE_A, INVALID_POSE_B, touching_tolerance  # noqa: E402
+from .batch import INVALID_POSE_A, INVALID_POSE_B, borrowed, touching_tolerance  # noqa: E402
 from .bvh_build import AABB_MAX, AABB_MIN, OBB_AXES, OBB_CENTER, OBB_HALF, SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
 from .bvh_query import _obb_overlap  # noqa: E402
 from .pairs import (  # noqa: E402
@@ -396,16 +396,22 @@ def checked_mesh_intersects_one(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tri
     return 1 if hit else 0
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def mesh_distance_many(ks, ps, pts, trs, eds, ss, tss, mesh_points, mesh_tris, ms, tms, ni, nb, tv, ids, depth,
-                       shape_is_a, out_signed, out_point_a, out_point_b, out_normal, out_status):
-    """Batch (poses (n|1, 4, 4) each, broadcast, validated by the caller): as batch.distance_many."""
-    count = out_signed.shape[0]
+                       shape_is_a, out_signed, out_point_a, out_point_b, out_normal, out_status, lo, hi):
+    """Pairs lo .. hi - 1 of a batch (poses (n|1, 4, 4) each, broadcast, validated by the caller;
+    run through touche._parallel.run): as batch.distance_many."""
+    ps, pts, trs, eds, tss = borrowed(ps), borrowed(pts), borrowed(trs), borrowed(eds), borrowed(tss)
+    mesh_points, mesh_tris, tms = borrowed(mesh_points), borrowed(mesh_tris), borrowed(tms)
+    ni, nb, tv, ids = borrowed(ni), borrowed(nb), borrowed(tv), borrowed(ids)
+    out_signed, out_status = borrowed(out_signed), borrowed(out_status)
+    out_point_a, out_point_b, out_normal = borrowed(out_point_a), borrowed(out_point_b), borrowed(out_normal)
     step_s = 1 if tss.shape[0] > 1 else 0
     step_m = 1 if tms.shape[0] > 1 else 0
-    for i in prange(count):
-        stack = np.empty(depth + 2, dtype=np.int64)
-        stack_lb = np.empty(depth + 2)
+    # one traversal stack per chunk (mesh_core writes every entry before reading it)
+    stack = np.empty(depth + 2, dtype=np.int64)
+    stack_lb = np.empty(depth + 2)
+    for i in range(lo, hi):
         signed, point_a, point_b, normal, status = mesh_pair_distance(
             ks, ps, pts, trs, eds, ss, tss[i * step_s], mesh_points, mesh_tris, ms, tms[i * step_m], ni, nb, tv, ids,
             shape_is_a, stack, stack_lb)
@@ -416,14 +422,18 @@ def mesh_distance_many(ks, ps, pts, trs, eds, ss, tss, mesh_points, mesh_tris, m
         out_status[i] = status
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def mesh_intersects_many(ks, ps, pts, trs, eds, tss, mesh_points, mesh_tris, ms, tms, ni, nb, tv, ids, depth, out):
-    """Batch boolean (poses broadcast, validated by the caller)."""
-    count = out.shape[0]
+@njit(cache=True, nogil=True)
+def mesh_intersects_many(ks, ps, pts, trs, eds, tss, mesh_points, mesh_tris, ms, tms, ni, nb, tv, ids, depth, out,
+                         lo, hi):
+    """Pairs lo .. hi - 1 of a batch boolean (poses broadcast, validated by the caller; run through
+    touche._parallel.run)."""
+    ps, pts, trs, eds, tss = borrowed(ps), borrowed(pts), borrowed(trs), borrowed(eds), borrowed(tss)
+    mesh_points, mesh_tris, tms = borrowed(mesh_points), borrowed(mesh_tris), borrowed(tms)
+    ni, nb, tv, ids, out = borrowed(ni), borrowed(nb), borrowed(tv), borrowed(ids), borrowed(out)
     step_s = 1 if tss.shape[0] > 1 else 0
     step_m = 1 if tms.shape[0] > 1 else 0
-    for i in prange(count):
-        stack = np.empty(depth + 2, dtype=np.int64)
-        stack_lb = np.empty(depth + 2)
+    stack = np.empty(depth + 2, dtype=np.int64)  # one traversal stack per chunk
+    stack_lb = np.empty(depth + 2)
+    for i in range(lo, hi):
         out[i] = mesh_pair_intersects(ks, ps, pts, trs, eds, tss[i * step_s], mesh_points, mesh_tris, ms,
                                       tms[i * step_m], ni, nb, tv, ids, stack, stack_lb)

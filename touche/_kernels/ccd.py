@@ -45,14 +45,15 @@ Planes / half-spaces: the plane must be shape B with a translational motion (w =
 its gap to a convex A is computed from A's support along the plane normal.
 
 Entry points: ``ca_pair(...) -> (status, iterations)`` writes out (7,) = (t, point (3), normal (3));
-``ca_many(...)`` prange batch (motion rows broadcast when a batch has one row);
-``motion_pose(mp, t, out (4, 4))``, ``motion_pose_many(mp (n, P), t, out (n, 4, 4))``.
+``ca_many(..., lo, hi)`` batch over pairs [lo, hi) (run on chunks by touche._parallel.run;
+motion rows broadcast when a batch has one row);
+``motion_pose(mp, t, out (4, 4))``, ``motion_pose_many(mp (n, P), t, out (n, 4, 4), lo, hi)``.
 """
 import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from numba import njit, prange
+from .jit import njit
 
 from . import kinds
 from .gjk import GJK_MAX_ITERATIONS, WARM_SIZE, _distance_single, margin_of, support_local
@@ -122,10 +123,10 @@ def motion_rates(mp, t, nx, ny, nz):
     return nx * vx + ny * vy + nz * vz, np.sqrt(cx * cx + cy * cy + cz * cz), end
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def motion_pose_many(mp, t, out):
-    """Poses (n, 4, 4) of n packed motions (mp (n, P)) at time t."""
-    for i in prange(out.shape[0]):
+@njit(cache=True, nogil=True)
+def motion_pose_many(mp, t, out, lo, hi):
+    """Poses (n, 4, 4) of n packed motions (mp (n, P)) at time t (rows [lo, hi))."""
+    for i in range(lo, hi):
         motion_pose(mp[i], t, out[i])
 
 
@@ -561,15 +562,14 @@ def interval_halving(ka, pa, pta, mpa, kb, pb, ptb, mpb, start, stop, speed, wid
     return kinds.MISS, np.inf, evaluations
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def ca_many(ka, pa, pta, mpa, balla, kb, pb, ptb, mpb, ballb, t_max, eps, eps_coarse, max_iterations,
-            out_status, out_t, out_point, out_normal, out_iterations):
+            out_status, out_t, out_point, out_normal, out_iterations, lo, hi):
     """Batch of ca_pair: mpa (n|1, P), mpb (n|1, Q) packed motions (a batch of 1 broadcasts).
     Outputs: status (n,) int8, t (n,), point (n, 3), normal (n, 3), iterations (n,) int64."""
-    n = out_t.shape[0]
     step_a = 1 if mpa.shape[0] > 1 else 0
     step_b = 1 if mpb.shape[0] > 1 else 0
-    for i in prange(n):
+    for i in range(lo, hi):
         out = np.empty(7)
         status, iterations = ca_pair(ka, pa, pta, mpa[i * step_a], balla, kb, pb, ptb, mpb[i * step_b], ballb,
                                      t_max, eps, eps_coarse, max_iterations, out)
@@ -596,11 +596,11 @@ def gap_at(ka, pa, pta, ta, kb, pb, ptb, tb, eps, out):
         out[4 + j] = normal[j]
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def gap_many(ka, pa, pta, ta, kb, pb, ptb, tb, rows, eps, out):
+@njit(cache=True, nogil=True)
+def gap_many(ka, pa, pta, ta, kb, pb, ptb, tb, rows, eps, out, lo, hi):
     """gap_at for the pairs ``rows`` (k,) int64 of pose batches ta, tb (n, 4, 4): out (n, 7)
-    rows written (the vectorised loop of batch CallableMotions)."""
-    for r in prange(rows.shape[0]):
+    rows written (the vectorised loop of batch CallableMotions); entries [lo, hi) of ``rows``."""
+    for r in range(lo, hi):
         i = rows[r]
         warm = np.zeros(WARM_SIZE)
         hints = np.zeros(2, dtype=np.int64)
@@ -612,9 +612,9 @@ def gap_many(ka, pa, pta, ta, kb, pb, ptb, tb, rows, eps, out):
             out[i, 4 + j] = normal[j]
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def motion_pose_times(mp, times, out):
-    """Poses (n, 4, 4) of packed motions mp (n|1, P) each at its own time times (n,)."""
+@njit(cache=True, nogil=True)
+def motion_pose_times(mp, times, out, lo, hi):
+    """Poses (n, 4, 4) of packed motions mp (n|1, P) each at its own time times (n,) (rows [lo, hi))."""
     step = 1 if mp.shape[0] > 1 else 0
-    for i in prange(out.shape[0]):
+    for i in range(lo, hi):
         motion_pose(mp[i * step], times[i], out[i])

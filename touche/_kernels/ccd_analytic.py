@@ -31,13 +31,14 @@ time is s / |v| (erratum L10495: TestMovingSphereSphere returned the distance, n
 Results: ``(status, t, t_last, px, py, pz, nx, ny, nz)``: status kinds.HIT / ALREADY_TOUCHING /
 MISS, point the contact point at t (world), normal unit from A to B (NaN when touching at
 t = 0 with overlapping interiors); t_last the end of contact where known (AABB-AABB), else NaN.
-Pair codes (``PAIR_*``) select the routine; ``analytic_many`` is the prange batch driver.
+Pair codes (``PAIR_*``) select the routine; ``analytic_many`` is the batch driver
+(pairs [lo, hi), run on chunks by touche._parallel.run).
 """
 import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from numba import njit, prange
+from .jit import njit
 
 from . import kinds
 from .ccd import _support_world
@@ -427,16 +428,15 @@ def analytic_pair(code, ka, pa, pta, ta, va, kb, pb, ptb, tb, vb, t_max):
     return aabb_aabb(amin, amax, bmin, bmax, v, vb, t_max)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def analytic_many(code, ka, pa, pta, ta, va, kb, pb, ptb, tb, vb, t_max, out_status, out_t, out_last, out_point,
-                  out_normal):
+                  out_normal, lo, hi):
     """Batch of analytic_pair; poses (n|1, 4, 4) and velocities (n|1, 3) broadcast."""
-    n = out_status.shape[0]
     sta = 1 if ta.shape[0] > 1 else 0
     stb = 1 if tb.shape[0] > 1 else 0
     sva = 1 if va.shape[0] > 1 else 0
     svb = 1 if vb.shape[0] > 1 else 0
-    for k in prange(n):
+    for k in range(lo, hi):
         res = analytic_pair(code, ka, pa, pta, ta[k * sta], va[k * sva], kb, pb, ptb, tb[k * stb], vb[k * svb], t_max)
         out_status[k] = res[0]
         out_t[k] = res[1]

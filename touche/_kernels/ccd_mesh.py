@@ -27,7 +27,7 @@ steps long. Under pure translation (w = 0) a is exactly the closing speed along 
 step is the Newton step of the convex function d(t) (Ericson 9.5.7's GJK ray cast), which never
 passes the first root and converges in a few steps.
 
-The traversal (one per query; a batch of motions runs one per prange iteration). Node pairs of
+The traversal (one per query; a batch of motions runs one per loop iteration). Node pairs of
 the two trees (or node of A x the convex / plane B) sit on a heap keyed by a time ``t`` before
 which nothing under them can touch: every triangle lies in its node's OBB, so the projection
 gap of the two OBBs along the best of 7 axes (centre line, both boxes' face normals), advanced
@@ -71,7 +71,7 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from numba import njit, prange
+from .jit import njit
 
 from touche import tolerance as _tol
 
@@ -1266,17 +1266,16 @@ def mesh_toi(ni_a, nb_a, tv_a, ids_a, ball_a, mpa, b_mode, ni_b, nb_b, tv_b, ids
     return status
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def mesh_toi_many(ni_a, nb_a, tv_a, ids_a, ball_a, mpa, b_mode, ni_b, nb_b, tv_b, ids_b, kb, pb, ptb, ball_b, mpb,
                   t_max, scale, time_tolerance, budget, descend, hka, hpa, hpta, hkb, hpb, hptb, handover, hull_slack,
-                  out_status, out):
+                  out_status, out, lo, hi):
     """Batch of mesh_toi over motion rows mpa (n|1, P), mpb (n|1, Q) (a batch of 1 broadcasts;
     each row gets the tolerances of its own motions, so a batch equals its single calls):
     out_status (n,) int8, out (n, OUT_SIZE)."""
-    n = out_status.shape[0]
     step_a = 1 if mpa.shape[0] > 1 else 0
     step_b = 1 if mpb.shape[0] > 1 else 0
-    for i in prange(n):
+    for i in range(lo, hi):
         out_status[i] = mesh_toi(ni_a, nb_a, tv_a, ids_a, ball_a, mpa[i * step_a], b_mode, ni_b, nb_b, tv_b, ids_b, kb,
                                  pb, ptb, ball_b, mpb[i * step_b], t_max, scale, time_tolerance, budget, descend, hka, hpa,
                                  hpta, hkb, hpb, hptb, handover, hull_slack, out[i])

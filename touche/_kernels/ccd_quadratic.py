@@ -31,7 +31,7 @@ found by safeguarded Newton (bisection whenever Newton leaves the bracket) to fu
 Entry points: ``quadratic_box_box(ca, ha, qa (3,4,4), cb, hb, qb, t_max, tolerance, out (7,))``
 -> status (kinds.HIT / ALREADY_TOUCHING / MISS), out = (t, point (3), normal (3) from A to B);
 ``quadratic_box_box_many(ca, ha, qa (n|1,3,4,4), cb, hb, qb (n|1,3,4,4), t_max, tolerance,
-out_status (n,) int8, out_t (n,), out_point (n,3), out_normal (n,3))``;
+out_status (n,) int8, out_t (n,), out_point (n,3), out_normal (n,3), lo, hi)`` (pairs [lo, hi));
 ``box_separation(ca, ha, ma (4,4), cb, hb, mb (4,4))`` -> the largest normalised f_L (> 0:
 separated), the static test of two parallelepipeds (also the reference in the tests).
 """
@@ -39,7 +39,7 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from numba import njit, prange
+from .jit import njit
 
 from . import kinds
 
@@ -438,12 +438,11 @@ def quadratic_box_box(ca, ha, qa, cb, hb, qb, t_max, tolerance, out):
     return kinds.MISS
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def quadratic_box_box_many(ca, ha, qa, cb, hb, qb, t_max, tolerance, out_status, out_t, out_point, out_normal):
-    n = out_t.shape[0]
+@njit(cache=True, nogil=True)
+def quadratic_box_box_many(ca, ha, qa, cb, hb, qb, t_max, tolerance, out_status, out_t, out_point, out_normal, lo, hi):
     step_a = 1 if qa.shape[0] > 1 else 0
     step_b = 1 if qb.shape[0] > 1 else 0
-    for i in prange(n):
+    for i in range(lo, hi):
         out = np.empty(7)
         out_status[i] = quadratic_box_box(ca, ha, qa[i * step_a], cb, hb, qb[i * step_b], t_max, tolerance, out)
         out_t[i] = out[0]

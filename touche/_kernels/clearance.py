@@ -47,7 +47,7 @@ from touche._kernels import ensure_fresh_cache
 
 ensure_fresh_cache()
 
-from numba import njit, prange  # noqa: E402
+from .jit import njit  # noqa: E402
 
 from .bvh_query import _push_nearer_last  # noqa: E402
 from .predicates import orient2d, orient3d  # noqa: E402
@@ -1005,25 +1005,24 @@ def clearance_one(nodes_a, bounds_a, tri_a, ids_a, nodes_b, bounds_b, tri_b, ids
          stack_rows, 0, out_real, out_int)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def clearance_poses(nodes_a, bounds_a, tri_a, ids_a, nodes_b, bounds_b, tri_b, ids_b, poses_a, poses_b,
-                    max_distance, stack_rows, out_real, out_int):
-    """Part A at poses_a (n|1, 4, 4) against part B at poses_b (n|1, 4, 4), on all cores."""
-    n = out_real.shape[0]
+                    max_distance, stack_rows, out_real, out_int, lo, hi):
+    """Part A at poses_a (n|1, 4, 4) against part B at poses_b (n|1, 4, 4): rows [lo, hi)."""
     single_a = poses_a.shape[0] == 1
     single_b = poses_b.shape[0] == 1
-    for k in prange(n):
+    for k in range(lo, hi):
         pa = poses_a[0] if single_a else poses_a[k]
         pb = poses_b[0] if single_b else poses_b[k]
         _one(nodes_a, bounds_a, tri_a, ids_a, 0, nodes_b, bounds_b, tri_b, ids_b, 0, pa, pb, max_distance,
              stack_rows, k, out_real, out_int)
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def clearance_pairs(nodes, bounds, tri, ids, roots, poses, pairs, max_distance, stack_rows, out_real, out_int):
+@njit(cache=True, nogil=True)
+def clearance_pairs(nodes, bounds, tri, ids, roots, poses, pairs, max_distance, stack_rows, out_real, out_int, lo, hi):
     """Many parts at once (their arrays concatenated, part p rooted at roots[p], posed at
-    poses[p]): row k answers parts pairs[k, 0] (A) and pairs[k, 1] (B), on all cores."""
-    for k in prange(pairs.shape[0]):
+    poses[p]): row k answers parts pairs[k, 0] (A) and pairs[k, 1] (B), for rows [lo, hi)."""
+    for k in range(lo, hi):
         p = pairs[k, 0]
         q = pairs[k, 1]
         _one(nodes, bounds, tri, ids, roots[p], nodes, bounds, tri, ids, roots[q], poses[p], poses[q], max_distance,
@@ -1049,11 +1048,11 @@ def intersections(nodes_a, bounds_a, tri_a, ids_a, nodes_b, bounds_b, tri_b, ids
     return count
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def triangle_pairs(A, B, out_distance, out_hit, out_point_a, out_point_b):
+@njit(cache=True, nogil=True)
+def triangle_pairs(A, B, out_distance, out_hit, out_point_a, out_point_b, lo, hi):
     """Row k: S3 (done right) on triangles A[k] and B[k] ((n, 3, 3) vertex rows, one frame):
-    intersecting, distance and closest points (a common point when intersecting), on all cores."""
-    for k in prange(A.shape[0]):
+    intersecting, distance and closest points (a common point when intersecting), for rows [lo, hi)."""
+    for k in range(lo, hi):
         rows = np.empty((2, TRI_WIDTH))
         for c in range(3):
             for d in range(3):

@@ -30,7 +30,8 @@ coordinates):
     kinds.ALREADY_TOUCHING (touching or overlapping at t = 0; point = A's witness point, normal
     from A to B when defined, else NaN) or CAST_MAX_ITERATIONS (did not converge; t = the last
     conservative time, a lower bound of the contact time).
-Batch drivers (``prange`` over pairs; a pose batch of 1 broadcasts):
+Batch drivers (serial loops over pairs ``[lo, hi)``, the last two arguments, run on chunks by
+touche._parallel.run; a pose batch of 1 broadcasts):
 ``gjk_distance_many(ka, pa, pta, ta (n|1,4,4), kb, pb, ptb, tb (n|1,4,4), tolerance,
     out_signed (n,), out_point_a (n,3), out_point_b (n,3), out_normal (n,3), out_status (n,) int8,
     out_iterations (n,) int64)``;
@@ -44,12 +45,14 @@ and ``gjk_distance_checked_into(ka, pa, pta, scale_a, ta, kb, pb, ptb, scale_b, 
 INVALID_POSE_A / _B).
 
 Cost model: nothing allocates per pair in the batch drivers. A batch is split into chunks
-(_chunk_count) that each make their work buffers once (GJK simplex, relative transform, EPA
+(touche._parallel.run) that each make their work buffers once (GJK simplex, relative transform, EPA
 polytope: ``epa_buffers()``) and run their pairs through ``_distance_core``; the single-pair
 entries (``_distance_single``) allocate the EPA buffers only when the cores overlap. The hot
-helpers (support mappings, warm-start load/store, simplex pieces) are ``inline="always"``: a
-call of a compiled function with array arguments is not free in numba, and the support
-mapping runs twice per GJK / EPA iteration. Polyhedra up to HILL_CLIMB_MIN_VERTICES vertices are scanned linearly
+helpers that are a few lines long (support of a moved shape, simplex determinants) are
+``inline="always"``; the larger ones (the support mapping of every kind, the simplex
+sub-algorithm, EPA's face construction) are ordinary calls, which LLVM inlines where it pays:
+inlining them in numba's IR copied them into every call site and made this file cost minutes
+to compile. Polyhedra up to HILL_CLIMB_MIN_VERTICES vertices are scanned linearly
 (faster than climbing below ~300 vertices, measured).
 
 Numerics: everything runs in B's local frame (A moved by inv(T_b) @ T_a, as in pairs.py); the
@@ -65,7 +68,7 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from numba import njit, prange
+from .jit import njit
 
 from touche import tolerance as _tol
 
@@ -177,6 +180,9 @@ def _hill_climb(params, points, dx, dy, dz, start):
     return v
 
 
+# inline: the point, segment and polytope supports are a few lines and run twice per GJK / EPA
+# iteration (box-box distance is 10-25 % slower through a call); the curved kinds' longer code
+# stays a call (_support_round), so inlining this does not copy it into every call site
 @njit(cache=True, nogil=True, inline="always")
 def support_local(kind, params, points, dx, dy, dz, hints, slot):
     """Core support point (x, y, z) of a shape in its own frame for direction (dx, dy, dz).
@@ -198,6 +204,12 @@ def support_local(kind, params, points, dx, dy, dz, hints, slot):
         else:
             i = _brute_vertex(points, nv, dx, dy, dz)
         return points[i, 0], points[i, 1], points[i, 2]
+    return _support_round(kind, params, points, dx, dy, dz)
+
+
+@njit(cache=True, nogil=True)
+def _support_round(kind, params, points, dx, dy, dz):
+    """support_local of a cylinder, cone or ellipsoid."""
     if kind == kinds.CYLINDER or kind == kinds.CONE:
         ax = points[1, 0] - points[0, 0]
         ay = points[1, 1] - points[0, 1]
@@ -331,7 +343,7 @@ def _same_sign(a, b):
     return (a > 0.0 and b > 0.0) or (a < 0.0 and b < 0.0)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _s1d(s, i, j):
     """Point of segment s[i] s[j] closest to the origin: (li, lj, vx, vy, vz, |v|^2).
 
@@ -360,7 +372,7 @@ def _s1d(s, i, j):
     return 1.0 - u, u, vx, vy, vz, vx * vx + vy * vy + vz * vz
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _shortest_cross(ijx, ijy, ijz, lij, jkx, jky, jkz, ljk, kix, kiy, kiz, lki):
     """(s_j - s_i) x (s_k - s_i) of a triangle given its edge vectors ij, jk, ki and their squared
     lengths, evaluated from its two SHORTEST edges (the three pairings are equal in exact
@@ -381,7 +393,7 @@ def _shortest_cross(ijx, ijy, ijz, lij, jkx, jky, jkz, ljk, kix, kiy, kiz, lki):
     return uy * wz - uz * wy, uz * wx - ux * wz, ux * wy - uy * wx
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _plane_normal(s, i, j, k):
     """(s_j - s_i) x (s_k - s_i) from the triangle's two shortest edges (_shortest_cross)."""
     ijx = s[j, 0] - s[i, 0]
@@ -400,7 +412,7 @@ def _plane_normal(s, i, j, k):
     )
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _s2d_normal(s, i, j, k, nx, ny, nz):
     """Point of triangle s[i] s[j] s[k] closest to the origin, given the triangle's normal
     n = (s_j - s_i) x (s_k - s_i) (from _plane_normal): (li, lj, lk, vx, vy, vz, |v|^2).
@@ -566,7 +578,7 @@ def _s3d(s):
     return b0, b1, b2, b3, vx, vy, vz
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _reduce(s, count):
     """Closest point v of conv(simplex rows 0..count-1) to the origin: keeps only the rows with a
     positive barycentric (compacted to the front, lambda in column 9); returns
@@ -677,7 +689,7 @@ def _gjk(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol, boolean, reach, max_
         vx, vy, vz, vv = nx, ny, nz, nvv
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _witness(s, count):
     """Witness points (A's and B's, B's frame) from the simplex barycentrics."""
     ax = 0.0
@@ -733,7 +745,7 @@ def epa_buffers():
     )
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _epa_face(verts, fnorm, fint, f, i, j, k):
     fint[f, 0] = i
     fint[f, 1] = j
@@ -1098,7 +1110,7 @@ def _status_of(signed, tol):
     return kinds.GJK_PENETRATING
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _load_warm(warm, m, s, hints):
     """Rebuild a warm-start simplex: the stored local support points of A and B, placed anew."""
     count = int(warm[0])
@@ -1124,7 +1136,7 @@ def _load_warm(warm, m, s, hints):
     return count
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _store_warm(warm, m, s, count, hints):
     warm[0] = count
     for r in range(count):
@@ -1155,7 +1167,7 @@ def _gjk_phase(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, max_iterations
     return outcome, count, vx, vy, vz, iterations
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _world_result(ka, pa, kb, pb, tb, signed, ax, ay, az, bx, by, bz, nx, ny, nz, status, iterations):
     """Core witness points (B's frame) pushed out by the margins, everything to the world:
     (signed, ax, ay, az, bx, by, bz, nx, ny, nz, status, iterations)."""
@@ -1183,7 +1195,7 @@ def _world_result(ka, pa, kb, pb, tb, signed, ax, ay, az, bx, by, bz, nx, ny, nz
     )
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _separated_result(ka, pa, kb, pb, tb, tolerance, outcome, count, vx, vy, vz, iterations, s):
     ax, ay, az, bx, by, bz = _witness(s, count)
     dist = np.sqrt(vx * vx + vy * vy + vz * vz)
@@ -1387,106 +1399,83 @@ def gjk_shape_cast(ka, pa, pta, ta, va, kb, pb, ptb, tb, vb, t_max, tolerance):
 
 
 # ----------------------------------------------------------------------------------------------
-# batch drivers: the pairs are split into a few chunks per thread; each chunk makes its work
-# buffers (GJK simplex, relative transform, EPA polytope) once and runs its pairs through them
+# batch drivers: serial loops over pairs [lo, hi) (touche._parallel.run hands each thread chunks);
+# a chunk makes its work buffers (GJK simplex, relative transform, EPA polytope) once and runs its
+# pairs through them
 @njit(cache=True, nogil=True)
-def _chunk_count(n):
-    """At least 64 chunks (enough to balance the threads of any ordinary machine: EPA pairs cost
-    several separated pairs) of at most ~256 pairs, so the buffer set-up is spread thin.
-    (numba.get_num_threads() inside a kernel would make it uncacheable.)"""
-    return max(1, min(n, max(64, n // 256)))
-
-
-@njit(cache=True, nogil=True, parallel=True)
 def gjk_distance_many(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance,
-                      out_signed, out_point_a, out_point_b, out_normal, out_status, out_iterations):
-    n = out_signed.shape[0]
+                      out_signed, out_point_a, out_point_b, out_normal, out_status, out_iterations, lo, hi):
     step_a = 1 if ta.shape[0] > 1 else 0
     step_b = 1 if tb.shape[0] > 1 else 0
-    chunks = _chunk_count(n)
-    for c in prange(chunks):
-        m = np.empty((4, 4))
-        s = np.empty((4, 10))
-        hints = np.zeros(2, dtype=np.int64)
-        warm = np.zeros(WARM_SIZE)
-        verts, fnorm, fint, free, stack, horizon, vslot = epa_buffers()
-        for i in range(c * n // chunks, (c + 1) * n // chunks):
-            warm[0] = 0.0  # cold start: no simplex, hill climbing from vertex 0
-            warm[25] = 0.0
-            warm[26] = 0.0
-            r = _distance_core(
-                ka, pa, pta, ta[i * step_a], kb, pb, ptb, tb[i * step_b], tolerance, warm, GJK_MAX_ITERATIONS,
-                m, s, hints, verts, fnorm, fint, free, stack, horizon, vslot,
-            )
-            out_signed[i] = r[0]
-            out_point_a[i, 0] = r[1]
-            out_point_a[i, 1] = r[2]
-            out_point_a[i, 2] = r[3]
-            out_point_b[i, 0] = r[4]
-            out_point_b[i, 1] = r[5]
-            out_point_b[i, 2] = r[6]
-            out_normal[i, 0] = r[7]
-            out_normal[i, 1] = r[8]
-            out_normal[i, 2] = r[9]
-            out_status[i] = r[10]
-            out_iterations[i] = r[11]
+    m = np.empty((4, 4))
+    s = np.empty((4, 10))
+    hints = np.zeros(2, dtype=np.int64)
+    warm = np.zeros(WARM_SIZE)
+    verts, fnorm, fint, free, stack, horizon, vslot = epa_buffers()
+    for i in range(lo, hi):
+        warm[0] = 0.0  # cold start: no simplex, hill climbing from vertex 0
+        warm[25] = 0.0
+        warm[26] = 0.0
+        r = _distance_core(
+            ka, pa, pta, ta[i * step_a], kb, pb, ptb, tb[i * step_b], tolerance, warm, GJK_MAX_ITERATIONS,
+            m, s, hints, verts, fnorm, fint, free, stack, horizon, vslot,
+        )
+        _store_row(r, i, out_signed, out_point_a, out_point_b, out_normal, out_status, out_iterations)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
+def _store_row(r, i, out_signed, out_point_a, out_point_b, out_normal, out_status, out_iterations):
+    out_signed[i] = r[0]
+    out_point_a[i, 0] = r[1]
+    out_point_a[i, 1] = r[2]
+    out_point_a[i, 2] = r[3]
+    out_point_b[i, 0] = r[4]
+    out_point_b[i, 1] = r[5]
+    out_point_b[i, 2] = r[6]
+    out_normal[i, 0] = r[7]
+    out_normal[i, 1] = r[8]
+    out_normal[i, 2] = r[9]
+    out_status[i] = r[10]
+    out_iterations[i] = r[11]
+
+
+@njit(cache=True, nogil=True)
 def gjk_distance_warm_many(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm,
-                           out_signed, out_point_a, out_point_b, out_normal, out_status, out_iterations):
+                           out_signed, out_point_a, out_point_b, out_normal, out_status, out_iterations, lo, hi):
     """As gjk_distance_many with one warm-start token per pair: warm (n, WARM_SIZE), in/out."""
-    n = out_signed.shape[0]
     step_a = 1 if ta.shape[0] > 1 else 0
     step_b = 1 if tb.shape[0] > 1 else 0
-    chunks = _chunk_count(n)
-    for c in prange(chunks):
-        m = np.empty((4, 4))
-        s = np.empty((4, 10))
-        hints = np.zeros(2, dtype=np.int64)
-        verts, fnorm, fint, free, stack, horizon, vslot = epa_buffers()
-        for i in range(c * n // chunks, (c + 1) * n // chunks):
-            r = _distance_core(
-                ka, pa, pta, ta[i * step_a], kb, pb, ptb, tb[i * step_b], tolerance, warm[i], GJK_MAX_ITERATIONS,
-                m, s, hints, verts, fnorm, fint, free, stack, horizon, vslot,
-            )
-            out_signed[i] = r[0]
-            out_point_a[i, 0] = r[1]
-            out_point_a[i, 1] = r[2]
-            out_point_a[i, 2] = r[3]
-            out_point_b[i, 0] = r[4]
-            out_point_b[i, 1] = r[5]
-            out_point_b[i, 2] = r[6]
-            out_normal[i, 0] = r[7]
-            out_normal[i, 1] = r[8]
-            out_normal[i, 2] = r[9]
-            out_status[i] = r[10]
-            out_iterations[i] = r[11]
+    m = np.empty((4, 4))
+    s = np.empty((4, 10))
+    hints = np.zeros(2, dtype=np.int64)
+    verts, fnorm, fint, free, stack, horizon, vslot = epa_buffers()
+    for i in range(lo, hi):
+        r = _distance_core(
+            ka, pa, pta, ta[i * step_a], kb, pb, ptb, tb[i * step_b], tolerance, warm[i], GJK_MAX_ITERATIONS,
+            m, s, hints, verts, fnorm, fint, free, stack, horizon, vslot,
+        )
+        _store_row(r, i, out_signed, out_point_a, out_point_b, out_normal, out_status, out_iterations)
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def gjk_intersects_many(ka, pa, pta, ta, kb, pb, ptb, tb, out):
-    n = out.shape[0]
+@njit(cache=True, nogil=True)
+def gjk_intersects_many(ka, pa, pta, ta, kb, pb, ptb, tb, out, lo, hi):
     step_a = 1 if ta.shape[0] > 1 else 0
     step_b = 1 if tb.shape[0] > 1 else 0
-    chunks = _chunk_count(n)
-    for c in prange(chunks):
-        m = np.empty((4, 4))
-        s = np.empty((4, 10))
-        hints = np.zeros(2, dtype=np.int64)
-        for i in range(c * n // chunks, (c + 1) * n // chunks):
-            out[i] = _intersects_core(ka, pa, pta, ta[i * step_a], kb, pb, ptb, tb[i * step_b], m, s, hints)
+    m = np.empty((4, 4))
+    s = np.empty((4, 10))
+    hints = np.zeros(2, dtype=np.int64)
+    for i in range(lo, hi):
+        out[i] = _intersects_core(ka, pa, pta, ta[i * step_a], kb, pb, ptb, tb[i * step_b], m, s, hints)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def gjk_shape_cast_many(ka, pa, pta, ta, va, kb, pb, ptb, tb, vb, t_max, tolerance,
-                        out_status, out_t, out_point, out_normal):
-    n = out_t.shape[0]
+                        out_status, out_t, out_point, out_normal, lo, hi):
     step_a = 1 if ta.shape[0] > 1 else 0
     step_b = 1 if tb.shape[0] > 1 else 0
     step_va = 1 if va.shape[0] > 1 else 0
     step_vb = 1 if vb.shape[0] > 1 else 0
-    for i in prange(n):
+    for i in range(lo, hi):
         status, t, point, normal = gjk_shape_cast(
             ka, pa, pta, ta[i * step_a], va[i * step_va],
             kb, pb, ptb, tb[i * step_b], vb[i * step_vb], t_max, tolerance,

@@ -26,7 +26,7 @@ from touche import tolerance
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from numba import njit, prange
+from .jit import njit
 
 # LP status codes (mirrored by touche.lp.LPStatus).
 OPTIMAL = 0
@@ -616,16 +616,15 @@ def separating_vector_one(verts_a, ta, verts_b, tb, s0, use_initial, max_iterati
     return chung_wang(verts_a, ta, verts_b, tb, start, max_iterations, check_every, eps, out_s)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def separating_vector_many(verts_a, tas, verts_b, tbs, initial, use_initial, max_iterations,
-                           out_s, out_status, out_iterations):
+                           out_s, out_status, out_iterations, lo, hi):
     """Chung-Wang for a batch of pose pairs (broadcast: tas / tbs of length n or 1; ``initial``
     rows the same way)."""
-    count = out_status.shape[0]
     step_a = 1 if tas.shape[0] > 1 else 0
     step_b = 1 if tbs.shape[0] > 1 else 0
     step_s = 1 if initial.shape[0] > 1 else 0
-    for k in prange(count):
+    for k in range(lo, hi):
         status, iterations = separating_vector_one(
             verts_a, tas[k * step_a], verts_b, tbs[k * step_b], initial[k * step_s], use_initial, max_iterations,
             CW_CHECK_EVERY, out_s[k]
@@ -654,14 +653,13 @@ def intersect_pair(normals_a, offsets_a, verts_a, ta, normals_b, offsets_b, vert
     return polytopes_lp(normals_a, offsets_a, ta, normals_b, offsets_b, tb, seed, witness)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def polytopes_intersect_many(normals_a, offsets_a, verts_a, tas, normals_b, offsets_b, verts_b, tbs,
-                             method, max_iterations, seed, out, out_witness):
-    """Batch driver for touche.lp.polytopes_intersect (prange over pairs; pair k uses the LP
+                             method, max_iterations, seed, out, out_witness, lo, hi):
+    """Batch driver for touche.lp.polytopes_intersect (pairs [lo, hi); pair k uses the LP
     order seed + k)."""
-    count = out.shape[0]
     step_a = 1 if tas.shape[0] > 1 else 0
     step_b = 1 if tbs.shape[0] > 1 else 0
-    for k in prange(count):
+    for k in range(lo, hi):
         out[k] = intersect_pair(normals_a, offsets_a, verts_a, tas[k * step_a], normals_b, offsets_b, verts_b,
                                 tbs[k * step_b], method, max_iterations, seed + k, out_witness[k])

@@ -43,7 +43,7 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from numba import njit, prange  # noqa: E402
+from .jit import njit  # noqa: E402
 
 from touche import tolerance  # noqa: E402
 
@@ -835,16 +835,15 @@ def checked_contact_manifold_into(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, e
     return count, status
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def contact_manifold_many(ka, pa, pta, tra, eda, tas, kb, pb, ptb, trb, edb, tbs, margin, max_points,
-                          out_points, out_depths, out_normals, out_counts, out_status):
+                          out_points, out_depths, out_normals, out_counts, out_status, lo, hi):
     """Batch driver: poses (na, 4, 4) and (nb, 4, 4), na == nb or either 1 (broadcast), already
     validated. Writes out_points (n, max_points, 3) and out_depths (n, max_points), NaN past each
     pair's count, out_normals (n, 3), out_counts (n,) int64 and out_status (n,) int8."""
-    n = out_counts.shape[0]
     step_a = 1 if tas.shape[0] > 1 else 0
     step_b = 1 if tbs.shape[0] > 1 else 0
-    for i in prange(n):
+    for i in range(lo, hi):
         count, normal, status = contact_manifold(
             ka, pa, pta, tra, eda, tas[i * step_a], kb, pb, ptb, trb, edb, tbs[i * step_b], margin, max_points,
             out_points[i], out_depths[i],

@@ -34,7 +34,7 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402
 
 ensure_fresh_cache()
-from numba import njit  # noqa: E402
+from .jit import njit  # noqa: E402
 
 _HASH_X = np.int64(0x8DA6B343)  # large odd multipliers (Ericson 12.1 uses the same primes)
 _HASH_Y = np.int64(0xD8163841)

@@ -22,7 +22,7 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from numba import njit
+from .jit import njit
 
 from touche import tolerance
 
@@ -1069,7 +1069,9 @@ def _degenerate_triangle_as_segment(kind, params, points):
     return kind, params, points
 
 
-@njit(cache=True, nogil=True)
+# inline: a thin layer over the engine; compiled on its own it would link, optimize and emit
+# the whole engine once more (numba compiles every callee into each caller's machine code)
+@njit(cache=True, nogil=True, inline="always")
 def _ordered_core(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, boolean):
     """Core of both verbs for ka <= kb, in B's frame. Returns the B-frame result."""
     t_rel = relative_transform(ta, tb)
@@ -1178,7 +1180,9 @@ def pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, toleranc
     return engine_pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance)
 
 
-@njit(cache=True, nogil=True)
+# inline: a thin layer over the engine; compiled on its own it would link, optimize and emit
+# the whole engine once more (numba compiles every callee into each caller's machine code)
+@njit(cache=True, nogil=True, inline="always")
 def engine_pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance):
     """pair_distance without GJK: closed forms, SAT depth and feature enumeration (the oracle
     that GJK is cross-checked against in the tests)."""

@@ -5,7 +5,7 @@ from touche import tolerance
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from numba import njit
+from .jit import njit
 
 RIGID_TOLERANCE = tolerance.RIGID
 

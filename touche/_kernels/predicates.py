@@ -45,7 +45,7 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from numba import njit
+from .jit import njit
 
 EPS = 2.0 ** -53  # unit roundoff (half an ulp of 1.0)
 SPLITTER = 134217729.0  # 2^27 + 1, Veltkamp splitting constant for 53-bit doubles

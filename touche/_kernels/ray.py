@@ -26,7 +26,7 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from numba import njit
+from .jit import njit
 
 from .vec import cross as _cross  # noqa: E402
 from .vec import dot as _dot  # noqa: E402

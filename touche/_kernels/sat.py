@@ -6,7 +6,7 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from numba import njit
+from .jit import njit
 
 # |ea x eb|^2 <= _PARALLEL * |ea|^2 |eb|^2  (sin^2 of the angle <= 1e-12) => skip the axis.
 _PARALLEL = 1e-12

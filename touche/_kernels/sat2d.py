@@ -28,7 +28,7 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from numba import njit, prange  # noqa: E402
+from .jit import njit  # noqa: E402
 
 from touche._kernels import kinds  # noqa: E402
 from touche.tolerance import ABSOLUTE, RELATIVE  # noqa: E402
@@ -524,27 +524,26 @@ def _segment_segment(a, b, tol, out):
 
 # ---------------------------------------------------------------------------------------------
 # Batch drivers: A is (na, ka, 2), B is (nb, kb, 2) with na, nb in {1, n}; a side with one
-# polygon is used for every pair. Velocities (nv, 2), t_max (nt,) broadcast the same way.
+# polygon is used for every pair. Velocities (nv, 2), t_max (nt,) broadcast the same way. Each
+# driver runs pairs [lo, hi) (its last two arguments; touche._parallel.run cuts a batch in chunks).
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def intersects_many(a, b, out):
-    n = out.shape[0]
+@njit(cache=True, nogil=True)
+def intersects_many(a, b, out, lo, hi):
     na = a.shape[0]
     nb = b.shape[0]
-    for i in prange(n):
+    for i in range(lo, hi):
         out[i] = intersects_pair(a[i % na], b[i % nb])
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def toi_many(a, b, va, vb, t_max, out):
-    n = out.shape[0]
+@njit(cache=True, nogil=True)
+def toi_many(a, b, va, vb, t_max, out, lo, hi):
     na = a.shape[0]
     nb = b.shape[0]
     nva = va.shape[0]
     nvb = vb.shape[0]
     nt = t_max.shape[0]
-    for i in prange(n):
+    for i in range(lo, hi):
         ia = i % nva
         ib = i % nvb
         toi_pair(
@@ -559,13 +558,12 @@ def toi_many(a, b, va, vb, t_max, out):
         )
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def intersection_many(a, b, points, kind, count):
+@njit(cache=True, nogil=True)
+def intersection_many(a, b, points, kind, count, lo, hi):
     """points (n, ka + kb, 2) preset to NaN by the caller; kind, count (n,) int64."""
-    n = kind.shape[0]
     na = a.shape[0]
     nb = b.shape[0]
-    for i in prange(n):
+    for i in range(lo, hi):
         k, m = intersection_pair(a[i % na], b[i % nb], points[i])
         kind[i] = k
         count[i] = m
@@ -648,7 +646,7 @@ def check_polygon(p):
     return POLY_OK
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def check_polygons(polys, codes):
-    for i in prange(polys.shape[0]):
+@njit(cache=True, nogil=True)
+def check_polygons(polys, codes, lo, hi):
+    for i in range(lo, hi):
         codes[i] = check_polygon(polys[i])

@@ -5,7 +5,7 @@ triangle-triangle, stationary and under constant velocities over [0, t_max].
 Conventions (raw-array API, see touche/pairwise.py): an OBB is a centre (3,), axes (3, 3) whose
 ROWS are the unit axes (unlike docs/KERNELS.md, whose OBB axes are columns) and half extents (3,);
 a triangle is (3, 3), one vertex per row. Everything is scalar code on tuples: no allocation in the
-static per-pair path (the throughput path); the batch drivers run a prange over pairs.
+static per-pair path (the throughput path); the batch drivers loop over pairs [lo, hi).
 
 Motion (S0's TFirst <= TLast form, not S1's whole-interval per-axis test, which is only
 conservative: erratum S1 "section 3.2.2 and 4.2.2 omit the W x edge axes"). With object 0 fixed
@@ -32,7 +32,7 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from numba import njit, prange
+from .jit import njit
 
 from touche import tolerance
 
@@ -1144,49 +1144,46 @@ def triangle_triangle_intersection(TA, i, TB, j, out):
 
 
 # ---------------------------------------------------------------------------------------------
-# batch drivers (prange over pairs; a size-1 argument is broadcast by index 0)
+# batch drivers (pairs [lo, hi), the last two arguments, run on chunks by touche._parallel.run;
+# a size-1 argument is broadcast by index 0)
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def obb_obb_overlap_many(ca, ua, ha, cb, ub, hb, out):
-    n = out.shape[0]
+@njit(cache=True, nogil=True)
+def obb_obb_overlap_many(ca, ua, ha, cb, ub, hb, out, lo, hi):
     sa = 1 if ca.shape[0] > 1 else 0
     sb = 1 if cb.shape[0] > 1 else 0
-    for k in prange(n):
+    for k in range(lo, hi):
         i = k * sa
         j = k * sb
         out[k] = obb_obb_overlap(ca, ua, ha, i, cb, ub, hb, j)
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def triangle_obb_overlap_many(T, c, u, h, out):
-    n = out.shape[0]
+@njit(cache=True, nogil=True)
+def triangle_obb_overlap_many(T, c, u, h, out, lo, hi):
     st = 1 if T.shape[0] > 1 else 0
     sb = 1 if c.shape[0] > 1 else 0
-    for k in prange(n):
+    for k in range(lo, hi):
         i = k * st
         j = k * sb
         out[k] = triangle_obb_overlap(T, i, c, u, h, j)
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def triangle_triangle_overlap_many(TA, TB, out):
-    n = out.shape[0]
+@njit(cache=True, nogil=True)
+def triangle_triangle_overlap_many(TA, TB, out, lo, hi):
     sa = 1 if TA.shape[0] > 1 else 0
     sb = 1 if TB.shape[0] > 1 else 0
-    for k in prange(n):
+    for k in range(lo, hi):
         i = k * sa
         j = k * sb
         out[k] = triangle_triangle_overlap(TA, i, TB, j)
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def triangle_triangle_intersection_many(TA, TB, kind, count, points):
-    n = kind.shape[0]
+@njit(cache=True, nogil=True)
+def triangle_triangle_intersection_many(TA, TB, kind, count, points, lo, hi):
     sa = 1 if TA.shape[0] > 1 else 0
     sb = 1 if TB.shape[0] > 1 else 0
-    for k in prange(n):
+    for k in range(lo, hi):
         i = k * sa
         j = k * sb
         kd, m = triangle_triangle_intersection(TA, i, TB, j, points[k])
@@ -1206,45 +1203,42 @@ def _store_impact(k, res, status, time, point, normal):
     normal[k, 2] = res[7]
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def obb_obb_time_of_impact_many(ca, ua, ha, va, cb, ub, hb, vb, t_max, status, time, point, normal):
-    n = status.shape[0]
+@njit(cache=True, nogil=True)
+def obb_obb_time_of_impact_many(ca, ua, ha, va, cb, ub, hb, vb, t_max, status, time, point, normal, lo, hi):
     sa = 1 if ca.shape[0] > 1 else 0
     sb = 1 if cb.shape[0] > 1 else 0
     sva = 1 if va.shape[0] > 1 else 0
     svb = 1 if vb.shape[0] > 1 else 0
     st = 1 if t_max.shape[0] > 1 else 0
-    for k in prange(n):
+    for k in range(lo, hi):
         i = k * sa
         j = k * sb
         res = obb_obb_time_of_impact(ca, ua, ha, i, va[k * sva], cb, ub, hb, j, vb[k * svb], t_max[k * st])
         _store_impact(k, res, status, time, point, normal)
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def triangle_obb_time_of_impact_many(T, vt, c, u, h, vb, t_max, status, time, point, normal):
-    n = status.shape[0]
+@njit(cache=True, nogil=True)
+def triangle_obb_time_of_impact_many(T, vt, c, u, h, vb, t_max, status, time, point, normal, lo, hi):
     st_ = 1 if T.shape[0] > 1 else 0
     sb = 1 if c.shape[0] > 1 else 0
     svt = 1 if vt.shape[0] > 1 else 0
     svb = 1 if vb.shape[0] > 1 else 0
     st = 1 if t_max.shape[0] > 1 else 0
-    for k in prange(n):
+    for k in range(lo, hi):
         i = k * st_
         j = k * sb
         res = triangle_obb_time_of_impact(T, i, vt[k * svt], c, u, h, j, vb[k * svb], t_max[k * st])
         _store_impact(k, res, status, time, point, normal)
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def triangle_triangle_time_of_impact_many(TA, va, TB, vb, t_max, status, time, point, normal):
-    n = status.shape[0]
+@njit(cache=True, nogil=True)
+def triangle_triangle_time_of_impact_many(TA, va, TB, vb, t_max, status, time, point, normal, lo, hi):
     sa = 1 if TA.shape[0] > 1 else 0
     sb = 1 if TB.shape[0] > 1 else 0
     sva = 1 if va.shape[0] > 1 else 0
     svb = 1 if vb.shape[0] > 1 else 0
     st = 1 if t_max.shape[0] > 1 else 0
-    for k in prange(n):
+    for k in range(lo, hi):
         i = k * sa
         j = k * sb
         res = triangle_triangle_time_of_impact(TA, i, va[k * sva], TB, j, vb[k * svb], t_max[k * st])

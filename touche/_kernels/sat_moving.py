@@ -39,7 +39,7 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from numba import njit, prange
+from .jit import njit
 
 from touche import tolerance as _tolerance
 
@@ -928,19 +928,18 @@ def time_of_impact_one(ka, pa, pta, tra, eda, sa, tas, vas, kb, pb, ptb, trb, ed
               out_status, out_t, out_tlast, out_normal, out_kind, out_count, out_points)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def time_of_impact_many(ka, pa, pta, tra, eda, sa, tas, vas, kb, pb, ptb, trb, edb, sb, tbs, vbs, t_max,
-                        out_status, out_t, out_tlast, out_normal, out_kind, out_count, out_points):
+                        out_status, out_t, out_tlast, out_normal, out_kind, out_count, out_points, lo, hi):
     """Batch: tas / tbs (n or 1, 4, 4), vas / vbs (n or 1, 3); batches of 1 broadcast. Outputs:
     status (n,) int8, t / t_last (n,), normal (n, 3), set kind (n,) int8, count (n,) int64,
     points (n, K, 3) NaN-padded (K = out_points.shape[1] >= set_capacity)."""
-    count = out_status.shape[0]
-    # broadcast steps (an inline conditional index inside prange is typed float by numba)
+    # broadcast steps (computed once, not per pair)
     sta = 1 if tas.shape[0] > 1 else 0
     stb = 1 if tbs.shape[0] > 1 else 0
     sva = 1 if vas.shape[0] > 1 else 0
     svb = 1 if vbs.shape[0] > 1 else 0
-    for i in prange(count):
+    for i in range(lo, hi):
         ta = tas[i * sta]
         tb = tbs[i * stb]
         va = vas[i * sva]
@@ -982,12 +981,13 @@ def intersection_one(ka, pa, pta, tra, eda, sa, tas, kb, pb, ptb, trb, edb, sb, 
     _intersection_pair(ka, pa, pta, tra, eda, sa, tas[0], kb, pb, ptb, trb, edb, sb, tbs[0], 0, out_kind, out_count, out_points)
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def intersection_many(ka, pa, pta, tra, eda, sa, tas, kb, pb, ptb, trb, edb, sb, tbs, out_kind, out_count, out_points):
+@njit(cache=True, nogil=True)
+def intersection_many(ka, pa, pta, tra, eda, sa, tas, kb, pb, ptb, trb, edb, sb, tbs, out_kind, out_count, out_points,
+                      lo, hi):
     """Batch intersection sets at t = 0; poses (n or 1, 4, 4) broadcast."""
     sta = 1 if tas.shape[0] > 1 else 0
     stb = 1 if tbs.shape[0] > 1 else 0
-    for i in prange(out_kind.shape[0]):
+    for i in range(lo, hi):
         ta = tas[i * sta]
         tb = tbs[i * stb]
         _intersection_pair(ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb, i, out_kind, out_count, out_points)

@@ -5,7 +5,7 @@ from touche._kernels import ensure_fresh_cache
 
 ensure_fresh_cache()
 
-from numba import njit  # noqa: E402
+from .jit import njit  # noqa: E402
 
 
 @njit(cache=True, nogil=True)

@@ -1,0 +1,92 @@
+"""warmup() is complete: after it, the whole public surface runs without compiling a kernel.
+
+The walk (tests/surface_walk.py) is written independently of warmup's steps: every verb on every
+pair of shape kinds in both orders, every pose form, every motion class, every module and the
+command line, with the input variants users pass (lists, int / float32 / read-only / Fortran /
+sliced arrays). warmup() compiles from a handful of representative calls; numba's compile events
+(a load from the on-disk cache is not one) count what the walk still had to compile. A kernel or
+a specialization that warmup misses fails this test, naming it.
+"""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import touche
+from touche import _parallel, _warmup
+
+import surface_walk
+
+
+def test_warmup_is_complete_nothing_compiles_after_it():
+    touche.warmup(progress=False)
+    with _warmup.CompileLog() as log:
+        surface_walk.walk()
+    compiled = sorted({f"{name}{args}" for name, _, args in log.entries})
+    assert log.count == 0, f"{log.count} compilations after warmup(), e.g.:\n" + "\n".join(compiled[:40])
+
+
+def test_compile_log_sees_a_new_compilation():
+    """The check above can fail: a kernel never compiled before is counted with its time."""
+    from numba import njit
+
+    @njit(cache=False)
+    def fresh(x):
+        return x + 1.0
+
+    with _warmup.CompileLog() as log:
+        fresh(1.0)
+        fresh(2.0)  # the same specialization: not compiled again
+    assert log.count == 1
+    name, seconds, args = log.entries[0]
+    assert name.endswith("fresh") and seconds > 0.0 and "float64" in args
+
+
+def test_warmup_in_worker_processes_reports_every_step(capsys):
+    seconds = _warmup.run(jobs=2, progress=True, steps=[len(_warmup.STEPS) - 1, len(_warmup.STEPS) - 2])
+    assert set(seconds) == {_warmup.STEPS[-1][0], _warmup.STEPS[-2][0]}
+    err = capsys.readouterr().err
+    assert "kernels ready" in err  # not a terminal: a start line and an end line
+
+
+def test_warmup_rejects_bad_jobs():
+    with pytest.raises(ValueError):
+        touche.warmup(jobs=0, progress=False)
+
+
+def test_warmup_command_line():
+    done = subprocess.run([sys.executable, "-m", "touche.cli", "warmup", "--jobs", "1"], capture_output=True,
+                          text=True, timeout=1800)
+    assert done.returncode == 0, done.stderr
+    assert "compiled / loaded" in done.stdout
+    assert "kernels ready" in done.stderr
+
+
+def test_parallel_run_covers_every_item_once_and_propagates_errors():
+    seen = np.zeros(10_000, dtype=np.int64)
+
+    def mark(out, lo, hi):
+        out[lo:hi] += 1
+
+    for threads in (1, 2, 3):
+        _parallel.set_num_threads(threads)
+        try:
+            seen[:] = 0
+            _parallel.run(mark, len(seen), seen, grain=7)
+            assert (seen == 1).all()
+        finally:
+            _parallel.set_num_threads(_parallel._default_threads())
+
+    def fail(lo, hi):
+        if lo > 0:
+            raise RuntimeError("chunk failed")
+
+    _parallel.set_num_threads(2)
+    try:
+        with pytest.raises(RuntimeError, match="chunk failed"):
+            _parallel.run(fail, 1000, grain=10)
+    finally:
+        _parallel.set_num_threads(_parallel._default_threads())
+    with pytest.raises(ValueError):
+        _parallel.set_num_threads(0)

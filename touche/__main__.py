@@ -1,0 +1,4 @@
+"""``python -m touche``: the touche command."""
+from .cli import main
+
+main()

@@ -1,0 +1,138 @@
+"""``njit`` for touche's kernels: numba's, with calls between kernels typed without literals.
+
+numba types a constant argument of a call made inside a kernel (``f(x, True)``, ``g(t, 0)``) as a
+literal type (``Literal[bool](True)``, ``Literal[int](0)``), and a jitted callee is compiled once
+per literal value: ``f(x, True)`` and ``f(x, False)`` are two full compilations of ``f`` and of
+everything it calls, and each is stored in the cache separately. No touche kernel needs a literal
+argument (none uses ``numba.literally``), so kernels made by this ``njit`` turn literal argument
+types into their plain types before numba picks or compiles a specialization: one compilation per
+real signature. (Branches on such a flag stay in the code as ordinary, well-predicted tests.)
+
+A second canonical form at the boundary: numba types a read-only array (a numpy view of a
+frozen attribute, ``np.broadcast_to``, an array with ``setflags(write=False)``) as another type
+than the same array writable, and would compile every kernel it reaches once more for it. A
+kernel called from Python with a read-only array therefore runs on a writable copy of it (a
+read-only array is never an output, so nothing written is lost); the copy costs one Python-level
+detour per such call, far less than a compilation.
+
+Third, where the compiled code is kept: a per-user folder keyed by content (``_PersistentLocator``)
+instead of numba's default, which keys by each file's modification time beside the sources, so a
+fresh clone or a reinstall of the same sources recompiled everything. Here a kernel module's code
+lives under ``<cache>/kernels-numba<version>/<module>-<digest>``, the digest covering the module's
+source, every kernel module it imports (directly or not) and touche/tolerance.py (see
+``touche._kernels.module_digest``): identical sources find their code wherever they are
+installed, and an edit lands in a new folder (never stale). numba's index adds the function's
+bytecode, the signature and the CPU to every entry. ``<cache>`` is TOUCHE_CACHE_DIR, else
+$XDG_CACHE_HOME/touche, else ~/.cache/touche. NUMBA_CACHE_DIR, when set, wins (numba's own
+locator; the cold-start benchmark and tests rely on it); TOUCHE_PERSISTENT_CACHE=0 turns the
+per-user folder off (numba's defaults then). Folders of older sources are not removed: delete
+``<cache>`` to reclaim the space.
+"""
+import os
+from pathlib import Path
+
+import numba
+import numpy as np
+from numba import njit as _numba_njit
+from numba.core import config, types
+from numba.core.caching import CompileResultCacheImpl, FunctionCache, NullCache, _CacheLocator
+from numba.core.registry import CPUDispatcher
+
+from touche._kernels import module_digest
+
+
+def persistent_cache_root():
+    """The per-user folder of compiled kernels, or None when it is not used."""
+    if config.CACHE_DIR or os.environ.get("TOUCHE_PERSISTENT_CACHE") == "0":
+        return None
+    base = os.environ.get("TOUCHE_CACHE_DIR")
+    if not base:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        base = os.path.join(xdg, "touche") if xdg else os.path.join(os.path.expanduser("~"), ".cache", "touche")
+    return Path(base) / f"kernels-numba{numba.__version__}"
+
+
+class _PersistentLocator(_CacheLocator):
+    def __init__(self, cache_path, digest):
+        self._cache_path = str(cache_path)
+        self._digest = digest
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    def get_source_stamp(self):
+        return self._digest
+
+    def get_disambiguator(self):
+        return self._digest[:8]
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        root = persistent_cache_root()
+        module = Path(py_file).stem
+        digest = module_digest(module)
+        if root is None or digest is None or Path(py_file).resolve().parent != Path(__file__).resolve().parent:
+            return None
+        locator = cls(root / f"{module}-{digest[:20]}", digest)
+        try:
+            locator.ensure_cache_path()
+        except OSError:  # no writable home: numba's own locations
+            return None
+        return locator
+
+
+class _KernelCacheImpl(CompileResultCacheImpl):
+    _locator_classes = [_PersistentLocator] + list(CompileResultCacheImpl._locator_classes)
+
+
+class _KernelFunctionCache(FunctionCache):
+    _impl_class = _KernelCacheImpl
+
+
+class KernelDispatcher(CPUDispatcher):
+    """A CPUDispatcher whose callers inside jitted code see it without literal argument types,
+    that copies read-only arrays from Python, and that caches in the per-user folder."""
+
+    def enable_caching(self):
+        self._cache = _KernelFunctionCache(self.py_func)
+
+    def get_call_template(self, args, kws):
+        args = tuple(types.unliteral(arg) for arg in args)
+        kws = {name: types.unliteral(value) for name, value in kws.items()}
+        return super().get_call_template(args, kws)
+
+    def _compile_for_args(self, *args, **kws):
+        # Reached from Python when no compiled specialization matches the arguments; numba then
+        # calls whatever this returns with the same arguments.
+        if any(isinstance(arg, np.ndarray) and not arg.flags.writeable for arg in args):
+            return self._call_with_writable_copies
+        return super()._compile_for_args(*args, **kws)
+
+    def _call_with_writable_copies(self, *args):
+        return self(*(np.array(arg) if isinstance(arg, np.ndarray) and not arg.flags.writeable else arg
+                      for arg in args))
+
+
+def njit(*args, **options):
+    """``numba.njit`` (same arguments) returning a :class:`KernelDispatcher`."""
+    if args and callable(args[0]) and not options:  # bare @njit
+        return _adopt(_numba_njit(args[0]))
+
+    decorate = _numba_njit(*args, **options)
+
+    def wrapper(function):
+        return _adopt(decorate(function))
+
+    return wrapper
+
+
+def _adopt(dispatcher):
+    if not isinstance(dispatcher, CPUDispatcher):  # NUMBA_DISABLE_JIT=1: a plain function
+        return dispatcher
+    # CPUDispatcher adds no instance layout over its C base, and neither does the subclass, so
+    # the instance can take the subclass as its class
+    cached = not isinstance(dispatcher._cache, NullCache)
+    dispatcher.__class__ = KernelDispatcher
+    if cached:
+        dispatcher.enable_caching()
+    return dispatcher

@@ -1,0 +1,136 @@
+"""Batches over the machine's cores: Python threads running serial, nogil kernels on chunks.
+
+Every batch kernel is a plain serial ``@njit(cache=True, nogil=True)`` loop over ``range(lo, hi)``
+(its last two arguments); ``run(kernel, count, *args)`` cuts ``[0, count)`` into chunks and lets
+a small thread pool and the calling thread take chunks until none is left. Why not numba's
+``parallel=True`` / ``prange``:
+- compile time: a parfor compiles the loop body as a separate gufunc and links the whole callee
+  engine into it again; a serial loop is one ordinary compilation (the cold-start issue measured
+  20-30 s per parallel driver);
+- a busy machine: numba's threading layers split the loop statically and wait at a barrier for
+  every worker, so one descheduled thread stalls the whole call; here an idle thread takes the
+  remaining chunks (dynamic scheduling), and small batches never leave the calling thread;
+- processes and threads: no OpenMP / TBB / workqueue runtime to fork or to enter from several
+  Python threads (the workqueue layer aborts on concurrent entry); the pool is recreated in a
+  forked child.
+The kernels release the GIL (``nogil=True``), so the threads run truly in parallel.
+
+Threads: ``TOUCHE_NUM_THREADS`` or :func:`set_num_threads`, default the cores this process may
+use. A batch call made from inside a pool thread runs serially (no nested waiting on the pool).
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+
+_lock = threading.Lock()
+_pool = None
+_pool_size = 0
+_threads = None
+_local = threading.local()
+
+
+def _default_threads():
+    value = os.environ.get("TOUCHE_NUM_THREADS")
+    if value:
+        try:
+            threads = int(value)
+        except ValueError:
+            raise ValueError(f"TOUCHE_NUM_THREADS must be a positive integer, got {value!r}") from None
+        if threads < 1:
+            raise ValueError(f"TOUCHE_NUM_THREADS must be a positive integer, got {value!r}")
+        return threads
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+def get_num_threads():
+    """Threads a batch call uses (the calling thread included)."""
+    global _threads
+    if _threads is None:
+        _threads = _default_threads()
+    return _threads
+
+
+def set_num_threads(threads):
+    """Use ``threads`` threads (>= 1) for batch calls from now on."""
+    global _threads
+    threads = int(threads)
+    if threads < 1:
+        raise ValueError(f"threads must be >= 1, got {threads}")
+    _threads = threads
+
+
+def _get_pool(workers):
+    global _pool, _pool_size
+    from concurrent.futures import ThreadPoolExecutor  # not at import: ``import touche`` stays light
+
+    with _lock:
+        if _pool is None or _pool_size < workers:
+            old = _pool
+            _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="touche")
+            _pool_size = workers
+            if old is not None:
+                old.shutdown(wait=False)
+        return _pool
+
+
+def _forget_pool_after_fork():
+    # the child has none of the parent's threads: a new pool is made on first use
+    global _pool, _pool_size, _lock
+    _pool = None
+    _pool_size = 0
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_after_fork)
+
+
+def _drain(kernel, args, bounds, tickets):
+    _local.inside = True
+    try:
+        for ticket in tickets:  # itertools.count: next() is atomic under the GIL
+            if ticket >= len(bounds) - 1:
+                return
+            kernel(*args, bounds[ticket], bounds[ticket + 1])
+    finally:
+        _local.inside = False
+
+
+def run(kernel, count, *args, grain=256):
+    """``kernel(*args, lo, hi)`` for chunks covering ``[0, count)``, in parallel.
+
+    ``grain``: the smallest chunk worth a thread hand-off (items per chunk); cheap kernels pass a
+    large grain, expensive ones (meshes, time of impact) a small one. Batches of at most ``grain``
+    items run in the calling thread. Exceptions from the kernel propagate."""
+    count = int(count)
+    if count <= 0:
+        return
+    threads = get_num_threads()
+    grain = max(1, int(grain))
+    if threads == 1 or count <= grain or getattr(_local, "inside", False):
+        kernel(*args, 0, count)
+        return
+    # several chunks per thread, so that a thread that runs late (a busy core) delays little
+    n_chunks = min(-(-count // grain), 4 * threads)
+    bounds = [count * k // n_chunks for k in range(n_chunks + 1)]
+    tickets = itertools.count()
+    helpers = min(threads, n_chunks) - 1
+    pool = _get_pool(helpers)
+    futures = [pool.submit(_drain, kernel, args, bounds, tickets) for _ in range(helpers)]
+    error = None
+    try:
+        _drain(kernel, args, bounds, tickets)
+    except BaseException as caught:  # wait for the helpers before raising
+        error = caught
+    for future in futures:
+        try:
+            future.result()
+        except BaseException as caught:
+            error = error or caught
+    if error is not None:
+        raise error
