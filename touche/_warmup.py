@@ -134,6 +134,15 @@ def _step_point_pairs():
             tc.distance(shapes[a], moved, shapes[b], None)
 
 
+def _step_engines():
+    """The kernels behind boundaries (jit.KernelBoundary), which every driver calls through
+    their addresses: compiled once, first, so that no two workers compile them at once."""
+    from ._kernels import bvh_shape, pairs
+
+    pairs.PAIR_ENGINE.address()
+    bvh_shape.MESH_ENGINE.address()
+
+
 def _step_engine_single():
     import touche as tc
 
@@ -402,7 +411,10 @@ def _step_world():
 
 
 # Heaviest first: with several workers the long steps start at once and the short ones fill in.
+# The first step compiles the engines; only the steps in WITHOUT_ENGINES may run beside it (the
+# others would compile the same engine again in a second process).
 STEPS = [
+    ("the pair and mesh engines", _step_engines),
     ("distance / intersects: the pair engine, single pairs", _step_engine_single),
     ("distance / intersects: batches", _step_engine_batch),
     ("meshes: BVH pairs and rays", _step_mesh_pairs),
@@ -524,11 +536,45 @@ def run(jobs=None, progress=True, steps=None, stream=None):
     return seconds
 
 
+WITHOUT_ENGINES = {
+    "touche.bvh and mesh queries", "planar, pairwise, lp", "bounding volumes", "STL clearance", "mesh preparation",
+    "mesh inside / winding number",
+}
+
+
+def _ready(index, done, chosen):
+    """Whether step ``index`` may start: the engine step first, unless the step does not use it."""
+    name = STEPS[index][0]
+    return name in WITHOUT_ENGINES or 0 not in chosen or 0 in done or index == 0
+
+
+def _hand_out(waiting, pending, done, chosen, failure):
+    """Give each parked worker the first step it may start (or "exit" when nothing is left or a
+    step failed); a worker stays parked while the only steps left wait for the engine step."""
+    for worker in list(waiting):
+        if failure is None and pending:
+            startable = [index for index in pending if _ready(index, done, chosen)]
+            if not startable:
+                continue
+            pending.remove(startable[0])
+            command = startable[0]
+        else:
+            command = "exit"
+        waiting.remove(worker)
+        try:
+            worker.stdin.write(f"{command}\n")
+            worker.stdin.flush()
+        except BrokenPipeError:  # the worker died: its exit code is read by the caller
+            pass
+
+
 def _run_workers(chosen, jobs, bar):
     """Hand the steps to ``jobs`` worker processes one at a time (a worker asks for the next step
     when it has finished one). Workers are fresh interpreters (no fork of a process whose threading
     layer may already run threads)."""
     pending = list(chosen)
+    done = set()
+    waiting = []  # workers with nothing they may run yet
     seconds = {}
     workers = []
     selector = selectors.DefaultSelector()
@@ -552,21 +598,19 @@ def _run_workers(chosen, jobs, bar):
                     running -= 1
                     if worker.wait() != 0 and failure is None:
                         failure = f"a warmup worker exited with code {worker.returncode}"
+                    _hand_out(waiting, pending, done, chosen, failure)
                     continue
                 words = line.split(maxsplit=2)
                 if words[0] == "done":
+                    done.add(int(words[1]))
                     name = STEPS[int(words[1])][0]
                     seconds[name] = float(words[2])
                     bar.step_done(name)
                 elif words[0] == "error" and failure is None:
                     failure = line.strip()
                 if words[0] in ("ready", "done"):
-                    command = pending.pop(0) if pending and failure is None else "exit"
-                    try:
-                        worker.stdin.write(f"{command}\n")
-                        worker.stdin.flush()
-                    except BrokenPipeError:  # the worker died: its exit code is read above
-                        pass
+                    waiting.append(worker)
+                _hand_out(waiting, pending, done, chosen, failure)
     finally:
         for worker in workers:
             if worker.poll() is None:

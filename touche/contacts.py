@@ -127,7 +127,7 @@ def contacts(a, pose_a, b, pose_b, *, max_points=4, margin=0.0):
         depths = np.empty(max_points)
         normal = np.empty(3)
         count, status = kernel.checked_contact_manifold_into(
-            *a._packed, ta, *b._packed, tb, margin, max_points, points, depths, normal
+            kernel.PAIR_ENGINE.address(), *a._packed, ta, *b._packed, tb, margin, max_points, points, depths, normal
         )
         if status < 0 and status != kinds.UNSUPPORTED:
             _raise_invalid_pose(status, pose_a, pose_b)
@@ -143,7 +143,7 @@ def contacts(a, pose_a, b, pose_b, *, max_points=4, margin=0.0):
     counts = np.empty(n, dtype=np.int64)
     status = np.empty(n, dtype=np.int8)
     _parallel.run(
-        kernel.contact_manifold_many, n,
+        kernel.contact_manifold_many, n, kernel.PAIR_ENGINE.address(),
         *a._packed, ta.reshape(-1, 4, 4), *b._packed, tb.reshape(-1, 4, 4), margin, max_points,
         points, depths, normals, counts, status, grain=_GRAIN_MANIFOLD,
     )

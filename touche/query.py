@@ -176,9 +176,9 @@ def intersects(a, pose_a, b, pose_b):
             pa, pb = a._packed, b._packed
             answer = batch.checked_fast_intersects(pa[0], pa[1], pa[2], ta, pb[0], pb[1], pb[2], tb)
             if answer == batch.NOT_HANDLED:  # never expected: FAST_INTERSECTS lists what it handles
-                answer = batch.checked_intersects_one(*a._packed, ta, *b._packed, tb)
+                answer = batch.checked_intersects_one(batch.PAIR_ENGINE.address(), *a._packed, ta, *b._packed, tb)
         else:
-            answer = batch.checked_intersects_one(*a._packed, ta, *b._packed, tb)
+            answer = batch.checked_intersects_one(batch.PAIR_ENGINE.address(), *a._packed, ta, *b._packed, tb)
         if answer < 0:
             _raise_invalid_pose(answer, pose_a, pose_b)
         return answer == 1
@@ -188,7 +188,7 @@ def intersects(a, pose_a, b, pose_b):
     count = _batch_size(ta, tb)
     out = np.empty(count, dtype=np.bool_)
     fast = (a.kind, b.kind) in _fast_pairs().FAST_INTERSECTS
-    _parallel.run(batch.intersects_many, count, *a._packed, ta.reshape(-1, 4, 4), *b._packed, tb.reshape(-1, 4, 4),
+    _parallel.run(batch.intersects_many, count, batch.PAIR_ENGINE.address(), *a._packed, ta.reshape(-1, 4, 4), *b._packed, tb.reshape(-1, 4, 4),
                   out, grain=_GRAIN_INTERSECTS_FAST if fast else _GRAIN_INTERSECTS)
     return out
 
@@ -212,7 +212,8 @@ def distance(a, pose_a, b, pose_b):
                 pa[0], pa[1], pa[2], a.scale, ta, pb[0], pb[1], pb[2], b.scale, tb, buffer
             )
         if status == batch.NOT_HANDLED:
-            status = batch.checked_distance_into(*a._packed, a.scale, ta, *b._packed, b.scale, tb, buffer)
+            status = batch.checked_distance_into(batch.PAIR_ENGINE.address(), *a._packed, a.scale, ta, *b._packed,
+                                                 b.scale, tb, buffer)
         if status < 0:
             _raise_invalid_pose(status, pose_a, pose_b)
         return _SingleDistanceResult(buffer, _STATUS[status])
@@ -227,7 +228,7 @@ def distance(a, pose_a, b, pose_b):
     status = np.empty(count, dtype=np.int8)
     fast = (a.kind, b.kind) in _fast_pairs().FAST_DISTANCE
     _parallel.run(
-        batch.distance_many, count,
+        batch.distance_many, count, batch.PAIR_ENGINE.address(),
         *a._packed, a.scale, ta.reshape(-1, 4, 4), *b._packed, b.scale, tb.reshape(-1, 4, 4),
         signed, point_a, point_b, normal, status, grain=_GRAIN_DISTANCE_FAST if fast else _GRAIN_DISTANCE,
     )
@@ -316,7 +317,7 @@ def _mesh_intersects(a, pose_a, b, pose_b):
     mp = mesh._packed
     tree = _tree_arrays(mesh)
     if ts.ndim == 2 and tm.ndim == 2:
-        answer = kernels.checked_mesh_intersects_one(*ps, ts, mp[2], mp[3], mesh.scale, tm, *tree, shape_is_a)
+        answer = kernels.checked_mesh_intersects_one(kernels.MESH_ENGINE.address(), *ps, ts, mp[2], mp[3], mesh.scale, tm, *tree, shape_is_a)
         if answer < 0:
             _raise_invalid_pose(answer, pose_a, pose_b)
         return answer == 1
@@ -324,7 +325,7 @@ def _mesh_intersects(a, pose_a, b, pose_b):
     tm = as_matrices(tm, name_m) if tm.ndim == 2 else tm
     count = _batch_size(ts, tm)
     out = np.empty(count, dtype=np.bool_)
-    _parallel.run(kernels.mesh_intersects_many, count, *ps, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale,
+    _parallel.run(kernels.mesh_intersects_many, count, kernels.MESH_ENGINE.address(), *ps, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale,
                   tm.reshape(-1, 4, 4), *tree, out, grain=_GRAIN_MESH)
     return out
 
@@ -341,8 +342,8 @@ def _mesh_distance(a, pose_a, b, pose_b):
     tree = _tree_arrays(mesh)
     if ts.ndim == 2 and tm.ndim == 2:
         buffer = np.empty(10)
-        status = kernels.checked_mesh_distance_into(*ps, shape.scale, ts, mp[2], mp[3], mesh.scale, tm, *tree,
-                                                    shape_is_a, buffer)
+        status = kernels.checked_mesh_distance_into(kernels.MESH_ENGINE.address(), *ps, shape.scale, ts, mp[2], mp[3],
+                                                    mesh.scale, tm, *tree, shape_is_a, buffer)
         if status < 0:
             _raise_invalid_pose(status, pose_a, pose_b)
         return _SingleDistanceResult(buffer, _STATUS[status])
@@ -354,7 +355,7 @@ def _mesh_distance(a, pose_a, b, pose_b):
     point_b = np.empty((count, 3))
     normal = np.empty((count, 3))
     status = np.empty(count, dtype=np.int8)
-    _parallel.run(kernels.mesh_distance_many, count, *ps, shape.scale, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale,
+    _parallel.run(kernels.mesh_distance_many, count, kernels.MESH_ENGINE.address(), *ps, shape.scale, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale,
                   tm.reshape(-1, 4, 4), *tree, shape_is_a, signed, point_a, point_b, normal, status,
                   grain=_GRAIN_MESH)
     return DistanceResult(signed, point_a, point_b, normal, status)
@@ -389,9 +390,8 @@ def _mesh_mesh_distance(a, pose_a, b, pose_b):
         chosen[fallback] = (0.0, 0.0, 1.0)
         length[fallback] = 1.0
         normal[meet] = chosen / length[:, None]
-    reach_a = a.scale + np.abs(pa[:, :3, 3]).max(axis=1)
-    reach_b = b.scale + np.abs(pb[:, :3, 3]).max(axis=1)
-    touching = tolerance.ABSOLUTE + tolerance.RELATIVE * np.maximum(reach_a, reach_b)
+    offset = np.maximum(np.abs(pa[:, :3, 3]).max(axis=1), np.abs(pb[:, :3, 3]).max(axis=1))
+    touching = tolerance.touching_tolerance(max(a.scale, b.scale), offset)
     status = np.where(dist > touching, Status.SEPARATED, Status.TOUCHING).astype(np.int8)
     if single:
         return DistanceResult(float(dist[0]), point_a[0], point_b[0], normal[0], _STATUS[int(status[0])])
@@ -450,7 +450,8 @@ def closest_point(shape, pose, points):
 
         meshquery.closest_arrays(shape, poses, queries, out_point, out_distance, out_status)
     else:
-        _parallel.run(_kernels().closest_points_many, count, *shape._packed, shape.scale, poses, queries,
+        batch = _kernels()
+        _parallel.run(batch.closest_points_many, count, batch.PAIR_ENGINE.address(), *shape._packed, shape.scale, poses, queries,
                       out_point, out_distance, out_status, grain=_GRAIN_CLOSEST)
     if single:
         return ClosestPointResult(out_point[0], float(out_distance[0]), _STATUS[int(out_status[0])])

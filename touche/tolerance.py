@@ -8,6 +8,11 @@ intersecting).
 """
 ABSOLUTE = 1e-12
 RELATIVE = 1e-12
+# Added per unit of distance of a pose from the world origin: the rounding of coordinates that
+# large (64 units in the last place, 2**-46 ~ 1.4e-14), not a share of them. Pairs are solved in
+# the frame of one shape, so their answers are as exact at 1e12 from the origin as at the origin
+# up to that rounding; RELATIVE x the translation (1.0 at 1e12) hid real gaps.
+TRANSLATION = 2.0 ** -46
 
 # Axis of an edge-edge cross product is skipped as "parallel" below this relative squared length.
 PARALLEL_SQ = 1e-12
@@ -19,6 +24,7 @@ OBB_EPSILON = 1e-12
 RIGID = 1e-6
 
 
-def touching_tolerance(scale):
-    """Tolerance for deciding TOUCHING at model size ``scale``."""
-    return ABSOLUTE + RELATIVE * scale
+def touching_tolerance(scale, offset=0.0):
+    """Tolerance for deciding TOUCHING at model size ``scale``, for shapes whose poses lie up to
+    ``offset`` from the world origin (largest translation component)."""
+    return ABSOLUTE + RELATIVE * scale + TRANSLATION * offset

@@ -17,12 +17,11 @@ from numba.extending import intrinsic, overload  # noqa: E402
 
 from .jit import njit
 
-from touche import tolerance
-
 from . import kinds
 from .fastpaths import fast_distance, fast_intersects
 from .posecheck import is_rigid_transform
-from .pairs import apply_point, apply_vector, pair_distance, pair_intersects
+from .touching import touching_tolerance
+from .pairs import PAIR_ENGINE, call_pair_engine, apply_point, apply_vector  # noqa: F401  (PAIR_ENGINE: for Python)
 from .pairs import status_of as _status_of
 from .ray import (
     ray_aabb,
@@ -39,8 +38,6 @@ from .ray import (
     ray_triangles_first,
 )
 
-TOUCH_ABSOLUTE = tolerance.ABSOLUTE
-TOUCH_RELATIVE = tolerance.RELATIVE
 
 
 def borrowed(array):
@@ -78,19 +75,12 @@ def _borrowed_compiled(array):
     return lambda array: array
 
 
-@njit(cache=True, nogil=True)
-def touching_tolerance(scale_a, ta, scale_b, tb):
-    reach_a = scale_a + max(abs(ta[0, 3]), abs(ta[1, 3]), abs(ta[2, 3]))
-    reach_b = scale_b + max(abs(tb[0, 3]), abs(tb[1, 3]), abs(tb[2, 3]))
-    return TOUCH_ABSOLUTE + TOUCH_RELATIVE * max(reach_a, reach_b)
-
-
 INVALID_POSE_A = -3
 INVALID_POSE_B = -4
 
 
 @njit(cache=True, nogil=True)
-def checked_distance_into(ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb, out):
+def checked_distance_into(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb, out):
     """distance_one for one pair from Python: writes (signed, point_a, point_b, normal) into
     ``out`` (10,) and returns the status, or INVALID_POSE_A / _B when a raw pose is not rigid.
     Filling a buffer avoids boxing three new arrays on the way back to Python."""
@@ -98,7 +88,8 @@ def checked_distance_into(ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, 
         return INVALID_POSE_A
     if not is_rigid_transform(tb):
         return INVALID_POSE_B
-    signed, point_a, point_b, normal, status = distance_one(ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb)
+    signed, point_a, point_b, normal, status = distance_one(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb,
+                                                            sb, tb)
     out[0] = signed
     out[1:4] = point_a
     out[4:7] = point_b
@@ -107,13 +98,13 @@ def checked_distance_into(ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, 
 
 
 @njit(cache=True, nogil=True)
-def checked_intersects_one(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
+def checked_intersects_one(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
     """intersects_one for raw pose arrays: 1 / 0, or INVALID_POSE_A / _B."""
     if not is_rigid_transform(ta):
         return INVALID_POSE_A
     if not is_rigid_transform(tb):
         return INVALID_POSE_B
-    return 1 if intersects_one(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb) else 0
+    return 1 if intersects_one(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb) else 0
 
 
 NOT_HANDLED = 7
@@ -151,29 +142,26 @@ def checked_fast_distance_into(ka, pa, pta, sa, ta, kb, pb, ptb, sb, tb, out):
     return _status_of(signed, touching_tolerance(sa, ta, sb, tb))
 
 
-# inline: a thin layer over the engine; compiled on its own it would link, optimize and emit
-# the whole engine once more (numba compiles every callee into each caller's machine code)
+# ``engine``: the address of the pair engine (pairs.PAIR_ENGINE.address()), called through it
 @njit(cache=True, nogil=True, inline="always")
-def distance_one(ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb):
+def distance_one(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb):
     tolerance = touching_tolerance(sa, ta, sb, tb)
     handled, signed, point_a, point_b, normal = fast_distance(ka, pa, pta, ta, kb, pb, ptb, tb)
     if handled:
         return signed, point_a, point_b, normal, _status_of(signed, tolerance)
-    return pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance)
+    return call_pair_engine(engine, (False, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance))
 
 
-# inline: a thin layer over the engine; compiled on its own it would link, optimize and emit
-# the whole engine once more (numba compiles every callee into each caller's machine code)
 @njit(cache=True, nogil=True, inline="always")
-def intersects_one(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
+def intersects_one(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
     handled, result = fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb)
     if handled:
         return result
-    return pair_intersects(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb)
+    return call_pair_engine(engine, (True, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, 0.0))[0] <= 0.0
 
 
 @njit(cache=True, nogil=True)
-def distance_many(ka, pa, pta, tra, eda, sa, tas, kb, pb, ptb, trb, edb, sb, tbs,
+def distance_many(engine, ka, pa, pta, tra, eda, sa, tas, kb, pb, ptb, trb, edb, sb, tbs,
                   out_signed, out_point_a, out_point_b, out_normal, out_status, lo, hi):
     """Pairs lo .. hi - 1 of a batch (run through touche._parallel.run)."""
     pa, pta, tra, eda, tas = borrowed(pa), borrowed(pta), borrowed(tra), borrowed(eda), borrowed(tas)
@@ -186,7 +174,7 @@ def distance_many(ka, pa, pta, tra, eda, sa, tas, kb, pb, ptb, trb, edb, sb, tbs
         ta = tas[i * step_a]
         tb = tbs[i * step_b]
         signed, point_a, point_b, normal, status = distance_one(
-            ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb
+            engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb
         )
         out_signed[i] = signed
         out_point_a[i] = point_a
@@ -196,7 +184,7 @@ def distance_many(ka, pa, pta, tra, eda, sa, tas, kb, pb, ptb, trb, edb, sb, tbs
 
 
 @njit(cache=True, nogil=True)
-def intersects_many(ka, pa, pta, tra, eda, tas, kb, pb, ptb, trb, edb, tbs, out, lo, hi):
+def intersects_many(engine, ka, pa, pta, tra, eda, tas, kb, pb, ptb, trb, edb, tbs, out, lo, hi):
     """Pairs lo .. hi - 1 of a batch (run through touche._parallel.run)."""
     pa, pta, tra, eda, tas = borrowed(pa), borrowed(pta), borrowed(tra), borrowed(eda), borrowed(tas)
     pb, ptb, trb, edb, tbs = borrowed(pb), borrowed(ptb), borrowed(trb), borrowed(edb), borrowed(tbs)
@@ -204,12 +192,12 @@ def intersects_many(ka, pa, pta, tra, eda, tas, kb, pb, ptb, trb, edb, tbs, out,
     step_a = 1 if tas.shape[0] > 1 else 0
     step_b = 1 if tbs.shape[0] > 1 else 0
     for i in range(lo, hi):
-        out[i] = intersects_one(ka, pa, pta, tra, eda, tas[i * step_a], kb, pb, ptb, trb, edb, tbs[i * step_b])
+        out[i] = intersects_one(engine, ka, pa, pta, tra, eda, tas[i * step_a], kb, pb, ptb, trb, edb, tbs[i * step_b])
 
 
 @njit(cache=True, nogil=True)
-def closest_points_many(kind, params, points, tris, edges, scale, poses, queries, out_point, out_distance, out_status,
-                        lo, hi):
+def closest_points_many(engine, kind, params, points, tris, edges, scale, poses, queries, out_point, out_distance,
+                        out_status, lo, hi):
     """Closest point of a shape to each query point lo .. hi - 1 (run through touche._parallel.run);
     a point inside a solid is its own closest point (distance 0, status PENETRATING)."""
     params, points, tris, edges = borrowed(params), borrowed(points), borrowed(tris), borrowed(edges)
@@ -224,9 +212,9 @@ def closest_points_many(kind, params, points, tris, edges, scale, poses, queries
         identity = np.eye(4)
         query = queries[i : i + 1]
         tolerance = touching_tolerance(scale, t, 0.0, identity)
-        signed, on_point, on_shape, normal, status = pair_distance(
-            kinds.POINT, no_params, query, no_tris, no_edges, identity, kind, params, points, tris, edges, t, tolerance
-        )
+        signed, on_point, on_shape, normal, status = call_pair_engine(engine, (
+            False, kinds.POINT, no_params, query, no_tris, no_edges, identity, kind, params, points, tris, edges, t,
+            tolerance))
         if status == kinds.PENETRATING:
             out_point[i] = queries[i]
             out_distance[i] = 0.0

@@ -42,16 +42,14 @@ ensure_fresh_cache()
 
 from .jit import njit
 
-from touche import tolerance  # noqa: E402
 
 from . import kinds  # noqa: E402
 from .bvh_build import AABB_MAX, AABB_MIN, build_tree  # noqa: E402
 from .closest import closest_point_triangle  # noqa: E402
+from .touching import offset, touching_tolerance_at  # noqa: E402
 from .simd import box4, triangle4  # noqa: E402
 from .vec import cross as _cross  # noqa: E402
 
-TOUCH_ABSOLUTE = tolerance.ABSOLUTE
-TOUCH_RELATIVE = tolerance.RELATIVE
 
 MODE_FIRST = 0
 MODE_ANY = 1
@@ -1178,8 +1176,7 @@ def closest_points_tree_many(links, boxes, child_boxes, tri_vertices, tri_ids, d
         signed = np.sqrt(dq[0] * dq[0] + dq[1] * dq[1] + dq[2] * dq[2])
         if not (signed > 0.0):
             signed = -(0.0 + 0.0 + 0.0)  # pairs._finish_core_distance: -depth at zero distance
-        reach = scale + max(abs(pose[0, 3]), abs(pose[1, 3]), abs(pose[2, 3]))
-        tolerance_i = TOUCH_ABSOLUTE + TOUCH_RELATIVE * max(reach, 0.0)
+        tolerance_i = touching_tolerance_at(scale, offset(pose))
         for k in range(3):
             out_point[i, k] = pose[k, 0] * q[0] + pose[k, 1] * q[1] + pose[k, 2] * q[2] + pose[k, 3]
         out_distance[i] = max(signed, 0.0)

@@ -31,7 +31,9 @@ from touche._kernels import ensure_fresh_cache
 
 ensure_fresh_cache()
 
-from .jit import njit
+from numba.core import types as _types
+
+from .jit import KernelBoundary, njit
 
 from . import kinds  # noqa: E402
 from .batch import INVALID_POSE_A, INVALID_POSE_B, borrowed, touching_tolerance  # noqa: E402
@@ -179,7 +181,9 @@ def _obb_apart(nb, node, obb, pad):
                             obb[13] + pad, obb[14] + pad)
 
 
-@njit(cache=True, nogil=True)
+# inline: called from _local only (the kernel behind MESH_ENGINE), which would otherwise link and
+# optimize its whole module once more
+@njit(cache=True, nogil=True, inline="always")
 def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, boolean, stack, stack_lb, obb,
               use_obb):
     """pairs._core's mesh branch for a non-plane shape already in the mesh's frame, through the
@@ -334,14 +338,24 @@ def _local(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, id
     return mesh_core(ks, ps, pts, trs, eds, ni, nb, tv, ids, mesh_scale, boolean, stack, stack_lb, obb, use_obb)
 
 
+
+_F1, _F2, _F3 = _types.float64[::1], _types.float64[:, ::1], _types.float64[:, :, ::1]
+_I1, _I2 = _types.int64[::1], _types.int64[:, ::1]
+# the mesh-vs-shape core behind a boundary (jit.KernelBoundary): compiled once, called through its
+# address by the four drivers below (``engine`` = MESH_ENGINE.address())
+MESH_ENGINE = KernelBoundary(_local, (_types.int64, _F1, _F2, _I2, _I2, _F2, _F2, _I2, _F2, _I2, _F2, _F3, _I1,
+                                      _types.float64, _types.boolean, _I1, _F1))
+call_mesh_engine = MESH_ENGINE.call  # kernels call the intrinsic by a global name
+
+
 @njit(cache=True, nogil=True)
-def mesh_pair_distance(ks, ps, pts, trs, eds, ss, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, shape_is_a,
+def mesh_pair_distance(engine, ks, ps, pts, trs, eds, ss, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, shape_is_a,
                        stack, stack_lb):
     """pairs.pair_distance for (shape, mesh) (``shape_is_a``) or (mesh, shape): signed distance,
     world points (A's, B's), normal A -> B, status."""
     tolerance = touching_tolerance(ss, ts, ms, tm)
-    signed, point_s, point_m, normal = _local(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids,
-                                              ms, False, stack, stack_lb)
+    signed, point_s, point_m, normal = call_mesh_engine(engine, (ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm,
+                                                                 ni, nb, tv, ids, ms, False, stack, stack_lb))
     if shape_is_a:
         point_a = point_s
         point_b = point_m
@@ -354,15 +368,15 @@ def mesh_pair_distance(ks, ps, pts, trs, eds, ss, ts, mesh_points, mesh_tris, ms
 
 
 @njit(cache=True, nogil=True)
-def mesh_pair_intersects(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, stack, stack_lb):
+def mesh_pair_intersects(engine, ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, stack, stack_lb):
     """pairs.pair_intersects for a shape and a mesh (symmetric)."""
-    signed = _local(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, ms, True, stack,
-                    stack_lb)[0]
+    signed = call_mesh_engine(engine, (ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, ms, True,
+                                       stack, stack_lb))[0]
     return not (signed > 0.0)
 
 
 @njit(cache=True, nogil=True)
-def checked_mesh_distance_into(ks, ps, pts, trs, eds, ss, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, depth,
+def checked_mesh_distance_into(engine, ks, ps, pts, trs, eds, ss, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, depth,
                                shape_is_a, out):
     """One pair from Python (poses unchecked): fills ``out (10,)`` as batch.checked_distance_into
     and returns the status, or INVALID_POSE_A / _B."""
@@ -373,7 +387,7 @@ def checked_mesh_distance_into(ks, ps, pts, trs, eds, ss, ts, mesh_points, mesh_
     stack = np.empty(depth + 2, dtype=np.int64)
     stack_lb = np.empty(depth + 2)
     signed, point_a, point_b, normal, status = mesh_pair_distance(
-        ks, ps, pts, trs, eds, ss, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, shape_is_a, stack, stack_lb)
+        engine, ks, ps, pts, trs, eds, ss, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, shape_is_a, stack, stack_lb)
     out[0] = signed
     out[1:4] = point_a
     out[4:7] = point_b
@@ -382,7 +396,7 @@ def checked_mesh_distance_into(ks, ps, pts, trs, eds, ss, ts, mesh_points, mesh_
 
 
 @njit(cache=True, nogil=True)
-def checked_mesh_intersects_one(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, depth,
+def checked_mesh_intersects_one(engine, ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, depth,
                                 shape_is_a):
     """1 / 0, or INVALID_POSE_A / _B."""
     if not is_rigid_transform(ts):
@@ -391,13 +405,13 @@ def checked_mesh_intersects_one(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tri
         return INVALID_POSE_B if shape_is_a else INVALID_POSE_A
     stack = np.empty(depth + 2, dtype=np.int64)
     stack_lb = np.empty(depth + 2)
-    hit = mesh_pair_intersects(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, stack,
+    hit = mesh_pair_intersects(engine, ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, stack,
                                stack_lb)
     return 1 if hit else 0
 
 
 @njit(cache=True, nogil=True)
-def mesh_distance_many(ks, ps, pts, trs, eds, ss, tss, mesh_points, mesh_tris, ms, tms, ni, nb, tv, ids, depth,
+def mesh_distance_many(engine, ks, ps, pts, trs, eds, ss, tss, mesh_points, mesh_tris, ms, tms, ni, nb, tv, ids, depth,
                        shape_is_a, out_signed, out_point_a, out_point_b, out_normal, out_status, lo, hi):
     """Pairs lo .. hi - 1 of a batch (poses (n|1, 4, 4) each, broadcast, validated by the caller;
     run through touche._parallel.run): as batch.distance_many."""
@@ -413,7 +427,7 @@ def mesh_distance_many(ks, ps, pts, trs, eds, ss, tss, mesh_points, mesh_tris, m
     stack_lb = np.empty(depth + 2)
     for i in range(lo, hi):
         signed, point_a, point_b, normal, status = mesh_pair_distance(
-            ks, ps, pts, trs, eds, ss, tss[i * step_s], mesh_points, mesh_tris, ms, tms[i * step_m], ni, nb, tv, ids,
+            engine, ks, ps, pts, trs, eds, ss, tss[i * step_s], mesh_points, mesh_tris, ms, tms[i * step_m], ni, nb, tv, ids,
             shape_is_a, stack, stack_lb)
         out_signed[i] = signed
         out_point_a[i] = point_a
@@ -423,7 +437,7 @@ def mesh_distance_many(ks, ps, pts, trs, eds, ss, tss, mesh_points, mesh_tris, m
 
 
 @njit(cache=True, nogil=True)
-def mesh_intersects_many(ks, ps, pts, trs, eds, tss, mesh_points, mesh_tris, ms, tms, ni, nb, tv, ids, depth, out,
+def mesh_intersects_many(engine, ks, ps, pts, trs, eds, tss, mesh_points, mesh_tris, ms, tms, ni, nb, tv, ids, depth, out,
                          lo, hi):
     """Pairs lo .. hi - 1 of a batch boolean (poses broadcast, validated by the caller; run through
     touche._parallel.run)."""
@@ -435,5 +449,5 @@ def mesh_intersects_many(ks, ps, pts, trs, eds, tss, mesh_points, mesh_tris, ms,
     stack = np.empty(depth + 2, dtype=np.int64)  # one traversal stack per chunk
     stack_lb = np.empty(depth + 2)
     for i in range(lo, hi):
-        out[i] = mesh_pair_intersects(ks, ps, pts, trs, eds, tss[i * step_s], mesh_points, mesh_tris, ms,
+        out[i] = mesh_pair_intersects(engine, ks, ps, pts, trs, eds, tss[i * step_s], mesh_points, mesh_tris, ms,
                                       tms[i * step_m], ni, nb, tv, ids, stack, stack_lb)

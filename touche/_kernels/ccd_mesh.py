@@ -113,8 +113,10 @@ HULL_STEPS = 256
 # the hulls' first-order step (first_order_step) once their gap is below NEAR_HULLS x the sum of the
 # balls' radii (farther, the balls' bound is as good and its step costs no support walks)
 NEAR_HULLS = 0.05
-# parameters of the triangle of a mesh leaf as a GJK shape (kinds.TRIANGLE reads params[0] only)
-TRIANGLE_PARAMS = np.array([3.0, 2.0, 3.0, 0.0])
+# parameters of the triangle of a mesh leaf as a GJK shape (kinds.TRIANGLE reads params[0] only);
+# a tuple, made into an array inside the kernel: a global array is typed read-only, and GJK / EPA
+# would compile once more for it (25 s of a cold warmup)
+TRIANGLE_PARAMS = (3.0, 2.0, 3.0, 0.0)
 
 OUT_SIZE = 13  # (t, point (3), normal (3), triangle a, triangle b, steps, node pops, leaf pairs, leaf steps)
 STATUS_MISS = kinds.MISS
@@ -430,8 +432,11 @@ def _leaf_gap(b_mode, two_sided, tri_a, tv_a, ka, rel, tv_b, kb_index, kb, pb, p
     if b_mode == B_MESH:
         return _triangle_triangle_gap(tri_a, tv_b[kb_index])
     if b_mode == B_CONVEX:
+        triangle_params = np.empty(4)
+        for i in range(4):
+            triangle_params[i] = TRIANGLE_PARAMS[i]
         signed, point_a, point_b, normal, gjk_status, iterations = gjk_pair_distance_warm(
-            kinds.TRIANGLE, TRIANGLE_PARAMS, tv_a[ka], rel, kb, pb, ptb, identity, eps, warm)
+            kinds.TRIANGLE, triangle_params, tv_a[ka], rel, kb, pb, ptb, identity, eps, warm)
         return (signed, 0.5 * (point_a[0] + point_b[0]), 0.5 * (point_a[1] + point_b[1]),
                 0.5 * (point_a[2] + point_b[2]), normal[0], normal[1], normal[2])
     pnx, pny, pnz = ptb[1, 0], ptb[1, 1], ptb[1, 2]

@@ -136,3 +136,90 @@ def _adopt(dispatcher):
     if cached:
         dispatcher.enable_caching()
     return dispatcher
+
+
+# ------------------------------------------------------------------------------------------------
+# calls through an address
+class KernelBoundary:
+    """A big kernel that other kernels call through its machine-code address instead of linking it.
+
+    numba compiles a jitted callee into every caller: the callee's LLVM module is linked into the
+    caller's, and the whole is optimized and turned into machine code again. For the pair engine
+    (closed forms, SAT, GJK, EPA: megabytes of IR) that costs 5-10 s in each of the ~20 entry
+    points that reach it. Behind a boundary the callee is compiled once, for one fixed signature
+    (``argtypes``), and callers make an indirect call: ``boundary.call(address, (arg, ...))`` in
+    kernel code, with ``address`` an int64 argument that Python passes in, obtained from
+    :meth:`address` (compiles or loads the callee on first use). The caller's machine code holds
+    no reference to the callee, so both are cached independently and a caller's cache stays valid
+    because its module digest covers the callee's module. The indirect call costs a few
+    nanoseconds and prevents inlining across the boundary: put it around work that takes
+    microseconds, not around a dot product.
+
+    Arguments must have exactly the declared types (literals are accepted for scalars); any other
+    type is a compile-time TypeError naming the argument, never a call with a wrong layout. With
+    NUMBA_DISABLE_JIT=1, ``call`` is a plain Python function calling the callee."""
+
+    def __init__(self, dispatcher, argtypes):
+        import threading
+
+        self.dispatcher = dispatcher
+        self.argtypes = tuple(argtypes)
+        self._address = 0
+        self._lock = threading.Lock()
+        if isinstance(dispatcher, CPUDispatcher):
+            self.call = _address_call(self)
+        else:
+            self.call = lambda address, arguments: dispatcher(*arguments)
+
+    def compile(self):
+        """The compile result for ``argtypes`` (compiled now, or loaded from the cache)."""
+        self.dispatcher.compile(self.argtypes)
+        return self.dispatcher.overloads[self.argtypes]
+
+    def address(self):
+        """The callee's native entry address in this process (0 with NUMBA_DISABLE_JIT=1)."""
+        if self._address or not isinstance(self.dispatcher, CPUDispatcher):
+            return self._address
+        with self._lock:
+            if not self._address:
+                result = self.compile()
+                self._address = result.library.get_pointer_to_function(result.fndesc.llvm_func_name)
+        return self._address
+
+
+def _address_call(boundary):
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    name = boundary.dispatcher.py_func.__name__
+
+    @intrinsic
+    def call(typingctx, address, arguments):
+        if not isinstance(address, types.Integer):
+            raise TypeError(f"{name} through its address: the address must be an integer, got {address}")
+        given = tuple(arguments.types) if isinstance(arguments, types.BaseTuple) else None
+        expected = boundary.argtypes
+        if given is None or len(given) != len(expected):
+            raise TypeError(f"{name} through its address takes a tuple of {len(expected)} arguments, got {arguments}")
+        for index, (have, want) in enumerate(zip(given, expected)):
+            plain = types.unliteral(have)
+            widened = (isinstance(want, types.Integer) and isinstance(plain, (types.Integer, types.Boolean))
+                       or isinstance(want, types.Float) and isinstance(plain, (types.Integer, types.Float)))
+            if plain != want and not widened:
+                raise TypeError(f"{name} through its address: argument {index} is {have}, the boundary takes {want}")
+        restype = boundary.compile().signature.return_type
+
+        def codegen(context, builder, signature, llargs):
+            function_type = context.call_conv.get_function_type(restype, expected)
+            pointer = builder.inttoptr(llargs[0], function_type.as_pointer())
+            values = [context.cast(builder, value, have, want)
+                      for value, have, want in zip(cgutils.unpack_tuple(builder, llargs[1], len(expected)),
+                                                   given, expected)]
+            status, result = context.call_conv.call_function(builder, pointer, restype, expected, values)
+            with cgutils.if_unlikely(builder, status.is_error):
+                context.call_conv.return_status_propagate(builder, status)
+            return result
+
+        return restype(address, arguments), codegen
+
+    return call

@@ -45,12 +45,13 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 ensure_fresh_cache()
 from .jit import njit  # noqa: E402
 
-from touche import tolerance  # noqa: E402
 
 from . import kinds  # noqa: E402
 from .closest import linear_linear_parameters  # noqa: E402
-from .pairs import is_supported, pair_distance, support  # noqa: E402
+from .pairs import PAIR_ENGINE, call_pair_engine, is_supported, support  # noqa: E402,F401  (PAIR_ENGINE: for Python)
 from .posecheck import is_rigid_transform  # noqa: E402
+from .touching import offset as _offset  # noqa: E402
+from .touching import touching_tolerance  # noqa: E402
 
 # A face (edge) is the contact feature when its normal is within this angle of the direction
 # (the edge within this angle of perpendicular). 1 degree: far above any round-off or the
@@ -75,9 +76,7 @@ EDGE_FEATURE = 1
 FACE_FEATURE = 2
 PLANE_FEATURE = 3
 
-# the TOUCHING band of touche.tolerance (the same as batch.touching_tolerance)
-TOUCH_ABSOLUTE = tolerance.ABSOLUTE
-TOUCH_RELATIVE = tolerance.RELATIVE
+
 
 INVALID_POSE_A = -3
 INVALID_POSE_B = -4
@@ -616,7 +615,7 @@ def _single(surface_a, surface_b, normal, out_points, out_depths):
 
 
 @njit(cache=True, nogil=True)
-def contact_manifold(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, margin, max_points,
+def contact_manifold(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, margin, max_points,
                      out_points, out_depths):
     """Contact manifold of one pair (poses assumed valid). Writes ``count`` rows of
     ``out_points`` (>= max_points, 3) and ``out_depths`` (>= max_points,) and returns
@@ -628,10 +627,10 @@ def contact_manifold(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, margi
     if not contact_supported(ka, kb):
         return 0, normal, kinds.UNSUPPORTED
     size = max(_shape_size(ka, pa, pta, ta), _shape_size(kb, pb, ptb, tb))
-    touch = TOUCH_ABSOLUTE + TOUCH_RELATIVE * size
-    signed, witness_a, witness_b, engine_normal, status = pair_distance(
-        ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, touch
-    )
+    # the band of touche.tolerance: the shapes' sizes plus the rounding of their translations
+    touch = touching_tolerance(size - _offset(ta), ta, size - _offset(tb), tb)
+    signed, witness_a, witness_b, engine_normal, status = call_pair_engine(engine, (
+        False, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, touch))
     if not (signed <= margin) or not np.isfinite(signed) or not np.isfinite(engine_normal[0]):
         return 0, engine_normal, status
     normal = engine_normal
@@ -820,7 +819,7 @@ def contact_manifold(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, margi
 # ----------------------------------------------------------------------------------------------
 # drivers
 @njit(cache=True, nogil=True)
-def checked_contact_manifold_into(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, margin, max_points,
+def checked_contact_manifold_into(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, margin, max_points,
                                   out_points, out_depths, out_normal):
     """One pair from Python: validates the raw poses (INVALID_POSE_A / _B), fills the buffers
     (points / depths NaN past the count) and returns ``(count, status)``."""
@@ -829,14 +828,14 @@ def checked_contact_manifold_into(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, e
     if not is_rigid_transform(tb):
         return 0, INVALID_POSE_B
     count, normal, status = contact_manifold(
-        ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, margin, max_points, out_points, out_depths
+        engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, margin, max_points, out_points, out_depths
     )
     out_normal[:] = normal
     return count, status
 
 
 @njit(cache=True, nogil=True)
-def contact_manifold_many(ka, pa, pta, tra, eda, tas, kb, pb, ptb, trb, edb, tbs, margin, max_points,
+def contact_manifold_many(engine, ka, pa, pta, tra, eda, tas, kb, pb, ptb, trb, edb, tbs, margin, max_points,
                           out_points, out_depths, out_normals, out_counts, out_status, lo, hi):
     """Batch driver: poses (na, 4, 4) and (nb, 4, 4), na == nb or either 1 (broadcast), already
     validated. Writes out_points (n, max_points, 3) and out_depths (n, max_points), NaN past each
@@ -845,7 +844,7 @@ def contact_manifold_many(ka, pa, pta, tra, eda, tas, kb, pb, ptb, trb, edb, tbs
     step_b = 1 if tbs.shape[0] > 1 else 0
     for i in range(lo, hi):
         count, normal, status = contact_manifold(
-            ka, pa, pta, tra, eda, tas[i * step_a], kb, pb, ptb, trb, edb, tbs[i * step_b], margin, max_points,
+            engine, ka, pa, pta, tra, eda, tas[i * step_a], kb, pb, ptb, trb, edb, tbs[i * step_b], margin, max_points,
             out_points[i], out_depths[i],
         )
         for k in range(count, max_points):

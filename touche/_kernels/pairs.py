@@ -22,7 +22,9 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from .jit import njit
+from numba.core import types as _types
+
+from .jit import KernelBoundary, njit
 
 from touche import tolerance
 
@@ -1160,7 +1162,9 @@ def _point_core_pair(pta, ra, ta, ptb, rb, tb):
     return _finish_core_distance(ca, ra, cb, rb, np.array([0.0, 0.0, 1.0]), 0.0)
 
 
-@njit(cache=True, nogil=True)
+# inline (here and pair_intersects): compiled into pair_query, the engine's one compiled entry;
+# as separate kernels each would link and optimize the whole engine once more
+@njit(cache=True, nogil=True, inline="always")
 def pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance):
     """Signed distance, world points, normal (A to B) and status of one pair."""
     if not is_supported(ka, kb):
@@ -1199,7 +1203,7 @@ def engine_pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, t
     return signed, apply_point(frame, point_a), apply_point(frame, point_b), apply_vector(frame, normal), status_of(signed, tolerance)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def pair_intersects(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
     """Closed-set overlap of one pair (touching counts)."""
     if _gjk_handles(ka, kb) or (
@@ -1221,3 +1225,22 @@ def pair_intersects(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
     else:
         signed = _ordered_core(kb, pb, ptb, trb, edb, tb, ka, pa, pta, tra, eda, ta, True)[0]
     return not (signed > 0.0)
+
+
+@njit(cache=True, nogil=True)
+def pair_query(intersects_only, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance):
+    """pair_distance, or with ``intersects_only`` pair_intersects as (0.0 when they overlap, else
+    inf; NaN points and normal; TOUCHING / SEPARATED): both verbs behind one boundary (PAIR_ENGINE),
+    so the engine is compiled once and every driver calls it through its address."""
+    if intersects_only:
+        if pair_intersects(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
+            return 0.0, _nan3(), _nan3(), _nan3(), kinds.TOUCHING
+        return np.inf, _nan3(), _nan3(), _nan3(), kinds.SEPARATED
+    return pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance)
+
+
+_SHAPE_TYPES = (_types.int64, _types.float64[::1], _types.float64[:, ::1], _types.int64[:, ::1],
+                _types.int64[:, ::1], _types.float64[:, ::1])
+# the drivers' one way into the engine (see jit.KernelBoundary): call_pair_engine(address, (...))
+PAIR_ENGINE = KernelBoundary(pair_query, (_types.boolean,) + _SHAPE_TYPES + _SHAPE_TYPES + (_types.float64,))
+call_pair_engine = PAIR_ENGINE.call  # kernels call the intrinsic by a global name

@@ -45,11 +45,10 @@ from touche import tolerance as _tolerance
 
 from . import kinds
 from .closest import closest_points_segment_segment
+from .touching import touching_tolerance as _pair_tolerance
 
 # |ea x eb|^2 <= PARALLEL |ea|^2 |eb|^2 (sin^2 angle) => the edge pair spans no usable axis.
 PARALLEL = _tolerance.PARALLEL_SQ
-TOUCH_ABSOLUTE = _tolerance.ABSOLUTE
-TOUCH_RELATIVE = _tolerance.RELATIVE
 # Feature selection for the contact set: vertices within FEATURE_FACTOR * tolerance of the
 # support plane belong to the contact feature. At first contact the two supports are within
 # `tolerance` of each other (the contact criterion) plus round-off well below it, so a few
@@ -126,12 +125,6 @@ def _project(verts, nv, lx, ly, lz):
     return lo, hi
 
 
-@njit(cache=True, nogil=True)
-def _pair_tolerance(scale_a, ta, scale_b, tb):
-    """touche.tolerance.touching_tolerance at the size of the pair (shapes plus translations)."""
-    reach_a = scale_a + max(abs(ta[0, 3]), abs(ta[1, 3]), abs(ta[2, 3]))
-    reach_b = scale_b + max(abs(tb[0, 3]), abs(tb[1, 3]), abs(tb[2, 3]))
-    return TOUCH_ABSOLUTE + TOUCH_RELATIVE * max(reach_a, reach_b)
 
 
 # ----------------------------------------------------------------------------------------------
