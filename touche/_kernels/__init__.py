@@ -39,6 +39,15 @@ _HERE = Path(__file__).resolve().parent
 IMPORT_LOCK = threading.RLock()
 
 
+def _new_lock_after_fork():  # a thread importing at fork time does not exist in the child
+    global IMPORT_LOCK
+    IMPORT_LOCK = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_after_fork)
+
+
 def load(name):
     """The kernel module ``touche._kernels.<name>``, imported (once) under IMPORT_LOCK."""
     module = globals().get(name)
