@@ -4,6 +4,7 @@ import pytest
 
 from naive_broadphase import SCENES, naive_pairs, naive_query_aabb, naive_query_ray, naive_query_sphere, scene
 from touche import GeometryError
+from touche.broadphase.structures import _visit_stamps
 from touche.broadphase import (STRUCTURES, BroadPhase, DynamicAABBTree, IdError, IncrementalSweepAndPrune, LinearOctree,
                                UniformGrid)
 
@@ -196,11 +197,13 @@ def test_grid_time_stamp_wrap():
     expected = naive_query_aabb(boxes, np.arange(100), q)
     np.testing.assert_array_equal(grid.query_aabb(q), expected)
     assert grid._keys.shape[0] > 3 * 100 and not grid._oversize.any()
-    assert 0 < grid._stamp[0] < 10 and expected.size > 3
-    grid._stamp[0] = 2147483646
+    assert expected.size > 3
+    _, stamp = _visit_stamps(0)  # this thread's stamp counter (shared by its grid queries)
+    assert stamp[0] > 0
+    stamp[0] = 2147483646
     for _ in range(3):
         np.testing.assert_array_equal(grid.query_aabb(q), expected)
-    assert grid._stamp[0] < 10
+    assert stamp[0] < 10
 
 
 @pytest.mark.parametrize("name", NAMES)
