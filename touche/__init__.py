@@ -9,9 +9,12 @@ Verbs: intersects, distance, signed_distance, closest_point, raycast, contacts, 
 time_of_impact (batches run in one compiled call). Modules: touche.convex (GJK / EPA / shape
 casting), touche.planar (2D separating axes), touche.pairwise (raw-array OBB / triangle tests),
 touche.lp (Seidel LP, Chung-Wang),
-touche.bounding (bounding volumes: AABB, spheres, OBBs, k-DOPs, capsules, lozenges).
+touche.bounding (bounding volumes: AABB, spheres, OBBs, k-DOPs, capsules, lozenges), touche.bvh
+(mesh-mesh BVH queries), touche.meshquery, touche.mesh, touche.broadphase. Thread and process
+safety: README "Threads and processes".
 """
 from .errors import GeometryError, ToucheError, UnsupportedQuery
+from ._locks import ForkedWhileWriting
 from ._parallel import get_num_threads, set_num_threads
 from .pose import Pose
 from .motion import CallableMotion, Integrated, Keyframes, Linear, Motion, QuadraticMatrix, Screw, Static
@@ -92,7 +95,7 @@ __all__ = [
     "SetKind", "Static", "bounding", "contacts", "convex", "intersection", "lp", "pairwise", "planar",
     "time_of_impact",
     "AABB", "Box", "Capsule", "ClosestPointResult", "Cone", "ConvexPolygon", "ConvexPolyhedron",
-    "Cylinder", "DistanceResult", "Ellipsoid", "GeometryError", "HalfSpace", "Line", "Plane", "Point", "Pose",
+    "Cylinder", "DistanceResult", "Ellipsoid", "ForkedWhileWriting", "GeometryError", "HalfSpace", "Line", "Plane", "Point", "Pose",
     "Ray", "RayResult", "SUPPORTED_PAIRS", "Segment", "Shape", "Sphere", "Status", "Tetrahedron",
     "ToucheError", "Triangle", "TriangleMesh", "UnsupportedQuery", "as_shape", "closest_point",
     "distance", "get_num_threads", "intersects", "raycast", "set_num_threads", "signed_distance", "warmup",

@@ -189,3 +189,62 @@ def test_documented_submodules_on_attribute_access():
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert set(found["found"].values()) == {"module"} and found["bvh_build"]
     assert "no_such_module" in found["missing"]
+
+
+def test_fork_while_another_thread_changes_a_world(tmp_path):
+    # a world being changed by another thread at fork time is refused in the child (it may be
+    # half-changed there); a world only being queried at fork time works in the child
+    script = textwrap.dedent('''
+        import json, os, threading
+        import numpy as np
+        import touche as tc
+
+        busy, quiet = tc.CollisionWorld(), tc.CollisionWorld()
+        for world in (busy, quiet):
+            world.add(tc.Sphere(1.0), callback=None)
+            world.add(tc.Sphere(1.0), tc.Pose.from_translation([1.5, 0.0, 0.0]))
+        inside, release = threading.Event(), threading.Event()
+
+        def hold(event):  # runs inside busy.step(): busy's write lock is held
+            inside.set()
+            release.wait()
+
+        busy.add(tc.Sphere(1.0), tc.Pose.from_translation([0.0, 1.5, 0.0]), callback=hold)
+        reading = threading.Event()
+
+        def read_quiet():  # another thread holds quiet's read lock at fork time
+            with quiet._lock.read():
+                reading.set()
+                release.wait()
+
+        stepper = threading.Thread(target=busy.step, args=(0.0,))
+        reader = threading.Thread(target=read_quiet)
+        stepper.start()
+        reader.start()
+        inside.wait()
+        reading.wait()
+        pid = os.fork()
+        if pid == 0:
+            found = {}
+            try:
+                busy.query(tc.Sphere(0.5), None)
+                found["busy"] = "answered"
+            except tc.ForkedWhileWriting as error:
+                found["busy"] = type(error).__name__
+            found["quiet"] = quiet.query(tc.Sphere(0.5), None).tolist()
+            quiet.add(tc.Sphere(0.1))
+            found["quiet_len"] = len(quiet)
+            with open("child.json", "w") as out:
+                json.dump(found, out)
+            os._exit(0)
+        release.set()
+        stepper.join()
+        reader.join()
+        _, status = os.waitpid(pid, 0)
+        with open("child.json") as f:
+            child = json.load(f)
+        print(json.dumps({"status": status, "child": child, "parent_after": busy.query(tc.Sphere(0.5), None).tolist()}))
+    ''')
+    found = run_script(tmp_path, "fork_busy", script, timeout=120)
+    assert found == {"status": 0, "child": {"busy": "ForkedWhileWriting", "quiet": [0, 1], "quiet_len": 3},
+                     "parent_after": [0, 1, 2]}
