@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import threading
 import weakref
-from contextlib import contextmanager
+from _thread import get_ident
 
 from .errors import ToucheError
 
@@ -34,10 +34,12 @@ _ALL = weakref.WeakSet()
 
 
 class ReadWriteLock:
-    __slots__ = ("_cond", "_readers", "_writer", "_write_depth", "_writers_waiting", "_poisoned", "__weakref__")
+    __slots__ = ("_mutex", "_cond", "_readers", "_writer", "_write_depth", "_writers_waiting", "_poisoned",
+                 "__weakref__")
 
     def __init__(self):
-        self._cond = threading.Condition(threading.Lock())
+        self._mutex = threading.Lock()
+        self._cond = threading.Condition(self._mutex)  # waits release _mutex
         self._readers = {}  # thread ident -> read depth
         self._writer = None  # ident of the writing thread
         self._write_depth = 0
@@ -46,41 +48,46 @@ class ReadWriteLock:
         _ALL.add(self)
 
     def __reduce__(self):
-        return (ReadWriteLock, ())
+        return (type(self), ())
 
-    def _check(self):
-        if self._poisoned:
-            raise ForkedWhileWriting(
-                "this object was being changed by another thread when the process forked; its copy in "
-                "this process is unusable: fork when no thread changes it, or use the 'spawn' start method")
+    def _refuse(self):
+        raise ForkedWhileWriting(
+            "this object was being changed by another thread when the process forked; its copy in "
+            "this process is unusable: fork when no thread changes it, or use the 'spawn' start method")
 
+    # The read path is the hot one (every query): the plain mutex, no Condition call unless a
+    # writer is involved.
     def acquire_read(self):
-        me = threading.get_ident()
-        with self._cond:
-            self._check()
+        me = get_ident()
+        with self._mutex:
+            if self._poisoned:
+                self._refuse()
             depth = self._readers.get(me, 0)
             if depth or self._writer == me:  # nested: never wait (waiting writers would wait for us)
                 self._readers[me] = depth + 1
                 return
             while self._writer is not None or self._writers_waiting:
                 self._cond.wait()
-                self._check()
+                if self._poisoned:
+                    self._refuse()
             self._readers[me] = 1
 
     def release_read(self):
-        me = threading.get_ident()
-        with self._cond:
+        me = get_ident()
+        with self._mutex:
             depth = self._readers[me] - 1
             if depth:
                 self._readers[me] = depth
-            else:
-                del self._readers[me]
+                return
+            del self._readers[me]
+            if self._writers_waiting:
                 self._cond.notify_all()
 
     def acquire_write(self):
-        me = threading.get_ident()
-        with self._cond:
-            self._check()
+        me = get_ident()
+        with self._mutex:
+            if self._poisoned:
+                self._refuse()
             if self._writer == me:
                 self._write_depth += 1
                 return
@@ -90,62 +97,89 @@ class ReadWriteLock:
             try:
                 while self._writer is not None or self._readers:
                     self._cond.wait()
-                    self._check()
+                    if self._poisoned:
+                        self._refuse()
             finally:
                 self._writers_waiting -= 1
             self._writer = me
             self._write_depth = 1
 
     def release_write(self):
-        with self._cond:
+        with self._mutex:
             self._write_depth -= 1
             if not self._write_depth:
                 self._writer = None
                 self._cond.notify_all()
 
-    @contextmanager
     def read(self):
-        self.acquire_read()
-        try:
-            yield
-        finally:
-            self.release_read()
+        """Context: hold the read lock."""
+        return _Held(self, None, None)
 
-    @contextmanager
     def write(self):
-        self.acquire_write()
-        try:
-            yield
-        finally:
-            self.release_write()
+        """Context: hold the write lock."""
+        return _Writing(self)
 
-    @contextmanager
     def read_fresh(self, is_fresh, refresh):
-        """Read, after making lazy state current: while ``is_fresh()`` is False (checked under
-        the read lock), ``refresh()`` runs under the write lock (one thread does it; the others
-        find it done)."""
-        self.acquire_read()
-        try:
-            while not is_fresh():
-                self.release_read()
-                try:
-                    with self.write():
-                        if not is_fresh():
-                            refresh()
-                finally:
-                    self.acquire_read()
-            yield
-        finally:
-            self.release_read()
+        """Context: the read lock, after making lazy state current: while ``is_fresh()`` is False
+        (checked under the read lock), ``refresh()`` runs under the write lock (one thread does
+        it; the others find it done)."""
+        return _Held(self, is_fresh, refresh)
 
     def _after_fork_in_child(self):
-        me = threading.get_ident()  # the forking thread keeps its ident in the child
-        self._cond = threading.Condition(threading.Lock())
+        me = get_ident()  # the forking thread keeps its ident in the child
+        self._mutex = threading.Lock()
+        self._cond = threading.Condition(self._mutex)
         self._readers = {me: self._readers[me]} if me in self._readers else {}
         self._writers_waiting = 0
         if self._writer is not None and self._writer != me:
             self._poisoned = True
             self._writer, self._write_depth = None, 0
+
+
+class _Held:
+    __slots__ = ("lock", "is_fresh", "refresh")
+
+    def __init__(self, lock, is_fresh, refresh):
+        self.lock, self.is_fresh, self.refresh = lock, is_fresh, refresh
+
+    def __enter__(self):
+        lock = self.lock
+        lock.acquire_read()
+        if self.is_fresh is None:
+            return
+        try:
+            while not self.is_fresh():
+                lock.release_read()
+                try:
+                    lock.acquire_write()
+                    try:
+                        if not self.is_fresh():
+                            self.refresh()
+                    finally:
+                        lock.release_write()
+                finally:
+                    lock.acquire_read()
+        except BaseException:
+            lock.release_read()
+            raise
+
+    def __exit__(self, *exc):
+        self.lock.release_read()
+        return False
+
+
+class _Writing:
+    __slots__ = ("lock",)
+
+    def __init__(self, lock):
+        self.lock = lock
+
+    def __enter__(self):
+        self.lock.acquire_write()
+
+    def __exit__(self, *exc):
+        self.lock.release_write()
+        return False
 
 
 def _reset_after_fork():
@@ -162,9 +196,6 @@ class Lock(ReadWriteLock):
     stateful helper objects such as ``touche.bvh.CoherentPair``."""
 
     __slots__ = ()
-
-    def __reduce__(self):
-        return (Lock, ())
 
     def __enter__(self):
         self.acquire_write()

@@ -213,3 +213,49 @@ def test_world_queries():
     }
     world.set_poses(handles[:50], [world.pose(h) for h in handles[:50]])  # stale broad phase
     assert compare_with_serial(tasks) == {}
+
+
+def test_read_write_lock_rules():
+    import copy
+    import pickle
+
+    from touche._locks import ReadWriteLock
+
+    lock = ReadWriteLock()
+    order = []
+    reading, writer_waiting = threading.Event(), threading.Event()
+
+    def reader():
+        with lock.read():
+            reading.set()
+            writer_waiting.wait(10)
+            order.append("reader done")
+
+    def writer():
+        reading.wait(10)
+        writer_waiting.set()
+        with lock.write():
+            order.append("writer in")
+
+    threads = [threading.Thread(target=reader), threading.Thread(target=writer)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    assert order == ["reader done", "writer in"]  # the writer waited for the reader
+    with lock.write():  # a writer may write and read again (re-entrant)
+        with lock.read():
+            with lock.write():
+                pass
+    with lock.read():
+        with pytest.raises(RuntimeError, match="reading"):  # a reader may not start writing
+            lock.acquire_write()
+    with lock.write():
+        fresh = pickle.loads(pickle.dumps(lock))
+        fresh2 = copy.deepcopy(lock)
+    for other in (fresh, fresh2):  # copies are new, free locks
+        done = []
+        thread = threading.Thread(target=lambda: (other.acquire_write(), done.append(1), other.release_write()))
+        thread.start()
+        thread.join(10)
+        assert done == [1]
