@@ -4,6 +4,7 @@ import pytest
 
 from naive_broadphase import SCENES, naive_pairs, naive_query_aabb, naive_query_ray, naive_query_sphere, scene
 from touche import GeometryError
+from touche.broadphase.structures import _visit_stamps
 from touche.broadphase import (STRUCTURES, BroadPhase, DynamicAABBTree, IdError, IncrementalSweepAndPrune, LinearOctree,
                                UniformGrid)
 
@@ -196,11 +197,13 @@ def test_grid_time_stamp_wrap():
     expected = naive_query_aabb(boxes, np.arange(100), q)
     np.testing.assert_array_equal(grid.query_aabb(q), expected)
     assert grid._keys.shape[0] > 3 * 100 and not grid._oversize.any()
-    assert 0 < grid._stamp[0] < 10 and expected.size > 3
-    grid._stamp[0] = 2147483646
+    assert expected.size > 3
+    _, stamp = _visit_stamps(0)  # this thread's stamp counter (shared by its grid queries)
+    assert stamp[0] > 0
+    stamp[0] = 2147483646
     for _ in range(3):
         np.testing.assert_array_equal(grid.query_aabb(q), expected)
-    assert grid._stamp[0] < 10
+    assert stamp[0] < 10
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -337,3 +340,88 @@ def test_id_errors_are_geometry_errors(name):
         structure.update_many([100], [[0, 0, 0, np.nan, 1, 1]])
     structure.update_many([], np.zeros((0, 6)))  # nothing to do
     assert len(structure) == 20 and structure.pairs().shape[1] == 2
+
+
+# ---------------------------------------------------------------------------------- threads
+def _run_threads(count, work, timeout=60.0):
+    """work(k) in `count` threads released together; returns the results; fails on an error or
+    on a thread that does not finish."""
+    import threading
+
+    barrier = threading.Barrier(count)
+    results, errors = [None] * count, []
+
+    def run(k):
+        try:
+            barrier.wait()
+            results[k] = work(k)
+        except BaseException as error:  # noqa: BLE001 - re-raised below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout)
+        assert not thread.is_alive(), "a thread did not finish (hang)"
+    if errors:
+        raise errors[0]
+    return results
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_queries_from_threads_match_serial(name):
+    # issue 23 finding 2: UniformGrid's box / ray queries shared one mailbox between calls, so
+    # queries from several threads dropped hits; every structure, each query family, 8 threads,
+    # from a stale state (the first queries rebuild / re-sort lazily)
+    rng = np.random.default_rng(2)
+    boxes = scene("uniform", 400, rng)
+    structure = STRUCTURES[name]() if name != "uniform_grid" else UniformGrid(cell_size=0.03, max_cells=10_000)
+    structure.rebuild(boxes)
+    queries = np.sort(rng.uniform(0, 1, (60, 2, 3)), axis=1).reshape(60, 6)
+    centers, radii = rng.uniform(0, 1, (60, 3)), rng.uniform(0.01, 0.2, 60)
+    origins, directions = rng.uniform(-0.2, 1.2, (60, 3)), rng.normal(size=(60, 3))
+
+    def answers():
+        return ([structure.query_aabb(q) for q in queries],
+                [structure.query_sphere(c, r) for c, r in zip(centers, radii)],
+                [structure.query_ray(o, d, 2.0) for o, d in zip(origins, directions)],
+                structure.pairs())
+
+    expected = ([naive_query_aabb(boxes, np.arange(400), q) for q in queries],
+                [naive_query_sphere(boxes, np.arange(400), c, r) for c, r in zip(centers, radii)],
+                [naive_query_ray(boxes, np.arange(400), o, d, 2.0) for o, d in zip(origins, directions)],
+                naive_pairs(boxes))
+    for _ in range(3):
+        structure.update_many(np.arange(400), boxes)  # stale: lazy structures rebuild on first use
+        for got in _run_threads(8, lambda k: answers()):
+            for family in range(3):
+                for a, b in zip(got[family], expected[family]):
+                    np.testing.assert_array_equal(np.sort(a), np.sort(b))
+            np.testing.assert_array_equal(got[3], expected[3])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_mutation_from_threads_is_serialised(name):
+    # inserts / updates / removes from several threads, with queries in between: every id once,
+    # the final structure equals brute force
+    rng = np.random.default_rng(5)
+    boxes = scene("uniform", 8 * 60, rng)
+    structure = STRUCTURES[name]()
+
+    def work(k):
+        mine = range(60 * k, 60 * (k + 1))
+        for i in mine:
+            structure.insert(i, boxes[i] + 1.0)
+        structure.update_many(np.array(mine), boxes[60 * k: 60 * (k + 1)])
+        structure.query_aabb(boxes[60 * k])
+        for i in mine[::2]:
+            structure.remove(i)
+        return structure.pairs().shape
+
+    _run_threads(8, work)
+    keep = np.arange(8 * 60).reshape(8, 60)[:, 1::2].reshape(-1)
+    np.testing.assert_array_equal(structure.ids, keep)
+    np.testing.assert_array_equal(structure.pairs(), naive_pairs(boxes[keep], keep))
+    if name == "dynamic_tree":
+        structure.check()

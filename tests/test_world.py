@@ -495,3 +495,111 @@ def test_bad_input():
     with pytest.raises(GeometryError, match="max_t"):
         world.raycast([0, 0, 0], [1, 0, 0], -1.0)
     assert len(world) == 1
+
+
+# ---------------------------------------------------------------------------------- threads
+def _run_threads(count, work, timeout=60.0):
+    """work(k) in `count` threads released together; returns the results, re-raises errors, fails
+    on a thread that does not finish (a hang) instead of waiting forever."""
+    import threading
+
+    barrier = threading.Barrier(count)
+    results, errors = [None] * count, []
+
+    def run(k):
+        try:
+            barrier.wait()
+            results[k] = work(k)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout)
+        assert not thread.is_alive(), "a thread did not finish (hang)"
+    if errors:
+        raise errors[0]
+    return results
+
+
+@pytest.mark.parametrize("name", ["dynamic_tree", "sort_and_sweep", "uniform_grid"])
+def test_concurrent_queries_refresh_once_and_agree(name):
+    # issue 23 finding 1: query() refreshed the broad phase lazily in every thread at once
+    # (update_many racing on the tree): hangs, crashes, wrong hits. Now one refresh, same answers.
+    rng = np.random.default_rng(23)
+    world = touche.CollisionWorld(name)
+    shapes = [touche.Sphere(0.3), touche.Box([0.5, 0.4, 0.3]), touche.Capsule(0.2, 0.5)]
+    handles = [world.add(shapes[i % 3], random_pose(rng, 4.0)) for i in range(300)]
+    probes = [(touche.Sphere(0.9), random_pose(rng, 4.0)) for _ in range(12)]
+    refreshes = []
+    update_many = world._broad.update_many
+    world._broad.update_many = lambda ids, boxes: (refreshes.append(1), update_many(ids, boxes))[1]
+    for _ in range(4):
+        poses = np.array([random_pose(rng, 4.0) for _ in handles])
+        world.set_poses(handles, poses)
+        expected = [world.query(s, p) for s, p in probes]
+        nearest = [world.closest(s, p)[0] for s, p in probes]
+        rays = [[h for h, *_ in world.raycast(p[:3, 3], [1.0, 0.2, 0.1], 5.0)] for _, p in probes]
+        world.set_poses(handles, poses)  # same poses, broad phase stale again
+        refreshes.clear()
+
+        def work(k):
+            order = np.random.default_rng(k).permutation(len(probes))
+            return {int(i): (world.query(*probes[i]), world.closest(*probes[i])[0],
+                             [h for h, *_ in world.raycast(probes[i][1][:3, 3], [1.0, 0.2, 0.1], 5.0)])
+                    for i in order}
+
+        for answers in _run_threads(8, work):
+            for i in range(len(probes)):
+                np.testing.assert_array_equal(answers[i][0], expected[i])
+                assert answers[i][1] == nearest[i] and answers[i][2] == rays[i]
+        assert len(refreshes) == 1
+        if name == "dynamic_tree":
+            world._broad.check()
+
+
+def test_concurrent_add_remove_one_world():
+    # issue 23 finding 5: add / remove from several threads raised spurious IdErrors (and
+    # could corrupt the world); mutations now take the world's lock
+    world = touche.CollisionWorld()
+    sphere = touche.Sphere(0.2)
+    keep = [world.add(sphere, touche.Pose.from_translation([k, 0.0, 0.0])) for k in range(20)]
+
+    def work(k):
+        rng = np.random.default_rng(k)
+        mine = []
+        for step in range(150):
+            mine.append(world.add(sphere, touche.Pose.from_translation(rng.uniform(-5, 5, 3))))
+            if step % 3 == 2:
+                world.remove(mine.pop(int(rng.integers(len(mine)))))
+            if step % 10 == 0:
+                world.query(touche.Sphere(1.0), touche.Pose.from_translation(rng.uniform(-5, 5, 3)))
+        return mine
+
+    left = _run_threads(8, work)
+    handles = [h for mine in left for h in mine]
+    assert len(set(handles)) == len(handles) == 8 * 100
+    assert sorted(world.handles) == sorted(keep + handles) and len(world._broad) == len(world)
+    world._broad.check()
+    for h in handles:
+        world.remove(h)
+    assert sorted(world.handles) == keep
+    expected = sorted((a, b) for a in keep for b in keep if a < b and abs(a - b) * 1.0 <= 0.4)
+    assert [tuple(p) for p in world.pairs().tolist()] == expected
+
+
+def test_step_callback_may_use_the_world():
+    # step holds the write lock: a callback in the same thread may query and change the world
+    world = touche.CollisionWorld()
+    seen = []
+
+    def callback(event):
+        seen.append(len(world.query(touche.Sphere(5.0), None)))
+        world.add(touche.Sphere(1.0), touche.Pose.from_translation([20.0, 0, 0]))
+        return False
+
+    world.add(touche.Sphere(1.0), callback=callback)
+    world.add(touche.Sphere(1.0), touche.Pose.from_translation([1.5, 0, 0]))
+    assert len(world.step(0.1)) == 1 and seen == [2] and len(world) == 3

@@ -9,9 +9,12 @@ Verbs: intersects, distance, signed_distance, closest_point, raycast, contacts, 
 time_of_impact (batches run in one compiled call). Modules: touche.convex (GJK / EPA / shape
 casting), touche.planar (2D separating axes), touche.pairwise (raw-array OBB / triangle tests),
 touche.lp (Seidel LP, Chung-Wang),
-touche.bounding (bounding volumes: AABB, spheres, OBBs, k-DOPs, capsules, lozenges).
+touche.bounding (bounding volumes: AABB, spheres, OBBs, k-DOPs, capsules, lozenges), touche.bvh
+(mesh-mesh BVH queries), touche.meshquery, touche.mesh, touche.broadphase. Thread and process
+safety: README "Threads and processes".
 """
 from .errors import GeometryError, ToucheError, UnsupportedQuery
+from ._locks import ForkedWhileWriting
 from ._parallel import get_num_threads, set_num_threads
 from .pose import Pose
 from .motion import CallableMotion, Integrated, Keyframes, Linear, Motion, QuadraticMatrix, Screw, Static
@@ -59,22 +62,40 @@ from . import meshquery  # noqa: E402  (BVH mesh queries; kernels load on first 
 from .meshquery import contains, signed_distance_points, winding_number  # noqa: E402
 from .errors import MeshFormatError  # noqa: E402
 from . import broadphase  # noqa: E402  (broad-phase structures; kernels load on first use)
+from . import bvh  # noqa: E402  (mesh-mesh BVH queries, documented as tc.bvh; kernels load on first use)
 from .world import CollisionEvent, CollisionWorld  # noqa: E402
 from .clearance import Clearance, ClearancePart, ClearanceTable, clearance, clearance_all, triangle_clearance  # noqa: E402,E501  (STL clearance; kernels load on first use)
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name):
+    """``touche.<submodule>`` for the sub-modules not imported above (``touche.cli``,
+    ``touche.report``): imported on first access, once, under the kernels' import lock (several
+    threads may ask at once)."""
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    if name.startswith("_") or not ((here / f"{name}.py").is_file() or (here / name / "__init__.py").is_file()):
+        raise AttributeError(f"module 'touche' has no attribute {name!r}")
+    import importlib
+
+    from ._kernels import IMPORT_LOCK
+
+    with IMPORT_LOCK:
+        return importlib.import_module(f"{__name__}.{name}")
+
 __all__ = [
     "Clearance", "ClearancePart", "ClearanceTable", "clearance", "clearance_all", "triangle_clearance",
     "MeshFormatError", "mesh",
     "contains", "meshquery", "signed_distance_points", "winding_number",
-    "CollisionEvent", "CollisionWorld", "broadphase",
+    "CollisionEvent", "CollisionWorld", "broadphase", "bvh",
     "CallableMotion", "Integrated", "Keyframes", "QuadraticMatrix", "Screw",
     "ContactManifold", "ImpactResult", "ImpactStatus", "IntersectionResult", "Linear", "Motion",
     "SetKind", "Static", "bounding", "contacts", "convex", "intersection", "lp", "pairwise", "planar",
     "time_of_impact",
     "AABB", "Box", "Capsule", "ClosestPointResult", "Cone", "ConvexPolygon", "ConvexPolyhedron",
-    "Cylinder", "DistanceResult", "Ellipsoid", "GeometryError", "HalfSpace", "Line", "Plane", "Point", "Pose",
+    "Cylinder", "DistanceResult", "Ellipsoid", "ForkedWhileWriting", "GeometryError", "HalfSpace", "Line", "Plane", "Point", "Pose",
     "Ray", "RayResult", "SUPPORTED_PAIRS", "Segment", "Shape", "Sphere", "Status", "Tetrahedron",
     "ToucheError", "Triangle", "TriangleMesh", "UnsupportedQuery", "as_shape", "closest_point",
     "distance", "get_num_threads", "intersects", "raycast", "set_num_threads", "signed_distance", "warmup",

@@ -44,6 +44,8 @@ closedness). No query returns NaN for them.
 """
 from __future__ import annotations
 
+import os
+import threading
 import weakref
 
 import numpy as np
@@ -110,6 +112,8 @@ class MeshTree:
         self._winding = None
         self._ray_tree = None
 
+    # The lazy parts below are built once, under a lock, when several threads ask at once (each
+    # is assigned whole, so a reader never sees half of one).
     def ray_tree(self):
         """``(nodes, nodes_i, blocks, block_face, root_box, depth)`` for bvh_mesh.raycast_first_many:
         the first / any-hit tree (split references, 4-wide nodes; bvh_mesh section "ray tree"),
@@ -117,20 +121,25 @@ class MeshTree:
         0:24 and, through the int32 view ``nodes_i`` of the same memory, node_kids in 24:32 (one
         128-byte row per node visit)."""
         if self._ray_tree is None:
-            points, triangles = self._mesh_points(), self._mesh_triangles()
-            if points is None or triangles is None:
-                raise GeometryError("the mesh of this tree no longer exists")
-            node_boxes, node_kids, blocks, block_face, root_box, depth = _kernels().ray_tree(
-                points, triangles, self.pad
-            )
-            nodes = _aligned_empty((len(node_boxes), 32), np.float32)
-            nodes[:, :24] = node_boxes
-            nodes_i = nodes.view(np.int32)
-            nodes_i[:, 24:] = node_kids
-            aligned_blocks = _aligned_empty(blocks.shape, np.float64)
-            aligned_blocks[...] = blocks
-            self._ray_tree = (nodes, nodes_i, aligned_blocks, block_face, root_box, int(depth))
+            with _lock_for(self):
+                if self._ray_tree is None:
+                    self._ray_tree = self._build_ray_tree()
         return self._ray_tree
+
+    def _build_ray_tree(self):
+        points, triangles = self._mesh_points(), self._mesh_triangles()
+        if points is None or triangles is None:
+            raise GeometryError("the mesh of this tree no longer exists")
+        node_boxes, node_kids, blocks, block_face, root_box, depth = _kernels().ray_tree(
+            points, triangles, self.pad
+        )
+        nodes = _aligned_empty((len(node_boxes), 32), np.float32)
+        nodes[:, :24] = node_boxes
+        nodes_i = nodes.view(np.int32)
+        nodes_i[:, 24:] = node_kids
+        aligned_blocks = _aligned_empty(blocks.shape, np.float64)
+        aligned_blocks[...] = blocks
+        return (nodes, nodes_i, aligned_blocks, block_face, root_box, int(depth))
 
     # ---- topology (lazy: rays do not need it)
     def topology(self):
@@ -138,36 +147,46 @@ class MeshTree:
         coordinates merged; closed = every directed edge appears once and its reverse once;
         orientation = sign of the enclosed volume (+1 outward-facing, -1 inward; +1 if open)."""
         if self._topology is None:
-            points, triangles = self._mesh_points(), self._mesh_triangles()
-            if points is None or triangles is None:
-                raise GeometryError("the mesh of this tree no longer exists")
-            welded, inverse = np.unique(points, axis=0, return_inverse=True)
-            faces = inverse.reshape(-1)[triangles]
-            welded = np.ascontiguousarray(welded, dtype=np.float64)
-            faces = np.ascontiguousarray(faces, dtype=np.int64)
-            closed = _is_closed(faces, len(welded))
-            orientation = 1.0
-            if closed:
-                a, b, c = (welded[faces[:, i]] for i in range(3))
-                center = welded.mean(axis=0)  # volume relative to a near point: less cancellation
-                volume = np.einsum("ij,ij->", a - center, np.cross(b - center, c - center)) / 6.0
-                orientation = -1.0 if volume < 0.0 else 1.0
-            self._topology = (welded, faces, closed, orientation)
+            with _lock_for(self):
+                if self._topology is None:
+                    self._topology = self._build_topology()
         return self._topology
+
+    def _build_topology(self):
+        points, triangles = self._mesh_points(), self._mesh_triangles()
+        if points is None or triangles is None:
+            raise GeometryError("the mesh of this tree no longer exists")
+        welded, inverse = np.unique(points, axis=0, return_inverse=True)
+        faces = inverse.reshape(-1)[triangles]
+        welded = np.ascontiguousarray(welded, dtype=np.float64)
+        faces = np.ascontiguousarray(faces, dtype=np.int64)
+        closed = _is_closed(faces, len(welded))
+        orientation = 1.0
+        if closed:
+            a, b, c = (welded[faces[:, i]] for i in range(3))
+            center = welded.mean(axis=0)  # volume relative to a near point: less cancellation
+            volume = np.einsum("ij,ij->", a - center, np.cross(b - center, c - center)) / 6.0
+            orientation = -1.0 if volume < 0.0 else 1.0
+        return (welded, faces, closed, orientation)
 
     def winding_data(self):
         """``(cap_start, cap_count, cap_edges, cap_weight, welded_vertices, plan)`` for
         bvh_mesh.winding_on_tree (fans over every node's boundary edges; ``plan``: how a node
         seen from outside its box is summed most cheaply, bvh_mesh.outside_plan)."""
         if self._winding is None:
-            welded, faces, _, _ = self.topology()
-            tree_faces = np.ascontiguousarray(faces[self.tri_ids])
-            edges, start, count = _kernels().node_boundaries(self.links, tree_faces)
-            plan = _kernels().outside_plan(self.links, count)
-            self._winding = (
-                start, count, np.ascontiguousarray(edges[:, :2]), edges[:, 2].astype(np.float64), welded, plan,
-            )
+            with _lock_for(self):
+                if self._winding is None:
+                    self._winding = self._build_winding()
         return self._winding
+
+    def _build_winding(self):
+        welded, faces, _, _ = self.topology()
+        tree_faces = np.ascontiguousarray(faces[self.tri_ids])
+        edges, start, count = _kernels().node_boundaries(self.links, tree_faces)
+        plan = _kernels().outside_plan(self.links, count)
+        return (
+            start, count, np.ascontiguousarray(edges[:, :2]), edges[:, 2].astype(np.float64), welded, plan,
+        )
 
     @property
     def closed(self):
@@ -225,19 +244,40 @@ def _is_closed(faces, num_vertices):
 
 
 _TREES: dict = {}
+# Lazy builds (a mesh's tree, a tree's lazy parts) take one of these re-entrant locks, picked by
+# the object's id: the same object is built once when several threads ask at once, different
+# ones mostly in parallel.
+_BUILD_LOCKS = tuple(threading.RLock() for _ in range(64))
+
+
+def _lock_for(obj):
+    return _BUILD_LOCKS[id(obj) % len(_BUILD_LOCKS)]
+
+
+def _new_locks_after_fork():  # a build running in another thread at fork never ends in the child
+    global _BUILD_LOCKS
+    _BUILD_LOCKS = tuple(threading.RLock() for _ in range(64))
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_locks_after_fork)
 
 
 def mesh_tree(mesh):
-    """The cached :class:`MeshTree` of a TriangleMesh (built on first use)."""
+    """The cached :class:`MeshTree` of a TriangleMesh (built on first use, once)."""
     mesh = _mesh(mesh)
     points = mesh._packed[2]
     key = id(points)
     entry = _TREES.get(key)
     if entry is not None and entry[0]() is points:
         return entry[1]
-    tree = MeshTree(points, mesh._packed[3], mesh.scale)
-    _TREES[key] = (weakref.ref(points), tree)
-    weakref.finalize(points, _TREES.pop, key, None)
+    with _lock_for(points):
+        entry = _TREES.get(key)
+        if entry is not None and entry[0]() is points:
+            return entry[1]
+        tree = MeshTree(points, mesh._packed[3], mesh.scale)
+        _TREES[key] = (weakref.ref(points), tree)
+        weakref.finalize(points, _TREES.pop, key, None)
     return tree
 
 

@@ -292,8 +292,8 @@ def as_matrices(pose, name="pose", check=True):
             return np.array(validate_matrices(pose, name), dtype=np.float64, order="C", copy=True)
         elif not pose.flags.writeable:  # e.g. Pose.matrix: kernels take one (writable) array type
             pose = pose.copy()
-        from ._kernels.posecheck import first_invalid_transform
+        from ._kernels import posecheck  # this form imports under touche._kernels.load's lock
 
-        if first_invalid_transform(pose.reshape(-1, 4, 4)) < 0:
+        if posecheck.first_invalid_transform(pose.reshape(-1, 4, 4)) < 0:
             return pose
     return np.array(validate_matrices(pose, name), dtype=np.float64, order="C", copy=True)

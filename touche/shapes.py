@@ -16,6 +16,9 @@ polyhedron (``nv + 1`` start offsets, then the neighbour indices, stored as floa
 """
 from __future__ import annotations
 
+import os
+import threading
+
 import numpy as np
 
 from ._kernels import kinds
@@ -705,6 +708,22 @@ class ConvexPolyhedron(Shape):
 
 
 # --------------------------------------------------------------------------------------------
+# Lazy BVH builds take one of these locks (picked by the mesh's id: builds of different meshes
+# mostly run in parallel; a lock per mesh would have to be a slot, and locks do not pickle).
+_BVH_BUILD_LOCKS = tuple(threading.Lock() for _ in range(64))
+
+
+def _new_build_locks_after_fork():
+    # a build running in another thread at fork time never finishes in the child: fresh locks
+    # (its mesh simply has no tree yet there and builds one on first use)
+    global _BVH_BUILD_LOCKS
+    _BVH_BUILD_LOCKS = tuple(threading.Lock() for _ in range(64))
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_build_locks_after_fork)
+
+
 class TriangleMesh(Shape):
     """A triangle mesh (a surface: a triangle soup, not a solid, until the BVH issue adds
     inside/outside). ``vertices (n, 3)``, ``faces (m, 3)`` int indices. Zero-area triangles are
@@ -750,10 +769,14 @@ class TriangleMesh(Shape):
         use and kept (it pickles with the mesh)."""
         tree = self._bvh
         if tree is None:
-            from .bvh import BVH
+            # built once even when several threads ask first: the others wait for it
+            with _BVH_BUILD_LOCKS[id(self) % len(_BVH_BUILD_LOCKS)]:
+                tree = self._bvh
+                if tree is None:
+                    from .bvh import BVH
 
-            tree = BVH(self, None)
-            object.__setattr__(self, "_bvh", tree)
+                    tree = BVH(self, None)
+                    object.__setattr__(self, "_bvh", tree)
         return tree
 
 

@@ -36,6 +36,14 @@ Pipeline of ``step(dt)`` (Eberly S1 7.2's collision query flow; Ericson ch. 7 br
    callback returning ``False`` stops the search (S1 7.2's continue flag): ``step`` returns the
    events delivered so far. The objects still complete the step's motion.
 
+Threads: a world has a read-write lock. Its queries (``query``, ``closest``, ``raycast``,
+``pairs``, ``pose``, ...) read and run in parallel from any number of threads, with the same
+answers as one after another; the broad phase they need is brought up to date once, under the
+write lock, by the first of them. Changes (``add``, ``remove``, ``set_pose(s)``, ``set_motion``,
+``set_velocity``, ``step``) write: they run one at a time and wait for running queries (a query
+never sees half a change; handles stay unique). Callbacks run inside ``step`` with the lock held
+and may use the world from their own thread (another thread that they wait for would deadlock).
+
 Nothing unsupported is skipped silently: a pair of shapes that ``touche.intersects`` does not
 answer raises ``touche.UnsupportedQuery`` when the second object is added (unless groups / masks
 exclude the pair); any UnsupportedQuery raised by a verb during a step (e.g. a time of impact the
@@ -46,6 +54,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._kernels import kinds
+from ._locks import ReadWriteLock
 from .broadphase.base import IdError
 from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
@@ -278,6 +287,7 @@ class CollisionWorld:
         if isinstance(max_points, bool) or not isinstance(max_points, (int, np.integer)) or max_points < 1:
             raise GeometryError(f"max_points must be an integer >= 1, got {max_points!r}")
         self.max_points = int(max_points)
+        self._lock = ReadWriteLock()
         self.time = 0.0
         self._objects = {}
         self._next = 0
@@ -301,6 +311,11 @@ class CollisionWorld:
         if callback is not None and not callable(callback):
             raise GeometryError(f"callback must be callable, got {callback!r}")
         obj = _Object(shape, _mask(group, "group"), _mask(mask, "mask"), user_data, callback)
+        with self._lock.write():
+            return self._add_locked(obj, motion, pose)
+
+    def _add_locked(self, obj, motion, pose):
+        shape = obj.shape
         start = self._attach(obj, motion, pose)
         self._check_supported(obj)
         handle = self._next
@@ -357,6 +372,10 @@ class CollisionWorld:
 
     def remove(self, handle):
         """Remove an object. IdError (a GeometryError and a KeyError) for an unknown handle."""
+        with self._lock.write():
+            self._remove_locked(handle)
+
+    def _remove_locked(self, handle):
         obj = self._object(handle)
         if obj.bounded:
             self._broad.remove(handle)
@@ -387,33 +406,38 @@ class CollisionWorld:
 
     @property
     def handles(self):
-        return sorted(self._objects)
+        with self._lock.read():
+            return sorted(self._objects)
 
     def pose(self, handle):
         """The current pose (4, 4) of an object (a copy)."""
-        return self._poses[self._object(handle).row].copy()
+        with self._lock.read():
+            return self._poses[self._object(handle).row].copy()
 
     def motion(self, handle):
         """The object's motion as attached (a Linear for a velocity, None for a static object);
         its time 0 is ``motion_start(handle)``."""
-        obj = self._object(handle)
-        if obj.velocity is not None:
-            from .motion import Linear
+        from .motion import Linear
 
-            return Linear(obj.velocity, self._poses[obj.row])
-        return obj.motion
+        with self._lock.read():
+            obj = self._object(handle)
+            if obj.velocity is not None:
+                return Linear(obj.velocity, self._poses[obj.row])
+            return obj.motion
 
     def user_data(self, handle):
-        return self._object(handle).user_data
+        with self._lock.read():
+            return self._object(handle).user_data
 
     def set_pose(self, handle, pose):
         """Move one object (a Linear velocity is kept). GeometryError for an object driven by
         another motion (use :meth:`set_motion`)."""
-        obj = self._object(handle)
         matrix = _one_pose(pose, "pose")
-        self._check_poseable([obj], [handle])
-        self._poses[obj.row] = matrix
-        self._changed()
+        with self._lock.write():
+            obj = self._object(handle)
+            self._check_poseable([obj], [handle])
+            self._poses[obj.row] = matrix
+            self._changed()
 
     def set_poses(self, handles, poses):
         """Batched pose update: ``handles`` (n,), ``poses`` (n, 4, 4) (or a Pose batch), validated
@@ -424,10 +448,11 @@ class CollisionWorld:
             raise GeometryError(f"set_poses got {len(handles)} handles for {matrices.shape[0]} poses")
         if len(set(handles)) != len(handles):
             raise GeometryError("set_poses got the same handle twice")
-        objects = [self._object(h) for h in handles]
-        self._check_poseable(objects, handles)
-        self._poses[np.array([o.row for o in objects], dtype=np.int64)] = matrices
-        self._changed()
+        with self._lock.write():
+            objects = [self._object(h) for h in handles]
+            self._check_poseable(objects, handles)
+            self._poses[np.array([o.row for o in objects], dtype=np.int64)] = matrices
+            self._changed()
 
     @staticmethod
     def _check_poseable(objects, handles):
@@ -440,8 +465,12 @@ class CollisionWorld:
         """Attach a new motion (None: static); its time 0 is now. The object moves to the
         motion's start pose (for Static / Linear: ``pose`` if given); with ``motion=None`` it
         stays where it is unless ``pose`` is given."""
-        obj = self._object(handle)
         pose = None if pose is None else _one_pose(pose, "pose")
+        with self._lock.write():
+            self._set_motion_locked(handle, motion, pose)
+
+    def _set_motion_locked(self, handle, motion, pose):
+        obj = self._object(handle)
         probe = _Object(obj.shape, obj.group, obj.mask, None, None)
         start = self._attach(probe, motion, pose)
         if motion is None and pose is None:
@@ -456,8 +485,9 @@ class CollisionWorld:
         static). Replaces any other motion."""
         from .motion import Linear
 
-        pose = self.pose(handle)
-        self.set_motion(handle, None if velocity is None else Linear(velocity, pose))
+        with self._lock.write():  # the pose read and the new motion: one change
+            pose = self.pose(handle)
+            self.set_motion(handle, None if velocity is None else Linear(velocity, pose))
 
     # ------------------------------------------------------------------ world boxes
     def _packed(self, objs):
@@ -721,6 +751,10 @@ class CollisionWorld:
             raise GeometryError(f"dt must be a number, got {dt!r}") from exc
         if not np.isfinite(dt) or dt < 0.0:
             raise GeometryError(f"dt must be finite and >= 0, got {dt}")
+        with self._lock.write():
+            return self._step_locked(dt)
+
+    def _step_locked(self, dt):
         events = self._narrow(self._candidates(dt), dt)
         delivered = []
         for event in events:
@@ -748,8 +782,20 @@ class CollisionWorld:
     def pairs(self):
         """Handles (k, 2), rows a < b sorted, of the objects that overlap at their current poses
         (groups / masks applied)."""
-        hits = self._static_hits([tuple(p) for p in self._candidates(0.0).tolist()])
+        with self._reading():
+            hits = self._static_hits([tuple(p) for p in self._candidates(0.0).tolist()])
         return np.array(sorted(hits), dtype=np.int64).reshape(-1, 2)
+
+    def _reading(self):
+        """Context of a query: the read lock, the broad phase holding the boxes of the current
+        poses (refreshed first, once, under the write lock when a change made them stale)."""
+        return self._lock.read_fresh(self._boxes_fresh, self._refresh_static)
+
+    def _boxes_fresh(self):
+        return self._boxes_key == (self._version, 0.0)
+
+    def _refresh_static(self):
+        self._refresh(0.0)
 
     def _shape_box(self, shape, pose):
         probe = _Object(shape, 1, 1, None, None)
@@ -764,11 +810,14 @@ class CollisionWorld:
     def query(self, shape, pose=None, *, mask=-1):
         """Handles (ascending) of the objects that overlap ``shape`` at ``pose`` (and whose group
         shares a bit with ``mask``)."""
-        import touche
-
         shape, matrix = self._probe(shape, pose)
         mask = _mask(mask, "mask")
-        self._refresh(0.0)
+        with self._reading():
+            return self._query_locked(shape, matrix, mask)
+
+    def _query_locked(self, shape, matrix, mask):
+        import touche
+
         box = self._shape_box(shape, matrix)
         candidates = self._broad.ids if box is None else self._broad.query_aabb(box)
         handles = sorted(set(candidates.tolist()) | set(self._unbounded))
@@ -784,11 +833,14 @@ class CollisionWorld:
         result from ``shape`` (A) to the object (B), or None when no object passes ``mask``.
         Overlapping objects come first (most negative signed distance). Ties go to the lower
         handle."""
-        import touche
-
         shape, matrix = self._probe(shape, pose)
         mask = _mask(mask, "mask")
-        self._refresh(0.0)
+        with self._reading():
+            return self._closest_locked(shape, matrix, mask)
+
+    def _closest_locked(self, shape, matrix, mask):
+        import touche
+
         if not any(o.group & mask for o in self._objects.values()):
             return None
         best = [None]
@@ -832,8 +884,6 @@ class CollisionWorld:
     def raycast(self, origin, direction, max_t=np.inf, *, mask=-1):
         """Every object hit by the ray ``origin + t * unit(direction)``, t in [0, max_t]:
         a list of (handle, t, point (3,), normal (3,)) sorted by t then handle."""
-        import touche
-
         try:
             origin = np.array(origin, dtype=np.float64).reshape(3)
             direction = np.array(direction, dtype=np.float64).reshape(3)
@@ -846,7 +896,12 @@ class CollisionWorld:
             raise GeometryError(f"max_t must be >= 0, got {max_t}")
         unit = direction / np.linalg.norm(direction)
         mask = _mask(mask, "mask")
-        self._refresh(0.0)
+        with self._reading():
+            return self._raycast_locked(origin, unit, max_t, mask)
+
+    def _raycast_locked(self, origin, unit, max_t, mask):
+        import touche
+
         candidates = set(self._broad.query_ray(origin, unit, max_t).tolist()) | set(self._unbounded)
         hits = []
         for h in sorted(candidates):

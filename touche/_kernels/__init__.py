@@ -14,14 +14,54 @@ recompiles it and its importers, not the whole package.
 
 The persistent cache (jit.py) keys its folders by the same digests, so nothing there can be stale;
 the guard serves numba's own locations (NUMBA_CACHE_DIR, ``__pycache__`` beside the sources).
+
+Imports from several threads: kernel modules (and numba behind them) are imported on first use,
+and Python's per-module import locks do not make that safe when several threads start at once:
+numba's own modules import each other in cycles, so two threads entering them at different
+modules deadlock (``_DeadlockError``) or see a partially initialised module (``ImportError``).
+Every first import of a kernel module therefore goes through ``load`` under one process-wide
+lock, taken before any module lock: ``from touche._kernels import batch`` reaches ``load``
+through the package's ``__getattr__`` while ``batch`` is not yet an attribute of the package.
+(A direct ``from touche._kernels.batch import x`` would bypass it: touche does not use that
+form outside the kernel modules themselves.)
 """
 import hashlib
+import importlib
 import json
 import os
 import re
+import threading
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
+
+# Re-entrant: a kernel module being imported under it imports other kernel modules.
+IMPORT_LOCK = threading.RLock()
+
+
+def _new_lock_after_fork():  # a thread importing at fork time does not exist in the child
+    global IMPORT_LOCK
+    IMPORT_LOCK = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_after_fork)
+
+
+def load(name):
+    """The kernel module ``touche._kernels.<name>``, imported (once) under IMPORT_LOCK."""
+    module = globals().get(name)
+    if module is not None:
+        return module
+    with IMPORT_LOCK:
+        return importlib.import_module(f"{__name__}.{name}")
+
+
+def __getattr__(name):
+    # only reached for names that are not (yet) attributes: kernel modules not imported so far
+    if not name.startswith("__") and (_HERE / f"{name}.py").is_file():
+        return load(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 _STAMP_NAME = "touche-kernels.json"
 # "from .vec import dot", "from . import kinds, vec", "from touche._kernels.gjk import ..."
 _IMPORT = re.compile(r"^\s*from\s+(?:\.|touche\._kernels\.?)(\w*)\s+import\s+([\w \t,(]+)", re.MULTILINE)
@@ -124,6 +164,8 @@ _checked = False
 def ensure_fresh_cache():
     """Run the cache guard once per process (set TOUCHE_KEEP_NUMBA_CACHE=1 to skip it)."""
     global _checked
+    # kernel modules call this while they are imported, i.e. under load()'s lock (taking the lock
+    # here instead would invert the order against a module lock and could hang)
     if not _checked:
         _checked = True
         if os.environ.get("TOUCHE_KEEP_NUMBA_CACHE") != "1":

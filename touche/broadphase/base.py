@@ -4,11 +4,19 @@ Boxes are axis-aligned ``[minx, miny, minz, maxx, maxy, maxz]`` (float64). Two b
 their CLOSED intervals overlap on all three axes (touching boxes overlap). Objects are named by
 arbitrary non-negative integer ids; internally each id owns a slot of a flat ``(capacity, 6)``
 array that the numba kernels read.
+
+Threads: every structure carries a read-write lock (``touche._locks``). Queries (``pairs``,
+``query_*``, ``ids``, ``aabb``) read: any number run at once. Mutations (``insert``,
+``update``, ``update_many``, ``remove``, ``rebuild``, ``clear``, ``prepare``) write: one at a
+time, never during a query. A query that finds lazy state stale (a grid to rebuild, an order to
+re-sort) brings it up to date under the write lock first, once; the queries themselves share
+no scratch memory (a grid's visit stamps are per thread).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from .._locks import ReadWriteLock
 from ..errors import GeometryError
 
 _NO_PAIRS = np.zeros((0, 2), dtype=np.int64)
@@ -83,7 +91,12 @@ class BroadPhase:
     ``_query_ray_slots``.
     """
 
+    # True where pairs() changes the structure (an order re-sorted on the next axis): it then
+    # runs under the write lock
+    _pairs_write = False
+
     def __init__(self):
+        self._lock = ReadWriteLock()
         self._capacity = 0
         self._boxes = np.zeros((0, 6))
         self._ids = np.zeros(0, dtype=np.int64)
@@ -184,11 +197,13 @@ class BroadPhase:
     @property
     def ids(self):
         """Ids present, ascending (k,) int64."""
-        return np.array(sorted(self._slot_of), dtype=np.int64)
+        with self._lock.read():
+            return np.array(sorted(self._slot_of), dtype=np.int64)
 
     def aabb(self, obj_id):
         """The tight box stored for ``obj_id`` (6,)."""
-        return self._boxes[self._slot(obj_id)].copy()
+        with self._lock.read():
+            return self._boxes[self._slot(obj_id)].copy()
 
     # ------------------------------------------------------------------ mutation
     def insert(self, obj_id, aabb):
@@ -196,16 +211,18 @@ class BroadPhase:
         GeometryError for a bad box."""
         obj_id = as_id(obj_id)
         box = as_box(aabb)
-        if obj_id in self._slot_of:
-            raise IdError(f"{type(self).__name__}: id {obj_id} is already present")
-        slot = self._take_slot(obj_id)
-        self._insert_slot(slot, box)
+        with self._lock.write():
+            if obj_id in self._slot_of:
+                raise IdError(f"{type(self).__name__}: id {obj_id} is already present")
+            slot = self._take_slot(obj_id)
+            self._insert_slot(slot, box)
 
     def update(self, obj_id, aabb):
         """Replace the box of ``obj_id``. IdError for an unknown id."""
-        slot = self._slot(obj_id)
         box = as_box(aabb)
-        self._update_slots(np.array([slot], dtype=np.int64), box.reshape(1, 6))
+        with self._lock.write():
+            slot = self._slot(obj_id)
+            self._update_slots(np.array([slot], dtype=np.int64), box.reshape(1, 6))
 
     def update_many(self, ids, aabbs):
         """Replace the boxes of several objects at once: ids (k,), aabbs (k, 6)."""
@@ -215,18 +232,20 @@ class BroadPhase:
         boxes = as_boxes(aabbs)
         if ids.shape[0] != boxes.shape[0]:
             raise GeometryError(f"update_many got {ids.shape[0]} ids for {boxes.shape[0]} boxes")
-        slots = self._slots_of(ids, "update_many ids")
-        self._update_slots(slots, boxes)
+        with self._lock.write():
+            slots = self._slots_of(ids, "update_many ids")
+            self._update_slots(slots, boxes)
 
     def remove(self, obj_id):
         """Remove ``obj_id``. IdError (a GeometryError and a KeyError) for an unknown id."""
-        slot = self._slot(obj_id)
-        self._remove_slot(slot)
-        del self._slot_of[as_id(obj_id)]
-        self._ids[slot] = -1
-        self._boxes[slot] = np.inf
-        self._free.append(slot)
-        self._membership_changed()
+        with self._lock.write():
+            slot = self._slot(obj_id)
+            self._remove_slot(slot)
+            del self._slot_of[as_id(obj_id)]
+            self._ids[slot] = -1
+            self._boxes[slot] = np.inf
+            self._free.append(slot)
+            self._membership_changed()
 
     def rebuild(self, aabbs, ids=None):
         """Replace everything by the boxes ``aabbs`` (n, 6); ids default to 0..n-1."""
@@ -243,6 +262,10 @@ class BroadPhase:
         capacity = 64
         while capacity < n:
             capacity *= 2
+        with self._lock.write():
+            self._rebuild_locked(boxes, id_list, n, capacity)
+
+    def _rebuild_locked(self, boxes, id_list, n, capacity):
         self._capacity = 0
         self._boxes = np.zeros((0, 6))
         self._ids = np.zeros(0, dtype=np.int64)
@@ -262,6 +285,21 @@ class BroadPhase:
     def prepare(self):
         """Bring the structure up to date now (lazily rebuilt structures build here instead of
         at the next query); a no-op for structures updated in place."""
+        with self._lock.write():
+            if not self._fresh_for_queries():
+                self._prepare_for_queries()
+
+    # lazy state: queries need _fresh_for_queries(); _prepare_for_queries() (under the write
+    # lock) makes it so
+    def _fresh_for_queries(self):
+        return True
+
+    def _prepare_for_queries(self):
+        pass
+
+    def _reading(self):
+        """Context of a query: the read lock, with lazy state brought up to date first."""
+        return self._lock.read_fresh(self._fresh_for_queries, self._prepare_for_queries)
 
     # hooks: the default keeps only the box array and marks the structure stale
     def _reset_structure(self):
@@ -287,19 +325,23 @@ class BroadPhase:
     # ------------------------------------------------------------------ queries
     def pairs(self):
         """All overlapping pairs as (k, 2) int64 ids, each row (i, j) with i < j, rows sorted."""
-        if len(self._slot_of) < 2:
-            return _NO_PAIRS.copy()
-        pairs, count = self._pairs_slots()
-        rank_of_slot, sorted_ids, _ = self._ranks()
-        return _kcommon().finalize_pairs_ranked(pairs, count, rank_of_slot, sorted_ids)
+        with (self._lock.write() if self._pairs_write else self._reading()):
+            if len(self._slot_of) < 2:
+                return _NO_PAIRS.copy()
+            if self._pairs_write and not self._fresh_for_queries():
+                self._prepare_for_queries()
+            pairs, count = self._pairs_slots()
+            rank_of_slot, sorted_ids, _ = self._ranks()
+            return _kcommon().finalize_pairs_ranked(pairs, count, rank_of_slot, sorted_ids)
 
     def query_aabb(self, aabb):
         """Ids (ascending) of the objects whose box overlaps ``aabb`` (closed test)."""
         box = as_box(aabb)
-        if not self._slot_of:
-            return _NO_IDS.copy()
-        slots, count = self._query_box_slots(box)
-        return _kcommon().finalize_ids(slots, count, self._ids)
+        with self._reading():
+            if not self._slot_of:
+                return _NO_IDS.copy()
+            slots, count = self._query_box_slots(box)
+            return _kcommon().finalize_ids(slots, count, self._ids)
 
     def query_sphere(self, center, radius):
         """Ids (ascending) of the objects whose box touches the closed ball (center, radius)."""
@@ -310,12 +352,13 @@ class BroadPhase:
             raise GeometryError(f"radius must be a number, got {radius!r}") from exc
         if not np.isfinite(radius) or radius < 0.0:
             raise GeometryError(f"radius must be finite and >= 0, got {radius}")
-        if not self._slot_of:
-            return _NO_IDS.copy()
-        k = _kcommon()
-        slots, count = self._query_box_slots(np.concatenate([center - radius, center + radius]))
-        kept, n_kept = k.filter_sphere(self._boxes, slots, count, center, radius)
-        return k.finalize_ids(kept, n_kept, self._ids)
+        with self._reading():
+            if not self._slot_of:
+                return _NO_IDS.copy()
+            k = _kcommon()
+            slots, count = self._query_box_slots(np.concatenate([center - radius, center + radius]))
+            kept, n_kept = k.filter_sphere(self._boxes, slots, count, center, radius)
+            return k.finalize_ids(kept, n_kept, self._ids)
 
     def query_ray(self, origin, direction, max_t=np.inf, return_t=False):
         """Ids of the boxes hit by the ray ``origin + t direction``, t in [0, max_t] (closed),
@@ -328,10 +371,11 @@ class BroadPhase:
         max_t = float(max_t)
         if np.isnan(max_t) or max_t < 0.0:
             raise GeometryError(f"max_t must be >= 0, got {max_t}")
-        if not self._slot_of:
-            return (_NO_IDS.copy(), np.zeros(0)) if return_t else _NO_IDS.copy()
-        slots, ts, count = self._query_ray_slots(origin, direction, max_t)
-        ids, ts = _kcommon().finalize_ray(slots, ts, count, self._ids)
+        with self._reading():
+            if not self._slot_of:
+                return (_NO_IDS.copy(), np.zeros(0)) if return_t else _NO_IDS.copy()
+            slots, ts, count = self._query_ray_slots(origin, direction, max_t)
+            ids, ts = _kcommon().finalize_ray(slots, ts, count, self._ids)
         return (ids, ts) if return_t else ids
 
     def _query_ray_slots(self, origin, direction, max_t):
@@ -345,7 +389,8 @@ class BroadPhase:
 
     def memory_bytes(self):
         """Bytes held in numpy arrays by this structure (the id dict is not counted)."""
-        return sum(v.nbytes for v in vars(self).values() if isinstance(v, np.ndarray))
+        with self._lock.read():
+            return sum(v.nbytes for v in vars(self).values() if isinstance(v, np.ndarray))
 
     def __repr__(self):
         return f"{type(self).__name__}({len(self)} objects)"
@@ -363,10 +408,13 @@ class LazyBroadPhase(BroadPhase):
     def _stale(self):
         self._built = False
 
-    def _ensure(self):
+    def _ensure(self):  # queries run it under the read lock, after _reading() built the structure
         if not self._built:
             self._build()
             self._built = True
 
-    def prepare(self):
+    def _fresh_for_queries(self):
+        return self._built
+
+    def _prepare_for_queries(self):
         self._ensure()

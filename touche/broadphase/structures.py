@@ -1,6 +1,8 @@
 """The broad-phase structures (Ericson ch. 7 and 6.2.3). All share the BroadPhase interface."""
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ..errors import GeometryError
@@ -40,8 +42,21 @@ class SortAndSweep(BroadPhase):
         self._sorted_axis = -1
         self._sorted = False
 
+    _pairs_write = True  # the sweep re-sorts the order and picks the next axis
+
     def _stale(self):
         self._sorted = False
+
+    def _fresh_for_queries(self):
+        return (self._active is not None and self._order_source is self._active and self._sorted
+                and self._sorted_axis == self._axis)
+
+    def _prepare_for_queries(self):  # under the write lock
+        order = self._sorted_order()
+        if not self._sorted or self._sorted_axis != self._axis:
+            _k().sap_array_sort(self._boxes, order, order.shape[0], self._axis, self._sorted_axis != self._axis)
+            self._sorted_axis = self._axis
+            self._sorted = True
 
     def _sorted_order(self):
         active = self._active_slots()
@@ -62,12 +77,8 @@ class SortAndSweep(BroadPhase):
         self._sorted = True
         return pairs, count
 
-    def _query_box_slots(self, box):
-        order = self._sorted_order()
-        if not self._sorted or self._sorted_axis != self._axis:
-            _k().sap_array_sort(self._boxes, order, order.shape[0], self._axis, self._sorted_axis != self._axis)
-            self._sorted_axis = self._axis
-            self._sorted = True
+    def _query_box_slots(self, box):  # read only: _reading() sorted the order first
+        order = self._order
         return _k().sap_array_query(self._boxes, order, order.shape[0], self._axis, box)
 
 
@@ -289,6 +300,24 @@ class _LatticeStructure(LazyBroadPhase):
         return out
 
 
+# Visit stamps of UniformGrid queries (7.7), one set per thread and shared by every grid that
+# thread queries: a query only reads / writes stamps of its own objects (indices below their
+# count), and each query takes a new stamp larger than every stamp written before in the thread,
+# so older marks (from any grid) never look like this query's. Two threads never share stamps.
+_visits = threading.local()
+
+
+def _visit_stamps(n):
+    """(mailbox (>= n,) int32, stamp (1,) int64) of the calling thread."""
+    mailbox = getattr(_visits, "mailbox", None)
+    if mailbox is None or mailbox.shape[0] < n:
+        if mailbox is None:
+            _visits.stamp = np.zeros(1, dtype=np.int64)
+        # zeros: below every stamp the thread's counter can hold (1 .. STAMP_LIMIT)
+        mailbox = _visits.mailbox = np.zeros(max(n, 64), dtype=np.int32)
+    return mailbox, _visits.stamp
+
+
 class UniformGrid(_LatticeStructure):
     """Hashed uniform grid (7.1): every object is entered in each cell it overlaps, cells are
     hashed into a table sized to the number of entries (a counting sort by bucket), and a pair
@@ -305,7 +334,6 @@ class UniformGrid(_LatticeStructure):
         if int(max_cells) < 1:
             raise GeometryError(f"max_cells must be >= 1, got {max_cells}")
         self.cell_size, self.max_cells = cell_size, int(max_cells)
-        self._stamp = np.zeros(1, dtype=np.int64)
         super().__init__()
 
     def _build(self):
@@ -319,7 +347,6 @@ class UniformGrid(_LatticeStructure):
         self._cell = int(min(max(cell, 1.0), 2.0 ** 21)) if np.isfinite(cell) else 2 ** 21
         (self._c0, self._c1, self._oversize, self._mask, self._starts, self._keys,
          self._owner) = _kg().grid_build(self._qb, self._cell, self.max_cells)
-        self._mailbox = np.zeros(slots.shape[0], dtype=np.int32)
 
     def _pairs_slots(self):
         self._ensure()
@@ -328,15 +355,17 @@ class UniformGrid(_LatticeStructure):
 
     def _query_box_slots(self, box):
         self._ensure()
-        return _kg().grid_query_box(self._boxes, self._active_slots(), self._oversize, self._mask, self._starts,
+        slots = self._active_slots()
+        return _kg().grid_query_box(self._boxes, slots, self._oversize, self._mask, self._starts,
                                     self._keys, self._owner, self._cell, self._quantize_query(box), box,
-                                    self._mailbox, self._stamp)
+                                    *_visit_stamps(slots.shape[0]))
 
     def _query_ray_slots(self, origin, direction, max_t):
         self._ensure()
-        return _kg().grid_query_ray(self._boxes, self._active_slots(), self._oversize, self._mask, self._starts,
+        slots = self._active_slots()
+        return _kg().grid_query_ray(self._boxes, slots, self._oversize, self._mask, self._starts,
                                     self._keys, self._owner, self._cell, self._origin, self._scale, origin, direction,
-                                    max_t, self._mailbox, self._stamp)
+                                    max_t, *_visit_stamps(slots.shape[0]))
 
 
 class HierarchicalGrid(_LatticeStructure):

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _parallel
+from .._locks import Lock
 from ..errors import GeometryError
 from ..pose import as_matrices
 from ..shapes import TriangleMesh, as_shape
@@ -293,8 +294,9 @@ class CoherentPair:
 
     Answers are those of :func:`intersects` / :func:`distance` (same booleans; distances equal up
     to rounding, the reported pair may differ among equally close ones); only the cost changes:
-    benchmarks/bench_coherence.py. One pose pair per call ((4, 4) each). Not thread-safe (it
-    keeps state); use one per thread.
+    benchmarks/bench_coherence.py. One pose pair per call ((4, 4) each). Safe from several threads
+    (a lock makes calls on one pair take turns: its witnesses and front are one state), but the
+    point is coherence between successive poses: give each thread its own pair.
 
         pair = tc.bvh.CoherentPair(mesh_a, mesh_b)
         for pose in trajectory:
@@ -306,13 +308,15 @@ class CoherentPair:
         self.tree_b = b if type(b) is BVH else _tree(b, "b")
         self._rows = self.tree_a.depth + self.tree_b.depth + 2
         self._fronts = np.empty((2, FRONT_CAPACITY, 2), dtype=np.int64)
+        self._lock = Lock()
         self.reset()
 
     def reset(self):
         """Forget the witnesses and the front (the next queries start from scratch)."""
-        self._overlap_witness = np.full(4, -1, dtype=np.int64)
-        self._distance_witness = np.full(2, -1, dtype=np.int64)
-        self._state = np.array([-1, 0, 0], dtype=np.int64)
+        with self._lock:
+            self._overlap_witness = np.full(4, -1, dtype=np.int64)
+            self._distance_witness = np.full(2, -1, dtype=np.int64)
+            self._state = np.array([-1, 0, 0], dtype=np.int64)
 
     @property
     def front_size(self):
@@ -336,9 +340,10 @@ class CoherentPair:
         """As :func:`intersects` (OBB trees) for one pose pair; a bool."""
         ma, mb = self._matrices(pose_a, pose_b)
         ta, tb = self.tree_a, self.tree_b
-        code = _query().tree_overlap_tracked(ta.node_index, ta.node_bounds, ta.tri_vertices, tb.node_index,
-                                             tb.node_bounds, tb.tri_vertices, ma, mb, self._overlap_witness,
-                                             self._fronts, self._state, self._rows)
+        with self._lock:
+            code = _query().tree_overlap_tracked(ta.node_index, ta.node_bounds, ta.tri_vertices, tb.node_index,
+                                                 tb.node_bounds, tb.tri_vertices, ma, mb, self._overlap_witness,
+                                                 self._fronts, self._state, self._rows)
         if code < 0:
             self._raise(pose_a, pose_b)
         return code == 1
@@ -348,8 +353,9 @@ class CoherentPair:
         ma, mb = self._matrices(pose_a, pose_b)
         ta, tb = self.tree_a, self.tree_b
         out = np.empty(9)
-        code = _query().tree_distance_tracked(*ta._arrays(), *tb._arrays(), ma, mb, self._distance_witness,
-                                              2 * self._rows + 8, out)
+        with self._lock:
+            code = _query().tree_distance_tracked(*ta._arrays(), *tb._arrays(), ma, mb, self._distance_witness,
+                                                  2 * self._rows + 8, out)
         if code < 0:
             self._raise(pose_a, pose_b)
         return MeshDistance(float(out[0]), out[1:4].copy(), out[4:7].copy(), int(out[7]), int(out[8]))
