@@ -31,6 +31,7 @@ import os
 import numpy as np
 
 from . import _parallel
+from ._cache import WeakIdentityCache, shape_key
 from .errors import GeometryError
 from .pose import as_matrices
 
@@ -40,13 +41,15 @@ DEFAULT_LEAF_SIZE = 2
 # more node pairs on the kuka links, so "longest" is the default
 SPLITS = {"longest": 0, "major": 1}
 DEFAULT_SPLIT = "longest"
-_CACHE_SIZE = 64
 # Batches run through touche._parallel.run: items per chunk (the smallest chunk worth handing to a
 # thread, some tens of microseconds of work; a batch of at most one grain stays in the calling
 # thread), from the cost per pair of each driver.
 _GRAIN_QUERY = 1  # a clearance query between two trees: up to milliseconds
 _GRAIN_TRIANGLES = 128  # S3 on two triangles: ~1 us
-_prepared = {}  # id(mesh) -> (mesh, ClearancePart): bounded, identity-checked
+# the arrays of each mesh's default ClearancePart, weakly keyed by the mesh (touche/_cache.py): a
+# deleted mesh takes them with it; the cached value holds arrays only (a ClearancePart holds its
+# mesh, which would keep the key alive)
+_prepared = WeakIdentityCache()
 _kernel_module = None
 
 
@@ -95,14 +98,26 @@ class ClearancePart:
         if isinstance(leaf_size, bool) or not isinstance(leaf_size, (int, np.integer)) or leaf_size < 1:
             raise GeometryError(f"leaf_size must be an integer >= 1, got {leaf_size!r}")
         mesh = _as_mesh(mesh, "mesh")
-        _, _, points, faces, _ = mesh._packed
-        nodes, bounds, tri, ids, depth = _kernels().build_part(points, faces, int(leaf_size), SPLITS[split])
+        self._set(mesh, _build_arrays(mesh, int(leaf_size), SPLITS[split]))
+
+    @classmethod
+    def _from_arrays(cls, mesh, arrays):
+        part = cls.__new__(cls)
+        part._set(mesh, arrays)
+        return part
+
+    def _set(self, mesh, arrays):
+        nodes, bounds, tri, ids, depth = arrays
         self.mesh = mesh
         self.node_index = nodes
         self.node_bounds = bounds
         self.triangles = tri
         self.triangle_ids = ids
         self.depth = int(depth)
+
+    def __reduce__(self):
+        return (ClearancePart._from_arrays, (self.mesh, (self.node_index, self.node_bounds, self.triangles,
+                                                          self.triangle_ids, self.depth)))
 
     def __repr__(self):
         return f"ClearancePart({len(self.triangle_ids)} triangles, {len(self.node_index)} nodes, depth {self.depth})"
@@ -115,15 +130,17 @@ def prepare(part, *, leaf_size=DEFAULT_LEAF_SIZE):
     mesh = _as_mesh(part, "part")
     if leaf_size != DEFAULT_LEAF_SIZE:
         return ClearancePart(mesh, leaf_size=leaf_size)
-    key = id(mesh)
-    hit = _prepared.get(key)
-    if hit is not None and hit[0] is mesh:
-        return hit[1]
-    prepared = ClearancePart(mesh)
-    if len(_prepared) >= _CACHE_SIZE:
-        _prepared.pop(next(iter(_prepared)))
-    _prepared[key] = (mesh, prepared)
-    return prepared
+    key = shape_key(mesh)
+    arrays = _prepared.get(key)
+    if arrays is None:
+        arrays = _prepared.get_or_build(lambda: _build_arrays(mesh, DEFAULT_LEAF_SIZE, SPLITS[DEFAULT_SPLIT]), key)
+    return ClearancePart._from_arrays(mesh, arrays)
+
+
+def _build_arrays(mesh, leaf_size, split):
+    _, _, points, faces, _ = mesh._packed
+    nodes, bounds, tri, ids, depth = _kernels().build_part(points, faces, leaf_size, split)
+    return nodes, bounds, tri, ids, int(depth)
 
 
 def _arrays(part):
@@ -349,12 +366,13 @@ def clearance_all(parts, poses=None, *, pairs=None, max_distance=None):
     # identical part objects share their arrays
     unique = []
     where = {}
-    for p in prepared:
-        if id(p) not in where:
-            where[id(p)] = len(unique)
+    for p in prepared:  # (the parts are alive for the whole call: their ids are theirs)
+        if id(p.node_index) not in where:
+            where[id(p.node_index)] = len(unique)
             unique.append(p)
     nodes, bounds, tri, ids, roots_unique = _concatenate(unique)
-    roots = np.ascontiguousarray(np.array([roots_unique[where[id(p)]] for p in prepared], dtype=np.int64))
+    roots = np.ascontiguousarray(np.array([roots_unique[where[id(p.node_index)]] for p in prepared],
+                                          dtype=np.int64))
     depth = max(p.depth for p in unique)
     out = _outputs(len(pair_rows))
     _parallel.run(_kernels().clearance_pairs, len(pair_rows), nodes, bounds, tri, ids, roots, matrices, pair_rows,
