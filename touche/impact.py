@@ -636,17 +636,38 @@ def _mesh_pair_arguments(a, b, b_mode):
 def _pack_mesh_pair(a, b, b_mode, kb, pb, ptb):
     from ._kernels import ccd_mesh
 
+    # a fresh mesh needs its hull (Qhull releases the GIL) and its tree (a nogil kernel): the
+    # trees build in a helper thread meanwhile (a third of the first query on a fine mesh)
+    fresh = [m for m in dict.fromkeys((a, b) if b_mode == 0 else (a,)) if m._bvh is None]
+    helper = None
+    if fresh:
+        import threading
+
+        helper = threading.Thread(target=_build_trees, args=(fresh,), name="touche-bvh", daemon=True)
+        helper.start()
+    try:
+        # the hull prefix (ccd_mesh.hull_advance): A's hull against B's hull or B itself (convex);
+        # not for planes (their translation is one closed-form step of the tree anyway)
+        hull_a = _mesh_hull(a) if b_mode != 2 else _NO_HULL
+        hull_b = _mesh_hull(b) if b_mode == 0 else (kb, pb, ptb, 0.0)
+    finally:
+        if helper is not None:
+            helper.join()
     b_arrays = b.bvh._arrays() if b_mode == 0 else _NO_TREE
-    # the hull prefix (ccd_mesh.hull_advance): A's hull against B's hull or B itself (convex);
-    # not for planes (their translation is one closed-form step of the tree anyway)
-    hull_a = _mesh_hull(a) if b_mode != 2 else _NO_HULL
-    hull_b = _mesh_hull(b) if b_mode == 0 else (kb, pb, ptb, 0.0)
     if hull_a[0] < 0 or hull_b[0] < 0:
         hull_a = hull_b = _NO_HULL
     hulls = (*hull_a[:3], *hull_b[:3], ccd_mesh.HANDOVER, hull_a[3] + hull_b[3])
     arguments = (ccd_mesh, (*a.bvh._arrays(), _ball(a)), (*b_arrays, kb, pb, ptb, _ball(b)),
                  (max(a.scale, b.scale), MESH_BUDGET, ccd_mesh.DESCEND, *hulls))
     return arguments
+
+
+def _build_trees(meshes):
+    try:
+        for mesh in meshes:
+            mesh.bvh  # noqa: B018 - builds and keeps the tree
+    except Exception:  # noqa: BLE001 - the calling thread builds again and raises it
+        pass
 
 
 _NO_TREE = (np.zeros((1, 3), dtype=np.int64), np.zeros((1, 31)), np.zeros((1, 3, 3)), np.zeros(1, dtype=np.int64))
