@@ -267,6 +267,10 @@ class _SingleDistanceResult(DistanceResult):
     def normal(self):
         return self._buffer[7:10]
 
+    def __reduce__(self):
+        # the parent's slots are properties here: pickle and copy go through the buffer
+        return (_SingleDistanceResult, (self._buffer.copy(), self.status))
+
 
 # ---------------------------------------------------------------------------------------------
 # meshes: through the BVH
