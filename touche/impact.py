@@ -513,7 +513,7 @@ def _advancement_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance)
     rows_a, batch_a = _packed_motion(motion_a, "motion_a")
     rows_b, batch_b = _packed_motion(motion_b, "motion_b")
     if len(rows_a) > 1 and len(rows_b) > 1 and len(rows_a) != len(rows_b):
-        raise GeometryError(f"motion batches differ in length: {len(rows_a)} and {len(rows_b)}")
+        _motion_lengths_differ(len(rows_a), len(rows_b), flip)
     count = max(len(rows_a), len(rows_b))
     ball_a, ball_b = _ball(a), _ball(b)
     kernels = _ccd()
@@ -547,6 +547,13 @@ def _advancement_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance)
         # the contact point was on the (former) A: a point of contact either way; the normal flips
         normal = -normal
     return _point_result(status, time, point, normal, single=not (batch_a or batch_b))
+
+
+def _motion_lengths_differ(length_a, length_b, flip):
+    """GeometryError naming the caller's motions (the engines may have swapped the pair)."""
+    if flip:
+        length_a, length_b = length_b, length_a
+    raise GeometryError(f"motion batches differ in length: motion_a has {length_a}, motion_b has {length_b}")
 
 
 def _single_point_result(code, out, flip):
@@ -601,7 +608,7 @@ def _mesh_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
     rows_a, batch_a = _packed_motion(motion_a, "motion_a")
     rows_b, batch_b = _packed_motion(motion_b, "motion_b")
     if len(rows_a) > 1 and len(rows_b) > 1 and len(rows_a) != len(rows_b):
-        raise GeometryError(f"motion batches differ in length: {len(rows_a)} and {len(rows_b)}")
+        _motion_lengths_differ(len(rows_a), len(rows_b), flip)
     count = max(len(rows_a), len(rows_b))
     ccd_mesh, a_side, b_side, tail = _mesh_pair_arguments(a, b, b_mode)
     out = np.empty((count, ccd_mesh.OUT_SIZE))
@@ -827,7 +834,7 @@ def _callable_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
         raise GeometryError("CallableMotion needs a finite t_max")
     sizes = {motion_a.batch_size, motion_b.batch_size} - {1}
     if len(sizes) > 1:
-        raise GeometryError(f"motion batches differ in length: {motion_a.batch_size} and {motion_b.batch_size}")
+        _motion_lengths_differ(motion_a.batch_size, motion_b.batch_size, flip)
     count = sizes.pop() if sizes else 1
     single = not (motion_a.is_batch or motion_b.is_batch)
     kernels = _ccd()

@@ -21,7 +21,7 @@ Importing this package loads numpy only; the numba kernels load on first use.
 """
 from .decompose import concave_edges, convex_decomposition
 from .inspect import MeshReport, inspect, repair, warmup
-from .io import as_mesh, face_normals, load, parse_stl, read_stl, save
+from .io import LoadedMesh, as_mesh, face_normals, load, parse_stl, read_stl, save, source_faces
 from .prepare import (
     EdgeTable,
     EulerReport,
@@ -54,5 +54,5 @@ __all__ = [
     "coplanar_groups", "edge_table", "euler", "euler_polygons", "PolygonEulerReport", "face_normals", "face_pairs", "fill_holes", "inspect",
     "is_planar", "load", "merge_coplanar", "newell_normal", "orient", "parse_stl", "read_stl",
     "repair", "repair_t_junctions", "save", "signed_volume", "t_junctions", "triangulate_polygon",
-    "vertex_faces", "warmup", "weld",
+    "vertex_faces", "warmup", "weld", "LoadedMesh", "source_faces",
 ]

@@ -53,7 +53,7 @@ def _mesh_arrays(vertices, faces=None):
 
 # --------------------------------------------------------------------------------------------
 # 12.1 welding
-def weld(vertices, faces=None, tolerance=None, drop_degenerate=True, return_map=False):
+def weld(vertices, faces=None, tolerance=None, drop_degenerate=True, return_map=False, return_face_ids=False):
     """Weld vertices (Ericson 12.1).
 
     ``tolerance=None``: join vertices with exactly equal coordinates (hash of the bit patterns,
@@ -64,7 +64,9 @@ def weld(vertices, faces=None, tolerance=None, drop_degenerate=True, return_map=
     dropped; with ``drop_degenerate`` faces that lost a corner (two equal indices) are removed.
 
     Returns ``(vertices (k, 3), faces (m', 3))``, and with ``return_map`` also
-    ``vertex_map (n,)`` (old vertex -> new vertex, -1 for dropped ones).
+    ``vertex_map (n,)`` (old vertex -> new vertex, -1 for dropped ones), and with
+    ``return_face_ids`` also ``face_ids (m',)``: the input face each output face comes from
+    (faces keep their order; dropped ones leave gaps).
     """
     v, f = _mesh_arrays(vertices, faces)
     kernels = _kernels()
@@ -84,14 +86,19 @@ def weld(vertices, faces=None, tolerance=None, drop_degenerate=True, return_map=
         remap, kept = kernels.weld_tolerance(v, tolerance, cell)
     new_vertices = v[kept]
     new_faces = remap[f]
+    face_ids = np.arange(len(new_faces), dtype=np.int64)
     if drop_degenerate and len(new_faces):
         good = ((new_faces[:, 0] != new_faces[:, 1]) & (new_faces[:, 1] != new_faces[:, 2])
                 & (new_faces[:, 2] != new_faces[:, 0]))
         new_faces = new_faces[good]
+        face_ids = face_ids[good]
     new_vertices, new_faces, compact = _drop_unused(new_vertices, new_faces)
+    result = (new_vertices, new_faces)
     if return_map:
-        return new_vertices, new_faces, compact[remap]
-    return new_vertices, new_faces
+        result += (compact[remap],)
+    if return_face_ids:
+        result += (face_ids,)
+    return result
 
 
 def _drop_unused(vertices, faces):
@@ -298,8 +305,12 @@ class TJunctions(NamedTuple):
 
 
 def _default_tolerance(v):
+    """1e-9 x the largest extent, but never below what float64 resolves at these coordinates
+    (4 ulps of the largest one): a mesh collapsed to a point or a sliver far from the origin
+    gets a usable tolerance instead of one that welding must refuse."""
     extent = float(np.ptp(v, axis=0).max()) if len(v) else 0.0
-    return max(extent, 1e-300) * 1e-9
+    largest = float(np.abs(v).max()) if v.size else 0.0
+    return max(extent * 1e-9, largest * 2.0 ** -50, 1e-300)
 
 
 def t_junctions(vertices, faces=None, tolerance=None):
