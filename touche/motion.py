@@ -449,6 +449,8 @@ class QuadraticMatrix(Motion):
                 zero = np.zeros((4, 4))
                 coefficients = np.stack([real_array(m, "QuadraticMatrix coefficients") if m is not None else zero
                                          for m in (m0, m1, m2)])
+        except GeometryError:
+            raise
         except (TypeError, ValueError) as exc:
             raise GeometryError("QuadraticMatrix coefficients must be numeric (4, 4) arrays") from exc
         if coefficients.shape[-3:] != (3, 4, 4) or coefficients.ndim not in (3, 4) or coefficients.size == 0:
