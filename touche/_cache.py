@@ -74,7 +74,14 @@ class WeakIdentityCache:
 
     def get(self, *keys):
         """The value cached for these key objects, or None."""
-        # dict.get is atomic: the fast path takes no lock
+        # dict.get is atomic: the fast path takes no lock (and one key, the common case, skips
+        # the loops: this runs on every single-pair time of impact)
+        if len(keys) == 1:
+            key = keys[0]
+            entry = self._entries.get((id(key),))
+            if entry is not None and entry[0][0]() is key:
+                return entry[1]
+            return None
         return self._lookup(self._entries, tuple(map(id, keys)), keys)
 
     def get_or_build(self, build, *keys):

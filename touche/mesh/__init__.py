@@ -2,6 +2,8 @@
 
     from touche import mesh as tm
     part = tm.load("part.stl")                  # -> touche.TriangleMesh (exact duplicates welded)
+    part.source_faces                           # each face's facet number in the file (welding
+                                                # drops collapsed facets; results name both)
     print(tm.inspect(part))                     # holes, T-junctions, orientation, Euler checks...
     fixed = tm.repair(part)                     # weld, crack T-junctions, fill holes, orient
     tm.save(fixed, "fixed.stl")                 # binary STL (ascii=True for text), or .obj
