@@ -326,8 +326,7 @@ def load(path, weld=True, tolerance=None, format=None):
     path = Path(path)
     suffix = ("." + format.lower().lstrip(".")) if format else path.suffix.lower()
     if suffix == ".stl":
-        triangles = read_stl(path)
-        vertices = triangles.reshape(-1, 3)
+        vertices = read_stl(path).reshape(-1, 3)  # (the soup is freed once welded)
         faces = np.arange(len(vertices), dtype=np.int64).reshape(-1, 3)
     else:
         vertices, faces = _read_with_trimesh(path, suffix)

@@ -27,25 +27,27 @@ def _kernels():
     return _KERNELS
 
 
-def _mesh_arrays(vertices, faces=None):
+def _mesh_arrays(vertices, faces=None, copy=True):
+    """(vertices (n, 3) float64, faces (m, 3) int64), validated; private copies unless ``copy``
+    is False (for callers that never write into them: no copy when the input already fits)."""
     if faces is None:
         if hasattr(vertices, "vertices") and hasattr(vertices, "faces"):
             vertices, faces = vertices.vertices, vertices.faces
         else:
             raise GeometryError("pass a mesh (TriangleMesh / trimesh.Trimesh) or vertices and faces")
-    v = np.array(vertices, dtype=np.float64, order="C")
+    v = np.array(vertices, dtype=np.float64, order="C") if copy else np.ascontiguousarray(vertices, dtype=np.float64)
     if v.ndim != 2 or v.shape[1] != 3:
         raise GeometryError(f"vertices must have shape (n, 3), got {v.shape}")
     if not np.isfinite(v).all():
         raise GeometryError("vertices contain NaN or inf")
-    f = np.array(faces, order="C")
+    f = np.array(faces, order="C") if copy else np.ascontiguousarray(faces)
     if f.size == 0:
         f = np.zeros((0, 3), dtype=np.int64)
     if f.ndim != 2 or f.shape[1] != 3:
         raise GeometryError(f"faces must have shape (m, 3), got {f.shape}")
     if not np.issubdtype(f.dtype, np.integer):
         raise GeometryError("faces must hold integer vertex indices")
-    f = f.astype(np.int64)
+    f = f.astype(np.int64, copy=copy)
     if f.size and (f.min() < 0 or f.max() >= len(v)):
         raise GeometryError(f"faces index vertices out of range [0, {len(v)})")
     return v, f
@@ -68,11 +70,12 @@ def weld(vertices, faces=None, tolerance=None, drop_degenerate=True, return_map=
     ``return_face_ids`` also ``face_ids (m',)``: the input face each output face comes from
     (faces keep their order; dropped ones leave gaps).
     """
-    v, f = _mesh_arrays(vertices, faces)
+    v, f = _mesh_arrays(vertices, faces, copy=False)  # read only below: no copy of a large input
     kernels = _kernels()
     if tolerance is None:
         normalised = v + 0.0  # -0.0 + 0.0 == +0.0: one bit pattern for zero
         remap, kept = kernels.weld_exact(np.ascontiguousarray(normalised).view(np.int64))
+        del normalised
     else:
         tolerance = float(tolerance)
         if not np.isfinite(tolerance) or tolerance <= 0.0:
@@ -104,6 +107,8 @@ def weld(vertices, faces=None, tolerance=None, drop_degenerate=True, return_map=
 def _drop_unused(vertices, faces):
     used = np.zeros(len(vertices), dtype=bool)
     used[faces.reshape(-1)] = True
+    if used.all():  # the common case: no copies
+        return vertices, faces, np.arange(len(vertices), dtype=np.int64)
     compact = np.full(len(vertices), -1, dtype=np.int64)
     compact[used] = np.arange(int(used.sum()))
     return vertices[used], compact[faces], compact
