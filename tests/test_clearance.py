@@ -402,7 +402,13 @@ def test_bad_input_raises_geometry_error():
 
 def test_prepared_parts_are_cached_and_reusable():
     a = _sphere(1)
-    assert prepare(a) is prepare(a)
+    # the built arrays are cached per mesh (the part objects are thin wrappers: a cached part
+    # would hold its mesh and keep it alive, issue 23)
+    first, second = prepare(a), prepare(a)
+    assert first.mesh is second.mesh is a
+    assert all(x is y for x, y in zip(
+        (first.node_index, first.node_bounds, first.triangles, first.triangle_ids),
+        (second.node_index, second.node_bounds, second.triangles, second.triangle_ids)))
     part = ClearancePart(a, leaf_size=4)
     r1 = clearance(part, None, a, np.eye(4) + np.pad([[2.5]], ((0, 3), (3, 0))))
     r2 = clearance(a, None, a, np.eye(4) + np.pad([[2.5]], ((0, 3), (3, 0))))

@@ -260,3 +260,95 @@ def test_fuzz_mutated_bytes(data):
         position = data.draw(st.integers(0, len(source) - 1))
         source[position] = data.draw(st.integers(0, 255))
     _parse_only_mesh_errors(bytes(source), through_file=True)
+
+
+# --------------------------------------------------------------------------------------------
+# issue 23, finding 12: face ids refer to the file's facets through welding
+def _stl_with_collapsed_facets(path):
+    """An octahedron's 8 facets with 3 collapsed facets slipped in before some of them
+    (file facets 0, 3 and 6): welding drops those, so mesh faces and file facets differ."""
+    v = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], dtype=float)
+    faces = [[0, 2, 4], [2, 1, 4], [1, 3, 4], [3, 0, 4], [2, 0, 5], [1, 2, 5], [3, 1, 5], [0, 3, 5]]
+    soup = [v[f] for f in faces]
+    for position in (0, 3, 6):
+        soup.insert(position, np.array([[5, 5, 5], [5, 5, 5], [6, 5, 5]], dtype=float))
+    triangles = np.array(soup)
+    tm.save((triangles.reshape(-1, 3), np.arange(3 * len(triangles)).reshape(-1, 3)), path)
+    return triangles
+
+
+def test_load_keeps_each_faces_file_facet(tmp_path):
+    path = tmp_path / "holes.stl"
+    triangles = _stl_with_collapsed_facets(path)
+    mesh = tm.load(path)
+    assert isinstance(mesh, tm.LoadedMesh) and isinstance(mesh, tc.TriangleMesh) and mesh.path == str(path)
+    np.testing.assert_array_equal(mesh.source_faces, [1, 2, 4, 5, 7, 8, 9, 10])
+    # face i of the mesh is exactly the file's facet source_faces[i]
+    np.testing.assert_array_equal(mesh.vertices[mesh.faces], triangles[mesh.source_faces])
+    assert not mesh.source_faces.flags.writeable
+    import pickle
+
+    again = pickle.loads(pickle.dumps(mesh))
+    assert type(again) is tm.LoadedMesh and again.path == mesh.path
+    np.testing.assert_array_equal(again.source_faces, mesh.source_faces)
+    assert tc.distance(again, None, tc.Sphere(0.1), tc.Pose.from_translation([3.0, 0, 0])).distance > 0
+    soup = tm.load(path, weld=False)  # nothing dropped: the numbering is the file's
+    np.testing.assert_array_equal(soup.source_faces, np.arange(11))
+    _, _, face_ids = tm.weld(triangles.reshape(-1, 3), np.arange(33).reshape(-1, 3), return_face_ids=True)
+    np.testing.assert_array_equal(face_ids, mesh.source_faces)
+
+
+def test_clearance_names_file_facets(tmp_path):
+    path = tmp_path / "holes.stl"
+    triangles = _stl_with_collapsed_facets(path)
+    a = tm.load(path)
+    probe = tc.TriangleMesh([[0.6, 0.6, 0.6], [0.7, 0.6, 0.6], [0.6, 0.7, 0.6]], [[0, 1, 2]])
+    result = tc.clearance(a, None, probe, None)
+    # the nearest facet of the octahedron to (0.6, 0.6, 0.6) is its (+, +, +) face: file facet 1
+    assert result.triangle_a == 0 and result.facet_a == 1 and result.facet_b == result.triangle_b == 0
+    np.testing.assert_allclose(np.sort(triangles[result.facet_a], axis=0),
+                               np.sort(a.vertices[a.faces[result.triangle_a]], axis=0))
+    poses = np.stack([np.eye(4)] * 2)
+    batch = tc.clearance(a, None, probe, poses)
+    np.testing.assert_array_equal(batch.facet_a, [1, 1])
+    crossing = tc.TriangleMesh([[0.2, 0.2, -1.0], [0.3, 0.2, 2.0], [0.2, 0.3, 2.0]], [[0, 1, 2]])
+    curve = tc.clearance(a, None, crossing, None, curve=True)
+    np.testing.assert_array_equal(curve.facet_pairs[:, 0], a.source_faces[curve.pairs[:, 0]])
+    table = tc.clearance_all([probe, a], [np.eye(4), np.eye(4)])
+    assert table.facet_b[0] == 1 and table.triangle_b[0] == 0 and table.facet_a[0] == 0
+
+
+def test_check_command_prints_file_facets(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from touche.cli import cli
+
+    path = tmp_path / "holes.stl"
+    _stl_with_collapsed_facets(path)
+    probe = tmp_path / "probe.stl"
+    tm.save(([[0.6, 0.6, 0.6], [0.7, 0.6, 0.6], [0.6, 0.7, 0.6]], [[0, 1, 2]]), probe)
+    result = CliRunner().invoke(cli, ["check", str(path), str(probe), "--json"], catch_exceptions=False)
+    summary = json.loads(result.output[result.output.index("{"):])
+    assert summary["facet_a"] == 1 and summary["triangle_a"] == 0
+    text = CliRunner().invoke(cli, ["check", str(path), str(probe)], catch_exceptions=False).output
+    assert "(file facet 1)" in text
+
+
+# --------------------------------------------------------------------------------------------
+# issue 23, finding 16: clear errors
+def test_stl_of_only_degenerate_facets_is_a_format_error_naming_the_file(tmp_path):
+    path = tmp_path / "flat.stl"
+    tri = np.array([[[0, 0, 0], [1, 0, 0], [1, 0, 0]], [[2, 2, 2], [2, 2, 2], [2, 2, 2]]], dtype=float)
+    tm.save((tri.reshape(-1, 3), np.arange(6).reshape(2, 3)), path)
+    with pytest.raises(MeshFormatError, match=r"flat\.stl.*all 2 facets are degenerate"):
+        tm.load(path)
+    assert len(tm.load(path, weld=False).faces) == 2  # unwelded: kept as given
+
+
+def test_inspect_a_collapsed_triangle_reports_it():
+    report = tm.inspect(np.ones((3, 3)), [[0, 1, 2]])  # all three corners at (1, 1, 1)
+    assert report.degenerate_faces == 1
+    far = tm.inspect(np.array([[1e6, 0, 0], [1e6 + 1e-12, 0, 0], [1e6, 1e-12, 0]]), [[0, 1, 2]])
+    assert far.tolerance > 0

@@ -135,3 +135,56 @@ def test_motion_input_errors():
         Integrated(lambda t: ([np.nan, 0, 0], [0, 0, 0]))
     with pytest.raises(tc.GeometryError):
         QuadraticMatrix(np.zeros((3, 4, 4)))  # last row of m0 must be [0, 0, 0, 1]
+
+
+# --------------------------------------------------------------------------------------------
+# issue 23, finding 16: clear errors at the boundary
+def test_keyframes_take_a_list_of_poses_and_refuse_other_lists():
+    a, b = tc.Pose(), tc.Pose.from_translation([1.0, 0.0, 0.0])
+    frames = tc.Keyframes([0, 1], [a, b])
+    np.testing.assert_array_equal(frames.poses, np.stack([a.matrix, b.matrix]))
+    with pytest.raises(tc.GeometryError, match="list of single Pose"):
+        tc.Keyframes([0, 1], [tc.Pose, tc.Pose])
+    with pytest.raises(tc.GeometryError, match="list of single Pose"):
+        tc.Keyframes([0, 1], [a, "b"])
+    with pytest.raises(tc.GeometryError):
+        tc.Keyframes([0, 1], [[1, 2], [3]])
+
+
+@pytest.mark.parametrize("make", [
+    lambda: tc.distance(tc.Sphere(1.0), np.eye(4) + 0j, tc.Sphere(1.0), None),
+    lambda: tc.Pose(np.eye(4) + 1e-3j),
+    lambda: tc.Pose.from_translation(np.array([1.0, 2.0, 3.0]) + 1j),
+    lambda: tc.Linear([1.0 + 0j, 0.0, 0.0]),
+    lambda: tc.Screw([0.0, 0.0, 0.0], [0.0, 0.0, 1.0 + 2j]),
+    lambda: tc.Keyframes([0, 1 + 0j], np.stack([np.eye(4)] * 2)),
+    lambda: tc.Keyframes([0, 1], np.stack([np.eye(4)] * 2) + 0j),
+    lambda: tc.QuadraticMatrix(np.eye(4) + 0j),
+])
+def test_complex_numbers_are_refused_not_truncated(make):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's ComplexWarning would fail the test
+        with pytest.raises(tc.GeometryError, match="complex"):
+            make()
+
+
+def test_batch_length_errors_name_the_callers_arguments_in_order():
+    mesh = tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])
+    three, two = np.stack([np.eye(4)] * 3), np.stack([np.eye(4)] * 2)
+    for a, b in ((mesh, tc.Sphere(1.0)), (tc.Sphere(1.0), mesh), (mesh, mesh)):
+        for verb in (tc.distance, tc.intersects):
+            with pytest.raises(tc.GeometryError, match="pose_a has 3, pose_b has 2"):
+                verb(a, three, b, two)
+    sphere = tc.Sphere(0.5)
+    plane = tc.HalfSpace([0.0, 0.0, 1.0], 0.0)
+    moves = {3: tc.Linear(np.ones((3, 3))), 2: tc.Linear(np.ones((2, 3)))}
+    spins = {3: tc.Screw(np.ones((3, 3)), [0.0, 0.0, 1.0]), 2: tc.Screw(np.ones((2, 3)), [0.0, 0.0, 1.0])}
+    slides = {3: tc.Linear(np.zeros((3, 3))), 2: tc.Linear(np.zeros((2, 3)))}
+    # the engines put the mesh / the finite shape first: the message keeps the caller's order
+    for a, motions_a, b, motions_b in ((mesh, moves, sphere, moves), (sphere, moves, mesh, moves),
+                                       (mesh, spins, sphere, spins), (sphere, spins, mesh, spins),
+                                       (plane, slides, sphere, spins), (sphere, spins, plane, slides)):
+        with pytest.raises(tc.GeometryError, match="motion_a has 3, motion_b has 2"):
+            tc.time_of_impact(a, motions_a[3], b, motions_b[2], 1.0)

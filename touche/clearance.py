@@ -31,6 +31,7 @@ import os
 import numpy as np
 
 from . import _parallel
+from ._cache import WeakIdentityCache, shape_key
 from .errors import GeometryError
 from .pose import as_matrices
 
@@ -40,13 +41,15 @@ DEFAULT_LEAF_SIZE = 2
 # more node pairs on the kuka links, so "longest" is the default
 SPLITS = {"longest": 0, "major": 1}
 DEFAULT_SPLIT = "longest"
-_CACHE_SIZE = 64
 # Batches run through touche._parallel.run: items per chunk (the smallest chunk worth handing to a
 # thread, some tens of microseconds of work; a batch of at most one grain stays in the calling
 # thread), from the cost per pair of each driver.
 _GRAIN_QUERY = 1  # a clearance query between two trees: up to milliseconds
 _GRAIN_TRIANGLES = 128  # S3 on two triangles: ~1 us
-_prepared = {}  # id(mesh) -> (mesh, ClearancePart): bounded, identity-checked
+# the arrays of each mesh's default ClearancePart, weakly keyed by the mesh (touche/_cache.py): a
+# deleted mesh takes them with it; the cached value holds arrays only (a ClearancePart holds its
+# mesh, which would keep the key alive)
+_prepared = WeakIdentityCache()
 _kernel_module = None
 
 
@@ -95,14 +98,26 @@ class ClearancePart:
         if isinstance(leaf_size, bool) or not isinstance(leaf_size, (int, np.integer)) or leaf_size < 1:
             raise GeometryError(f"leaf_size must be an integer >= 1, got {leaf_size!r}")
         mesh = _as_mesh(mesh, "mesh")
-        _, _, points, faces, _ = mesh._packed
-        nodes, bounds, tri, ids, depth = _kernels().build_part(points, faces, int(leaf_size), SPLITS[split])
+        self._set(mesh, _build_arrays(mesh, int(leaf_size), SPLITS[split]))
+
+    @classmethod
+    def _from_arrays(cls, mesh, arrays):
+        part = cls.__new__(cls)
+        part._set(mesh, arrays)
+        return part
+
+    def _set(self, mesh, arrays):
+        nodes, bounds, tri, ids, depth = arrays
         self.mesh = mesh
         self.node_index = nodes
         self.node_bounds = bounds
         self.triangles = tri
         self.triangle_ids = ids
         self.depth = int(depth)
+
+    def __reduce__(self):
+        return (ClearancePart._from_arrays, (self.mesh, (self.node_index, self.node_bounds, self.triangles,
+                                                          self.triangle_ids, self.depth)))
 
     def __repr__(self):
         return f"ClearancePart({len(self.triangle_ids)} triangles, {len(self.node_index)} nodes, depth {self.depth})"
@@ -115,15 +130,17 @@ def prepare(part, *, leaf_size=DEFAULT_LEAF_SIZE):
     mesh = _as_mesh(part, "part")
     if leaf_size != DEFAULT_LEAF_SIZE:
         return ClearancePart(mesh, leaf_size=leaf_size)
-    key = id(mesh)
-    hit = _prepared.get(key)
-    if hit is not None and hit[0] is mesh:
-        return hit[1]
-    prepared = ClearancePart(mesh)
-    if len(_prepared) >= _CACHE_SIZE:
-        _prepared.pop(next(iter(_prepared)))
-    _prepared[key] = (mesh, prepared)
-    return prepared
+    key = shape_key(mesh)
+    arrays = _prepared.get(key)
+    if arrays is None:
+        arrays = _prepared.get_or_build(lambda: _build_arrays(mesh, DEFAULT_LEAF_SIZE, SPLITS[DEFAULT_SPLIT]), key)
+    return ClearancePart._from_arrays(mesh, arrays)
+
+
+def _build_arrays(mesh, leaf_size, split):
+    _, _, points, faces, _ = mesh._packed
+    nodes, bounds, tri, ids, depth = _kernels().build_part(points, faces, leaf_size, split)
+    return nodes, bounds, tri, ids, int(depth)
 
 
 def _arrays(part):
@@ -170,16 +187,20 @@ class Clearance:
     point when intersecting; NaN when beyond max_distance). ``vector``: point_a - point_b, from B
     to A. ``triangle_a``, ``triangle_b``: the faces the points lie on (-1 when beyond
     max_distance). One pose pair: bool, float, (3,) arrays and ints; a batch of n: (n,) / (n, 3)
-    arrays. With ``curve=True`` also ``pairs (k, 2)`` every intersecting face pair and
-    ``segments (k, 2, 3)`` the intersection of each (both ends equal for a point; the longest
-    chord for a coplanar overlap): together the intersection curve; otherwise None. ``work``:
-    node pairs visited and triangle pairs tested exactly ((2,) or (n, 2); for benchmarks)."""
+    arrays. ``facet_a``, ``facet_b``: the same faces numbered as in the parts' FILES (a mesh
+    from :func:`touche.mesh.load` is welded, which drops collapsed facets and so renumbers the
+    faces after them; see ``LoadedMesh.source_faces``); equal to ``triangle_a`` / ``triangle_b``
+    for meshes made from arrays. With ``curve=True`` also ``pairs (k, 2)`` every intersecting
+    face pair (``facet_pairs`` in file numbers) and ``segments (k, 2, 3)`` the intersection of
+    each (both ends equal for a point; the longest chord for a coplanar overlap): together the
+    intersection curve; otherwise None. ``work``: node pairs visited and triangle pairs tested
+    exactly ((2,) or (n, 2); for benchmarks)."""
 
     __slots__ = ("intersecting", "distance", "point_a", "point_b", "triangle_a", "triangle_b", "pairs", "segments",
-                 "work")
+                 "work", "facet_a", "facet_b", "facet_pairs")
 
     def __init__(self, intersecting, distance, point_a, point_b, triangle_a, triangle_b, pairs=None, segments=None,
-                 work=None):
+                 work=None, facet_a=None, facet_b=None, facet_pairs=None):
         self.intersecting = intersecting
         self.distance = distance
         self.point_a = point_a
@@ -189,14 +210,33 @@ class Clearance:
         self.pairs = pairs
         self.segments = segments
         self.work = work
+        self.facet_a = facet_a
+        self.facet_b = facet_b
+        self.facet_pairs = facet_pairs
 
     @property
     def vector(self):
         return self.point_a - self.point_b
 
     def __repr__(self):
+        facets = ""
+        if self.facet_a is not None and not (np.array_equal(self.facet_a, self.triangle_a)
+                                             and np.array_equal(self.facet_b, self.triangle_b)):
+            facets = f", facet_a={self.facet_a!r}, facet_b={self.facet_b!r}"
         return (f"Clearance(intersecting={self.intersecting!r}, distance={self.distance!r}, "
-                f"triangle_a={self.triangle_a!r}, triangle_b={self.triangle_b!r})")
+                f"triangle_a={self.triangle_a!r}, triangle_b={self.triangle_b!r}{facets})")
+
+
+def _file_facets(mesh, faces):
+    """The file's facet numbers of ``faces`` of ``mesh`` (an int or an int array; -1, no face,
+    stays -1): ``mesh.source_faces`` for a mesh read by touche.mesh.load, else the faces."""
+    source = getattr(mesh, "source_faces", None)
+    if isinstance(faces, (int, np.integer)):
+        return int(source[faces]) if source is not None and faces >= 0 else int(faces)
+    faces = np.asarray(faces)
+    if source is None:
+        return faces.copy()
+    return np.where(faces >= 0, source[np.maximum(faces, 0)], -1).astype(np.int64)
 
 
 def _outputs(n):
@@ -241,14 +281,20 @@ def clearance(a, pose_a, b, pose_b, *, max_distance=None, curve=False):
         k.clearance_one(*arrays, poses_a[0], poses_b[0], limit, stack_rows, *out)
     else:
         _parallel.run(k.clearance_poses, n, *arrays, poses_a, poses_b, limit, stack_rows, *out, grain=_GRAIN_QUERY)
+    mesh_a, mesh_b = part_a.mesh, part_b.mesh
     if not single:
         distance, hit, tri_ids, point_a, point_b, work = _columns(out)
-        return Clearance(hit, distance, point_a, point_b, tri_ids[:, 0].copy(), tri_ids[:, 1].copy(), work=work)
+        tri_a, tri_b = tri_ids[:, 0].copy(), tri_ids[:, 1].copy()
+        return Clearance(hit, distance, point_a, point_b, tri_a, tri_b, work=work,
+                         facet_a=_file_facets(mesh_a, tri_a), facet_b=_file_facets(mesh_b, tri_b))
     real, whole = out
-    result = Clearance(bool(whole[0, 0]), float(real[0, 0]), real[0, 1:4], real[0, 4:7], int(whole[0, 1]),
-                       int(whole[0, 2]), work=whole[0, 3:5])
+    tri_a, tri_b = int(whole[0, 1]), int(whole[0, 2])
+    result = Clearance(bool(whole[0, 0]), float(real[0, 0]), real[0, 1:4], real[0, 4:7], tri_a, tri_b,
+                       work=whole[0, 3:5], facet_a=_file_facets(mesh_a, tri_a), facet_b=_file_facets(mesh_b, tri_b))
     if curve:
         result.pairs, result.segments = _curve(arrays, poses_a[0], poses_b[0], stack_rows, part_a, part_b)
+        result.facet_pairs = np.stack([_file_facets(mesh_a, result.pairs[:, 0]),
+                                       _file_facets(mesh_b, result.pairs[:, 1])], axis=1).reshape(-1, 2)
     return result
 
 
@@ -292,11 +338,14 @@ def _curve(arrays, pose_a, pose_b, stack_rows, part_a, part_b):
 class ClearanceTable:
     """Result of :func:`clearance_all`: one row per pair of parts. ``pairs (k, 2)`` part indices
     (A, B); ``intersecting (k,)``, ``distance (k,)``, ``point_a``, ``point_b (k, 3)``,
-    ``vector (k, 3)`` (B to A), ``triangle_a``, ``triangle_b (k,)``, as in :class:`Clearance`."""
+    ``vector (k, 3)`` (B to A), ``triangle_a``, ``triangle_b (k,)`` and ``facet_a``,
+    ``facet_b (k,)`` (the same faces in the parts' file numbering), as in :class:`Clearance`."""
 
-    __slots__ = ("pairs", "intersecting", "distance", "point_a", "point_b", "triangle_a", "triangle_b")
+    __slots__ = ("pairs", "intersecting", "distance", "point_a", "point_b", "triangle_a", "triangle_b", "facet_a",
+                 "facet_b")
 
-    def __init__(self, pairs, intersecting, distance, point_a, point_b, triangle_a, triangle_b):
+    def __init__(self, pairs, intersecting, distance, point_a, point_b, triangle_a, triangle_b, facet_a=None,
+                 facet_b=None):
         self.pairs = pairs
         self.intersecting = intersecting
         self.distance = distance
@@ -304,6 +353,8 @@ class ClearanceTable:
         self.point_b = point_b
         self.triangle_a = triangle_a
         self.triangle_b = triangle_b
+        self.facet_a = facet_a
+        self.facet_b = facet_b
 
     @property
     def vector(self):
@@ -349,18 +400,31 @@ def clearance_all(parts, poses=None, *, pairs=None, max_distance=None):
     # identical part objects share their arrays
     unique = []
     where = {}
-    for p in prepared:
-        if id(p) not in where:
-            where[id(p)] = len(unique)
+    for p in prepared:  # (the parts are alive for the whole call: their ids are theirs)
+        if id(p.node_index) not in where:
+            where[id(p.node_index)] = len(unique)
             unique.append(p)
     nodes, bounds, tri, ids, roots_unique = _concatenate(unique)
-    roots = np.ascontiguousarray(np.array([roots_unique[where[id(p)]] for p in prepared], dtype=np.int64))
+    roots = np.ascontiguousarray(np.array([roots_unique[where[id(p.node_index)]] for p in prepared],
+                                          dtype=np.int64))
     depth = max(p.depth for p in unique)
     out = _outputs(len(pair_rows))
     _parallel.run(_kernels().clearance_pairs, len(pair_rows), nodes, bounds, tri, ids, roots, matrices, pair_rows,
                   _max_distance(max_distance), 2 * depth + 4, *out, grain=_GRAIN_QUERY)
     distance, hit, tri_ids, point_a, point_b, work = _columns(out)
-    return ClearanceTable(pair_rows, hit, distance, point_a, point_b, tri_ids[:, 0].copy(), tri_ids[:, 1].copy())
+    tri_a, tri_b = tri_ids[:, 0].copy(), tri_ids[:, 1].copy()
+    if all(getattr(p.mesh, "source_faces", None) is None for p in prepared):
+        return ClearanceTable(pair_rows, hit, distance, point_a, point_b, tri_a, tri_b, tri_a.copy(), tri_b.copy())
+    # file facet numbers: every part's map (its faces when it has none) in one array, offset per part
+    maps = [_file_facets(p.mesh, np.arange(len(p.triangle_ids))) for p in prepared]
+    offsets = np.cumsum([0] + [len(m) for m in maps])[:-1]
+    flat = np.concatenate(maps)
+
+    def facets(parts, faces):
+        return np.where(faces >= 0, flat[offsets[parts] + np.maximum(faces, 0)], -1).astype(np.int64)
+
+    return ClearanceTable(pair_rows, hit, distance, point_a, point_b, tri_a, tri_b,
+                          facets(pair_rows[:, 0], tri_a), facets(pair_rows[:, 1], tri_b))
 
 
 def triangle_clearance(tri_a, tri_b):

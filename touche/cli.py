@@ -334,6 +334,9 @@ def check(part_a, part_b, pose_a, pose_b, min_clearance, as_json, html_path, png
         "contact": bool(contact),
         "point_a": _as_list(result.point_a), "point_b": _as_list(result.point_b),
         "vector_b_to_a": _as_list(result.vector),
+        # facets numbered as in the files (loading welds and drops collapsed facets, which
+        # renumbers the mesh's faces); triangle_*: the welded mesh's face indices
+        "facet_a": int(result.facet_a), "facet_b": int(result.facet_b),
         "triangle_a": int(result.triangle_a), "triangle_b": int(result.triangle_b),
         "intersection_segments": int(len(segments)), "intersection_length": curve_length,
         "seconds": elapsed,
@@ -358,8 +361,8 @@ def check(part_a, part_b, pose_a, pose_b, min_clearance, as_json, html_path, png
                        f"length {curve_length:.6g}")
         else:
             click.echo(f"intersecting: no — distance {distance:.6g}")
-            click.echo(f"closest points: A {np.round(summary['point_a'], 6).tolist()} (face {summary['triangle_a']})  "
-                       f"B {np.round(summary['point_b'], 6).tolist()} (face {summary['triangle_b']})")
+            click.echo(f"closest points: A {np.round(summary['point_a'], 6).tolist()} (file facet {summary['facet_a']})  "
+                       f"B {np.round(summary['point_b'], 6).tolist()} (file facet {summary['facet_b']}; counted from 0)")
         if min_clearance is not None and not intersecting:
             verdict = "below" if distance < min_clearance else "meets"
             click.echo(f"clearance {distance:.6g} {verdict} the minimum {min_clearance:g}")

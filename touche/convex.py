@@ -263,6 +263,10 @@ class _SingleGJKResult(GJKResult):
     def normal(self):
         return self._buffer[7:10]
 
+    def __reduce__(self):
+        # the parent's slots are properties here: pickle and copy go through the buffer
+        return (_SingleGJKResult, (self._buffer.copy(), self.status, self.warm_start))
+
     @property
     def iterations(self):
         return int(self._buffer[10])

@@ -22,6 +22,7 @@ import enum
 import numpy as np
 
 from . import _parallel
+from ._cache import WeakIdentityCache, shape_key
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
 from .motion import CallableMotion, as_motion
@@ -435,15 +436,24 @@ def _ccd():
     return ccd
 
 
-_BALLS = {}
+# per-shape and per-pair caches: weakly keyed by the shapes (touche/_cache.py), so a deleted shape
+# takes its entries with it; pairs bounded (their count can grow as the square of the shapes')
+_BALLS = WeakIdentityCache()
+_MESH_PAIRS = WeakIdentityCache(limit=64)
+_HULLS = WeakIdentityCache()
 
 
 def _ball(shape):
     """Local bounding sphere (cx, cy, cz, r) of a finite shape, radius included (cached per
     shape: shapes are immutable)."""
-    cached = _BALLS.get(id(shape))
-    if cached is not None and cached[0] is shape:
-        return cached[1]
+    key = shape_key(shape)
+    cached = _BALLS.get(key)
+    if cached is not None:
+        return cached
+    return _BALLS.get_or_build(lambda: _bounding_ball(shape), key)
+
+
+def _bounding_ball(shape):
     kind, params, points = shape._packed[:3]
     if kind in _PLANES:
         ball = np.zeros(4)
@@ -459,9 +469,6 @@ def _ball(shape):
             if kind in (kinds.SPHERE, kinds.CAPSULE, kinds.CYLINDER, kinds.CONE):
                 radius += float(params[0])
         ball = np.array([center[0], center[1], center[2], radius * (1.0 + 1e-12)])
-    if len(_BALLS) > 256:
-        _BALLS.clear()
-    _BALLS[id(shape)] = (shape, ball)
     return ball
 
 
@@ -506,7 +513,7 @@ def _advancement_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance)
     rows_a, batch_a = _packed_motion(motion_a, "motion_a")
     rows_b, batch_b = _packed_motion(motion_b, "motion_b")
     if len(rows_a) > 1 and len(rows_b) > 1 and len(rows_a) != len(rows_b):
-        raise GeometryError(f"motion batches differ in length: {len(rows_a)} and {len(rows_b)}")
+        _motion_lengths_differ(len(rows_a), len(rows_b), flip)
     count = max(len(rows_a), len(rows_b))
     ball_a, ball_b = _ball(a), _ball(b)
     kernels = _ccd()
@@ -540,6 +547,13 @@ def _advancement_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance)
         # the contact point was on the (former) A: a point of contact either way; the normal flips
         normal = -normal
     return _point_result(status, time, point, normal, single=not (batch_a or batch_b))
+
+
+def _motion_lengths_differ(length_a, length_b, flip):
+    """GeometryError naming the caller's motions (the engines may have swapped the pair)."""
+    if flip:
+        length_a, length_b = length_b, length_a
+    raise GeometryError(f"motion batches differ in length: motion_a has {length_a}, motion_b has {length_b}")
 
 
 def _single_point_result(code, out, flip):
@@ -594,7 +608,7 @@ def _mesh_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
     rows_a, batch_a = _packed_motion(motion_a, "motion_a")
     rows_b, batch_b = _packed_motion(motion_b, "motion_b")
     if len(rows_a) > 1 and len(rows_b) > 1 and len(rows_a) != len(rows_b):
-        raise GeometryError(f"motion batches differ in length: {len(rows_a)} and {len(rows_b)}")
+        _motion_lengths_differ(len(rows_a), len(rows_b), flip)
     count = max(len(rows_a), len(rows_b))
     ccd_mesh, a_side, b_side, tail = _mesh_pair_arguments(a, b, b_mode)
     out = np.empty((count, ccd_mesh.OUT_SIZE))
@@ -611,38 +625,60 @@ def _mesh_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
     return _mesh_result(status, out, flip, single=not (batch_a or batch_b))
 
 
-_MESH_PAIRS = {}
-
-
 def _mesh_pair_arguments(a, b, b_mode):
     """The motion-independent arguments of ccd_mesh.mesh_toi for mesh A and B, cached per pair
     (shapes are immutable; a few us of packing per query otherwise): (module, A's tree and
     ball, B's tree / packed shape / ball, (scale, budget, descend, hulls...))."""
-    cached = _MESH_PAIRS.get((id(a), id(b)))
-    if cached is not None and cached[0] is a and cached[1] is b:
-        return cached[2]
+    key_a, key_b = shape_key(a), shape_key(b)
+    cached = _MESH_PAIRS.get(key_a, key_b)
+    if cached is not None:
+        return cached
+    kb, pb, ptb = b._packed[:3]
+    # B's coordinate array is its cache key: the cached arguments must not hold it (it would keep
+    # the entry alive), so they hold a copy
+    ptb = ptb.copy()
+    return _MESH_PAIRS.get_or_build(lambda: _pack_mesh_pair(a, b, b_mode, kb, pb, ptb), key_a, key_b)
+
+
+def _pack_mesh_pair(a, b, b_mode, kb, pb, ptb):
     from ._kernels import ccd_mesh
 
+    # a fresh mesh needs its hull (Qhull releases the GIL) and its tree (a nogil kernel): the
+    # trees build in a helper thread meanwhile (a third of the first query on a fine mesh)
+    fresh = [m for m in dict.fromkeys((a, b) if b_mode == 0 else (a,)) if m._bvh is None]
+    helper = None
+    if fresh:
+        import threading
+
+        helper = threading.Thread(target=_build_trees, args=(fresh,), name="touche-bvh", daemon=True)
+        helper.start()
+    try:
+        # the hull prefix (ccd_mesh.hull_advance): A's hull against B's hull or B itself (convex);
+        # not for planes (their translation is one closed-form step of the tree anyway)
+        hull_a = _mesh_hull(a) if b_mode != 2 else _NO_HULL
+        hull_b = _mesh_hull(b) if b_mode == 0 else (kb, pb, ptb, 0.0)
+    finally:
+        if helper is not None:
+            helper.join()
     b_arrays = b.bvh._arrays() if b_mode == 0 else _NO_TREE
-    kb, pb, ptb = b._packed[:3]
-    # the hull prefix (ccd_mesh.hull_advance): A's hull against B's hull or B itself (convex);
-    # not for planes (their translation is one closed-form step of the tree anyway)
-    hull_a = _mesh_hull(a) if b_mode != 2 else _NO_HULL
-    hull_b = _mesh_hull(b) if b_mode == 0 else (kb, pb, ptb, 0.0)
     if hull_a[0] < 0 or hull_b[0] < 0:
         hull_a = hull_b = _NO_HULL
     hulls = (*hull_a[:3], *hull_b[:3], ccd_mesh.HANDOVER, hull_a[3] + hull_b[3])
     arguments = (ccd_mesh, (*a.bvh._arrays(), _ball(a)), (*b_arrays, kb, pb, ptb, _ball(b)),
                  (max(a.scale, b.scale), MESH_BUDGET, ccd_mesh.DESCEND, *hulls))
-    if len(_MESH_PAIRS) > 64:
-        _MESH_PAIRS.clear()
-    _MESH_PAIRS[(id(a), id(b))] = (a, b, arguments)
     return arguments
+
+
+def _build_trees(meshes):
+    try:
+        for mesh in meshes:
+            mesh.bvh  # noqa: B018 - builds and keeps the tree
+    except Exception:  # noqa: BLE001 - the calling thread builds again and raises it
+        pass
 
 
 _NO_TREE = (np.zeros((1, 3), dtype=np.int64), np.zeros((1, 31)), np.zeros((1, 3, 3)), np.zeros(1, dtype=np.int64))
 _NO_HULL = (-1, np.zeros(4), np.zeros((1, 3)), 0.0)
-_HULLS = {}
 
 
 def _mesh_hull(mesh):
@@ -653,9 +689,14 @@ def _mesh_hull(mesh):
     planes (ConvexPolyhedron's facet merge is quadratic in the facet count: a minute for a
     7,000-facet hull). ``slack``: the largest distance of a mesh vertex outside the hull's
     planes (Qhull's rounding), added to the hulls' margin so the hull still bounds the mesh."""
-    cached = _HULLS.get(id(mesh))
-    if cached is not None and cached[0] is mesh:
-        return cached[1]
+    key = shape_key(mesh)
+    cached = _HULLS.get(key)
+    if cached is not None:
+        return cached
+    return _HULLS.get_or_build(lambda: _pack_hull(mesh), key)
+
+
+def _pack_hull(mesh):
     from scipy.spatial import ConvexHull, QhullError
 
     points = np.asarray(mesh.points, dtype=np.float64)[np.unique(mesh.triangles)]
@@ -669,21 +710,33 @@ def _mesh_hull(mesh):
         local[hull.vertices] = np.arange(len(hull.vertices))
         simplices = local[hull.simplices]
         edges = np.concatenate([simplices[:, [0, 1]], simplices[:, [1, 2]], simplices[:, [2, 0]]])
-        edges = np.unique(np.sort(edges, axis=1), axis=0)
-        both = np.concatenate([edges, edges[:, ::-1]])
-        both = both[np.lexsort((both[:, 1], both[:, 0]))]
+        # unique undirected edges, both directions, sorted by (from, to): one int64 key per edge
+        count = np.int64(len(vertices))
+        keys = np.unique(np.minimum(edges[:, 0], edges[:, 1]) * count + np.maximum(edges[:, 0], edges[:, 1]))
+        both = np.concatenate([np.stack([keys // count, keys % count], axis=1),
+                               np.stack([keys % count, keys // count], axis=1)])
+        both = both[np.argsort(both[:, 0] * count + both[:, 1])]
         starts = np.searchsorted(both[:, 0], np.arange(len(vertices) + 1))
         params = np.concatenate([[len(vertices), 0, 0, 0], starts, both[:, 1]]).astype(np.float64)
-        slack = 0.0
-        for lo in range(0, len(points), 1024):  # chunks: facets x vertices can be large
-            chunk = points[lo:lo + 1024]
-            slack = max(slack, float((hull.equations[:, :3] @ chunk.T + hull.equations[:, 3:]).max()))
-        packed = (kinds.POLYHEDRON, params, vertices, max(slack, 0.0) * 2.0)
-    if len(_HULLS) > 64:
-        _HULLS.clear()
-    _HULLS[id(mesh)] = (mesh, packed)
+        packed = (kinds.POLYHEDRON, params, vertices, _hull_slack(hull.equations, points) * 2.0)
     return packed
 
+
+
+_GRAIN_SLACK = 2048  # facets per chunk of the hull slack (tens of microseconds each)
+
+
+def _hull_slack(equations, points):
+    """max(0, largest n . p + d of any hull facet (n, d) at any point p), as every pair would give
+    it, in a few hundred evaluations per facet (touche/_kernels/hull.py)."""
+    from ._kernels import hull as kernels
+
+    equations = np.ascontiguousarray(equations, dtype=np.float64)
+    ordered, block_slabs, super_slabs, largest = kernels.prepare_points(np.ascontiguousarray(points, dtype=np.float64))
+    best = np.zeros(len(equations))
+    _parallel.run(kernels.slack_many, len(equations), equations, ordered, block_slabs, super_slabs, largest, best,
+                  grain=_GRAIN_SLACK)
+    return float(best.max()) if len(best) else 0.0
 
 
 def _single_mesh_result(code, row, flip):
@@ -781,7 +834,7 @@ def _callable_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
         raise GeometryError("CallableMotion needs a finite t_max")
     sizes = {motion_a.batch_size, motion_b.batch_size} - {1}
     if len(sizes) > 1:
-        raise GeometryError(f"motion batches differ in length: {motion_a.batch_size} and {motion_b.batch_size}")
+        _motion_lengths_differ(motion_a.batch_size, motion_b.batch_size, flip)
     count = sizes.pop() if sizes else 1
     single = not (motion_a.is_batch or motion_b.is_batch)
     kernels = _ccd()

@@ -51,6 +51,7 @@ import weakref
 import numpy as np
 
 from . import _parallel
+from ._cache import WeakIdentityCache, shape_key
 from ._kernels import kinds
 from .errors import GeometryError
 from .pose import as_matrices
@@ -243,8 +244,10 @@ def _is_closed(faces, num_vertices):
     return bool((keys[where] == reverse).all())
 
 
-_TREES: dict = {}
-# Lazy builds (a mesh's tree, a tree's lazy parts) take one of these re-entrant locks, picked by
+# weakly keyed by the mesh's coordinate array (touche/_cache.py; a MeshTree refers to the arrays
+# weakly): built once when several threads ask at once, gone with the mesh
+_TREES = WeakIdentityCache()
+# A tree's lazy parts (topology, winding numbers, ray tree) take one of these re-entrant locks, picked by
 # the object's id: the same object is built once when several threads ask at once, different
 # ones mostly in parallel.
 _BUILD_LOCKS = tuple(threading.RLock() for _ in range(64))
@@ -266,18 +269,10 @@ if hasattr(os, "register_at_fork"):
 def mesh_tree(mesh):
     """The cached :class:`MeshTree` of a TriangleMesh (built on first use, once)."""
     mesh = _mesh(mesh)
-    points = mesh._packed[2]
-    key = id(points)
-    entry = _TREES.get(key)
-    if entry is not None and entry[0]() is points:
-        return entry[1]
-    with _lock_for(points):
-        entry = _TREES.get(key)
-        if entry is not None and entry[0]() is points:
-            return entry[1]
-        tree = MeshTree(points, mesh._packed[3], mesh.scale)
-        _TREES[key] = (weakref.ref(points), tree)
-        weakref.finalize(points, _TREES.pop, key, None)
+    points = shape_key(mesh)
+    tree = _TREES.get(points)
+    if tree is None:
+        tree = _TREES.get_or_build(lambda: MeshTree(points, mesh._packed[3], mesh.scale), points)
     return tree
 
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import GeometryError
-from .pose import as_matrices
+from .pose import Pose, as_matrices, real_array
 
 # kind codes of the packed (kernel) form; keep in sync with touche/_kernels/ccd.py
 KIND_SCREW = 2  # Static and Linear pack as screws with w = 0
@@ -54,10 +54,7 @@ SEGMENT_SIZE = 20  # [t0, t1, R0 (9), p0 (3), w (3), v (3)]
 
 
 def _vectors(value, name):
-    try:
-        array = np.array(value, dtype=np.float64, order="C", copy=True)
-    except (TypeError, ValueError) as exc:
-        raise GeometryError(f"{name} must be numeric (3,) or (n, 3), got {value!r}") from exc
+    array = real_array(value, name, copy=True)
     if array.shape[-1:] != (3,) or array.ndim not in (1, 2) or array.size == 0:
         raise GeometryError(f"{name} must have shape (3,) or (n, 3), got {array.shape}")
     if not np.isfinite(array).all():
@@ -227,10 +224,7 @@ class Linear(Screw):
     translational = True
 
     def __init__(self, velocity, pose=None):
-        try:
-            velocity = np.array(velocity, dtype=np.float64, order="C", copy=True)
-        except (TypeError, ValueError) as exc:
-            raise GeometryError(f"velocity must be numeric (3,) or (n, 3), got {velocity!r}") from exc
+        velocity = real_array(velocity, "velocity", copy=True)
         if velocity.shape[-1:] != (3,) or velocity.ndim not in (1, 2) or velocity.size == 0:
             raise GeometryError(f"velocity must have shape (3,) or (n, 3), got {velocity.shape}")
         if not np.isfinite(velocity).all():
@@ -277,6 +271,20 @@ class Static(Linear):
         return "Static()"
 
 
+def _keyframe_poses(poses):
+    """Keyframe poses as an array: a Pose (batch), a list of single Poses, or (k, 4, 4) /
+    (n, k, 4, 4) numbers."""
+    if isinstance(poses, Pose):
+        return np.asarray(poses.matrix)
+    if isinstance(poses, (list, tuple)) and any(isinstance(p, (Pose, type)) for p in poses):
+        if not all(isinstance(p, Pose) and not p.is_batch for p in poses):
+            kinds = sorted({p.__name__ + " (a class)" if isinstance(p, type) else type(p).__name__ for p in poses})
+            raise GeometryError(f"poses must be (k, 4, 4) / (n, k, 4, 4) numbers, a Pose or a list of single Pose "
+                                f"objects, got a list of {', '.join(kinds)}")
+        return np.stack([p.matrix for p in poses])
+    return real_array(poses, "poses")
+
+
 class Keyframes(Motion):
     """Piecewise motion through ``poses`` (k, 4, 4) at increasing ``times`` (k,), k >= 2, or a
     batch ``poses`` (n, k, 4, 4) sharing the times. Between keyframes the rotation is slerped
@@ -286,13 +294,10 @@ class Keyframes(Motion):
     __slots__ = ("times", "poses", "_packed")
 
     def __init__(self, times, poses):
-        try:
-            times = np.array(times, dtype=np.float64, order="C", copy=True).reshape(-1)
-        except (TypeError, ValueError) as exc:
-            raise GeometryError(f"times must be numeric, got {times!r}") from exc
+        times = real_array(times, "times", copy=True).reshape(-1)
         if len(times) < 2 or not np.isfinite(times).all() or not (np.diff(times) > 0).all():
             raise GeometryError("times must be >= 2 finite, strictly increasing values")
-        poses = np.asarray(poses, dtype=np.float64) if not hasattr(poses, "matrix") else np.asarray(poses.matrix)
+        poses = _keyframe_poses(poses)
         if poses.ndim not in (3, 4) or poses.shape[-2:] != (4, 4) or poses.shape[-3] != len(times):
             raise GeometryError(f"poses must have shape (k, 4, 4) or (n, k, 4, 4) with k = {len(times)}, got {poses.shape}")
         flat = as_matrices(np.ascontiguousarray(poses.reshape(-1, 4, 4)), "poses")
@@ -388,10 +393,7 @@ class Integrated(Keyframes):
         n = len(start)
 
         def vectors(value, what, t):
-            try:
-                array = np.asarray(value, dtype=np.float64)
-            except (TypeError, ValueError) as exc:
-                raise GeometryError(f"{what} must return numbers, got {value!r} at t = {t}") from exc
+            array = real_array(value, f"{what} at t = {t}")
             if array.shape not in ((3,), (n, 3)) or (array.shape == (3,) and batch and n > 1):
                 raise GeometryError(f"{what} must return {'(n, 3) arrays' if batch else '(3,) vectors'}, "
                                     f"got shape {array.shape} at t = {t}")
@@ -442,11 +444,13 @@ class QuadraticMatrix(Motion):
     def __init__(self, m0, m1=None, m2=None):
         try:
             if m1 is None and m2 is None and np.ndim(m0) != 2:
-                coefficients = np.array(m0, dtype=np.float64, order="C", copy=True)
+                coefficients = real_array(m0, "QuadraticMatrix coefficients", copy=True)
             else:
                 zero = np.zeros((4, 4))
-                coefficients = np.stack([np.asarray(m, dtype=np.float64) if m is not None else zero
+                coefficients = np.stack([real_array(m, "QuadraticMatrix coefficients") if m is not None else zero
                                          for m in (m0, m1, m2)])
+        except GeometryError:
+            raise
         except (TypeError, ValueError) as exc:
             raise GeometryError("QuadraticMatrix coefficients must be numeric (4, 4) arrays") from exc
         if coefficients.shape[-3:] != (3, 4, 4) or coefficients.ndim not in (3, 4) or coefficients.size == 0:
@@ -509,8 +513,8 @@ class CallableMotion(Motion):
         if batch is not None and (isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1):
             raise GeometryError(f"batch must be None or a positive integer, got {batch!r}")
         try:
-            linear = np.array(linear_speed, dtype=np.float64)
-            angular = np.array(angular_speed, dtype=np.float64)
+            linear = real_array(linear_speed, "linear_speed", copy=True)
+            angular = real_array(angular_speed, "angular_speed", copy=True)
         except (TypeError, ValueError) as exc:
             raise GeometryError("linear_speed and angular_speed must be numbers") from exc
         shapes = {(), (batch,)} if batch is not None else {()}
@@ -544,9 +548,9 @@ class CallableMotion(Motion):
         else:
             raw = self.function(np.ascontiguousarray(np.broadcast_to(np.asarray(t, dtype=np.float64), (self.batch,))))
         try:
-            array = np.array(raw, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise GeometryError(f"CallableMotion's function returned {type(raw).__name__}, not poses") from exc
+            array = real_array(raw, "CallableMotion's function result", copy=True)
+        except GeometryError as exc:
+            raise GeometryError(f"CallableMotion's function returned {type(raw).__name__}, not poses ({exc})") from exc
         expected = (4, 4) if self.batch is None else (self.batch, 4, 4)
         if not np.isfinite(array).all():
             raise GeometryError(f"CallableMotion's function returned NaN or inf at t = {t!r}")

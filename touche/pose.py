@@ -17,12 +17,26 @@ from .errors import GeometryError
 _RIGID_TOL = tolerance.RIGID
 
 
-def _as_float_array(value, name):
+def real_array(value, name, copy=False):
+    """``value`` as a float64 array (C order, a private copy with ``copy``). GeometryError for
+    anything not numeric and for complex numbers: numpy would drop their imaginary parts with
+    only a warning, silently changing the geometry."""
     try:
-        array = np.asarray(value, dtype=np.float64)
+        array = np.asarray(value)
     except (TypeError, ValueError) as exc:
         raise GeometryError(f"{name} must be numeric, got {type(value).__name__}") from exc
-    return array
+    if array.dtype.kind == "c":
+        raise GeometryError(f"{name} has complex values; geometry must be real numbers")
+    try:
+        if copy:
+            return np.array(array, dtype=np.float64, order="C", copy=True)
+        return np.asarray(array, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise GeometryError(f"{name} must be numeric, got {type(value).__name__}") from exc
+
+
+def _as_float_array(value, name):
+    return real_array(value, name)
 
 
 def _check_finite(array, name):

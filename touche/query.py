@@ -268,6 +268,10 @@ class _SingleDistanceResult(DistanceResult):
     def normal(self):
         return self._buffer[7:10]
 
+    def __reduce__(self):
+        # the parent's slots are properties here: pickle and copy go through the buffer
+        return (_SingleDistanceResult, (self._buffer.copy(), self.status))
+
 
 # ---------------------------------------------------------------------------------------------
 # meshes: through the BVH
@@ -323,7 +327,7 @@ def _mesh_intersects(a, pose_a, b, pose_b):
         return answer == 1
     ts = as_matrices(ts, name_s) if ts.ndim == 2 else ts
     tm = as_matrices(tm, name_m) if tm.ndim == 2 else tm
-    count = _batch_size(ts, tm)
+    count = _batch_size(ts, tm) if shape_is_a else _batch_size(tm, ts)  # lengths named as the caller's
     out = np.empty(count, dtype=np.bool_)
     _parallel.run(kernels.mesh_intersects_many, count, kernels.MESH_ENGINE.address(), *ps, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale,
                   tm.reshape(-1, 4, 4), *tree, out, grain=_GRAIN_MESH)
@@ -349,7 +353,7 @@ def _mesh_distance(a, pose_a, b, pose_b):
         return _SingleDistanceResult(buffer, _STATUS[status])
     ts = as_matrices(ts, name_s) if ts.ndim == 2 else ts
     tm = as_matrices(tm, name_m) if tm.ndim == 2 else tm
-    count = _batch_size(ts, tm)
+    count = _batch_size(ts, tm) if shape_is_a else _batch_size(tm, ts)  # lengths named as the caller's
     signed = np.empty(count)
     point_a = np.empty((count, 3))
     point_b = np.empty((count, 3))

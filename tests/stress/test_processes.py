@@ -248,3 +248,41 @@ def test_fork_while_another_thread_changes_a_world(tmp_path):
     found = run_script(tmp_path, "fork_busy", script, timeout=120)
     assert found == {"status": 0, "child": {"busy": "ForkedWhileWriting", "quiet": [0, 1], "quiet_len": 3},
                      "parent_after": [0, 1, 2]}
+
+
+def test_fork_while_another_thread_builds_a_cached_value(tmp_path):
+    # a shape-derived value (a mesh's tree, hull, ...) being built by another thread at fork time
+    # is built again in the child, which neither waits forever for the vanished builder nor
+    # deadlocks on the cache's lock
+    script = textwrap.dedent('''
+        import json, os, threading
+        import numpy as np
+        from touche._cache import WeakIdentityCache
+
+        cache = WeakIdentityCache()
+        key = np.zeros(3)
+        building, release = threading.Event(), threading.Event()
+
+        def slow_build():
+            building.set()
+            release.wait()
+            return "parent's value"
+
+        builder = threading.Thread(target=cache.get_or_build, args=(slow_build, key))
+        builder.start()
+        building.wait()
+        pid = os.fork()
+        if pid == 0:
+            value = cache.get_or_build(lambda: "child's value", key)
+            with open("child.json", "w") as out:
+                json.dump({"child": value}, out)
+            os._exit(0)
+        release.set()
+        builder.join()
+        _, status = os.waitpid(pid, 0)
+        with open("child.json") as f:
+            child = json.load(f)
+        print(json.dumps({"status": status, **child, "parent": cache.get(key)}))
+    ''')
+    found = run_script(tmp_path, "fork_build", script, timeout=60)
+    assert found == {"status": 0, "child": "child's value", "parent": "parent's value"}

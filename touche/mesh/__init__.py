@@ -2,6 +2,8 @@
 
     from touche import mesh as tm
     part = tm.load("part.stl")                  # -> touche.TriangleMesh (exact duplicates welded)
+    part.source_faces                           # each face's facet number in the file (welding
+                                                # drops collapsed facets; results name both)
     print(tm.inspect(part))                     # holes, T-junctions, orientation, Euler checks...
     fixed = tm.repair(part)                     # weld, crack T-junctions, fill holes, orient
     tm.save(fixed, "fixed.stl")                 # binary STL (ascii=True for text), or .obj
@@ -21,7 +23,7 @@ Importing this package loads numpy only; the numba kernels load on first use.
 """
 from .decompose import concave_edges, convex_decomposition
 from .inspect import MeshReport, inspect, repair, warmup
-from .io import as_mesh, face_normals, load, parse_stl, read_stl, save
+from .io import LoadedMesh, as_mesh, face_normals, load, parse_stl, read_stl, save, source_faces
 from .prepare import (
     EdgeTable,
     EulerReport,
@@ -54,5 +56,5 @@ __all__ = [
     "coplanar_groups", "edge_table", "euler", "euler_polygons", "PolygonEulerReport", "face_normals", "face_pairs", "fill_holes", "inspect",
     "is_planar", "load", "merge_coplanar", "newell_normal", "orient", "parse_stl", "read_stl",
     "repair", "repair_t_junctions", "save", "signed_volume", "t_junctions", "triangulate_polygon",
-    "vertex_faces", "warmup", "weld",
+    "vertex_faces", "warmup", "weld", "LoadedMesh", "source_faces",
 ]

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import GeometryError, MeshFormatError
+from ..shapes import TriangleMesh
 
 _BINARY_DTYPE = np.dtype([("normal", "<f4", (3,)), ("vertices", "<f4", (3, 3)), ("attribute", "<u2")])
 assert _BINARY_DTYPE.itemsize == 50
@@ -120,87 +121,226 @@ def _binary(data, count, name):
     return triangles
 
 
+# ASCII STL without a Python object per token: token boundaries come from one pass over the bytes
+# (numpy), keywords are compared as byte blocks, and numbers are converted in bounded chunks, so
+# memory stays a few times the file's size whatever the file holds (one 100,000-character token
+# once made every token of a fixed-width array that wide: gigabytes for a 272 KB file).
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[list(b" \t\n\r\x0b\x0c")] = True  # bytes.split()'s whitespace
+_NUMBER_WIDTH = 40  # widest number token converted in the vectorised table; longer ones one by one
+_NUMBER_CHUNK = 1 << 16  # tokens per conversion chunk (bounded scratch: at most ~20 MB)
+_SHOWN = 20  # characters of a bad token shown in a message
+
+
+class _Tokens:
+    """Start and end offsets of the whitespace-separated tokens of ``data``."""
+
+    def __init__(self, data):
+        self.bytes = np.frombuffer(data, dtype=np.uint8)
+        # int32 offsets below 2 GiB: 8 bytes per token instead of 16
+        index = np.int32 if len(data) < 2**31 - 1 else np.int64
+        space = _SPACE[self.bytes]
+        edges = np.flatnonzero(np.diff(space.view(np.int8), prepend=np.int8(1), append=np.int8(1)))
+        del space
+        self.start = edges[0::2].astype(index)
+        self.end = edges[1::2].astype(index)
+        del edges
+        self.count = len(self.start)
+
+    def text(self, index, limit=_SHOWN):
+        stop = min(int(self.end[index]), int(self.start[index]) + limit)
+        return bytes(self.bytes[int(self.start[index]):stop]).lower()
+
+    def is_word(self, indices, word):
+        """Bool mask: tokens ``indices`` equal ``word`` (lowercase letters), case-insensitively."""
+        indices = np.asarray(indices)
+        size = len(word)
+        match = (self.end[indices] - self.start[indices]) == size
+        candidates = indices[match]
+        if len(candidates):
+            equal = np.ones(len(candidates), dtype=bool)
+            first = self.start[candidates]
+            for j, letter in enumerate(word):  # one column at a time: scratch of one int per token
+                equal &= (self.bytes[first + j] | 0x20) == letter
+            match[match] = equal
+        return match
+
+    def where_word(self, word):
+        """Indices of the tokens equal to ``word``, ascending (checked in bounded chunks)."""
+        found = []
+        for lo in range(0, self.count, _NUMBER_CHUNK):
+            indices = np.arange(lo, min(lo + _NUMBER_CHUNK, self.count))
+            found.append(indices[self.is_word(indices, word)])
+        return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+
+    def numbers(self, indices, name, facet_of):
+        """float64 values of tokens ``indices``; MeshFormatError naming the facet of a bad one."""
+        out = np.empty(len(indices))
+        for lo in range(0, len(indices), _NUMBER_CHUNK):
+            chunk = indices[lo:lo + _NUMBER_CHUNK]
+            lengths = (self.end[chunk] - self.start[chunk]).astype(np.int64)
+            short = lengths <= _NUMBER_WIDTH
+            values = np.empty(len(chunk))
+            if short.any():
+                rows = chunk[short]
+                row_lengths = lengths[short]
+                width = int(row_lengths.max())
+                first = self.start[rows]
+                table = np.zeros((len(rows), width), dtype=np.uint8)  # S dtype: trailing NULs end a string
+                for j in range(width):  # one column at a time: scratch of one int per token
+                    inside = row_lengths > j
+                    table[inside, j] = self.bytes[first[inside] + j]
+                try:
+                    values[short] = table.view(f"S{width}").reshape(-1).astype(np.float64)
+                except (ValueError, TypeError):
+                    self._bad_number(rows, name, facet_of)
+            for k in np.flatnonzero(~short):  # rare: a number token wider than _NUMBER_WIDTH
+                token = bytes(self.bytes[int(self.start[chunk[k]]):int(self.end[chunk[k]])])
+                try:
+                    values[k] = float(token)
+                except ValueError:
+                    _fail(name, f"malformed ASCII STL: facet {facet_of(chunk[k])} has a {len(token):,}-character "
+                                f"token {token[:_SHOWN].lower()!r}... where a number belongs")
+            out[lo:lo + len(chunk)] = values
+        return out
+
+    def _bad_number(self, rows, name, facet_of):
+        for row in rows:  # error path only: find the token float() refuses
+            token = bytes(self.bytes[int(self.start[row]):int(self.end[row])])
+            try:
+                float(token)
+            except ValueError:
+                _fail(name, f"malformed ASCII STL: facet {facet_of(row)} has {token[:_SHOWN].lower()!r} "
+                            f"where a number belongs")
+        _fail(name, "malformed ASCII STL: a vertex coordinate is not a number")
+
+
 def _ascii(data, name):
     if b"\x00" in data:
         _fail(name, "contains NUL bytes (not a text file)")
-    tokens = data.lower().split()
-    total = len(tokens)
-    if total == 0 or tokens[0] != b"solid":
+    tokens = _Tokens(data)
+    total = tokens.count
+    if total == 0 or not tokens.is_word([0], b"solid")[0]:
         _fail(name, "ASCII STL must start with 'solid'")
-    pieces = []
+    solids = tokens.where_word(b"solid")
+    endsolids = tokens.where_word(b"endsolid")
+    facets = tokens.where_word(b"facet")
+    bodies = []  # (first token, facet count) of each solid's facets
     position = 0
     while position < total:
-        if tokens[position] != b"solid":
-            _fail(name, f"expected 'solid' at token {position}, got {tokens[position][:20]!r}")
-        try:
-            end = tokens.index(b"endsolid", position + 1)
-        except ValueError:
+        if not tokens.is_word([position], b"solid")[0]:
+            _fail(name, f"expected 'solid' at token {position}, got {tokens.text(position)!r}")
+        k = np.searchsorted(endsolids, position + 1)
+        if k == len(endsolids):
             _fail(name, "no 'endsolid' (truncated ASCII STL?)")
-        try:
-            first = tokens.index(b"facet", position + 1, end)
-        except ValueError:
-            first = end  # a solid without facets
-        body = tokens[first:end]
-        if len(body) % _FACET_TOKENS:
-            _fail(name, f"malformed ASCII STL: {len(body)} tokens between the first 'facet' and "
+        end = int(endsolids[k])
+        k = np.searchsorted(facets, position + 1)
+        first = int(facets[k]) if k < len(facets) and facets[k] < end else end  # a solid without facets
+        length = end - first
+        if length % _FACET_TOKENS:
+            _fail(name, f"malformed ASCII STL: {length} tokens between the first 'facet' and "
                         f"'endsolid', not a multiple of {_FACET_TOKENS} (truncated or extra tokens)")
-        if body:
-            table = np.array(body, dtype=bytes).reshape(-1, _FACET_TOKENS)
-            for column, word in _KEYWORDS.items():
-                wrong = table[:, column] != word
-                if wrong.any():
-                    facet = int(np.argmax(wrong))
-                    _fail(name, f"malformed ASCII STL: facet {facet} has {table[facet, column][:20]!r} "
-                                f"where '{word.decode()}' belongs")
-            try:
-                numbers = table[:, _NUMBER_COLUMNS].astype(np.float64)
-            except (ValueError, TypeError):
-                for facet in range(len(table)):  # error path only: find the bad number
-                    for column in _NUMBER_COLUMNS:
-                        try:
-                            float(table[facet, column])
-                        except ValueError:
-                            _fail(name, f"malformed ASCII STL: facet {facet} has "
-                                        f"{table[facet, column][:20]!r} where a number belongs")
-                _fail(name, "malformed ASCII STL: a vertex coordinate is not a number")
-            pieces.append(numbers.reshape(-1, 3, 3))
+        if length:
+            bodies.append((first, length // _FACET_TOKENS))
         # skip the optional name after endsolid, up to the next 'solid' or the end
-        position = end + 1
-        while position < total and tokens[position] != b"solid":
-            position += 1
-    if not pieces:
+        k = np.searchsorted(solids, end + 1)
+        position = int(solids[k]) if k < len(solids) else total
+    if not bodies:
         _fail(name, "ASCII STL without facets (an empty mesh)")
-    triangles = np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
+    # every facet's first token, all solids together (facet numbers count across solids)
+    starts = np.concatenate([first + _FACET_TOKENS * np.arange(count, dtype=np.int64) for first, count in bodies])
+    for column, word in _KEYWORDS.items():
+        wrong = ~tokens.is_word(starts + column, word)
+        if wrong.any():
+            facet = int(np.argmax(wrong))
+            _fail(name, f"malformed ASCII STL: facet {facet} has {tokens.text(starts[facet] + column)!r} "
+                        f"where '{word.decode()}' belongs")
+
+    def facet_of(token):
+        return int(np.searchsorted(starts, token, side="right") - 1)
+
+    number_tokens = (starts[:, None] + _NUMBER_COLUMNS).reshape(-1)
+    triangles = tokens.numbers(number_tokens, name, facet_of).reshape(-1, 3, 3)
     _check_finite(triangles, name)
     return triangles
 
 
 # --------------------------------------------------------------------------------------------
 # loading into a TriangleMesh
+class LoadedMesh(TriangleMesh):
+    """A :class:`touche.TriangleMesh` read from a file by :func:`load`. ``path``: the file (str).
+    ``source_faces (m,)`` int64, read-only: for each face of the mesh, its number in the file
+    (0-based, in file order: an STL's facets; for other formats the triangles as trimesh reads
+    them). Welding joins vertices and drops the faces that collapse, so face ``i`` of the mesh is
+    facet ``source_faces[i]`` of the file; results that name mesh faces (clearance, ``touche
+    check``) also give these file numbers."""
+
+    __slots__ = ("path", "source_faces")
+
+    def __init__(self, vertices, faces, path, source_faces):
+        super().__init__(vertices, faces)
+        source = np.array(source_faces, dtype=np.int64, copy=True).reshape(-1)
+        if len(source) != len(self.triangles):
+            raise GeometryError(f"source_faces has {len(source)} entries for {len(self.triangles)} faces")
+        source.setflags(write=False)
+        object.__setattr__(self, "path", str(path))
+        object.__setattr__(self, "source_faces", source)
+
+    def __reduce__(self):
+        return (_restore_loaded, (self.packed(), self._bvh, self.path, self.source_faces))
+
+    def _describe(self):
+        return f"{super()._describe()}, from {self.path!r}"
+
+
+def _restore_loaded(packed, bvh, path, source_faces):
+    mesh = object.__new__(LoadedMesh)
+    mesh._pack(*packed)
+    for name, value in (("_bvh", bvh), ("path", path), ("source_faces", source_faces)):
+        object.__setattr__(mesh, name, value)
+    return mesh
+
+
+def source_faces(mesh):
+    """The file's facet number of each face of ``mesh`` ((m,) int64): ``mesh.source_faces`` for
+    a mesh read by :func:`load`, else None (the faces are numbered as given)."""
+    return getattr(mesh, "source_faces", None)
+
+
 def load(path, weld=True, tolerance=None, format=None):
-    """Read a mesh file into a :class:`touche.TriangleMesh`.
+    """Read a mesh file into a :class:`touche.TriangleMesh` (a ``LoadedMesh``: it also keeps
+    ``path`` and ``source_faces``, each face's number in the file).
 
     ``path``: an STL file (binary or ASCII; read here) or, with trimesh installed, any format
     trimesh reads (OBJ, PLY, OFF, glTF/GLB, 3MF...). ``format`` overrides the file suffix
     (``"stl"``, ``"obj"``...). STL stores every triangle's corners separately: ``weld=True``
     (default) joins exactly equal vertices (bitwise, -0.0 == 0.0); ``tolerance=d`` joins vertices
     closer than ``d`` (Ericson 12.1, see :func:`touche.mesh.weld`); ``weld=False`` keeps the soup.
-    Raises MeshFormatError for unreadable files and for a mesh without triangles.
+    Welding drops the faces that collapse (two corners joined): the mesh's face ``i`` is then
+    facet ``source_faces[i]`` of the file.
+    Raises MeshFormatError for unreadable files and for a mesh without triangles (also when
+    every facet is degenerate).
     """
-    from ..shapes import TriangleMesh
     from .prepare import weld as weld_vertices
 
     path = Path(path)
     suffix = ("." + format.lower().lstrip(".")) if format else path.suffix.lower()
     if suffix == ".stl":
-        triangles = read_stl(path)
-        vertices = triangles.reshape(-1, 3)
+        vertices = read_stl(path).reshape(-1, 3)  # (the soup is freed once welded)
         faces = np.arange(len(vertices), dtype=np.int64).reshape(-1, 3)
     else:
         vertices, faces = _read_with_trimesh(path, suffix)
+    count = len(faces)
+    face_ids = np.arange(count, dtype=np.int64)
     if weld or tolerance is not None:
-        vertices, faces = weld_vertices(vertices, faces, tolerance=tolerance)
-    return TriangleMesh(vertices, faces)
+        try:
+            vertices, faces, face_ids = weld_vertices(vertices, faces, tolerance=tolerance, return_face_ids=True)
+        except GeometryError as exc:  # e.g. a tolerance float64 cannot resolve at these coordinates
+            _fail(path, str(exc))
+        if len(faces) == 0:
+            _fail(path, f"all {count:,} facets are degenerate (each has two corners at the same point"
+                        f"{'' if tolerance is None else f' within the tolerance {tolerance:g}'}): no triangle is left")
+    return LoadedMesh(vertices, faces, path, face_ids)
 
 
 def _read_with_trimesh(path, suffix):

@@ -27,25 +27,27 @@ def _kernels():
     return _KERNELS
 
 
-def _mesh_arrays(vertices, faces=None):
+def _mesh_arrays(vertices, faces=None, copy=True):
+    """(vertices (n, 3) float64, faces (m, 3) int64), validated; private copies unless ``copy``
+    is False (for callers that never write into them: no copy when the input already fits)."""
     if faces is None:
         if hasattr(vertices, "vertices") and hasattr(vertices, "faces"):
             vertices, faces = vertices.vertices, vertices.faces
         else:
             raise GeometryError("pass a mesh (TriangleMesh / trimesh.Trimesh) or vertices and faces")
-    v = np.array(vertices, dtype=np.float64, order="C")
+    v = np.array(vertices, dtype=np.float64, order="C") if copy else np.ascontiguousarray(vertices, dtype=np.float64)
     if v.ndim != 2 or v.shape[1] != 3:
         raise GeometryError(f"vertices must have shape (n, 3), got {v.shape}")
     if not np.isfinite(v).all():
         raise GeometryError("vertices contain NaN or inf")
-    f = np.array(faces, order="C")
+    f = np.array(faces, order="C") if copy else np.ascontiguousarray(faces)
     if f.size == 0:
         f = np.zeros((0, 3), dtype=np.int64)
     if f.ndim != 2 or f.shape[1] != 3:
         raise GeometryError(f"faces must have shape (m, 3), got {f.shape}")
     if not np.issubdtype(f.dtype, np.integer):
         raise GeometryError("faces must hold integer vertex indices")
-    f = f.astype(np.int64)
+    f = f.astype(np.int64, copy=copy)
     if f.size and (f.min() < 0 or f.max() >= len(v)):
         raise GeometryError(f"faces index vertices out of range [0, {len(v)})")
     return v, f
@@ -53,7 +55,7 @@ def _mesh_arrays(vertices, faces=None):
 
 # --------------------------------------------------------------------------------------------
 # 12.1 welding
-def weld(vertices, faces=None, tolerance=None, drop_degenerate=True, return_map=False):
+def weld(vertices, faces=None, tolerance=None, drop_degenerate=True, return_map=False, return_face_ids=False):
     """Weld vertices (Ericson 12.1).
 
     ``tolerance=None``: join vertices with exactly equal coordinates (hash of the bit patterns,
@@ -64,13 +66,16 @@ def weld(vertices, faces=None, tolerance=None, drop_degenerate=True, return_map=
     dropped; with ``drop_degenerate`` faces that lost a corner (two equal indices) are removed.
 
     Returns ``(vertices (k, 3), faces (m', 3))``, and with ``return_map`` also
-    ``vertex_map (n,)`` (old vertex -> new vertex, -1 for dropped ones).
+    ``vertex_map (n,)`` (old vertex -> new vertex, -1 for dropped ones), and with
+    ``return_face_ids`` also ``face_ids (m',)``: the input face each output face comes from
+    (faces keep their order; dropped ones leave gaps).
     """
-    v, f = _mesh_arrays(vertices, faces)
+    v, f = _mesh_arrays(vertices, faces, copy=False)  # read only below: no copy of a large input
     kernels = _kernels()
     if tolerance is None:
         normalised = v + 0.0  # -0.0 + 0.0 == +0.0: one bit pattern for zero
         remap, kept = kernels.weld_exact(np.ascontiguousarray(normalised).view(np.int64))
+        del normalised
     else:
         tolerance = float(tolerance)
         if not np.isfinite(tolerance) or tolerance <= 0.0:
@@ -84,19 +89,26 @@ def weld(vertices, faces=None, tolerance=None, drop_degenerate=True, return_map=
         remap, kept = kernels.weld_tolerance(v, tolerance, cell)
     new_vertices = v[kept]
     new_faces = remap[f]
+    face_ids = np.arange(len(new_faces), dtype=np.int64)
     if drop_degenerate and len(new_faces):
         good = ((new_faces[:, 0] != new_faces[:, 1]) & (new_faces[:, 1] != new_faces[:, 2])
                 & (new_faces[:, 2] != new_faces[:, 0]))
         new_faces = new_faces[good]
+        face_ids = face_ids[good]
     new_vertices, new_faces, compact = _drop_unused(new_vertices, new_faces)
+    result = (new_vertices, new_faces)
     if return_map:
-        return new_vertices, new_faces, compact[remap]
-    return new_vertices, new_faces
+        result += (compact[remap],)
+    if return_face_ids:
+        result += (face_ids,)
+    return result
 
 
 def _drop_unused(vertices, faces):
     used = np.zeros(len(vertices), dtype=bool)
     used[faces.reshape(-1)] = True
+    if used.all():  # the common case: no copies
+        return vertices, faces, np.arange(len(vertices), dtype=np.int64)
     compact = np.full(len(vertices), -1, dtype=np.int64)
     compact[used] = np.arange(int(used.sum()))
     return vertices[used], compact[faces], compact
@@ -298,8 +310,12 @@ class TJunctions(NamedTuple):
 
 
 def _default_tolerance(v):
+    """1e-9 x the largest extent, but never below what float64 resolves at these coordinates
+    (4 ulps of the largest one): a mesh collapsed to a point or a sliver far from the origin
+    gets a usable tolerance instead of one that welding must refuse."""
     extent = float(np.ptp(v, axis=0).max()) if len(v) else 0.0
-    return max(extent, 1e-300) * 1e-9
+    largest = float(np.abs(v).max()) if v.size else 0.0
+    return max(extent * 1e-9, largest * 2.0 ** -50, 1e-300)
 
 
 def t_junctions(vertices, faces=None, tolerance=None):
