@@ -185,10 +185,16 @@ def _make_shapes():
 
 
 SHAPES = _make_shapes()
-FINITE_CONVEX = ("point", "segment", "degenerate_segment", "triangle", "zero_area_triangle", "tetrahedron",
-                 "sphere", "capsule", "box", "aabb", "cylinder", "cone", "ellipsoid", "polygon", "polyhedron")
-POLYTOPES = ("triangle", "zero_area_triangle", "tetrahedron", "box", "aabb", "polygon", "polyhedron")
-PLANES = ("plane", "halfspace")
+
+
+def _names_in(category):
+    """The names of SHAPES whose kind is in one of touche.dispatch's categories, in SHAPES order."""
+    return tuple(name for name, shape in SHAPES.items() if shape.kind in category)
+
+
+FINITE_CONVEX = _names_in(dispatch.FINITE_CONVEX)
+POLYTOPES = _names_in(dispatch.POLYTOPES)
+PLANES = _names_in(dispatch.PLANES)
 CUBE_MESH = tc.TriangleMesh(CUBE_V, CUBE_F)
 OPEN_MESH = tc.TriangleMesh(OPEN_V, OPEN_F)
 

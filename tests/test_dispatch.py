@@ -561,7 +561,10 @@ def test_unregistered_entry_raises_naming_the_pair(entry):
     with pytest.raises(tc.UnsupportedQuery) as caught:
         _ask(verb, a, b)
     message = str(caught.value)
-    assert f"touche.{dispatch.public_name(verb)} is not supported for" in message
+    assert f"touche.{dispatch.public_name(verb, kind_a, kind_b)} is not supported for" in message
+    if verb in dispatch.TIME_OF_IMPACT.values():  # the motions are named when they are the reason
+        elsewhere = any(dispatch.supported(other, kind_a, kind_b) for other in dispatch.TIME_OF_IMPACT.values())
+        assert ("time_of_impact (" in message) == elsewhere
     named = (type(b).__name__,) if verb in (dispatch.CLOSEST_POINT, dispatch.RAYCAST) else (
         type(a).__name__, type(b).__name__)
     assert all(name in message for name in named), message

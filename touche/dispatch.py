@@ -2,8 +2,8 @@
 
 Every public verb looks its pair up here before it touches a kernel: an unregistered pair raises
 :class:`touche.UnsupportedQuery` naming the verb and both shapes, a registered one names the
-engine (the code path that answers it) and whether the pair is the mirror of the registered
-order. ``SUPPORTED_PAIRS``, the verbs' routing (touche.query, touche.contacts, touche.impact),
+engine (the code path that answers it) and whether that engine takes the two shapes the other
+way round (``flip``). ``SUPPORTED_PAIRS``, the verbs' routing (touche.query, touche.contacts, touche.impact),
 the checks of touche.world and the ``touche`` command, warmup's closed-form step and the tests'
 enumerations all read this table; nothing else lists pairs.
 
@@ -248,16 +248,18 @@ def require(verb, a, b):
     """The Route for shapes ``a`` and ``b``, or UnsupportedQuery naming the verb and both."""
     found = _TABLE[verb].get((a.kind, b.kind))
     if found is None:
-        raise UnsupportedQuery(public_name(verb), a, b)
+        raise UnsupportedQuery(public_name(verb, a.kind, b.kind), a, b)
     return found
 
 
-def public_name(verb):
-    """How an error names a verb: ``time_of_impact (Screw, Keyframes or Integrated motions)``
-    for the time-of-impact families, the verb itself otherwise."""
+def public_name(verb, kind_a=None, kind_b=None):
+    """How an error names a verb: the verb itself, or for a time-of-impact family that refuses a
+    pair another family answers, ``time_of_impact (<the motions>)`` (the motions are the
+    problem, not the shapes)."""
     for family, name in TIME_OF_IMPACT.items():
         if verb == name:
-            return f"time_of_impact ({_FAMILY_WORDS[family]})"
+            answered_otherwise = any((kind_a, kind_b) in _TABLE[other] for other in TIME_OF_IMPACT.values())
+            return f"time_of_impact ({_FAMILY_WORDS[family]})" if answered_otherwise else "time_of_impact"
     return verb
 
 
