@@ -189,11 +189,6 @@ def distance(a, pose_a, b, pose_b):
     route = _DISTANCE_ROUTES.get((a.kind, b.kind))
     if route is None:
         raise UnsupportedQuery("distance", a, b)
-    return _distance(a, pose_a, b, pose_b, route)
-
-
-def _distance(a, pose_a, b, pose_b, route):
-    """distance / signed_distance once the registry has routed the pair."""
     engine = route[0]
     if engine == _ENGINE_MESH_SHAPE or engine == _ENGINE_MESH_MESH:
         return _mesh_distance(a, pose_a, b, pose_b, route)
@@ -238,10 +233,9 @@ def signed_distance(a, pose_a, b, pose_b):
     see :func:`distance` for points, normal and status."""
     a = _shape(a, "a")
     b = _shape(b, "b")
-    route = _SIGNED_DISTANCE_ROUTES.get((a.kind, b.kind))
-    if route is None:
+    if (a.kind, b.kind) not in _SIGNED_DISTANCE_ROUTES:
         raise UnsupportedQuery("signed_distance", a, b)
-    return _distance(a, pose_a, b, pose_b, route).signed_distance
+    return distance(a, pose_a, b, pose_b).signed_distance
 
 
 class _SingleDistanceResult(DistanceResult):
