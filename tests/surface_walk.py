@@ -8,9 +8,14 @@ command line, plus the input variants users hand over (lists, int / float32 arra
 Fortran-order and sliced arrays, a single point vs points, scalar vs array limits). A test can
 then assert that after ``touche.warmup()`` no numba kernel compiles during the walk.
 
+Which pairs a verb answers comes from the registry (touche/dispatch.py): on the sections that walk
+every pair (``_answered``), a registered pair must answer and an unregistered one must raise
+``touche.UnsupportedQuery``; either surprise fails the walk.
+
 Structure: ``SECTIONS`` is a list of ``(name, function)``; ``walk()`` runs them in order (or
-``walk(["raycast", ...])`` a subset); a failure names its section. Queries that touche does not
-answer for a pair raise ``touche.UnsupportedQuery``: the walk catches exactly that (``_try``), and
+``walk(["raycast", ...])`` a subset); a failure names its section. Elsewhere, queries that touche
+does not answer for their arguments (a motion, a mode) raise ``touche.UnsupportedQuery``: the walk
+catches exactly that (``_try``), and
 a ``touche.GeometryError`` only where that error is the documented answer for the combination
 (mesh-only functions given another shape, a plane that rotates, ...). Nothing else is caught.
 
@@ -38,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 import touche as tc
-from touche import GeometryError, MeshFormatError, UnsupportedQuery
+from touche import GeometryError, MeshFormatError, UnsupportedQuery, dispatch
 
 NO_JIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
 T_MAX = 2.0
@@ -52,6 +57,18 @@ def _try(function, *args, **kwargs):
         return function(*args, **kwargs)
     except UnsupportedQuery:
         return None
+
+
+def _answered(verb, kind_a, kind_b, function, *args, **kwargs):
+    """``function(*args, **kwargs)`` for a registered (verb, kind_a, kind_b); for an unregistered
+    one, check that it raises UnsupportedQuery and return None."""
+    if dispatch.supported(verb, kind_a, kind_b):
+        return function(*args, **kwargs)
+    try:
+        function(*args, **kwargs)
+    except UnsupportedQuery:
+        return None
+    raise AssertionError(f"{verb} answered ({kind_a}, {kind_b}), which touche.dispatch does not register")
 
 
 def _documented_geometry_error(function, *args, **kwargs):
@@ -168,10 +185,16 @@ def _make_shapes():
 
 
 SHAPES = _make_shapes()
-FINITE_CONVEX = ("point", "segment", "degenerate_segment", "triangle", "zero_area_triangle", "tetrahedron",
-                 "sphere", "capsule", "box", "aabb", "cylinder", "cone", "ellipsoid", "polygon", "polyhedron")
-POLYTOPES = ("triangle", "zero_area_triangle", "tetrahedron", "box", "aabb", "polygon", "polyhedron")
-PLANES = ("plane", "halfspace")
+
+
+def _names_in(category):
+    """The names of SHAPES whose kind is in one of touche.dispatch's categories, in SHAPES order."""
+    return tuple(name for name, shape in SHAPES.items() if shape.kind in category)
+
+
+FINITE_CONVEX = _names_in(dispatch.FINITE_CONVEX)
+POLYTOPES = _names_in(dispatch.POLYTOPES)
+PLANES = _names_in(dispatch.PLANES)
 CUBE_MESH = tc.TriangleMesh(CUBE_V, CUBE_F)
 OPEN_MESH = tc.TriangleMesh(OPEN_V, OPEN_F)
 
@@ -380,43 +403,51 @@ def _pairs():
 def section_intersects():
     for a, b in _pairs():
         for pose_a, pose_b in PAIR_POSES:
-            _try(tc.intersects, a, pose_a, b, pose_b)
+            _answered(dispatch.INTERSECTS, a.kind, b.kind, tc.intersects, a, pose_a, b, pose_b)
 
 
 def section_distance():
     for a, b in _pairs():
         for pose_a, pose_b in PAIR_POSES:
-            _touch(_try(tc.distance, a, pose_a, b, pose_b), *_DISTANCE_FIELDS)
+            _touch(_answered(dispatch.DISTANCE, a.kind, b.kind, tc.distance, a, pose_a, b, pose_b),
+                   *_DISTANCE_FIELDS)
 
 
 def section_signed_distance():
     for a, b in _pairs():
-        _try(tc.signed_distance, a, None, b, RAW)
-        _try(tc.signed_distance, a, POSE_BATCH, b, POSE)
+        _answered(dispatch.SIGNED_DISTANCE, a.kind, b.kind, tc.signed_distance, a, None, b, RAW)
+        _answered(dispatch.SIGNED_DISTANCE, a.kind, b.kind, tc.signed_distance, a, POSE_BATCH, b, POSE)
 
 
 def section_contacts():
     for a, b in _pairs():
+        def contacts(*args, **kwargs):
+            return _answered(dispatch.CONTACTS, a.kind, b.kind, tc.contacts, *args, **kwargs)
+
         for pose_a, pose_b in PAIR_POSES:
-            _touch(_try(tc.contacts, a, pose_a, b, pose_b), "points", "depths", "normal", "count", "status")
-        _try(tc.contacts, a, POSE, b, None, max_points=1, margin=0.5)
-        _try(tc.contacts, a, BATCH, b, RAW, max_points=8, margin=0.1)
+            _touch(contacts(a, pose_a, b, pose_b), "points", "depths", "normal", "count", "status")
+        contacts(a, POSE, b, None, max_points=1, margin=0.5)
+        contacts(a, BATCH, b, RAW, max_points=8, margin=0.1)
 
 
 def section_intersection():
     for a, b in _pairs():
         for pose_a, pose_b in PAIR_POSES:
-            result = _try(tc.intersection, a, pose_a, b, pose_b)
+            result = _answered(dispatch.INTERSECTION, a.kind, b.kind, tc.intersection, a, pose_a, b, pose_b)
             _touch(result, "kind", "points", "count", "faces")
 
 
 def section_time_of_impact_pairs():
     """time_of_impact on every pair with translations (single, batch, a pose as Static), both
     orders; meshes and planes included."""
+    verb = dispatch.TIME_OF_IMPACT[dispatch.TRANSLATION]
     for a, b in _pairs():
-        _impact(_try(tc.time_of_impact, a, tc.Linear(VELOCITY, START), b, None, T_MAX))
-        _impact(_try(tc.time_of_impact, a, tc.Linear(VELOCITY_BATCH, START_BATCH), b, tc.Static(), T_MAX))
-        _impact(_try(tc.time_of_impact, a, POSE, b, tc.Linear([0.0, 0.0, 0.5], RAW), T_MAX))
+        def cast(*args):
+            return _answered(verb, a.kind, b.kind, tc.time_of_impact, *args)
+
+        _impact(cast(a, tc.Linear(VELOCITY, START), b, None, T_MAX))
+        _impact(cast(a, tc.Linear(VELOCITY_BATCH, START_BATCH), b, tc.Static(), T_MAX))
+        _impact(cast(a, POSE, b, tc.Linear([0.0, 0.0, 0.5], RAW), T_MAX))
 
 
 def section_clearance_pairs():
@@ -432,28 +463,35 @@ def section_clearance_pairs():
 # single-shape verbs on every shape kind
 def section_closest_point():
     for shape in SHAPES.values():
+        def closest(*args):
+            return _answered(dispatch.CLOSEST_POINT, tc.Point().kind, shape.kind, tc.closest_point, *args)
+
         for pose in (None, POSE, RAW):
-            _touch(_try(tc.closest_point, shape, pose, POINT), "point", "distance", "status")
-            _touch(_try(tc.closest_point, shape, pose, POINTS), "point", "distance", "status")
-        _try(tc.closest_point, shape, BATCH, POINTS)
-        _try(tc.closest_point, shape, POSE_BATCH, POINTS)
-        _try(tc.closest_point, shape, BATCH[:1], POINTS)
-        _try(tc.closest_point, shape, BATCH[1:2], POINT)
+            _touch(closest(shape, pose, POINT), "point", "distance", "status")
+            _touch(closest(shape, pose, POINTS), "point", "distance", "status")
+        closest(shape, BATCH, POINTS)
+        closest(shape, POSE_BATCH, POINTS)
+        closest(shape, BATCH[:1], POINTS)
+        closest(shape, BATCH[1:2], POINT)
 
 
 def section_raycast():
     limits = np.array([1.0, np.inf, 10.0])
+    ray_kind = tc.Ray([0.0, 0.0, 0.0], [0.0, 0.0, 1.0]).kind
     for shape in SHAPES.values():
         if not _ray_ok(shape):
             continue
+
+        def cast(*args, **kwargs):
+            return _answered(dispatch.RAYCAST, ray_kind, shape.kind, tc.raycast, *args, **kwargs)
+
         for solid in (True, False):
             for pose in (None, POSE, RAW):
-                _touch(_try(tc.raycast, shape, pose, ORIGINS[0], DIRECTIONS[0], solid=solid),
-                       "hit", "t", "point", "normal", "face")
-                _touch(_try(tc.raycast, shape, pose, ORIGINS, DIRECTIONS, 5.0, solid=solid), "hit", "t")
-            _try(tc.raycast, shape, BATCH, ORIGINS, DIRECTIONS[0], max_t=limits, solid=solid)
-            _try(tc.raycast, shape, POSE_BATCH, ORIGINS[1], DIRECTIONS, solid=solid)
-            _try(tc.raycast, shape, BATCH[:1], ORIGINS[2], DIRECTIONS[2], max_t=limits[:1], solid=solid)
+                _touch(cast(shape, pose, ORIGINS[0], DIRECTIONS[0], solid=solid), "hit", "t", "point", "normal", "face")
+                _touch(cast(shape, pose, ORIGINS, DIRECTIONS, 5.0, solid=solid), "hit", "t")
+            cast(shape, BATCH, ORIGINS, DIRECTIONS[0], max_t=limits, solid=solid)
+            cast(shape, POSE_BATCH, ORIGINS[1], DIRECTIONS, solid=solid)
+            cast(shape, BATCH[:1], ORIGINS[2], DIRECTIONS[2], max_t=limits[:1], solid=solid)
 
 
 def section_raycast_modes():

@@ -1,4 +1,5 @@
-"""touche.time_of_impact for pairs answered by GJK shape casting (impact._route -> "gjk"):
+"""touche.time_of_impact for pairs answered by GJK shape casting (touche.dispatch routes them to
+dispatch.GJK_CAST under translation):
 spheres, capsules, segments, points, cylinders, cones, ellipsoids, and those against polytopes.
 
 References: the closed-form sphere-sphere time (a quadratic), the exact SAT engine on polytope
@@ -12,7 +13,8 @@ import naive as N
 import touche as tc
 from naive_toi import first_contact_by_sampling
 from touche._kernels import kinds as K
-from touche.impact import ImpactStatus, SetKind, _route, time_of_impact
+from touche import dispatch
+from touche.impact import ImpactStatus, SetKind, time_of_impact
 
 
 def _translation(p):
@@ -21,9 +23,15 @@ def _translation(p):
 
 def test_routes():
     box, sphere, cylinder, mesh = tc.Box([1, 1, 1]), tc.Sphere(1.0), tc.Cylinder(1, 1), tc.TriangleMesh(np.eye(3), [[0, 1, 2]])
-    assert _route(box, box) == "sat"
-    assert _route(sphere, box) == _route(cylinder, tc.Ellipsoid([1, 2, 3])) == "gjk"
-    assert _route(mesh, sphere) is None  # meshes go to the BVH advancement (test_ccd_mesh.py)
+
+    def engine(a, b):
+        return dispatch.route(dispatch.TIME_OF_IMPACT[dispatch.TRANSLATION], a.kind, b.kind).engine
+
+    assert engine(box, tc.Tetrahedron(*np.eye(4)[:, :3])) == "sat"
+    assert engine(box, box) == dispatch.ALIGNED_BOXES_OR_SAT  # the AABB closed form when neither turns
+    assert engine(sphere, box) == dispatch.SPHERE_BOX_CAST  # a closed form before GJK casting
+    assert engine(cylinder, tc.Ellipsoid([1, 2, 3])) == engine(tc.Capsule(1, 1), box) == "gjk"
+    assert engine(mesh, sphere) == dispatch.MESH_ADVANCEMENT  # the BVH advancement (test_ccd_mesh.py)
     assert time_of_impact(mesh, tc.Static(), sphere, tc.Linear([1, 0, 0], tc.Pose.from_translation([-3, 0, 0])),
                           1.0).status == ImpactStatus.MISS
     with pytest.raises(tc.UnsupportedQuery):

@@ -124,14 +124,17 @@ def _tetra():
 
 
 def _step_point_pairs():
+    """The closed forms (fastpaths.py): every pair the registry sends there, both verbs."""
     import touche as tc
 
-    shapes = _shapes()
+    from . import dispatch
+
+    by_kind = {shape.kind: shape for shape in _shapes().values()}
     moved = tc.Pose.from_translation([0.5, 0.2, 0.1])
-    for a in ("point", "sphere"):
-        for b in ("sphere", "capsule", "box"):
-            tc.intersects(shapes[a], moved, shapes[b], None)
-            tc.distance(shapes[a], moved, shapes[b], None)
+    for verb, function in ((dispatch.INTERSECTS, tc.intersects), (dispatch.DISTANCE, tc.distance)):
+        for (kind_a, kind_b), route in dispatch.routes(verb).items():
+            if route.engine == dispatch.CLOSED_FORM:
+                function(by_kind[kind_a], moved, by_kind[kind_b], None)
 
 
 def _step_engines():
@@ -303,7 +306,6 @@ def _step_convex_module():
 
 def _step_small_modules():
     """touche.planar, touche.pairwise, touche.lp."""
-    import touche as tc
     from touche import lp, pairwise, planar
 
     square = [[0, 0], [1, 0], [1, 1], [0, 1]]
@@ -430,7 +432,7 @@ STEPS = [
     ("broad phase and world", _step_broadphase),
     ("STL clearance", _step_clearance),
     ("mesh preparation", _step_mesh_preparation),
-    ("points and spheres", _step_point_pairs),
+    ("closed-form pairs (points, spheres, capsules, boxes)", _step_point_pairs),
     ("closest points and rays", _step_points_and_rays),
     ("mesh inside / winding number", _step_mesh_points),
 ]

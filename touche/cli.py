@@ -152,6 +152,8 @@ def _demo(out):
 
 
 def _demo_report(np, tc, line):
+    from touche import dispatch
+
     line("touche demo: a few shapes, every query, one report")
     line("=" * 64)
     line("(a first run compiles each query's kernels as it meets them; `touche warmup` compiles them all)")
@@ -174,7 +176,7 @@ def _demo_report(np, tc, line):
     for i, name_a in enumerate(names):
         for name_b in names[i:]:
             a, b = shapes[name_a], shapes[name_b]
-            if (a.kind, b.kind) not in tc.SUPPORTED_PAIRS:
+            if not dispatch.supported(dispatch.DISTANCE, a.kind, b.kind):
                 continue
             result = tc.distance(a, pose_a, b, pose_b)
             line(

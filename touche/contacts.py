@@ -28,24 +28,16 @@ import numbers
 
 import numpy as np
 
-from . import _parallel
+from . import _parallel, dispatch
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
-from .query import SUPPORTED_PAIRS, Status, _batch_size, _raise_invalid_pose, _shape
+from .query import Status, _batch_size, _raise_invalid_pose, _shape
 from .shapes import check_size
 
-_NO_MANIFOLD = frozenset((kinds.RAY, kinds.LINE, kinds.MESH))
-_PLANES = (kinds.PLANE, kinds.HALFSPACE)
-
-
-def _contact_supported(kind_a, kind_b):
-    """Mirror of ``manifold.contact_supported`` (checked before any kernel is loaded)."""
-    if (kind_a, kind_b) not in SUPPORTED_PAIRS:
-        return False
-    if kind_a in _NO_MANIFOLD or kind_b in _NO_MANIFOLD:
-        return False
-    return not (kind_a in _PLANES and kind_b in _PLANES)
+# the pairs with a manifold (touche/dispatch.py; the kernel's manifold.contact_supported agrees,
+# tests/test_dispatch.py), checked before any kernel is loaded
+_CONTACT_ROUTES = dispatch.routes(dispatch.CONTACTS)
 
 
 class ContactManifold:
@@ -118,7 +110,7 @@ def contacts(a, pose_a, b, pose_b, *, max_points=4, margin=0.0):
     """
     a = _shape(a, "a")
     b = _shape(b, "b")
-    if not _contact_supported(a.kind, b.kind):
+    if (a.kind, b.kind) not in _CONTACT_ROUTES:
         raise UnsupportedQuery("contacts", a, b)
     max_points, margin = _check_options(max_points, margin)
     ta = as_matrices(pose_a, "pose_a", check=False)
@@ -133,7 +125,7 @@ def contacts(a, pose_a, b, pose_b, *, max_points=4, margin=0.0):
         )
         if status < 0 and status != kinds.UNSUPPORTED:
             _raise_invalid_pose(status, pose_a, pose_b)
-        if status == kinds.UNSUPPORTED:  # pragma: no cover - the table above says so first
+        if status == kinds.UNSUPPORTED:  # pragma: no cover - the registry refuses these pairs first
             raise UnsupportedQuery("contacts", a, b)
         return ContactManifold(points[:count], depths[:count], normal, int(count), Status(status))
     ta = as_matrices(ta, "pose_a") if ta.ndim == 2 else ta
@@ -149,6 +141,6 @@ def contacts(a, pose_a, b, pose_b, *, max_points=4, margin=0.0):
         *a._packed, ta.reshape(-1, 4, 4), *b._packed, tb.reshape(-1, 4, 4), margin, max_points,
         points, depths, normals, counts, status, grain=_GRAIN_MANIFOLD,
     )
-    if (status == kinds.UNSUPPORTED).any():  # pragma: no cover - the table above says so first
+    if (status == kinds.UNSUPPORTED).any():  # pragma: no cover - the registry refuses these pairs first
         raise UnsupportedQuery("contacts", a, b)
     return ContactManifold(points, depths, normals, counts, status)

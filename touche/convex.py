@@ -20,7 +20,7 @@ import enum
 
 import numpy as np
 
-from . import _parallel
+from . import _parallel, dispatch
 from . import tolerance as _tolerance
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
@@ -56,10 +56,6 @@ class CastStatus(enum.IntEnum):
 GJK_GRAIN = 64
 _GJK_STATUS = {s.value: s for s in GJKStatus}
 _CAST_STATUS = {s.value: s for s in CastStatus}
-_CONVEX = frozenset(
-    [kinds.POINT, kinds.SPHERE, kinds.SEGMENT, kinds.CAPSULE]
-    + list(range(kinds.TRIANGLE, kinds.ELLIPSOID + 1))
-)
 _KERNELS = None
 
 
@@ -146,7 +142,7 @@ class CastResult:
 def _convex_pair(verb, a, b):
     a = a if isinstance(a, Shape) else as_shape(a, "a")
     b = b if isinstance(b, Shape) else as_shape(b, "b")
-    if a.kind not in _CONVEX or b.kind not in _CONVEX:
+    if a.kind not in dispatch.FINITE_CONVEX or b.kind not in dispatch.FINITE_CONVEX:
         raise UnsupportedQuery(verb, a, b)
     return a, b
 

@@ -5,15 +5,16 @@
     hit = time_of_impact(a, tc.Static(), b, tc.Linear([1, -1, 0], pose_b), t_max=10.0)
     hit.status, hit.time, hit.normal, hit.point, hit.points, hit.kind
 
-Engines: ``_route(a, b)`` names the engine that answers a pair:
-- "sat": the separating-axis engine for translating convex polytopes
+Engines: the registry (touche/dispatch.py) names the engine that answers a pair, per motion
+family (``dispatch.motion_family``). Under translation, after the closed forms:
+- ``dispatch.SAT``: the separating-axis engine for translating convex polytopes
   (touche/_kernels/sat_moving.py: triangle, tetrahedron, box, convex polygon, convex polyhedron;
   Eberly's method of separating axes): exact first and last contact and the contact set;
-- "gjk": GJK shape casting (touche/_kernels/gjk.py, Ericson 9.5.7, conservative advancement on
-  the Minkowski difference) for every other pair of finite convex shapes (points, spheres,
-  segments, capsules, cylinders, cones, ellipsoids, and those against polytopes): the first
-  contact time, one contact point and the normal.
-``intersection`` is answered for polytope pairs only.
+- ``dispatch.GJK_CAST``: GJK shape casting (touche/_kernels/gjk.py, Ericson 9.5.7, conservative
+  advancement on the Minkowski difference) for every other pair of finite convex shapes (points,
+  spheres, segments, capsules, cylinders, cones, ellipsoids, and those against polytopes): the
+  first contact time, one contact point and the normal.
+``intersection`` is answered for polytope pairs only (``dispatch.INTERSECTION``).
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ import enum
 
 import numpy as np
 
-from . import _parallel
+from . import _parallel, dispatch
 from ._cache import WeakIdentityCache, shape_key
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
@@ -52,14 +53,10 @@ class SetKind(enum.IntEnum):
     POLYHEDRON = kinds.SET_POLYHEDRON
 
 
-_POLYTOPES = frozenset((kinds.TRIANGLE, kinds.TETRAHEDRON, kinds.BOX, kinds.POLYGON, kinds.POLYHEDRON))
-_FINITE_CONVEX = _POLYTOPES | frozenset(
-    (kinds.POINT, kinds.SPHERE, kinds.SEGMENT, kinds.CAPSULE, kinds.CYLINDER, kinds.CONE, kinds.ELLIPSOID)
-)
-SAT_ENGINE = "sat"
+SAT_ENGINE = dispatch.SAT
 _KIND_KEYFRAMES = 3  # touche.motion.KIND_KEYFRAMES
 DEFAULT_TIME_TOLERANCE = 1e-9  # time accuracy of time_of_impact, a fraction of t_max
-GJK_ENGINE = "gjk"
+GJK_ENGINE = dispatch.GJK_CAST
 # Batches run through touche._parallel.run: items per chunk (the smallest chunk worth handing to a
 # thread, some tens of microseconds of work; a batch of at most one grain stays in the calling
 # thread), from the cost per pair of each driver.
@@ -73,15 +70,14 @@ _GRAIN_POSE = 2048  # a motion's pose at a time: tens of ns
 _GRAIN_GAP = 64  # one GJK gap
 
 
-def _route(a, b):
-    """The engine answering time_of_impact / intersection for shapes a, b, or None.
-
-    One table for both verbs; the pair is symmetric. Add engines here rather than in the verbs."""
-    if a.kind in _POLYTOPES and b.kind in _POLYTOPES:
-        return SAT_ENGINE
-    if a.kind in _FINITE_CONVEX and b.kind in _FINITE_CONVEX:
-        return GJK_ENGINE
-    return None
+# the closed forms of ccd_analytic.py by their engine names in the registry
+_CLOSED_FORM_CODES = {
+    dispatch.SPHERE_SPHERE_CAST: "PAIR_SPHERE_SPHERE",
+    dispatch.CONVEX_PLANE_CAST: "PAIR_CONVEX_PLANE",
+    dispatch.SPHERE_TRIANGLE_CAST: "PAIR_SPHERE_TRIANGLE",
+    dispatch.SPHERE_POLYGON_CAST: "PAIR_SPHERE_POLYGON",
+    dispatch.SPHERE_BOX_CAST: "PAIR_SPHERE_BOX",
+}
 
 
 _KERNELS = None
@@ -216,7 +212,7 @@ def time_of_impact(a, motion_a, b, motion_b, t_max, tolerance=None):
     ``tolerance``: time accuracy as a fraction of t_max (default 1e-9); the reported time is
     never after the true first contact (see the engines below).
 
-    Engines (``_engine``):
+    Engines (touche/dispatch.py, by the pair's kinds and motion family):
     - both motions translational (Static / Linear): the exact moving SAT for polytope pairs
       (first and last contact, contact set) and GJK shape casting for other finite convex pairs;
       contact means within the touching tolerance (touche.tolerance) on every axis;
@@ -241,21 +237,26 @@ def time_of_impact(a, motion_a, b, motion_b, t_max, tolerance=None):
     time_tolerance = _time_tolerance(tolerance)
     ma = as_motion(motion_a, "motion_a")
     mb = as_motion(motion_b, "motion_b")
-    if kinds.MESH in (a.kind, b.kind):
-        return _mesh_time_of_impact(a, ma, b, mb, limit, time_tolerance)
-    from .motion import CallableMotion, QuadraticMatrix
-
-    if isinstance(ma, QuadraticMatrix) or isinstance(mb, QuadraticMatrix):
+    engine, flip = dispatch.require(dispatch.TIME_OF_IMPACT[dispatch.motion_family(ma, mb)], a, b)
+    if engine == dispatch.MESH_ADVANCEMENT or engine == dispatch.MESH_PYTHON_ADVANCEMENT:
+        return _mesh_time_of_impact(a, ma, b, mb, limit, time_tolerance, flip)
+    if engine == dispatch.QUADRATIC_SAT:
         return _quadratic_time_of_impact(a, ma, b, mb, limit, time_tolerance)
-    if isinstance(ma, CallableMotion) or isinstance(mb, CallableMotion):
-        return _callable_time_of_impact(a, ma, b, mb, limit, time_tolerance)
-    if ma.translational and mb.translational:
-        analytic = _analytic_code(a, ma, b, mb)
-        if analytic is not None:
-            return _analytic_time_of_impact(a, ma, b, mb, limit, *analytic)
-    engine = _route(a, b)
-    if not (ma.translational and mb.translational) or engine is None:
-        return _advancement_time_of_impact(a, ma, b, mb, limit, time_tolerance)
+    if engine == dispatch.PYTHON_ADVANCEMENT:
+        return _callable_time_of_impact(a, ma, b, mb, limit, time_tolerance, flip)
+    if engine == dispatch.ADVANCEMENT:
+        return _advancement_time_of_impact(a, ma, b, mb, limit, time_tolerance, flip)
+    if engine == dispatch.ALIGNED_BOXES_OR_SAT:
+        if _identity_rotations(ma) and _identity_rotations(mb):
+            from ._kernels import ccd_analytic
+
+            return _analytic_time_of_impact(a, ma, b, mb, limit, ccd_analytic.PAIR_AABB_AABB, False)
+        engine = dispatch.SAT
+    code_name = _CLOSED_FORM_CODES.get(engine)
+    if code_name is not None:
+        from ._kernels import ccd_analytic
+
+        return _analytic_time_of_impact(a, ma, b, mb, limit, getattr(ccd_analytic, code_name), flip)
     return _translational(a, ma, b, mb, limit, engine)
 
 
@@ -264,35 +265,6 @@ def time_of_impact(a, motion_a, b, motion_b, t_max, tolerance=None):
 def _identity_rotations(motion):
     rotation = np.asarray(motion.pose, dtype=np.float64).reshape(-1, 4, 4)[:, :3, :3]
     return bool((rotation == np.eye(3)).all())
-
-
-def _analytic_code(a, motion_a, b, motion_b):
-    """(pair code, flip) of the closed form answering a translational pair, or None. Flip: the
-    kernel wants the sphere / box / convex first."""
-    from ._kernels import ccd_analytic as K
-
-    def code(x, mx, y, my):
-        if x.kind == kinds.SPHERE and y.kind == kinds.SPHERE:
-            return K.PAIR_SPHERE_SPHERE
-        if x.kind in _FINITE_CONVEX and y.kind in _PLANES:
-            return K.PAIR_CONVEX_PLANE
-        if x.kind == kinds.SPHERE and y.kind == kinds.TRIANGLE:
-            return K.PAIR_SPHERE_TRIANGLE
-        if x.kind == kinds.SPHERE and y.kind == kinds.POLYGON:
-            return K.PAIR_SPHERE_POLYGON
-        if x.kind == kinds.SPHERE and y.kind == kinds.BOX:
-            return K.PAIR_SPHERE_BOX
-        if x.kind == kinds.BOX and y.kind == kinds.BOX and _identity_rotations(mx) and _identity_rotations(my):
-            return K.PAIR_AABB_AABB
-        return None
-
-    found = code(a, motion_a, b, motion_b)
-    if found is not None:
-        return found, False
-    found = code(b, motion_b, a, motion_a)
-    if found is not None:
-        return found, True
-    return None
 
 
 def _linear_pair(motion_a, motion_b):
@@ -310,6 +282,8 @@ def _linear_pair(motion_a, motion_b):
 
 
 def _analytic_time_of_impact(a, motion_a, b, motion_b, limit, code, flip):
+    """A closed form of ccd_analytic.py (``code``); ``flip``: the kernel takes B first (the
+    registry's order: the sphere / box / convex shape before its partner)."""
     from ._kernels import ccd_analytic
 
     if flip:
@@ -426,7 +400,7 @@ def _translational(a, motion_a, b, motion_b, limit, engine):
 
 # ----------------------------------------------------------------------------------------------
 # conservative advancement (rotating and general rigid motions), touche/_kernels/ccd.py
-_PLANES = frozenset((kinds.PLANE, kinds.HALFSPACE))
+_PLANES = dispatch.PLANES
 CA_MAX_ITERATIONS = 20_000  # per pair; transversal contacts need ~30 x (speed bound / approach speed)
 
 
@@ -466,7 +440,7 @@ def _bounding_ball(shape):
         else:
             center = 0.5 * (points.min(axis=0) + points.max(axis=0))
             radius = float(np.linalg.norm(points - center, axis=1).max())
-            if kind in (kinds.SPHERE, kinds.CAPSULE, kinds.CYLINDER, kinds.CONE):
+            if kind in dispatch.RADIUS_PARAM:
                 radius += float(params[0])
         ball = np.array([center[0], center[1], center[2], radius * (1.0 + 1e-12)])
     return ball
@@ -498,14 +472,11 @@ def _pair_scale(a, b, rows_a, rows_b):
     return max(a.scale, b.scale) + max(ccd_mesh.motion_bounds(rows_a, ball)[1], ccd_mesh.motion_bounds(rows_b, ball)[1])
 
 
-def _advancement_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
-    flip = False
-    if a.kind in _PLANES:
-        if b.kind in _PLANES:
-            raise UnsupportedQuery("time_of_impact", a, b)
-        a, motion_a, b, motion_b, flip = b, motion_b, a, motion_a, True
-    if a.kind not in _FINITE_CONVEX or (b.kind not in _FINITE_CONVEX and b.kind not in _PLANES):
-        raise UnsupportedQuery("time_of_impact", a, b)
+def _advancement_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance, flip):
+    """Finite convex A against finite convex or plane B (the registry's order; ``flip``: the
+    caller gave them the other way round)."""
+    if flip:
+        a, motion_a, b, motion_b = b, motion_b, a, motion_a
     if b.kind in _PLANES and not motion_b.translational:
         raise GeometryError("a plane / half-space in time_of_impact must move by translation (Static / Linear)")
     from .tolerance import touching_tolerance
@@ -584,23 +555,20 @@ def _point_result(status, time, point, normal, single):
 MESH_BUDGET = 2_000_000  # advancement steps per query before the coarse / MAX_ITERATIONS exit
 
 
-def _mesh_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
+def _mesh_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance, flip):
     """Mesh-mesh, mesh-convex and mesh-plane pairs: conservative advancement over the BVH with
     node-level motion bounds (never tunnels; time never after the first contact). The mesh goes
-    first (flipping the normal and the triangle ids back for a mesh given as B)."""
-    flip = a.kind != kinds.MESH
+    first (``flip``: it was given as B; the normal and the triangle ids are flipped back)."""
     if flip:
         a, motion_a, b, motion_b = b, motion_b, a, motion_a
     if b.kind == kinds.MESH:
         b_mode = 0
-    elif b.kind in _FINITE_CONVEX:
-        b_mode = 1
     elif b.kind in _PLANES:
         b_mode = 2
         if isinstance(motion_b, CallableMotion) or not getattr(motion_b, "translational", False):
             raise GeometryError("a plane / half-space in time_of_impact must move by translation (Static / Linear)")
-    else:
-        raise UnsupportedQuery("time_of_impact", a, b)
+    else:  # a finite convex shape (the registry admits nothing else)
+        b_mode = 1
     if isinstance(motion_a, CallableMotion) or isinstance(motion_b, CallableMotion):
         if motion_a.is_batch or motion_b.is_batch:
             raise UnsupportedQuery("time_of_impact (a batch with a CallableMotion on a mesh)", a, b)
@@ -775,8 +743,6 @@ def _quadratic_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
     from .motion import QuadraticMatrix
     from .tolerance import touching_tolerance
 
-    if a.kind != kinds.BOX or b.kind != kinds.BOX:
-        raise UnsupportedQuery("time_of_impact", a, b)
     if not np.isfinite(limit):
         raise GeometryError("QuadraticMatrix motions need a finite t_max (polynomial paths diverge)")
 
@@ -813,7 +779,7 @@ def _quadratic_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
     return _point_result(status, time, point, normal, single=not (batch_a or batch_b))
 
 
-def _callable_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
+def _callable_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance, flip):
     """Conservative advancement in Python for CallableMotion (the user's function cannot run in a
     kernel), vectorised over a batch: each step evaluates the poses of all cases (one call of a
     batch function), one gap kernel call for the cases still running, and steps each by
@@ -824,11 +790,11 @@ def _callable_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance):
     from .motion import CallableMotion
     from .tolerance import touching_tolerance
 
-    flip = False
-    if a.kind in _PLANES:
-        a, motion_a, b, motion_b, flip = b, motion_b, a, motion_a, True
-    if a.kind not in _FINITE_CONVEX or (b.kind not in _FINITE_CONVEX and b.kind not in _PLANES) or (
-            b.kind in _PLANES and isinstance(motion_b, CallableMotion)):
+    if flip:  # the registry's order: the finite convex shape first, a plane second
+        a, motion_a, b, motion_b = b, motion_b, a, motion_a
+    if b.kind in _PLANES and isinstance(motion_b, CallableMotion):
+        # a plane has no bounding ball: the speed bounds of a (possibly turning) callable motion
+        # bound none of its far points, so no advancement step would be safe
         raise UnsupportedQuery("time_of_impact", a, b)
     if not np.isfinite(limit):
         raise GeometryError("CallableMotion needs a finite t_max")
@@ -941,8 +907,7 @@ def intersection(a, pose_a, b, pose_b):
     Empty when they are separated by more than the touching tolerance."""
     a = _shape(a, "a")
     b = _shape(b, "b")
-    if _route(a, b) != SAT_ENGINE:
-        raise UnsupportedQuery("intersection", a, b)
+    dispatch.require(dispatch.INTERSECTION, a, b)
     ta = as_matrices(pose_a, "pose_a")
     tb = as_matrices(pose_b, "pose_b")
     single = ta.ndim == 2 and tb.ndim == 2

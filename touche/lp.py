@@ -31,8 +31,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import _parallel
-from ._kernels import kinds
+from . import _parallel, dispatch
 from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
 from .shapes import Shape, as_shape
@@ -207,7 +206,6 @@ def feasible_point(A, b, *, seed=0):
 
 
 # --------------------------------------------------------------------------------------------
-_POLYTOPES = (kinds.TRIANGLE, kinds.TETRAHEDRON, kinds.BOX, kinds.POLYGON, kinds.POLYHEDRON)
 
 
 def _flat_planes(vertices):
@@ -237,7 +235,7 @@ def _flat_planes(vertices):
 
 def _polytope(value, name):
     shape = value if isinstance(value, Shape) else as_shape(value, name)
-    if shape.kind not in _POLYTOPES:
+    if shape.kind not in dispatch.POLYTOPES:
         raise UnsupportedQuery("lp.polytopes_intersect", shape)
     _, params, points, _, _ = shape._packed
     nv, nf = int(params[0]), int(params[1])

@@ -11,7 +11,7 @@ import enum
 
 import numpy as np
 
-from . import _parallel
+from . import _parallel, dispatch
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
@@ -30,27 +30,24 @@ class Status(enum.IntEnum):
 
 _STATUS = {s.value: s for s in Status}
 
-# Which pairs intersects / distance answer (one table for both verbs, symmetric): every pair.
-# Convex pairs without a closed form go to GJK/EPA; a mesh against anything goes through its
-# BVH (touche.bvh for mesh-mesh, _kernels/bvh_shape.py for a mesh and another shape).
-def _supported(kind_a, kind_b):
-    return True
-
-
-SUPPORTED_PAIRS = frozenset(
-    (a, b) for a in range(kinds.NUM_KINDS) for b in range(kinds.NUM_KINDS) if _supported(a, b)
-)
+# Which pairs intersects / distance answer, and through which engine: touche/dispatch.py. The
+# verbs read their routes on every call, so they keep the registry's dicts at hand.
+SUPPORTED_PAIRS = dispatch.SUPPORTED_PAIRS
+_INTERSECTS_ROUTES = dispatch.routes(dispatch.INTERSECTS)
+_DISTANCE_ROUTES = dispatch.routes(dispatch.DISTANCE)
+_SIGNED_DISTANCE_ROUTES = dispatch.routes(dispatch.SIGNED_DISTANCE)
+_CLOSEST_POINT_ROUTES = dispatch.routes(dispatch.CLOSEST_POINT)
+_RAYCAST_ROUTES = dispatch.routes(dispatch.RAYCAST)
+_ENGINE_CLOSED_FORM = dispatch.CLOSED_FORM
+_ENGINE_MESH_SHAPE = dispatch.MESH_SHAPE
+_ENGINE_MESH_MESH = dispatch.MESH_MESH
+_ENGINE_MESH_TREE = dispatch.MESH_TREE
 
 
 def _shape(value, name):
     if isinstance(value, Shape):
         return value
     return as_shape(value, name)
-
-
-def _check_pair(verb, a, b):
-    if (a.kind, b.kind) not in SUPPORTED_PAIRS:
-        raise UnsupportedQuery(verb, a, b)
 
 
 def _batch_size(ta, tb):
@@ -124,24 +121,14 @@ class DistanceResult:
 
 
 _BATCH = None
-_FAST = None
-
-
-def _fast_pairs():
-    global _FAST
-    if _FAST is None:
-        from ._kernels import fastpaths
-
-        _FAST = fastpaths
-    return _FAST
 
 
 # Batches run through touche._parallel.run: items per chunk, the smallest chunk worth handing to a
 # thread (~25 us of work or more; a batch of at most one grain stays in the calling thread), from
 # the cost per item of each driver on one core:
-_GRAIN_INTERSECTS_FAST = 2048  # closed forms (fastpaths.FAST_INTERSECTS): ~0.05 - 1.5 us per pair
+_GRAIN_INTERSECTS_FAST = 2048  # closed forms (dispatch.CLOSED_FORM, fastpaths.py): ~0.05 - 1.5 us per pair
 _GRAIN_INTERSECTS = 256  # the engine (SAT, GJK): ~0.5 - 2 us per pair
-_GRAIN_DISTANCE_FAST = 256  # closed forms (fastpaths.FAST_DISTANCE): ~0.1 - 2 us per pair
+_GRAIN_DISTANCE_FAST = 256  # closed forms (dispatch.CLOSED_FORM): ~0.1 - 2 us per pair
 _GRAIN_DISTANCE = 32  # the engine (SAT depth, GJK / EPA; e.g. box-box): ~3 - 15 us per pair
 _GRAIN_CLOSEST = 256  # a point against a primitive: ~0.3 - 11 us
 _GRAIN_RAYCAST = 256  # a ray against a primitive: ~0.3 - 1.2 us
@@ -165,17 +152,20 @@ def intersects(a, pose_a, b, pose_b):
     """
     a = _shape(a, "a")
     b = _shape(b, "b")
-    _check_pair("intersects", a, b)
-    if a.kind == kinds.MESH or b.kind == kinds.MESH:
-        return _mesh_intersects(a, pose_a, b, pose_b)
+    route = _INTERSECTS_ROUTES.get((a.kind, b.kind))
+    if route is None:
+        raise UnsupportedQuery("intersects", a, b)
+    engine = route[0]
+    if engine == _ENGINE_MESH_SHAPE or engine == _ENGINE_MESH_MESH:
+        return _mesh_intersects(a, pose_a, b, pose_b, route)
     ta = as_matrices(pose_a, "pose_a", check=False)
     tb = as_matrices(pose_b, "pose_b", check=False)
     batch = _kernels()
     if ta.ndim == 2 and tb.ndim == 2:
-        if (a.kind, b.kind) in _fast_pairs().FAST_INTERSECTS:
+        if engine == _ENGINE_CLOSED_FORM:
             pa, pb = a._packed, b._packed
             answer = batch.checked_fast_intersects(pa[0], pa[1], pa[2], ta, pb[0], pb[1], pb[2], tb)
-            if answer == batch.NOT_HANDLED:  # never expected: FAST_INTERSECTS lists what it handles
+            if answer == batch.NOT_HANDLED:  # never expected: the registry lists what the closed forms handle
                 answer = batch.checked_intersects_one(batch.PAIR_ENGINE.address(), *a._packed, ta, *b._packed, tb)
         else:
             answer = batch.checked_intersects_one(batch.PAIR_ENGINE.address(), *a._packed, ta, *b._packed, tb)
@@ -187,9 +177,8 @@ def intersects(a, pose_a, b, pose_b):
     tb = as_matrices(tb, "pose_b") if tb.ndim == 2 else tb
     count = _batch_size(ta, tb)
     out = np.empty(count, dtype=np.bool_)
-    fast = (a.kind, b.kind) in _fast_pairs().FAST_INTERSECTS
     _parallel.run(batch.intersects_many, count, batch.PAIR_ENGINE.address(), *a._packed, ta.reshape(-1, 4, 4), *b._packed, tb.reshape(-1, 4, 4),
-                  out, grain=_GRAIN_INTERSECTS_FAST if fast else _GRAIN_INTERSECTS)
+                  out, grain=_GRAIN_INTERSECTS_FAST if engine == _ENGINE_CLOSED_FORM else _GRAIN_INTERSECTS)
     return out
 
 
@@ -197,16 +186,19 @@ def distance(a, pose_a, b, pose_b):
     """Distance, closest points, normal and status of two shapes; see :class:`DistanceResult`."""
     a = _shape(a, "a")
     b = _shape(b, "b")
-    _check_pair("distance", a, b)
-    if a.kind == kinds.MESH or b.kind == kinds.MESH:
-        return _mesh_distance(a, pose_a, b, pose_b)
+    route = _DISTANCE_ROUTES.get((a.kind, b.kind))
+    if route is None:
+        raise UnsupportedQuery("distance", a, b)
+    engine = route[0]
+    if engine == _ENGINE_MESH_SHAPE or engine == _ENGINE_MESH_MESH:
+        return _mesh_distance(a, pose_a, b, pose_b, route)
     ta = as_matrices(pose_a, "pose_a", check=False)
     tb = as_matrices(pose_b, "pose_b", check=False)
     batch = _kernels()
     if ta.ndim == 2 and tb.ndim == 2:
         buffer = np.empty(10)
         status = batch.NOT_HANDLED
-        if (a.kind, b.kind) in _fast_pairs().FAST_DISTANCE:  # short entry: fewer arguments to unbox
+        if engine == _ENGINE_CLOSED_FORM:  # short entry: fewer arguments to unbox
             pa, pb = a._packed, b._packed
             status = batch.checked_fast_distance_into(
                 pa[0], pa[1], pa[2], a.scale, ta, pb[0], pb[1], pb[2], b.scale, tb, buffer
@@ -226,11 +218,11 @@ def distance(a, pose_a, b, pose_b):
     point_b = np.empty((count, 3))
     normal = np.empty((count, 3))
     status = np.empty(count, dtype=np.int8)
-    fast = (a.kind, b.kind) in _fast_pairs().FAST_DISTANCE
     _parallel.run(
         batch.distance_many, count, batch.PAIR_ENGINE.address(),
         *a._packed, a.scale, ta.reshape(-1, 4, 4), *b._packed, b.scale, tb.reshape(-1, 4, 4),
-        signed, point_a, point_b, normal, status, grain=_GRAIN_DISTANCE_FAST if fast else _GRAIN_DISTANCE,
+        signed, point_a, point_b, normal, status,
+        grain=_GRAIN_DISTANCE_FAST if engine == _ENGINE_CLOSED_FORM else _GRAIN_DISTANCE,
     )
     return DistanceResult(signed, point_a, point_b, normal, status)
 
@@ -239,6 +231,10 @@ def signed_distance(a, pose_a, b, pose_b):
     """Signed distance between two shapes: the distance when separated, minus the penetration
     depth when they overlap (0 when touching). A float for one pair, a (n,) array for a batch;
     see :func:`distance` for points, normal and status."""
+    a = _shape(a, "a")
+    b = _shape(b, "b")
+    if (a.kind, b.kind) not in _SIGNED_DISTANCE_ROUTES:
+        raise UnsupportedQuery("signed_distance", a, b)
     return distance(a, pose_a, b, pose_b).signed_distance
 
 
@@ -296,9 +292,10 @@ def _mesh_shape_kernels():
     return _MESH_SHAPE
 
 
-def _mesh_and_shape(a, pose_a, b, pose_b):
-    """(shape, pose, mesh, pose, shape_is_a) for a pair with exactly one mesh."""
-    if b.kind == kinds.MESH:
+def _mesh_and_shape(a, pose_a, b, pose_b, route):
+    """(shape, pose, mesh, pose, shape_is_a) for a pair with exactly one mesh: the registry
+    routes (shape, mesh) to the tree, and its mirror with a flip."""
+    if not route.flip:
         return a, pose_a, "pose_a", b, pose_b, "pose_b", True
     return b, pose_b, "pose_b", a, pose_a, "pose_a", False
 
@@ -308,12 +305,12 @@ def _tree_arrays(mesh):
     return tree.node_index, tree.node_bounds, tree.tri_vertices, tree.tri_ids, tree.depth
 
 
-def _mesh_intersects(a, pose_a, b, pose_b):
-    if a.kind == kinds.MESH and b.kind == kinds.MESH:
+def _mesh_intersects(a, pose_a, b, pose_b, route):
+    if route.engine == _ENGINE_MESH_MESH:
         from . import bvh
 
         return bvh.intersects(a, pose_a, b, pose_b)
-    shape, pose_s, name_s, mesh, pose_m, name_m, shape_is_a = _mesh_and_shape(a, pose_a, b, pose_b)
+    shape, pose_s, name_s, mesh, pose_m, name_m, shape_is_a = _mesh_and_shape(a, pose_a, b, pose_b, route)
     ts = as_matrices(pose_s, name_s, check=False)
     tm = as_matrices(pose_m, name_m, check=False)
     kernels = _mesh_shape_kernels()
@@ -334,10 +331,10 @@ def _mesh_intersects(a, pose_a, b, pose_b):
     return out
 
 
-def _mesh_distance(a, pose_a, b, pose_b):
-    if a.kind == kinds.MESH and b.kind == kinds.MESH:
+def _mesh_distance(a, pose_a, b, pose_b, route):
+    if route.engine == _ENGINE_MESH_MESH:
         return _mesh_mesh_distance(a, pose_a, b, pose_b)
-    shape, pose_s, name_s, mesh, pose_m, name_m, shape_is_a = _mesh_and_shape(a, pose_a, b, pose_b)
+    shape, pose_s, name_s, mesh, pose_m, name_m, shape_is_a = _mesh_and_shape(a, pose_a, b, pose_b, route)
     ts = as_matrices(pose_s, name_s, check=False)
     tm = as_matrices(pose_m, name_m, check=False)
     kernels = _mesh_shape_kernels()
@@ -463,7 +460,8 @@ _DIRECTION_SAFE = (2.0 ** -500, 2.0 ** 500)
 def closest_point(shape, pose, points):
     """Closest points on ``shape`` (placed by ``pose``) to world ``points`` (3,) or (n, 3)."""
     shape = _shape(shape, "shape")
-    if (kinds.POINT, shape.kind) not in SUPPORTED_PAIRS:
+    route = _CLOSEST_POINT_ROUTES.get((kinds.POINT, shape.kind))
+    if route is None:
         raise UnsupportedQuery("closest_point", shape)
     t = as_matrices(pose, "pose")
     queries, single = _query_points(points, "points")
@@ -474,7 +472,7 @@ def closest_point(shape, pose, points):
     out_point = np.empty((count, 3))
     out_distance = np.empty(count)
     out_status = np.empty(count, dtype=np.int8)
-    if shape.kind == kinds.MESH:  # BVH branch and bound (touche.meshquery), same results as the brute force
+    if route.engine == _ENGINE_MESH_TREE:  # BVH branch and bound (touche.meshquery), same results as the brute force
         from . import meshquery
 
         meshquery.closest_arrays(shape, poses, queries, out_point, out_distance, out_status)
@@ -506,12 +504,6 @@ class RayResult:
         return f"RayResult(hit={self.hit!r}, t={self.t!r})"
 
 
-_RAY_KINDS = frozenset(
-    (kinds.SPHERE, kinds.CAPSULE, kinds.BOX, kinds.TRIANGLE, kinds.POLYGON, kinds.TETRAHEDRON,
-     kinds.POLYHEDRON, kinds.CYLINDER, kinds.CONE, kinds.ELLIPSOID, kinds.PLANE, kinds.HALFSPACE, kinds.MESH)
-)
-
-
 def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode="first"):
     """Cast rays ``origins + t * unit(directions)``, ``0 <= t <= max_t``, at ``shape``.
 
@@ -530,11 +522,12 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode=
     unsupported.
     """
     shape = _shape(shape, "shape")
-    if shape.kind not in _RAY_KINDS:
+    route = _RAYCAST_ROUTES.get((kinds.RAY, shape.kind))
+    if route is None:
         raise UnsupportedQuery("raycast", shape)
     if mode not in ("first", "any", "all"):
         raise GeometryError(f"mode must be 'first', 'any' or 'all', got {mode!r}")
-    if mode == "all" and shape.kind != kinds.MESH:
+    if mode == "all" and route.engine != _ENGINE_MESH_TREE:
         raise UnsupportedQuery("raycast(mode='all')", shape)
     t = as_matrices(pose, "pose")
     origin_array, single_o = _query_points(origins, "origins")
@@ -562,7 +555,7 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode=
     out_point = np.empty((count, 3))
     out_normal = np.empty((count, 3))
     out_face = np.empty(count, dtype=np.int64)
-    if shape.kind == kinds.MESH:  # BVH traversal (touche.meshquery): same hits as the brute force
+    if route.engine == _ENGINE_MESH_TREE:  # BVH traversal (touche.meshquery): same hits as the brute force
         from . import meshquery
 
         hits = meshquery.raycast_arrays(

@@ -23,6 +23,7 @@ import numpy as np
 
 from . import tolerance
 from ._kernels import kinds
+from .dispatch import RADIUS_PARAM
 from .errors import GeometryError
 
 _NO_TRIANGLES = np.zeros((0, 3), dtype=np.int64)
@@ -151,7 +152,7 @@ class Shape:
             object.__setattr__(self, name, view)
         # model size for tolerances: farthest coordinate plus the sweep radius
         size = float(np.abs(points).max()) if points.size else 0.0
-        if kind in (kinds.SPHERE, kinds.CAPSULE, kinds.CYLINDER, kinds.CONE):
+        if kind in RADIUS_PARAM:
             size += float(params[0])
         elif kind == kinds.ELLIPSOID:
             size = float(np.abs(points[0]).max() + np.abs(points[1:]).max() * np.sqrt(3.0))

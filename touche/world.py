@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import dispatch
 from ._kernels import kinds
 from ._locks import ReadWriteLock
 from .broadphase.base import IdError
@@ -60,9 +61,10 @@ from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
 from .shapes import Shape, as_shape, check_coordinates, unit_vector
 
-_UNBOUNDED = frozenset((kinds.RAY, kinds.LINE, kinds.PLANE, kinds.HALFSPACE))
-_POLYTOPES = frozenset((kinds.TRIANGLE, kinds.TETRAHEDRON, kinds.BOX, kinds.POLYGON, kinds.POLYHEDRON))
-_ROUND = frozenset((kinds.SPHERE, kinds.CAPSULE, kinds.CYLINDER, kinds.CONE))
+_UNBOUNDED = dispatch.UNBOUNDED
+_POLYTOPES = dispatch.POLYTOPES
+_RADIUS_PARAM = dispatch.RADIUS_PARAM  # params[0] is a radius about the packed points
+_INTERSECTS_ROUTES = dispatch.routes(dispatch.INTERSECTS)
 _ALL_BITS = (1 << 63) - 1
 _PAD = 1e-9  # relative padding of world boxes (rounding of touching shapes)
 _MAX_SAMPLES = 32  # pose samples per step for the swept box of a rotating / keyframed motion
@@ -364,10 +366,8 @@ class CollisionWorld:
         """UnsupportedQuery if touche.intersects does not answer the new object's shape against
         a shape already present whose group / mask admit the pair (one test per distinct
         (kind, group, mask), not per object)."""
-        from .query import SUPPORTED_PAIRS
-
         for (kind, group, mask), (_, shape) in self._signatures.items():
-            if new.group & mask and group & new.mask and (new.shape.kind, kind) not in SUPPORTED_PAIRS:
+            if new.group & mask and group & new.mask and (new.shape.kind, kind) not in _INTERSECTS_ROUTES:
                 raise UnsupportedQuery("CollisionWorld (intersects)", new.shape, shape)
 
     def remove(self, handle):
@@ -497,7 +497,7 @@ class CollisionWorld:
         if len(objs) > 1:
             starts[1:] = np.cumsum(counts)[:-1]
         points = np.ascontiguousarray(np.concatenate([o.points for o in objs])) if objs else np.zeros((0, 3))
-        radius = np.array([float(o.shape.params[0]) if o.shape.kind in _ROUND else 0.0 for o in objs])
+        radius = np.array([float(o.shape.params[0]) if o.shape.kind in _RADIUS_PARAM else 0.0 for o in objs])
         return kind, starts, counts, radius, points
 
     def _object_arrays(self):
@@ -909,8 +909,8 @@ class CollisionWorld:
             obj = self._objects[h]
             if not obj.group & mask:
                 continue
-            if obj.shape.kind in (kinds.RAY, kinds.LINE, kinds.POINT, kinds.SEGMENT):
-                continue  # zero-volume / zero-area shapes are not hit by rays
+            if not dispatch.supported(dispatch.RAYCAST, kinds.RAY, obj.shape.kind):
+                continue  # points and lines (no area) are not hit by rays
             result = touche.raycast(obj.shape, self._poses[obj.row], origin, unit, max_t)
             if bool(result.hit):
                 hits.append((h, float(result.t), np.array(result.point), np.array(result.normal)))

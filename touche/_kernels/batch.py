@@ -112,7 +112,8 @@ NOT_HANDLED = 7
 
 @njit(cache=True, nogil=True)
 def checked_fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
-    """Short entry for pairs in fastpaths.FAST_INTERSECTS (fewer arguments to unbox per call):
+    """Short entry for the pairs touche.dispatch routes to the closed forms (fastpaths.py) for
+    intersects (fewer arguments to unbox per call):
     1 / 0, INVALID_POSE_A / _B, or NOT_HANDLED."""
     if not is_rigid_transform(ta):
         return INVALID_POSE_A
@@ -126,7 +127,7 @@ def checked_fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
 
 @njit(cache=True, nogil=True)
 def checked_fast_distance_into(ka, pa, pta, sa, ta, kb, pb, ptb, sb, tb, out):
-    """Short entry for pairs in fastpaths.FAST_DISTANCE: fills ``out`` like
+    """Short entry for the pairs touche.dispatch routes to the closed forms for distance: fills ``out`` like
     checked_distance_into and returns the status, or NOT_HANDLED (then call the full entry)."""
     if not is_rigid_transform(ta):
         return INVALID_POSE_A

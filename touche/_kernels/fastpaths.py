@@ -4,6 +4,9 @@ poses, without building moved copies of the shapes. ``tests/test_fastpaths.py`` 
 against the engine.
 
 Each function returns ``handled`` first: False means "not a fast-path pair, use the engine".
+Which kind pairs the Python layer sends here (the short entries of batch.py) is declared in
+touche/dispatch.py (engine CLOSED_FORM); tests/test_fastpaths.py checks that these functions
+handle exactly those pairs.
 """
 import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
@@ -18,24 +21,6 @@ from .closest import closest_points_linear_linear, closest_points_segment_obb
 from .overlap import test_obb_obb
 
 OBB_EPSILON = tolerance.OBB_EPSILON  # Ericson 4.4.2
-
-_POINTS = (kinds.POINT, kinds.SPHERE)
-_SEGMENTS = (kinds.SEGMENT, kinds.CAPSULE)
-
-
-def _symmetric(pairs):
-    return frozenset(pairs) | frozenset((b, a) for a, b in pairs)
-
-
-# Kind pairs these fast paths answer (the Python layer then uses the short entry points).
-FAST_INTERSECTS = _symmetric(
-    [(a, b) for a in _POINTS for b in _POINTS + _SEGMENTS + (kinds.BOX,)]
-    + [(a, b) for a in _SEGMENTS for b in _SEGMENTS + (kinds.BOX,)]
-    + [(kinds.BOX, kinds.BOX)]
-)
-# distance: box-box is left to the engine; the fast path declines touching / overlapping cores
-# (coincident centres, a centre inside a box), and the engine then answers
-FAST_DISTANCE = FAST_INTERSECTS - {(kinds.BOX, kinds.BOX)}
 
 
 @njit(cache=True, nogil=True)
@@ -90,7 +75,8 @@ def _segment_world(points, t):
 
 @njit(cache=True, nogil=True)
 def fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
-    """(handled, result) for the pairs in FAST_INTERSECTS (either order; overlap is symmetric)."""
+    """(handled, result) for the pairs touche.dispatch routes here for intersects (either order;
+    overlap is symmetric)."""
     if ka > kb:
         return _fast_intersects_ordered(kb, pb, ptb, tb, ka, pa, pta, ta)
     return _fast_intersects_ordered(ka, pa, pta, ta, kb, pb, ptb, tb)
