@@ -377,7 +377,7 @@ def check(part_a, part_b, pose_a, pose_b, min_clearance, as_json, html_path, png
     pa, pb = _pose(pose_a, "--pose-a"), _pose(pose_b, "--pose-b")
     from .clearance import clearance
 
-    # stage progress on stderr (stdout stays clean for --json); click hides the bar off a terminal
+    # stage progress on stderr (stdout stays clean for --json), on a terminal only (_progress)
     with _progress("checking", length=3) as bar:
         a = _load(part_a)
         bar.update(1)
