@@ -346,6 +346,7 @@ def test_mesh_raycast_reports_faces():
     assert result.t[1] == pytest.approx(5.0) and result.face[1] == 0
 
 
+@pytest.mark.slow
 def test_warmup_and_import_are_cheap_to_call_twice():
     tc.warmup()
     tc.warmup()

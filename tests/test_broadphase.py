@@ -51,6 +51,7 @@ def test_huge_and_tiny_scales(name):
         np.testing.assert_array_equal(build(name, boxes).pairs(), naive_pairs(boxes))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("kind", ["uniform", "mixed"])
 def test_larger_scenes(name, kind):
@@ -369,6 +370,7 @@ def _run_threads(count, work, timeout=60.0):
     return results
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_queries_from_threads_match_serial(name):
     # issue 23 finding 2: UniformGrid's box / ray queries shared one mailbox between calls, so

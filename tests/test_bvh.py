@@ -212,6 +212,7 @@ def _small_meshes():
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("split", ["sah", "median", "mean", "bottomup"])
 @pytest.mark.parametrize("bv", ["obb", "aabb", "sphere", "rss", "kdop"])
 def test_collide_equals_all_pairs_reference(split, bv):
@@ -256,6 +257,7 @@ def test_intersection_segments_lie_on_both_triangles():
                 assert np.linalg.norm(q - point) <= 1e-9
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("split", ["sah", "mean", "bottomup"])
 def test_distance_equals_all_pairs_reference(split):
     rng = np.random.default_rng(8)

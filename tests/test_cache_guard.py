@@ -2,6 +2,8 @@
 kernel module it imports, changed -- and only those."""
 import json
 
+import pytest
+
 import touche._kernels as kernels
 
 
@@ -75,6 +77,7 @@ def _run_query(package_parent, cache, extra_env=None):
     return hit == "True", int(count)
 
 
+@pytest.mark.slow
 def test_persistent_cache_serves_identical_sources_anywhere_and_never_stale_code(tmp_path):
     cache = tmp_path / "cache"
     source = Path(jit.__file__).resolve().parents[1]

@@ -101,6 +101,7 @@ def _ball_cull(centre_a, radius_a, centre_b, radius_b):
     return np.linalg.norm(centre_b - centre_a, axis=1) - radius_a - radius_b
 
 
+@pytest.mark.slow
 def test_screw_thin_fast_spinning_plates_never_tunnel():
     rng = np.random.default_rng(20261122)
     n, t_max = 10_000, 1.0
@@ -134,6 +135,7 @@ def test_screw_thin_fast_spinning_plates_never_tunnel():
     _check(result, reference, separation, t_max, label="screw plates")
 
 
+@pytest.mark.slow
 def test_screw_sphere_vs_spinning_box_and_halfspace():
     rng = np.random.default_rng(7)
     n, t_max = 10_000, 1.0
@@ -216,6 +218,7 @@ def _keyframed_separation(times, poses, half_a, half_b):
     return separation, cull
 
 
+@pytest.mark.slow
 def test_keyframed_boxes():
     rng = np.random.default_rng(11)
     n, k, t_max = 10_000, 4, 1.0
@@ -235,6 +238,7 @@ def test_keyframed_boxes():
     _check(result, reference, separation, t_max, label="keyframes")
 
 
+@pytest.mark.slow
 def test_integrated_motion():
     """Integrated (RK4 + Gram-Schmidt, then keyframes through the nodes): 10,000 spinning,
     curving plates past a box in one vectorised Integrated batch; single motions equal their
@@ -264,6 +268,7 @@ def test_integrated_motion():
 
 # ----------------------------------------------------------------------------------------------
 # quadratic matrices
+@pytest.mark.slow
 def test_quadratic_boxes_against_dense_sampling():
     rng = np.random.default_rng(3)
     n, t_max = 10_000, 1.0
@@ -298,6 +303,7 @@ def test_quadratic_boxes_against_dense_sampling():
 
 # ----------------------------------------------------------------------------------------------
 # callables
+@pytest.mark.slow
 def test_callable_motion_batch_against_sampling_and_the_screw_kernel():
     """10,000 screw motions given as one batch CallableMotion (a Python function of the times)
     with their exact speed bounds: against dense sampling, and against the Screw kernel on the

@@ -108,6 +108,7 @@ SHAPES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_closed_forms_against_sampling_and_the_gjk_cast(name):
     from touche._kernels.gjk import gjk_shape_cast_many
@@ -146,6 +147,7 @@ def test_closed_forms_against_sampling_and_the_gjk_cast(name):
         assert on_a.max() <= 1e-9
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["HalfSpace", "Plane"])
 def test_convex_against_planes(kind):
     rng = np.random.default_rng(5)

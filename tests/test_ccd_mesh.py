@@ -160,6 +160,7 @@ def test_box_meshes_agree_with_the_exact_engines():
     np.testing.assert_allclose(mixed.time[hits], exact.time[hits], rtol=0, atol=1e-9)
 
 
+@pytest.mark.slow
 def test_thin_plate_spinning_through_a_thin_plate_is_caught():
     """Two zero-thickness plates: A spins at 50 turns per time unit about its own centre while
     drifting onto B. Sampling at 200 steps misses most such contacts; advancement never does."""
@@ -213,6 +214,7 @@ def _screw_against_sampling(mesh_a, screws, mesh_b, t_max, label):
     return result
 
 
+@pytest.mark.slow
 def test_mesh_mesh_screw_fast_spins():
     """10,000 screw motions of a small closed mesh spinning at up to 10 turns per time unit
     past a torus (non-convex: passing through the hole is a miss)."""
@@ -224,6 +226,7 @@ def test_mesh_mesh_screw_fast_spins():
     assert (result.triangles[contact] >= 0).all() and (result.triangles[~contact] == -1).all()
 
 
+@pytest.mark.slow
 def test_convex_meshes_end_at_the_hull_contact():
     """Two convex meshes (an icosphere spinning at up to 10 turns per time unit past a finer,
     flattened one): the hulls touch on the meshes' own triangles, so nearly every hit ends at
@@ -291,6 +294,7 @@ def test_scaled_scenes_give_the_same_times(scale):
         assert (offset <= 1e-6).mean() > 0.99 and offset.max() < 0.2, offset.max()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["cylinder", "capsule", "cone"])
 def test_convex_mesh_against_round_convex(shape):
     """A convex mesh spinning past a rounded convex solid (the hull step's supports along
@@ -321,6 +325,7 @@ def test_mesh_mesh_linear_is_exact():
     R.check_times(result, reference, distance, t_max, label="mesh-mesh linear")
 
 
+@pytest.mark.slow
 def test_mesh_mesh_keyframes_and_integrated():
     rng = np.random.default_rng(12)
     n, k, t_max = 3000, 4, 1.0
@@ -358,6 +363,7 @@ def _triangles_world(mesh, poses):
     return np.einsum("nij,mcj->nmci", poses[:, :3, :3], corners) + poses[:, None, None, :3, 3]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["sphere", "box", "capsule"])
 def test_mesh_convex_screw(shape):
     """A spinning torus mesh against a convex solid at the origin (and the pair given in the
@@ -380,6 +386,7 @@ def test_mesh_convex_screw(shape):
     R.check_times(result, reference, distance, t_max, label=f"mesh-{shape}")
 
 
+@pytest.mark.slow
 def test_mesh_halfspace_and_plane():
     rng = np.random.default_rng(21)
     n, t_max = 1000, 1.0

@@ -433,7 +433,7 @@ def _fcl_model(fcl, mesh):
 REAL_PAIRS = [  # (part A, part B, pose spread / part size: 30-45 % of the poses intersect)
     ("kuka_iiwa/meshes/link_1.stl", "kuka_iiwa/meshes/link_2.stl", 0.7),
     ("kuka_iiwa/meshes/link_3.stl", "kuka_iiwa/meshes/finger_base_left.stl", 0.3),
-    ("differential/diff_spider_shaft.stl", "differential/diff_leftshaft.stl", 0.3),
+    pytest.param("differential/diff_spider_shaft.stl", "differential/diff_leftshaft.stl", 0.3, marks=pytest.mark.slow),
 ]
 
 

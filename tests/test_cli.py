@@ -150,6 +150,7 @@ def _chromium(html, tmp_path, name):
     return run, shot, errors
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed (/usr/bin/chromium): "
                     "apt-get install -y chromium")
 def test_html_report_renders_in_headless_chromium(parts, tmp_path):

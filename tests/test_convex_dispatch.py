@@ -100,6 +100,7 @@ def _inscribed_hull(shape, resolution=24):
     return tc.ConvexPolyhedron(points), bound
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("smooth", ["Cylinder", "Cone", "Ellipsoid"])
 @pytest.mark.parametrize("partner", ["Segment", "Capsule", "Triangle", "Box", "ConvexPolyhedron", "Cylinder", "Cone", "Ellipsoid"])
 def test_smooth_solid_within_tessellation_error_of_its_hull(smooth, partner):

@@ -164,6 +164,7 @@ SMOOTH = [
 ]
 
 
+@pytest.mark.slow
 def test_smooth_shapes_against_support_function_reference():
     """Every smooth kind against every other and polytopes: GJK/EPA vs -min_u h_A(u) + h_B(-u).
     The reference is a sampled + restarted Nelder-Mead minimum (agrees to ~2e-12 here)."""
@@ -440,6 +441,7 @@ def coal_signed(ga, ta, gb, tb, tolerance=1e-12):
     return coal.distance(ga, transform_a, gb, transform_b, request, result)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(coal is None, reason="coal not installed")
 def test_against_coal():
     """Same random pairs through coal (tight tolerances). Where the two differ by more than the

@@ -289,6 +289,7 @@ RANDOM_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,gen,kernel,margin", RANDOM_CASES, ids=[c[0] for c in RANDOM_CASES])
 def test_random_vs_reference(name, gen, kernel, margin):
     run_random(gen, kernel, seed=sum(map(ord, name)), margin=margin)

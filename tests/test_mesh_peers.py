@@ -136,6 +136,7 @@ def _compare(name, mesh, vertices, faces, poses, size):
     return row
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", MESHES)
 def test_mesh_mesh_against_coal_and_python_fcl(name):
     vertices, faces = _load(name)
@@ -148,6 +149,7 @@ def test_mesh_mesh_against_coal_and_python_fcl(name):
     print(f"\n{name}: {row}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["duck.obj", "teddy2_VHACD_CHs.obj", "kuka_iiwa/meshes/link_3.stl",
                                   "differential/diff_ring.stl"])
 def test_near_touching_poses_against_coal_and_python_fcl(name):

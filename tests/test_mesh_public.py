@@ -133,7 +133,7 @@ def _check_identical(shape, mesh, ts, tm):
 
 
 @pytest.mark.parametrize("name", list(_shapes()))
-@pytest.mark.parametrize("mesh_name", ["icosphere", "soup"])
+@pytest.mark.parametrize("mesh_name", ["icosphere", pytest.param("soup", marks=pytest.mark.slow)])
 def test_shape_vs_mesh_through_the_bvh_equals_brute_force(name, mesh_name):
     shape = _shapes()[name]
     mesh = _meshes()[mesh_name]

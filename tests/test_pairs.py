@@ -279,7 +279,21 @@ def _rows(result, i):
             tc.Status(int(result.status[i])))
 
 
-@pytest.mark.parametrize("a,b", PAIRS, ids=[f"{a}-{b}" for a, b in PAIRS])
+# The contributor's fast tier (pytest -m "not slow") keeps one shape per code path of the engine
+# (point core, linear, polytope, triangle, smooth solid, planes, mesh); CI runs every pair.
+FAST_TIER_SHAPES = {"Sphere", "Capsule", "Ray", "Triangle", "Box", "ConvexPolyhedron", "Cylinder", "Plane",
+                    "HalfSpace", "TriangleMesh"}
+
+
+def _tiered(pairs):
+    return [
+        pytest.param(a, b, id=f"{a}-{b}",
+                     marks=() if {a, b} <= FAST_TIER_SHAPES else pytest.mark.slow)
+        for a, b in pairs
+    ]
+
+
+@pytest.mark.parametrize("a,b", _tiered(PAIRS))
 def test_pair_against_reference(a, b):
     rng = np.random.default_rng(_seed(a, b))
     n = _count(a, b)

@@ -384,6 +384,7 @@ def box_motion_cases(seed, n=10000):
     return ca, ua, ha, va, cb, ub, hb, vb, t_max, scale
 
 
+@pytest.mark.slow
 def test_obb_obb_time_of_impact_vs_sampling():
     ca, ua, ha, va, cb, ub, hb, vb, t_max, scale = box_motion_cases(5)
     result = pw.obb_obb_time_of_impact(ca, ua, ha, cb, ub, hb, va, vb, t_max)
@@ -452,6 +453,7 @@ def _tri_motion_cases(seed, n=10000):
     return ta, tb, va, vb, t_max, scale
 
 
+@pytest.mark.slow
 def test_triangle_triangle_time_of_impact_vs_sampling():
     ta, tb, va, vb, t_max, scale = _tri_motion_cases(6)
     result = pw.triangle_triangle_time_of_impact(ta, tb, va, vb, t_max)
@@ -475,6 +477,7 @@ def test_triangle_triangle_time_of_impact_vs_sampling():
     np.testing.assert_allclose(result.time[graze], 1.0 / speed, rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_triangle_obb_time_of_impact_vs_sampling():
     rng = np.random.default_rng(7)
     n = 10000

@@ -178,6 +178,7 @@ def test_eberly_unit_cubes(delta):
 PAIR_TYPES = ["box-box", "tetra-box", "hull-hull", "triangle-triangle", "triangle-box", "polygon-polyhedron"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PAIR_TYPES)
 def test_random_first_contact_vs_minkowski(name):
     rng = np.random.default_rng(PAIR_TYPES.index(name) + 11)
@@ -303,6 +304,7 @@ def test_coplanar_triangles_moving_in_plane():
     assert set(np.unique(result.kind[hits])) <= {SetKind.POINT, SetKind.SEGMENT}
 
 
+@pytest.mark.slow
 def test_degenerate_triangles():
     """Zero-area triangles behave as their segment / point (reference: sampling + LP)."""
     rng = np.random.default_rng(5)

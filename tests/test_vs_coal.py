@@ -746,6 +746,7 @@ def test_gjk_pair_vs_coal(a, b):
     assert np.all((short > 0) & (short <= COAL_CURVED_DEPTH * depth[off])), short
 
 
+@pytest.mark.slow
 def test_gjk_curved_depths_against_support_reference():
     """Per curved class, the penetrating pose where coal is most off (else the first one)
     against the global minimum of h_A(u) + h_B(-u) over unit u (sampling + restarted

@@ -19,6 +19,7 @@ from touche import _parallel, _warmup
 import surface_walk
 
 
+@pytest.mark.slow
 def test_warmup_is_complete_nothing_compiles_after_it():
     touche.warmup(progress=False)
     with _warmup.CompileLog() as log:
@@ -43,6 +44,7 @@ def test_compile_log_sees_a_new_compilation():
     assert name.endswith("fresh") and seconds > 0.0 and "float64" in args
 
 
+@pytest.mark.slow
 def test_warmup_in_worker_processes_reports_every_step(capsys):
     seconds = _warmup.run(jobs=2, progress=True, steps=[len(_warmup.STEPS) - 1, len(_warmup.STEPS) - 2])
     assert set(seconds) == {_warmup.STEPS[-1][0], _warmup.STEPS[-2][0]}
@@ -55,6 +57,7 @@ def test_warmup_rejects_bad_jobs():
         touche.warmup(jobs=0, progress=False)
 
 
+@pytest.mark.slow
 def test_warmup_command_line():
     done = subprocess.run([sys.executable, "-m", "touche.cli", "warmup", "--jobs", "1"], capture_output=True,
                           text=True, timeout=1800)

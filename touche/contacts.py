@@ -33,6 +33,7 @@ from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
 from .query import SUPPORTED_PAIRS, Status, _batch_size, _raise_invalid_pose, _shape
+from .shapes import check_size
 
 _NO_MANIFOLD = frozenset((kinds.RAY, kinds.LINE, kinds.MESH))
 _PLANES = (kinds.PLANE, kinds.HALFSPACE)
@@ -103,6 +104,7 @@ def _check_options(max_points, margin):
         raise GeometryError(f"margin must be a number, got {margin!r}") from exc
     if not np.isfinite(margin) or margin < 0.0:
         raise GeometryError(f"margin must be finite and >= 0, got {margin!r}")
+    check_size(margin, "margin", zero_ok=True)
     return int(max_points), margin
 
 

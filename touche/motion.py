@@ -45,6 +45,7 @@ import numpy as np
 
 from .errors import GeometryError
 from .pose import Pose, as_matrices, real_array
+from .shapes import check_coordinates
 
 # kind codes of the packed (kernel) form; keep in sync with touche/_kernels/ccd.py
 KIND_SCREW = 2  # Static and Linear pack as screws with w = 0
@@ -59,6 +60,7 @@ def _vectors(value, name):
         raise GeometryError(f"{name} must have shape (3,) or (n, 3), got {array.shape}")
     if not np.isfinite(array).all():
         raise GeometryError(f"{name} contains NaN or inf")
+    check_coordinates(array, name)  # touche's range: |x| <= 1e75 (touche.tolerance.MAX_COORDINATE)
     return array
 
 
@@ -229,6 +231,7 @@ class Linear(Screw):
             raise GeometryError(f"velocity must have shape (3,) or (n, 3), got {velocity.shape}")
         if not np.isfinite(velocity).all():
             raise GeometryError("velocity contains NaN or inf")
+        check_coordinates(velocity, "velocity")
         self.pose = _frozen(np.array(as_matrices(pose, "pose"), dtype=np.float64, order="C", copy=True))
         self.velocity = _frozen(velocity)
         self.angular_velocity = _frozen(np.zeros(3))
@@ -457,6 +460,7 @@ class QuadraticMatrix(Motion):
             raise GeometryError(f"QuadraticMatrix coefficients must be (3, 4, 4) or (n, 3, 4, 4), got {coefficients.shape}")
         if not np.isfinite(coefficients).all():
             raise GeometryError("QuadraticMatrix coefficients contain NaN or inf")
+        check_coordinates(coefficients, "QuadraticMatrix coefficients")  # translations and their rates
         bottom = coefficients[..., 3, :]
         expected = np.zeros((3, 4))
         expected[0, 3] = 1.0

@@ -15,6 +15,7 @@ from . import tolerance
 from .errors import GeometryError
 
 _RIGID_TOL = tolerance.RIGID
+_MAX_TRANSLATION = tolerance.MAX_COORDINATE
 
 
 def real_array(value, name, copy=False):
@@ -44,6 +45,18 @@ def _check_finite(array, name):
         raise GeometryError(f"{name} contains NaN or inf")
 
 
+def _check_translations(translation, name):
+    """Translations (..., 3) within touche's range (|t| <= 1e75 per component; why: touche.tolerance
+    MAX_COORDINATE). One vectorised pass: batches of millions of poses pay a few milliseconds."""
+    if translation.size:
+        largest = float(np.abs(translation).max())
+        if largest > _MAX_TRANSLATION:
+            raise GeometryError(
+                f"{name} has a translation component of magnitude {largest!r}, outside touche's "
+                f"range: translations must satisfy |t| <= {_MAX_TRANSLATION:g}"
+            )
+
+
 def _check_rotations(rotation, name):
     """Rotation matrices (..., 3, 3) must be orthonormal and right-handed."""
     gram = np.einsum("...ji,...jk->...ik", rotation, rotation)
@@ -61,6 +74,7 @@ def validate_matrices(matrix, name="pose"):
     if matrix.ndim == 3 and matrix.shape[0] == 0:
         raise GeometryError(f"{name} is an empty batch")
     _check_finite(matrix, name)
+    _check_translations(matrix[..., :3, 3], name)
     bottom = matrix[..., 3, :]
     if not np.array_equal(bottom, np.broadcast_to([0.0, 0.0, 0.0, 1.0], bottom.shape)):
         raise GeometryError(f"{name} must have last row [0, 0, 0, 1] (a rigid transform)")
@@ -150,6 +164,7 @@ class Pose:
             raise GeometryError(f"translation must have shape (..., 3), got {translation.shape}")
         _check_finite(rotation, "rotation")
         _check_finite(translation, "translation")
+        _check_translations(translation, "translation")
         return cls(_compose(rotation, translation))
 
     @classmethod
@@ -289,7 +304,8 @@ def as_matrices(pose, name="pose", check=True):
     """Public-boundary conversion: Pose / array / None -> float64 (4, 4) or (n, 4, 4).
 
     Fast path: a ``Pose`` was validated at construction; ``None`` is the identity; a float64
-    C-contiguous writable array is checked by one compiled pass (finite, rigid), or not at all
+    C-contiguous writable array is checked by one compiled pass (finite, rigid, translations within
+    touche's range), or not at all
     with ``check=False`` when the kernel that receives it checks it. Anything else goes through
     the full numpy validation, which names the problem. (The single-pose test is ordered for
     speed: this runs twice on every single-pair query.)"""

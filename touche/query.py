@@ -14,7 +14,7 @@ from ._enums import NamedIntEnum
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
 from .pose import Pose, as_matrices
-from .shapes import Shape, as_shape
+from .shapes import Shape, as_shape, check_coordinates
 
 
 class Status(NamedIntEnum):
@@ -489,7 +489,10 @@ class ClosestPointResult:
         return f"ClosestPointResult(point={self.point!r}, distance={self.distance!r})"
 
 
-def _query_points(points, name):
+def _query_points(points, name, coordinates=True):
+    """(n, 3) writable float64 query points and whether one (3,) point was given. Points are
+    coordinates (|x| <= 1e75, touche's range) unless ``coordinates=False`` (ray directions: any
+    finite magnitude, normalised by the caller)."""
     try:
         array = np.asarray(points, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -503,6 +506,8 @@ def _query_points(points, name):
         raise GeometryError(f"{name} is empty")
     if not np.isfinite(array).all():
         raise GeometryError(f"{name} contains NaN or inf")
+    if coordinates:
+        check_coordinates(array, name)
     return array, single
 
 
@@ -516,6 +521,26 @@ def _empty_points_batch(pose, points):
         queries, _ = _query_points(points, "points")
         if len(queries) != 1:
             raise GeometryError(f"pose batch (0) and points ({len(queries)}) differ in length")
+
+
+def _scaled_directions(directions):
+    """Ray directions (n, 3) divided, row by row, by a power of two near their largest
+    component: squared lengths computed from them (the kernels normalise ``d / |d|``) neither
+    overflow (a direction of 1e200: inf, every ray missed) nor flush to zero (1e-200: a division
+    by zero). Scaling by a power of two is exact, so ordinary directions reach the kernels with
+    the same unit vector, bit for bit, and ``t`` (a distance along the unit direction) is
+    unchanged. A zero row is a GeometryError."""
+    largest = np.abs(directions).max(axis=1)
+    if (largest == 0.0).any():
+        raise GeometryError("directions contains a zero-length direction")
+    if largest.min() >= _DIRECTION_SAFE[0] and largest.max() <= _DIRECTION_SAFE[1]:
+        return directions  # the usual case: nothing to scale (one pass fewer over a big batch)
+    return np.ldexp(directions, -np.frexp(largest)[1][:, None])
+
+
+# Directions whose largest component lies in here have squared lengths (at most 3 * 2^1000,
+# at least 2^-1000) inside float64's normal range: they are passed on as given.
+_DIRECTION_SAFE = (2.0 ** -500, 2.0 ** 500)
 
 
 def closest_point(shape, pose, points):
@@ -589,7 +614,9 @@ _RAY_KINDS = frozenset(
 def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode="first"):
     """Cast rays ``origins + t * unit(directions)``, ``0 <= t <= max_t``, at ``shape``.
 
-    ``origins`` and ``directions`` are (3,) or (n, 3) (one broadcasts against the other);
+    ``origins`` and ``directions`` are (3,) or (n, 3) (one broadcasts against the other;
+    origins within touche's range |x| <= 1e75, directions of any finite non-zero length: ``t``
+    and ``max_t`` are distances along the unit direction whatever that length);
     ``max_t`` a scalar or (n,). ``solid=True``: a ray starting inside a solid hits at t = 0;
     ``solid=False``: it reports where it leaves the boundary. Meshes are surfaces (two-sided
     triangles, BVH-accelerated; equal-t ties report the lowest face index). Returns a
@@ -610,7 +637,8 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode=
         raise UnsupportedQuery("raycast(mode='all')", shape)
     t = as_matrices(pose, "pose")
     origin_array, single_o = _query_points(origins, "origins")
-    direction_array, single_d = _query_points(directions, "directions")
+    direction_array, single_d = _query_points(directions, "directions", coordinates=False)
+    direction_array = _scaled_directions(direction_array)
     count = max(len(origin_array), len(direction_array))
     if len(origin_array) not in (1, count) or len(direction_array) not in (1, count):
         raise GeometryError(f"origins ({len(origin_array)}) and directions ({len(direction_array)}) differ in length")
@@ -620,8 +648,6 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode=
         origin_array = np.repeat(origin_array, count, axis=0)
     if len(direction_array) != count:
         direction_array = np.repeat(direction_array, count, axis=0)
-    if (np.einsum("ij,ij->i", direction_array, direction_array) == 0.0).any():
-        raise GeometryError("directions contains a zero-length direction")
     limits = np.atleast_1d(np.asarray(max_t, dtype=np.float64))
     if limits.ndim != 1 or len(limits) not in (1, count):
         raise GeometryError(f"max_t must be a scalar or ({count},), got shape {np.shape(max_t)}")

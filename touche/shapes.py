@@ -21,6 +21,7 @@ import threading
 
 import numpy as np
 
+from . import tolerance
 from ._kernels import kinds
 from .errors import GeometryError
 
@@ -30,7 +31,58 @@ _NO_EDGES = np.zeros((0, 2), dtype=np.int64)
 
 # --------------------------------------------------------------------------------------------
 # validation helpers
+#
+# Range (touche.tolerance.MAX_COORDINATE / MIN_SIZE; why those bounds: see there): every
+# coordinate and size has |x| <= 1e75, and every size that is not zero (radii, lengths, sides,
+# the span of a shape's vertices) is >= 1e-75. Outside it the kernels' products of lengths
+# overflow to inf or flush to zero, so such input is refused here rather than answered wrongly.
+_MAX = tolerance.MAX_COORDINATE
+_MIN = tolerance.MIN_SIZE
+
+
+def check_coordinates(array, name):
+    """GeometryError unless every entry of ``array`` (finite floats) has magnitude <= 1e75."""
+    if array.size:
+        largest = float(np.abs(array).max())
+        if largest > _MAX:
+            raise GeometryError(
+                f"{name} has a value of magnitude {largest!r}, outside touche's range: coordinates "
+                f"and sizes must satisfy |x| <= {_MAX:g}"
+            )
+
+
+def check_size(value, name, zero_ok=False):
+    """GeometryError unless the length ``value`` (finite, >= 0) is in [1e-75, 1e75] (or 0 when
+    ``zero_ok``)."""
+    if value == 0.0 and zero_ok:
+        return
+    if not _MIN <= value <= _MAX:
+        zero = "0 or " if zero_ok else ""
+        raise GeometryError(
+            f"{name} is {value!r}, outside touche's range: sizes must be {zero}within [{_MIN:g}, {_MAX:g}]"
+        )
+
+
+def _check_span(vertices, name):
+    """The span of a shape's vertices (largest coordinate difference from the first vertex) is a
+    size: non-zero spans below 1e-75 are refused. A zero span is left to each shape's own rule (a
+    degenerate segment, triangle or mesh is allowed; a polygon or solid is refused as degenerate).
+    Coordinates within the range span at most 2e75: products of four such lengths stay < 1.6e301."""
+    span = float(np.abs(vertices - vertices[0]).max())
+    if 0.0 < span < _MIN:
+        raise GeometryError(
+            f"{name} span {span!r}, outside touche's range: a shape's size must be 0 or >= {_MIN:g}"
+        )
+
+
 def _array(value, name, shape=None):
+    """A finite float64 array of coordinates or sizes (|x| <= 1e75)."""
+    array = _finite_array(value, name, shape)
+    check_coordinates(array, name)
+    return array
+
+
+def _finite_array(value, name, shape=None):
     try:
         array = np.array(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -58,15 +110,21 @@ def _positive(value, name):
         raise GeometryError(f"{name} must be a number, got {value!r}") from exc
     if not np.isfinite(number) or number <= 0.0:
         raise GeometryError(f"{name} must be finite and > 0, got {value!r}")
+    check_size(number, name)
     return number
 
 
-def _unit(vector, name):
-    vector = _array(vector, name, (3,))
-    length = np.linalg.norm(vector)
-    if length == 0.0 or not np.isfinite(length) or length < 1e-300:
+def unit_vector(vector, name):
+    """``vector`` (3,) normalised, whatever its magnitude: it is first divided by a power of two
+    near its largest component (exact in floating point), so its squared length can neither
+    overflow (a direction of 1e200) nor flush to zero (1e-200). A zero vector is a GeometryError."""
+    vector = _finite_array(vector, name, (3,))
+    largest = np.abs(vector).max()
+    if largest == 0.0:
         raise GeometryError(f"{name} must be a non-zero vector")
-    return vector / length
+    vector = np.ldexp(vector, -np.frexp(largest)[1])
+    return vector / np.sqrt(vector @ vector)
+
 
 
 # --------------------------------------------------------------------------------------------
@@ -175,7 +233,9 @@ class Segment(Shape):
     __slots__ = ()
 
     def __init__(self, a, b):
-        self._pack(kinds.SEGMENT, (), np.stack([_array(a, "a", (3,)), _array(b, "b", (3,))]))
+        points = np.stack([_array(a, "a", (3,)), _array(b, "b", (3,))])
+        _check_span(points, "a and b")
+        self._pack(kinds.SEGMENT, (), points)
 
     @property
     def a(self):
@@ -200,15 +260,15 @@ class Capsule(Shape):
         length = float(length)
         if not np.isfinite(length) or length < 0:
             raise GeometryError(f"length must be finite and >= 0, got {length!r}")
+        check_size(length, "length", zero_ok=True)
         half = 0.5 * length
         self._init_points((0.0, 0.0, -half), (0.0, 0.0, half), radius)
 
     def _init_points(self, a, b, radius):
-        self._pack(
-            kinds.CAPSULE,
-            (_positive(radius, "radius"),),
-            np.stack([_array(a, "a", (3,)), _array(b, "b", (3,))]),
-        )
+        radius = _positive(radius, "radius")
+        points = np.stack([_array(a, "a", (3,)), _array(b, "b", (3,))])
+        _check_span(points, "a and b")
+        self._pack(kinds.CAPSULE, (radius,), points)
 
     @classmethod
     def from_points(cls, a, b, radius):
@@ -244,7 +304,7 @@ class Ray(Shape):
 
     def __init__(self, origin, direction):
         origin = _array(origin, "origin", (3,))
-        self._pack(self._kind, (), np.stack([origin, _unit(direction, "direction")]))
+        self._pack(self._kind, (), np.stack([origin, unit_vector(direction, "direction")]))
 
     @property
     def origin(self):
@@ -275,7 +335,7 @@ class Plane(Shape):
     _kind = kinds.PLANE
 
     def __init__(self, normal=(0.0, 0.0, 1.0), offset=0.0):
-        normal = _unit(normal, "normal")
+        normal = unit_vector(normal, "normal")
         offset = float(_array(offset, "offset", ()))
         self._pack(self._kind, (), np.stack([normal * offset, normal]))
 
@@ -358,6 +418,8 @@ class Ellipsoid(Shape):
         radii = _array(radii, "radii", (3,))
         if (radii <= 0).any():
             raise GeometryError(f"radii must be > 0, got {radii.tolist()}")
+        for axis, radius in zip("xyz", radii.tolist()):
+            check_size(radius, f"radii[{axis}]")
         points = np.concatenate([_array(center, "center", (3,))[None], np.diag(radii)])
         self._pack(kinds.ELLIPSOID, radii, points)
 
@@ -442,6 +504,7 @@ class Triangle(Shape):
 
     def __init__(self, a, b, c):
         vertices = np.stack([_array(a, "a", (3,)), _array(b, "b", (3,)), _array(c, "c", (3,))])
+        _check_span(vertices, "the vertices a, b, c")
         normal = np.cross(vertices[1] - vertices[0], vertices[2] - vertices[0])
         length = np.linalg.norm(normal)
         if length > 0:
@@ -470,6 +533,7 @@ class Tetrahedron(Shape):
 
     def __init__(self, a, b, c, d):
         vertices = np.stack([_array(p, n, (3,)) for p, n in zip((a, b, c, d), "abcd")])
+        _check_span(vertices, "the vertices a, b, c, d")
         volume = np.dot(np.cross(vertices[1] - vertices[0], vertices[2] - vertices[0]), vertices[3] - vertices[0])
         size = np.abs(vertices - vertices.mean(0)).max()
         if abs(volume) <= 1e-12 * size**3:
@@ -515,6 +579,8 @@ class Box(Shape):
         extents = _array(extents, "extents", (3,))
         if (extents <= 0).any():
             raise GeometryError(f"extents must be > 0, got {extents.tolist()}")
+        for axis, extent in zip("xyz", extents.tolist()):
+            check_size(extent, f"extents[{axis}]")
         self._init_box(_array(center, "center", (3,)), 0.5 * extents, kinds.BOX)
 
     def _init_box(self, center, half, kind):
@@ -557,6 +623,8 @@ class AABB(Box):
         high = _array(max, "max", (3,))
         if (high <= low).any():
             raise GeometryError(f"max must exceed min on every axis, got min={low.tolist()} max={high.tolist()}")
+        for axis, extent in zip("xyz", (high - low).tolist()):
+            check_size(extent, f"max - min along {axis}")
         self._init_box(0.5 * (low + high), 0.5 * (high - low), kinds.BOX)
 
     @property
@@ -579,6 +647,7 @@ class ConvexPolygon(Shape):
 
     def __init__(self, vertices):
         vertices = _points(vertices, "vertices", 3)
+        _check_span(vertices, "vertices")
         center = vertices.mean(0)
         # Newell's method: robust normal of a (possibly slightly non-planar) polygon (Ericson 12.4.1)
         normal = np.zeros(3)
@@ -621,6 +690,7 @@ class ConvexPolyhedron(Shape):
 
     def __init__(self, points):
         points = _points(points, "points", 4)
+        _check_span(points, "points")
         from scipy.spatial import ConvexHull, QhullError
 
         try:
@@ -734,6 +804,7 @@ class TriangleMesh(Shape):
     def __init__(self, vertices, faces):
         object.__setattr__(self, "_bvh", None)
         vertices = _points(vertices, "vertices", 3)
+        _check_span(vertices, "vertices")
         try:
             faces_array = np.array(faces)
         except (TypeError, ValueError) as exc:

@@ -23,6 +23,20 @@ OBB_EPSILON = 1e-12
 # A pose matrix is rigid when R^T R = I within this (and det R > 0).
 RIGID = 1e-6
 
+# The magnitudes touche accepts (issue 23, finding 11), enforced where shapes, poses, motions and
+# query points enter (GeometryError outside). The kernels multiply up to four lengths together
+# (|a x b|^2 of face normals and cross products in the closest-point, GJK and polytope kernels;
+# Ericson's barycentric numerators d3 * d6 - d5 * d4), so every coordinate, translation and size
+# must keep such products inside float64's normal range [2.2e-308, 1.8e308], with room for sums
+# and constant factors: (1e75)^4 = 1e300 and (1e-75)^4 = 1e-300 leave a factor 1e8 at either end.
+# Measured before the bounds existed: every shape class answered at a scale of 1e75 as at 1
+# (scaled); at 1e80 tetrahedra, ellipsoids and polygon ray casts went wrong, at 1e-100 tetrahedra
+# and hulls gave NaN, and below ~1e-160 squared lengths flushed to zero (ZeroDivisionError in the
+# kernels). Zero stays a valid size where a shape allows it (a zero-length segment or capsule).
+# Small is not the same as precise: gaps below ABSOLUTE still count as touching at any scale.
+MAX_COORDINATE = 1e75  # largest |x| of a coordinate, translation, size or velocity
+MIN_SIZE = 1e-75  # smallest non-zero size: a radius, a side, the span of a shape's vertices
+
 
 def touching_tolerance(scale, offset=0.0):
     """Tolerance for deciding TOUCHING at model size ``scale``, for shapes whose poses lie up to

@@ -58,7 +58,7 @@ from ._locks import ReadWriteLock
 from .broadphase.base import IdError
 from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
-from .shapes import Shape, as_shape
+from .shapes import Shape, as_shape, check_coordinates, unit_vector
 
 _UNBOUNDED = frozenset((kinds.RAY, kinds.LINE, kinds.PLANE, kinds.HALFSPACE))
 _POLYTOPES = frozenset((kinds.TRIANGLE, kinds.TETRAHEDRON, kinds.BOX, kinds.POLYGON, kinds.POLYHEDRON))
@@ -894,7 +894,8 @@ class CollisionWorld:
             raise GeometryError("origin and direction must be finite, direction non-zero")
         if np.isnan(max_t) or max_t < 0.0:
             raise GeometryError(f"max_t must be >= 0, got {max_t}")
-        unit = direction / np.linalg.norm(direction)
+        check_coordinates(origin, "origin")
+        unit = unit_vector(direction, "direction")  # scale-safe: a direction of 1e200 or 1e-200 works
         mask = _mask(mask, "mask")
         with self._reading():
             return self._raycast_locked(origin, unit, max_t, mask)

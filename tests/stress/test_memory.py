@@ -79,6 +79,7 @@ def test_a_deleted_mesh_is_freed_after_every_cached_query(small):
     assert coordinates() is None, "a cache still holds the deleted mesh"
 
 
+@pytest.mark.slow
 def test_caches_never_answer_for_another_mesh_with_a_reused_id(small):
     # meshes of different sizes created and dropped in a loop reuse ids; each answer must be its own
     for k in range(60):
@@ -93,6 +94,7 @@ def test_caches_never_answer_for_another_mesh_with_a_reused_id(small):
         del mesh, part
 
 
+@pytest.mark.slow
 def test_create_query_delete_cycles_keep_memory_flat(small):
     mesh = None
     for _ in range(20):  # reach the steady state: allocator pools, kernels loaded

@@ -147,6 +147,7 @@ def layer_installed(layer):
     return done.returncode == 0, (done.stderr.strip().splitlines() or ["?"])[-1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layer", ["workqueue", "omp", "tbb"])
 def test_threads_and_fork_under_each_threading_layer(tmp_path, layer):
     installed, why = layer_installed(layer)
@@ -156,10 +157,12 @@ def test_threads_and_fork_under_each_threading_layer(tmp_path, layer):
     assert found == {"threads_equal": True, "errors": [], "fork_equal": True, "numba_layer": None}
 
 
+@pytest.mark.slow
 def test_spawn_pool(tmp_path):
     assert run_script(tmp_path, "spawn", SPAWN_SCRIPT) == {"spawn_equal": True}
 
 
+@pytest.mark.slow
 def test_first_queries_of_a_fresh_process_from_8_threads(tmp_path):
     # issue 23 finding 7: 6 of 11 such runs raised ImportError (partially initialised module) or
     # _DeadlockError while numba and the kernel modules were imported by several threads at once

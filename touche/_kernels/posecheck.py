@@ -8,16 +8,22 @@ ensure_fresh_cache()
 from .jit import njit
 
 RIGID_TOLERANCE = tolerance.RIGID
+MAX_TRANSLATION = tolerance.MAX_COORDINATE  # the range of touche.pose (issue 23, finding 11)
 
 
 @njit(cache=True, nogil=True)
 def is_rigid_transform(matrix):
-    """True when a (4, 4) matrix is finite, has last row (0, 0, 0, 1) and an orthonormal
-    right-handed rotation block (within RIGID_TOLERANCE)."""
+    """True when a (4, 4) matrix is finite, has last row (0, 0, 0, 1), translations within
+    touche's range (|t| <= MAX_TRANSLATION: raw pose arrays reach the kernels without
+    touche.pose's numpy checks) and an orthonormal right-handed rotation block (within
+    RIGID_TOLERANCE)."""
     for i in range(4):
         for j in range(4):
             if not np.isfinite(matrix[i, j]):
                 return False
+    for i in range(3):
+        if abs(matrix[i, 3]) > MAX_TRANSLATION:
+            return False
     if matrix[3, 0] != 0.0 or matrix[3, 1] != 0.0 or matrix[3, 2] != 0.0 or matrix[3, 3] != 1.0:
         return False
     for i in range(3):

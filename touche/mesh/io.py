@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import GeometryError, MeshFormatError
-from ..shapes import TriangleMesh
+from ..shapes import TriangleMesh, check_coordinates
 
 _BINARY_DTYPE = np.dtype([("normal", "<f4", (3,)), ("vertices", "<f4", (3, 3)), ("attribute", "<u2")])
 assert _BINARY_DTYPE.itemsize == 50
@@ -398,8 +398,9 @@ def load(path, weld=True, tolerance=None, format=None):
     closer than ``d`` (Ericson 12.1, see :func:`touche.mesh.weld`); ``weld=False`` keeps the soup.
     Welding drops the faces that collapse (two corners joined): the mesh's face ``i`` is then
     facet ``source_faces[i]`` of the file.
-    Raises MeshFormatError for unreadable files and for a mesh without triangles (also when
-    every facet is degenerate).
+    Raises MeshFormatError for unreadable files, for coordinates outside touche's range
+    (|x| <= 1e75, or a part whose size is below 1e-75) and for a mesh without triangles (also
+    when every facet is degenerate).
     """
     from .prepare import weld as weld_vertices
 
@@ -421,6 +422,10 @@ def load(path, weld=True, tolerance=None, format=None):
         vertices, faces = _read_with_trimesh(path, suffix)
     count = len(faces)
     face_ids = np.arange(count, dtype=np.int64)
+    try:  # before welding: its tolerance is computed from the coordinates
+        check_coordinates(vertices, "vertices")
+    except GeometryError as exc:
+        _fail(path, str(exc))
     if weld or tolerance is not None:
         try:
             vertices, faces, face_ids = weld_vertices(vertices, faces, tolerance=tolerance, return_face_ids=True)
@@ -429,7 +434,10 @@ def load(path, weld=True, tolerance=None, format=None):
         if len(faces) == 0:
             _fail(path, f"all {count:,} facets are degenerate (each has two corners at the same point"
                         f"{'' if tolerance is None else f' within the tolerance {tolerance:g}'}): no triangle is left")
-    return LoadedMesh(vertices, faces, path, face_ids)
+    try:
+        return LoadedMesh(vertices, faces, path, face_ids)
+    except GeometryError as exc:  # coordinates outside touche's range (|x| <= 1e75), a 1e-80 part
+        _fail(path, str(exc))
 
 
 def _read_with_trimesh(path, suffix):
