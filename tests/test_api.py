@@ -295,8 +295,9 @@ def test_closest_point_verb():
         tc.closest_point(box, pose, [[0, 0]])
     with pytest.raises(GeometryError, match="NaN"):
         tc.closest_point(box, pose, [[0, 0, np.nan]])
-    with pytest.raises(GeometryError, match="empty"):
-        tc.closest_point(box, pose, np.zeros((0, 3)))
+    # an empty batch of points is a batch: empty answers (issue 22; tests/test_readable_results.py)
+    empty = tc.closest_point(box, pose, np.zeros((0, 3)))
+    assert empty.point.shape == (0, 3) and empty.distance.shape == (0,) and empty.status.shape == (0,)
 
 
 def test_raycast_verb_shapes_and_errors():

@@ -146,7 +146,8 @@ def test_error_ascii_header_on_truncated_binary(tmp_path):
 
 def test_error_small_and_empty(tmp_path):
     assert "empty" in _error(tmp_path, b"")
-    assert "at least 84" in _error(tmp_path, b"abc")
+    assert "at least 84" in _error(tmp_path, b"\x00bc")  # binary bytes, too few for the header
+    assert "not an STL file: it is text" in _error(tmp_path, b"abc")  # text is not read as binary
     assert "0 triangles" in _error(tmp_path, b"h" * 80 + struct.pack("<I", 0))
     assert "without facets" in _error(tmp_path, b"solid empty\nendsolid empty\n")
 

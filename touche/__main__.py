@@ -1,4 +1,6 @@
-"""``python -m touche``: the touche command."""
+"""``python -m touche``: the touche command, with its exit code."""
+import sys
+
 from .cli import main
 
-main()
+sys.exit(main())

@@ -9,8 +9,10 @@
 
 Exit codes (also in ``touche --help``): 0 success (``check``: no contact), 1 ``check`` found
 contact (intersecting, touching, or closer than ``--min-clearance``; ``inspect --strict``: problems
-found), 2 usage error, 3 bad input (unreadable or malformed mesh file, invalid geometry or pose),
-4 internal error. Errors are one line on stderr (``TOUCHE_DEBUG=1`` shows the traceback).
+found), 2 usage error, 3 bad input (unreadable, missing or malformed mesh file, a directory given
+as a file, invalid geometry or pose), 4 internal error, 5 a report (``--html`` / ``--png``) needs
+an optional package that is not installed (the result is still computed and printed). Errors
+are one line on stderr (``TOUCHE_DEBUG=1`` shows the traceback).
 """
 from __future__ import annotations
 
@@ -22,13 +24,14 @@ import traceback
 
 import click
 
-EXIT_OK, EXIT_CONTACT, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_CONTACT, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_MISSING_EXTRA = 0, 1, 2, 3, 4, 5
 
 _EPILOG = (
     "Exit codes: 0 success (check: no contact); 1 check found contact (intersecting, touching or "
     "closer than --min-clearance) or inspect --strict found problems; 2 usage error; 3 bad input "
-    "(unreadable or malformed mesh, invalid geometry or pose); 4 internal error. Errors are one "
-    "line on stderr; set TOUCHE_DEBUG=1 for a traceback."
+    "(unreadable, missing or malformed mesh file, a directory, invalid geometry or pose); 4 internal "
+    "error; 5 a report (--html / --png) needs an optional package that is not installed (the "
+    "result is still printed). Errors are one line on stderr; set TOUCHE_DEBUG=1 for a traceback."
 )
 
 
@@ -83,9 +86,71 @@ def _classify(exc):
     return EXIT_INTERNAL, f"internal error: {type(exc).__name__}: {first_line} (TOUCHE_DEBUG=1 for a traceback)"
 
 
+def _version_message():
+    import platform
+
+    import numba
+    import numpy
+
+    from . import __version__
+
+    # the versions a bug report needs: numba compiles the kernels, numpy holds every array
+    return (f"touche {__version__} (Python {platform.python_version()}, numpy {numpy.__version__}, "
+            f"numba {numba.__version__})")
+
+
+def _show_version(ctx, _param, value):
+    if value and not ctx.resilient_parsing:
+        click.echo(_version_message())
+        ctx.exit(EXIT_OK)
+
+
 @click.group(name="touche", cls=_ToucheGroup, epilog=_EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_show_version,
+              help="Print the versions of touche, Python, numpy and numba, and exit.")
 def cli():
     """touche collision detection."""
+
+
+class _NoProgress:
+    """Stands in for click's progress bar off a terminal: click would still print the bare label
+    ("checking", "repairing") once, a stray line in logs and pipes."""
+
+    def __init__(self, items=None):
+        self.items = items
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def update(self, steps):
+        pass
+
+
+def _progress(label, length=None, items=None, **options):
+    """A progress bar on stderr when stderr is a terminal, else nothing (stdout stays the result)."""
+    if not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
+        return _NoProgress(items)
+    return click.progressbar(items, length=length, label=label, file=sys.stderr, **options)
+
+
+def _non_negative_distance(_ctx, param, value):
+    """A distance option: a finite number >= 0 (a negative clearance would make every check pass)."""
+    if value is not None and not (value >= 0.0 and value != float("inf")):
+        raise click.BadParameter(f"must be a finite distance >= 0, got {value:g}", param=param)
+    return value
+
+
+def _positive_tolerance(_ctx, param, value):
+    """A weld / planarity tolerance: a finite number > 0 (0 or less would weld nothing or fail)."""
+    if value is not None and not (value > 0.0 and value != float("inf")):
+        raise click.BadParameter(f"must be a finite distance > 0, got {value:g}", param=param)
+    return value
 
 
 # --------------------------------------------------------------------------------------------
@@ -296,11 +361,12 @@ def _as_list(value):
 
 
 @cli.command()
-@click.argument("part_a", type=click.Path(dir_okay=False))
-@click.argument("part_b", type=click.Path(dir_okay=False))
+@click.argument("part_a", type=click.Path())  # read by touche.mesh.load: missing files and
+@click.argument("part_b", type=click.Path())  # directories are both bad input (exit 3)
 @click.option("--pose-a", help="pose of A: 'x,y,z', 'x,y,z,rx,ry,rz' (rotation vector in degrees) or 16 numbers (4x4, row-major)")
 @click.option("--pose-b", help="pose of B, same forms as --pose-a")
-@click.option("--min-clearance", type=float, default=None, help="also report contact (exit 1) when the distance is below this")
+@click.option("--min-clearance", type=float, default=None, callback=_non_negative_distance,
+              help="also report contact (exit 1) when the distance is below this (a distance >= 0)")
 @click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), help="write an interactive 3D report (self-contained HTML)")
 @click.option("--png", "png_path", type=click.Path(dir_okay=False), help="write a static picture (PNG)")
@@ -308,12 +374,13 @@ def check(part_a, part_b, pose_a, pose_b, min_clearance, as_json, html_path, png
     """Do two parts intersect? Prints the intersection curve or the distance and closest points.
 
     Exit code 0: no contact; 1: contact (intersecting or touching, or closer than
-    --min-clearance); 2: usage error; 3: bad input file or pose; 4: internal error."""
+    --min-clearance); 2: usage error; 3: bad input file or pose; 4: internal error; 5: --html /
+    --png needs a package that is not installed (the result is printed first)."""
     pa, pb = _pose(pose_a, "--pose-a"), _pose(pose_b, "--pose-b")
     from .clearance import clearance
 
-    # stage progress on stderr (stdout stays clean for --json); click hides the bar off a terminal
-    with click.progressbar(length=3, label="checking", file=sys.stderr) as bar:
+    # stage progress on stderr (stdout stays clean for --json), on a terminal only (_progress)
+    with _progress("checking", length=3) as bar:
         a = _load(part_a)
         bar.update(1)
         b = _load(part_b)
@@ -344,16 +411,21 @@ def check(part_a, part_b, pose_a, pose_b, min_clearance, as_json, html_path, png
         "seconds": elapsed,
     }
     parts = [(os.path.basename(part_a), _world(a, pa), a.faces), (os.path.basename(part_b), _world(b, pb), b.faces)]
-    if html_path:
-        from .report import write_html
+    # a report that cannot be written must not drop the result computed above: print the result,
+    # then the error, and exit with the error's code
+    failures = []
+    for key, path in (("html", html_path), ("png", png_path)):
+        if path:
+            from . import report
 
-        write_html(html_path, parts, result)
-        summary["html"] = str(html_path)
-    if png_path:
-        from .report import write_png
-
-        write_png(png_path, parts, result)
-        summary["png"] = str(png_path)
+            try:
+                (report.write_html if key == "html" else report.write_png)(path, parts, result)
+                summary[key] = str(path)
+            except report.ReportError as exc:
+                code = EXIT_MISSING_EXTRA if isinstance(exc, report.MissingDependency) else EXIT_BAD_INPUT
+                failures.append((code, str(exc)))
+    if failures:
+        summary["report_errors"] = [message for _, message in failures]
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     else:
@@ -371,31 +443,41 @@ def check(part_a, part_b, pose_a, pose_b, min_clearance, as_json, html_path, png
         for key in ("html", "png"):
             if key in summary:
                 click.echo(f"wrote {summary[key]}")
+    for _, message in failures:
+        click.echo(f"touche: error: {message}", err=True)
+    if failures:
+        return failures[0][0]
     return EXIT_CONTACT if contact else EXIT_OK
 
 
+def _read_for_inspection(path):
+    """(vertices, faces) of a mesh file as ``inspect`` judges it, and ``repair`` reports it
+    before repairing (both must name the same problems). STL stores every triangle's corners
+    separately: exact copies are welded (that is the format, not a defect) but degenerate faces
+    are kept so that they are reported; other formats are read as they are (duplicate vertices
+    of an OBJ are a finding)."""
+    from . import mesh
+
+    if str(path).lower().endswith(".stl"):
+        import numpy as np
+
+        soup = mesh.read_stl(path)
+        return mesh.weld(soup.reshape(-1, 3), np.arange(3 * len(soup)).reshape(-1, 3), drop_degenerate=False)
+    loaded = mesh.load(path, weld=False)
+    return loaded.vertices, loaded.faces
+
+
 @cli.command()
-@click.argument("path", type=click.Path(dir_okay=False))
-@click.option("--tolerance", type=float, default=None, help="weld / T-junction / planarity distance (default 1e-9 x size)")
+@click.argument("path", type=click.Path())  # a directory is bad input (exit 3), as a missing file
+@click.option("--tolerance", type=float, default=None, callback=_positive_tolerance,
+              help="weld / T-junction / planarity distance (default 1e-9 x size)")
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
 @click.option("--strict", is_flag=True, help="exit 1 when any problem is found")
 def inspect(path, tolerance, as_json, strict):
     """Report holes, T-junctions, orientation, components and Euler checks of a mesh file."""
     from . import mesh
 
-    from .mesh.io import read_stl
-
-    if str(path).lower().endswith(".stl"):
-        # STL stores every triangle's corners separately: weld exact copies (that is the format,
-        # not a defect) but keep degenerate faces so that they are reported
-        import numpy as np
-
-        soup = read_stl(path)
-        vertices, faces = mesh.weld(soup.reshape(-1, 3), np.arange(3 * len(soup)).reshape(-1, 3),
-                                    drop_degenerate=False)
-    else:
-        loaded = mesh.load(path, weld=False)
-        vertices, faces = loaded.vertices, loaded.faces
+    vertices, faces = _read_for_inspection(path)
     report = mesh.inspect(vertices, faces, tolerance=tolerance)
     if as_json:
         click.echo(json.dumps({"path": str(path), **report.as_dict()}, indent=2))
@@ -406,9 +488,10 @@ def inspect(path, tolerance, as_json, strict):
 
 
 @cli.command()
-@click.argument("source", type=click.Path(dir_okay=False))
+@click.argument("source", type=click.Path())  # a directory is bad input (exit 3), as a missing file
 @click.argument("target", type=click.Path(dir_okay=False))
-@click.option("--tolerance", type=float, default=None, help="weld vertices closer than this (default 1e-9 x size)")
+@click.option("--tolerance", type=float, default=None, callback=_positive_tolerance,
+              help="weld vertices closer than this (default 1e-9 x size)")
 @click.option("--no-fill", is_flag=True, help="do not fill holes")
 @click.option("--ascii", "ascii_stl", is_flag=True, help="write ASCII STL")
 def repair(source, target, tolerance, no_fill, ascii_stl):
@@ -416,14 +499,16 @@ def repair(source, target, tolerance, no_fill, ascii_stl):
     from . import mesh
 
     steps = ["read", "inspect", "repair", "check", "write"]
-    with click.progressbar(length=len(steps), label="repairing", file=sys.stderr) as bar:
-        loaded = mesh.load(source)
+    with _progress("repairing", length=len(steps)) as bar:
+        # the file as `touche inspect` reads it, so that both commands report the same problems
+        # (repair welds exactly first, as loading would)
+        vertices, faces = _read_for_inspection(source)
         bar.update(1)
-        before = mesh.inspect(loaded)
+        before = mesh.inspect(vertices, faces, tolerance=tolerance)
         bar.update(1)
-        fixed = mesh.repair(loaded, tolerance=tolerance, fill=not no_fill)
+        fixed = mesh.repair(vertices, faces, tolerance=tolerance, fill=not no_fill)
         bar.update(1)
-        after = mesh.inspect(fixed)
+        after = mesh.inspect(fixed, tolerance=tolerance)
         bar.update(1)
         mesh.save(fixed, target, ascii=ascii_stl)
         bar.update(1)
@@ -461,7 +546,7 @@ def bench(triangles):
                 ("clearance: prepare part", lambda: ClearancePart((vertices, faces))),
                 ("clearance: compile / load", lambda: clearance(part, None, part, near)),
                 ("clearance: one query", lambda: clearance(part, None, part, near))]
-        with click.progressbar(jobs, label="benchmark", file=sys.stderr, item_show_func=lambda j: j[0] if j else "") as bar:
+        with _progress("benchmark", items=jobs, item_show_func=lambda j: j[0] if j else "") as bar:
             for name, job in bar:
                 started = time.perf_counter()
                 job()

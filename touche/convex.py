@@ -16,19 +16,18 @@ meshes raise :class:`touche.UnsupportedQuery`. Poses: a :class:`touche.Pose`, a 
 """
 from __future__ import annotations
 
-import enum
-
 import numpy as np
 
 from . import _parallel, dispatch
 from . import tolerance as _tolerance
+from ._enums import NamedIntEnum
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
 from .shapes import Shape, as_shape
 
 
-class GJKStatus(enum.IntEnum):
+class GJKStatus(NamedIntEnum):
     """Outcome of a GJK / EPA query (batches: an int8 array of these codes).
 
     MAX_ITERATIONS: GJK or EPA hit its iteration / memory limit; DEGENERATE: GJK stopped making
@@ -42,7 +41,7 @@ class GJKStatus(enum.IntEnum):
     DEGENERATE = kinds.GJK_DEGENERATE
 
 
-class CastStatus(enum.IntEnum):
+class CastStatus(NamedIntEnum):
     """Outcome of :func:`shape_cast` (codes of kinds.MISS / HIT / ALREADY_TOUCHING, plus
     MAX_ITERATIONS when the advancement did not converge: ``t`` is then a lower bound)."""
 

@@ -18,12 +18,11 @@ family (``dispatch.motion_family``). Under translation, after the closed forms:
 """
 from __future__ import annotations
 
-import enum
-
 import numpy as np
 
 from . import _parallel, dispatch
 from ._cache import WeakIdentityCache, shape_key
+from ._enums import NamedIntEnum
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
 from .motion import CallableMotion, as_motion
@@ -31,8 +30,10 @@ from .pose import as_matrices
 from .shapes import Shape, as_shape
 
 
-class ImpactStatus(enum.IntEnum):
-    """Outcome of :func:`time_of_impact`. Batches return these codes as an int8 array."""
+class ImpactStatus(NamedIntEnum):
+    """Outcome of :func:`time_of_impact`. One pair gives a member (it prints as its name); a batch
+    gives an int8 array of the codes: 0 MISS, 1 HIT, 2 ALREADY_TOUCHING (touching or overlapping
+    at t = 0), 3 MAX_ITERATIONS. ``ImpactStatus.names(codes)`` gives the names."""
 
     MISS = kinds.MISS
     HIT = kinds.HIT
@@ -43,8 +44,9 @@ class ImpactStatus(enum.IntEnum):
 _STATUS_OF_CODE = {int(code): code for code in ImpactStatus}
 
 
-class SetKind(enum.IntEnum):
-    """Kind of a contact / intersection set (by its dimension)."""
+class SetKind(NamedIntEnum):
+    """Kind of a contact / intersection set (by its dimension). Batches give int8 codes:
+    0 EMPTY, 1 POINT, 2 SEGMENT, 3 POLYGON, 4 POLYHEDRON (``SetKind.names(codes)``)."""
 
     EMPTY = kinds.SET_EMPTY
     POINT = kinds.SET_POINT
@@ -118,7 +120,9 @@ class ImpactResult:
 
     Batch of n: ``status`` (n,) int8, ``time`` / ``last_time`` (n,), ``normal`` / ``point`` (n, 3),
     ``kind`` (n,) int8, ``count`` (n,) int64 and ``points`` (n, K, 3) padded with NaN after
-    ``count`` rows.
+    ``count`` rows. The int8 codes are those of :class:`ImpactStatus` (0 MISS, 1 HIT,
+    2 ALREADY_TOUCHING, 3 MAX_ITERATIONS) and :class:`SetKind`; ``status_names`` gives the
+    statuses as names.
 
     Pairs with a triangle mesh also give ``triangles``: (2,) int64 (or (n, 2)) the original
     indices of the touching triangle of each mesh at first contact (-1 for a shape that is not
@@ -137,6 +141,11 @@ class ImpactResult:
         self.kind = kind
         self.count = count
         self.triangles = triangles
+
+    @property
+    def status_names(self):
+        """``status`` as names: a str for one pair, a (n,) str array for a batch."""
+        return ImpactStatus.names(self.status)
 
     def __repr__(self):
         if isinstance(self.time, np.ndarray):

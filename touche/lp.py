@@ -26,12 +26,12 @@ MAX_ITERATIONS. ``polytopes_intersect(method="chung-wang")`` is a combined test:
 """
 from __future__ import annotations
 
-import enum
 from fractions import Fraction
 
 import numpy as np
 
 from . import _parallel, dispatch
+from ._enums import NamedIntEnum
 from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
 from .shapes import Shape, as_shape
@@ -54,7 +54,7 @@ def _kernels():
     return _LP
 
 
-class LPStatus(enum.IntEnum):
+class LPStatus(NamedIntEnum):
     """Outcome of :func:`linprog`."""
 
     OPTIMAL = 0
@@ -62,14 +62,14 @@ class LPStatus(enum.IntEnum):
     UNBOUNDED = 2
 
 
-class Feasibility(enum.IntEnum):
+class Feasibility(NamedIntEnum):
     """Outcome of :func:`feasible_point` and :func:`fourier_motzkin`."""
 
     FEASIBLE = 0
     INFEASIBLE = 1
 
 
-class SeparationStatus(enum.IntEnum):
+class SeparationStatus(NamedIntEnum):
     """Outcome of :func:`separating_vector` (Chung-Wang)."""
 
     SEPARATED = 0

@@ -22,12 +22,12 @@ counts as intersecting.
 """
 from __future__ import annotations
 
-import enum
 import sys
 
 import numpy as np
 
 from . import _parallel
+from ._enums import NamedIntEnum
 from ._kernels import kinds
 from .errors import GeometryError
 
@@ -38,7 +38,7 @@ if _EXISTING is not None:
     ImpactStatus = _EXISTING
 else:
 
-    class ImpactStatus(enum.IntEnum):
+    class ImpactStatus(NamedIntEnum):
         """Outcome of a time-of-impact query. Batches return these codes as an int8 array."""
 
         MISS = kinds.MISS

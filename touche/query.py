@@ -7,19 +7,32 @@ and returns arrays; a batch of n on one side broadcasts against a single pose on
 """
 from __future__ import annotations
 
-import enum
-
 import numpy as np
 
 from . import _parallel, dispatch
+from ._enums import NamedIntEnum
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
-from .pose import as_matrices
+from .pose import Pose, as_matrices
 from .shapes import Shape, as_shape, check_coordinates
 
 
-class Status(enum.IntEnum):
-    """What a distance query found. Batches return these codes as an int8 array."""
+class Status(NamedIntEnum):
+    """What a distance query found. One pair gives a member (it prints as its name:
+    ``print(r.status)`` -> ``SEPARATED``); a batch gives an int8 array of the codes:
+
+    ====  ==============  ==========================================================
+    code  name            meaning
+    ====  ==============  ==========================================================
+    0     SEPARATED       apart: ``distance > 0``, the points are the closest points
+    1     TOUCHING        in contact (distance 0 within the touching tolerance)
+    2     PENETRATING     overlapping: ``depth = -signed_distance > 0``
+    3     MAX_ITERATIONS  GJK / EPA did not converge: the numbers are the best found
+    4     DEGENERATE      GJK / EPA met a configuration it cannot resolve (same caveat)
+    ====  ==============  ==========================================================
+
+    ``Status.names(codes)`` turns a batch's codes into names (a str array of the same shape);
+    members compare equal to their codes (``r.status == Status.TOUCHING``, ``codes == 1``)."""
 
     SEPARATED = kinds.SEPARATED
     TOUCHING = kinds.TOUCHING
@@ -58,6 +71,33 @@ def _batch_size(ta, tb):
     return max(na, nb)
 
 
+def _is_empty_batch(pose):
+    """Whether ``pose`` is a batch of no poses, shape (0, 4, 4) (a filtered batch can be empty)."""
+    # on every call: arrays (and None / Pose) answer without np.shape's conversion attempt
+    if pose is None or type(pose) is Pose:
+        return False
+    if type(pose) is np.ndarray:
+        return pose.shape == (0, 4, 4)
+    return not isinstance(pose, Pose) and _shape_of(pose) == (0, 4, 4)
+
+
+def _shape_of(value):
+    try:
+        return np.shape(value)
+    except ValueError:  # ragged: the normal validation names the problem
+        return None
+
+
+def _empty_pair_batch(pose_a, pose_b):
+    """An empty pose batch against the other pose: the other must be a single pose (or empty
+    too); a batch of several poses beside an empty one is a length mismatch, as for any batch."""
+    for pose, name in ((pose_a, "pose_a"), (pose_b, "pose_b")):
+        if not _is_empty_batch(pose):
+            matrices = as_matrices(pose, name)
+            if matrices.ndim == 3 and len(matrices) != 1:
+                raise GeometryError(f"pose batches differ in length: {name} has {len(matrices)}, the other 0")
+
+
 def _raise_invalid_pose(code, pose_a, pose_b):
     """A kernel found a raw pose array that is not a rigid transform: let the full validation
     name the problem (it always raises for such an array)."""
@@ -74,7 +114,9 @@ class DistanceResult:
 
     For one pair: ``distance`` (float >= 0), ``signed_distance`` (float; negative = penetration
     depth), ``point_a``, ``point_b``, ``normal`` ((3,) float64, world frame), ``status``
-    (:class:`Status`). For a batch of n: arrays of shape (n,), (n, 3) and an int8 ``status``.
+    (:class:`Status`). For a batch of n: arrays of shape (n,), (n, 3) and an int8 ``status``
+    (codes of :class:`Status`: 0 SEPARATED, 1 TOUCHING, 2 PENETRATING, 3 MAX_ITERATIONS,
+    4 DEGENERATE; ``status_names`` gives them as names).
 
     ``normal`` points from A towards B. Separated: the points are the closest points and
     ``distance == |point_b - point_a|``. Penetrating: ``-signed_distance`` is the minimum
@@ -109,6 +151,11 @@ class DistanceResult:
         if isinstance(signed, np.ndarray):
             return np.maximum(-signed, 0.0)
         return -signed if signed < 0.0 else 0.0
+
+    @property
+    def status_names(self):
+        """``status`` as names: a str for one pair, a (n,) str array for a batch."""
+        return Status.names(self.status)
 
     def __repr__(self):
         if isinstance(self.signed_distance, np.ndarray):
@@ -148,13 +195,17 @@ def _kernels():
 def intersects(a, pose_a, b, pose_b):
     """Whether two shapes overlap (closed sets: touching counts).
 
-    Returns a Python ``bool`` for one pair, or a ``(n,)`` bool array when a pose is a batch.
+    Returns a Python ``bool`` for one pair, or a ``(n,)`` bool array when a pose is a batch
+    (``(0,)`` for an empty batch, shape (0, 4, 4)).
     """
     a = _shape(a, "a")
     b = _shape(b, "b")
     route = _INTERSECTS_ROUTES.get((a.kind, b.kind))
     if route is None:
         raise UnsupportedQuery("intersects", a, b)
+    if _is_empty_batch(pose_a) or _is_empty_batch(pose_b):
+        _empty_pair_batch(pose_a, pose_b)
+        return np.zeros(0, dtype=np.bool_)
     engine = route[0]
     if engine == _ENGINE_MESH_SHAPE or engine == _ENGINE_MESH_MESH:
         return _mesh_intersects(a, pose_a, b, pose_b, route)
@@ -183,12 +234,21 @@ def intersects(a, pose_a, b, pose_b):
 
 
 def distance(a, pose_a, b, pose_b):
-    """Distance, closest points, normal and status of two shapes; see :class:`DistanceResult`."""
+    """Distance, closest points, normal and status of two shapes; see :class:`DistanceResult`.
+
+    ``pose_a`` / ``pose_b``: a :class:`touche.Pose`, a (4, 4) matrix, None (identity) or a batch
+    (n, 4, 4); a batch against a single pose broadcasts. One pair gives floats, (3,) arrays and
+    a :class:`Status`; a batch of n gives (n,) / (n, 3) arrays and int8 status codes (an empty
+    batch gives arrays of length 0)."""
     a = _shape(a, "a")
     b = _shape(b, "b")
     route = _DISTANCE_ROUTES.get((a.kind, b.kind))
     if route is None:
         raise UnsupportedQuery("distance", a, b)
+    if _is_empty_batch(pose_a) or _is_empty_batch(pose_b):
+        _empty_pair_batch(pose_a, pose_b)
+        return DistanceResult(np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)),
+                              np.zeros(0, dtype=np.int8))
     engine = route[0]
     if engine == _ENGINE_MESH_SHAPE or engine == _ENGINE_MESH_MESH:
         return _mesh_distance(a, pose_a, b, pose_b, route)
@@ -401,8 +461,12 @@ def _mesh_mesh_distance(a, pose_a, b, pose_b):
 
 class ClosestPointResult:
     """Result of :func:`closest_point`: ``point`` (n, 3) on the shape (a point inside a solid is
-    its own closest point), ``distance`` (n,), ``status`` (n,) int8 (:class:`Status`; PENETRATING
-    means inside). A single (3,) query gives (3,), float and a Status."""
+    its own closest point), ``distance`` (n,), ``status`` (n,) int8 (codes of :class:`Status`:
+    0 SEPARATED outside, 1 TOUCHING on the surface, 2 PENETRATING inside; ``status_names``
+    gives names). A single (3,) query gives (3,), float and a Status.
+
+    It unpacks as ``point, distance = tc.closest_point(shape, pose, points)`` (the status stays
+    an attribute)."""
 
     __slots__ = ("point", "distance", "status")
 
@@ -410,6 +474,18 @@ class ClosestPointResult:
         self.point = point
         self.distance = distance
         self.status = status
+
+    # unpacking: a user writes `point, distance = ...` as for a function returning a pair
+    def __iter__(self):
+        return iter((self.point, self.distance))
+
+    def __len__(self):
+        return 2
+
+    @property
+    def status_names(self):
+        """``status`` as names: a str for one point, a (n,) str array for a batch."""
+        return Status.names(self.status)
 
     def __repr__(self):
         return f"ClosestPointResult(point={self.point!r}, distance={self.distance!r})"
@@ -437,6 +513,18 @@ def _query_points(points, name, coordinates=True):
     return array, single
 
 
+def _empty_points_batch(pose, points):
+    """No points or no poses: the other side must be a single one (or empty too)."""
+    if not _is_empty_batch(pose):
+        matrices = as_matrices(pose, "pose")
+        if matrices.ndim == 3 and len(matrices) != 1:
+            raise GeometryError(f"pose batch ({len(matrices)}) and points (0) differ in length")
+    if _shape_of(points) != (0, 3):
+        queries, _ = _query_points(points, "points")
+        if len(queries) != 1:
+            raise GeometryError(f"pose batch (0) and points ({len(queries)}) differ in length")
+
+
 def _scaled_directions(directions):
     """Ray directions (n, 3) divided, row by row, by a power of two near their largest
     component: squared lengths computed from them (the kernels normalise ``d / |d|``) neither
@@ -458,11 +546,18 @@ _DIRECTION_SAFE = (2.0 ** -500, 2.0 ** 500)
 
 
 def closest_point(shape, pose, points):
-    """Closest points on ``shape`` (placed by ``pose``) to world ``points`` (3,) or (n, 3)."""
+    """Closest points on ``shape`` (placed by ``pose``) to world ``points`` (3,) or (n, 3).
+
+    ``pose``: a single pose (or None) or a batch (n, 4, 4) matching n points. Returns a
+    :class:`ClosestPointResult` (``point, distance = tc.closest_point(...)`` unpacks it); an
+    empty batch (points (0, 3) or poses (0, 4, 4)) gives arrays of length 0."""
     shape = _shape(shape, "shape")
     route = _CLOSEST_POINT_ROUTES.get((kinds.POINT, shape.kind))
     if route is None:
         raise UnsupportedQuery("closest_point", shape)
+    if _is_empty_batch(pose) or _shape_of(points) == (0, 3):
+        _empty_points_batch(pose, points)
+        return ClosestPointResult(np.zeros((0, 3)), np.zeros(0), np.zeros(0, dtype=np.int8))
     t = as_matrices(pose, "pose")
     queries, single = _query_points(points, "points")
     poses = t.reshape(-1, 4, 4)
@@ -489,7 +584,9 @@ class RayResult:
     """Result of :func:`raycast`: ``hit`` (n,) bool, ``t`` (n,) distance along the unit direction
     (inf on a miss), ``point`` (n, 3) and ``normal`` (n, 3) outward unit normal at the hit (NaN on
     a miss; zeros for a ray starting inside a solid with ``solid=True``), ``face`` (n,) int64
-    triangle index for meshes (-1 otherwise). A single ray gives scalars and (3,) arrays."""
+    triangle index for meshes (-1 otherwise). A single ray gives scalars and (3,) arrays.
+
+    It unpacks as ``hit, t, point, normal = tc.raycast(...)`` (``face`` stays an attribute)."""
 
     __slots__ = ("hit", "t", "point", "normal", "face")
 
@@ -499,6 +596,13 @@ class RayResult:
         self.point = point
         self.normal = normal
         self.face = face
+
+    # unpacking: the four fields every shape gives (face is -1 except for meshes)
+    def __iter__(self):
+        return iter((self.hit, self.t, self.point, self.normal))
+
+    def __len__(self):
+        return 4
 
     def __repr__(self):
         return f"RayResult(hit={self.hit!r}, t={self.t!r})"

@@ -25,6 +25,11 @@ class ReportError(ToucheError, RuntimeError):
     """The report could not be written (missing optional dependency, unwritable path)."""
 
 
+class MissingDependency(ReportError, ImportError):
+    """The report needs an optional package that is not installed (the ``report`` extra). The
+    ``touche`` command exits with its own code for it (5) after printing the result."""
+
+
 def _summary(result):
     if result is None:
         return ""
@@ -58,7 +63,7 @@ def figure(parts, result=None, title=None):
     try:
         import plotly.graph_objects as go
     except ImportError as exc:
-        raise ReportError("the HTML report needs plotly (pip install 'touche[report]')") from exc
+        raise MissingDependency("the HTML report needs plotly (pip install 'touche[report]')") from exc
     traces = []
     for index, (name, vertices, faces) in enumerate(parts):
         v = np.asarray(vertices, dtype=np.float64)
@@ -115,7 +120,7 @@ def write_png(path, parts, result=None, title=None, size=(8.0, 6.0), dpi=100):
         import matplotlib.pyplot as plt
         from mpl_toolkits.mplot3d.art3d import Line3DCollection, Poly3DCollection
     except ImportError as exc:
-        raise ReportError("the PNG report needs matplotlib (pip install 'touche[report]')") from exc
+        raise MissingDependency("the PNG report needs matplotlib (pip install 'touche[report]')") from exc
     fig = plt.figure(figsize=size, dpi=dpi)
     ax = fig.add_subplot(projection="3d")
     everything = []

@@ -63,11 +63,27 @@ class MeshReport:
             f"non-manifold edges {self.nonmanifold_edges}",
             f"holes {self.holes}{' ' + str(self.hole_sizes[:10]) if self.holes else ''}  "
             f"T-junctions {self.t_junctions}",
-            f"faces to flip {self.flipped_faces}  orientation conflicts {self.orientation_conflicts}  "
-            f"coplanar patches {self.coplanar_patches}",
+            f"faces to flip {self.flipped_faces}  orientation conflicts {self.orientation_conflicts}",
+            _coplanar_line(self.coplanar_patches, self.faces),
         ]
         lines.append("problems: " + ("none" if not self.problems else "; ".join(self.problems)))
         return "\n".join(lines)
+
+
+def _plural(count, noun, plural=None):
+    """'1 hole', '2 holes' (problem lines are read by people)."""
+    return f"{count:,} {noun if count == 1 else (plural or noun + 's')}"
+
+
+def _coplanar_line(patches, faces):
+    # a bare "coplanar patches 2755" beside 2,759 faces explained nothing: say what a patch is
+    # and what the count means against the number of faces
+    if faces == 0:
+        return "coplanar patches 0"
+    if patches == faces:
+        return f"coplanar patches {patches:,} (one per face: no two neighbouring faces lie in one plane)"
+    return (f"coplanar patches {patches:,} (flat regions: neighbouring faces in one plane count as one; "
+            f"{faces:,} faces form {patches:,} regions, which tm.merge_coplanar would re-triangulate)")
 
 
 def inspect(mesh, faces=None, tolerance=None):
@@ -100,24 +116,24 @@ def inspect(mesh, faces=None, tolerance=None):
     patches = int(prepare.coplanar_groups(v, f, tol).max() + 1) if len(f) else 0
     volume = prepare.signed_volume(v, f)
     if duplicates:
-        problems.append(f"{duplicates} duplicate vertices (weld them)")
+        problems.append(f"{_plural(duplicates, 'duplicate vertex', 'duplicate vertices')} (weld them)")
     if near:
-        problems.append(f"{near} vertices within {tol:.3g} of another")
+        problems.append(f"{_plural(near, 'vertex', 'vertices')} within {tol:.3g} of another")
     if unused:
-        problems.append(f"{unused} unused vertices")
+        problems.append(_plural(unused, "unused vertex", "unused vertices"))
     if degenerate:
-        problems.append(f"{degenerate} degenerate faces")
+        problems.append(_plural(degenerate, "degenerate face"))
     if loops:
-        problems.append(f"{len(loops)} holes")
+        problems.append(_plural(len(loops), "hole"))
     if len(tj.vertex):
-        problems.append(f"{len(tj.vertex)} T-junctions")
+        problems.append(_plural(len(tj.vertex), "T-junction"))
     if conflicts:
-        problems.append(f"{conflicts} orientation conflicts (not orientable)")
+        problems.append(f"{_plural(conflicts, 'orientation conflict')} (not orientable)")
     elif flipped:
-        problems.append(f"{flipped} faces wound against their neighbours")
+        problems.append(f"{_plural(flipped, 'face')} wound against {'its' if flipped == 1 else 'their'} neighbours")
     if report_euler.closed and volume < 0 and not flipped:
         problems.append("normals point inward (negative volume)")
-    problems.extend(p for p in report_euler.problems if "boundary edges" not in p)
+    problems.extend(p for p in report_euler.problems if "boundary edge" not in p)
     watertight = report_euler.closed and conflicts == 0
     return MeshReport(
         vertices=input_vertices, faces=len(f),

@@ -8,9 +8,13 @@ alone decides nothing. The rule here:
 
 1. size == 84 + 50 * count (count read at byte 80, count > 0)  ->  binary, whatever the header says;
 2. else, the file starts with ``solid`` (after optional whitespace)  ->  ASCII, parsed strictly;
-   if it is not valid ASCII STL either, the error says both things (it is most likely a binary
-   file with a ``solid`` header that was truncated or padded);
-3. else  ->  binary with the wrong size: a truncated (or padded) file, reported with both numbers.
+   errors name the line and the facet. Only when such a file also holds bytes that text never
+   has (control characters) does the error add the binary reading (it is then most likely a
+   binary file with a ``solid`` header that was truncated or padded); for a text file the
+   binary reading would be noise (its "triangle count" is four characters read as a number);
+3. else, the file is another format renamed ``.stl`` (OBJ, PLY, OFF, glTF, 3MF: recognised by
+   their first bytes)  ->  an error naming that format; other text  ->  "not an STL file";
+4. else  ->  binary with the wrong size: a truncated (or padded) file, reported with both numbers.
 
 An ASCII file whose size happens to equal ``84 + 50 * count`` for the number read at byte 80
 would be misread as binary; that number is 4 bytes of text read as an integer (for example
@@ -79,16 +83,26 @@ def parse_stl(data, name="<bytes>"):
             return _binary(data, count, name)
     else:
         count, expected = None, None
+    text = _is_text(data)
     if looks_ascii:
         try:
             return _ascii(data, name)
         except MeshFormatError as exc:
-            if count is None:
+            if count is None or text:  # text: the ASCII reading is the only one that means anything
                 raise
             reason = str(exc).split(": ", 1)[1]
-            _fail(name, f"starts with 'solid' like an ASCII STL but is not valid ASCII STL ({reason}); "
-                        f"read as binary, its header promises {count:,} triangles = {expected:,} bytes "
-                        f"but the file has {size:,} bytes")
+            _fail(name, f"starts with 'solid' like an ASCII STL but holds binary data: most likely a binary "
+                        f"STL with a 'solid' header, truncated or padded: its header promises {count:,} "
+                        f"triangles = {expected:,} bytes but the file has {size:,} bytes (read as ASCII: {reason})")
+    other = _other_format(data, text)
+    if other is not None:
+        label, suffix = other
+        _fail(name, f"not an STL file: it looks like {label}; rename it to .{suffix} "
+                    f"(or load it with format='{suffix}')")
+    if text:
+        first = data.lstrip().split(b"\n", 1)[0][:_SHOWN * 2].decode("utf-8", "replace").strip()
+        _fail(name, f"not an STL file: it is text, but an ASCII STL starts with 'solid' and this one starts "
+                    f"with {first!r}")
     if size < 84:
         _fail(name, f"truncated: {size} bytes, but a binary STL needs at least 84 (80-byte header + "
                     f"4-byte triangle count) and the file does not start with 'solid' (ASCII)")
@@ -105,12 +119,56 @@ def parse_stl(data, name="<bytes>"):
                 f"({size - expected:,} extra)")
 
 
-def _check_finite(triangles, name):
+_TEXT_SAMPLE = 1 << 16  # bytes looked at to tell text from binary
+
+
+def _is_text(data):
+    """Whether ``data`` reads as text: its first 64 KiB hold no control byte other than
+    whitespace. Binary STL records are float32 coordinates and uint16 attributes, which are full
+    of such bytes (any coordinate with a zero low byte, every small integer, every zero)."""
+    sample = np.frombuffer(data, dtype=np.uint8, count=min(len(data), _TEXT_SAMPLE))
+    control = ((sample < 32) & ~_SPACE[sample]) | (sample == 127)
+    return not control.any()
+
+
+_OBJ_KEYWORDS = (b"v", b"vn", b"vt", b"f", b"o", b"g", b"s", b"mtllib", b"usemtl", b"l")
+
+
+def _other_format(data, text):
+    """(what it looks like, suffix) when ``data`` is another mesh format renamed ``.stl``, else
+    None. Recognised by first bytes only: a guess for the error message, never a reading."""
+    head = data[:_TEXT_SAMPLE].lstrip()
+    if head[:4] == b"glTF":
+        return "a binary glTF (GLB) file (it starts with 'glTF')", "glb"
+    if head[:4] == b"PK\x03\x04":
+        return "a ZIP archive (3MF files are ZIP archives)", "3mf"
+    if head[:3].lower() == b"ply" and head[3:4] in (b"\n", b"\r"):
+        return "a PLY file (it starts with 'ply')", "ply"
+    if not text:
+        return None
+    first = head.split(None, 1)[0] if head.split(None, 1) else b""
+    if first.upper() in (b"OFF", b"COFF", b"NOFF", b"CNOFF", b"STOFF", b"4OFF", b"NOFF"):
+        return f"an OFF file (it starts with {first.decode()!r})", "off"
+    if head[:1] == b"{" and b'"asset"' in head:
+        return "a glTF file (JSON with an 'asset')", "gltf"
+    lines = [line.strip() for line in head.splitlines()[:50]]
+    records = [line.split(None, 1)[0] for line in lines if line and not line.startswith(b"#")]
+    if records and sum(record in _OBJ_KEYWORDS for record in records) >= max(1, len(records) // 2) \
+            and (b"v" in records or b"f" in records):
+        example = next(line for line in lines if line.split(None, 1)[:1] in ([b"v"], [b"f"]))
+        return f"an OBJ file (it has lines like {example[:_SHOWN * 2].decode('utf-8', 'replace')!r})", "obj"
+    return None
+
+
+def _check_finite(triangles, name, where=None):
     finite = np.isfinite(triangles)
     if not finite.all():
         bad = int(np.argmin(finite.reshape(len(triangles), -1).all(axis=1)))
-        _fail(name, f"triangle {bad} has a non-finite vertex coordinate "
-                    f"({triangles[bad].reshape(-1)[~finite[bad].reshape(-1)][0]})")
+        coordinate = int(np.argmin(finite[bad].reshape(-1)))  # 0..8: vertex * 3 + axis
+        value = triangles[bad].reshape(-1)[coordinate]
+        if where is not None:  # ASCII: the line the number is on
+            _fail(name, f"{where(bad, coordinate)}facet {bad} has a non-finite vertex coordinate ({value})")
+        _fail(name, f"triangle {bad} has a non-finite vertex coordinate ({value})")
 
 
 def _binary(data, count, name):
@@ -136,6 +194,7 @@ class _Tokens:
     """Start and end offsets of the whitespace-separated tokens of ``data``."""
 
     def __init__(self, data):
+        self.data = data
         self.bytes = np.frombuffer(data, dtype=np.uint8)
         # int32 offsets below 2 GiB: 8 bytes per token instead of 16
         index = np.int32 if len(data) < 2**31 - 1 else np.int64
@@ -148,8 +207,18 @@ class _Tokens:
         self.count = len(self.start)
 
     def text(self, index, limit=_SHOWN):
+        """Token ``index`` for a message: lower case, at most ``limit`` characters."""
         stop = min(int(self.end[index]), int(self.start[index]) + limit)
-        return bytes(self.bytes[int(self.start[index]):stop]).lower()
+        return bytes(self.bytes[int(self.start[index]):stop]).lower().decode("utf-8", "replace")
+
+    def line(self, index):
+        """1-based line number of token ``index`` (error paths only: counts the newlines before it,
+        in C, without a copy)."""
+        return self.data.count(b"\n", 0, int(self.start[index])) + 1
+
+    def where(self, index, facet):
+        """'line L, facet k: ' for a message about token ``index``."""
+        return f"line {self.line(index)}, facet {facet}: "
 
     def is_word(self, indices, word):
         """Bool mask: tokens ``indices`` equal ``word`` (lowercase letters), case-insensitively."""
@@ -199,8 +268,9 @@ class _Tokens:
                 try:
                     values[k] = float(token)
                 except ValueError:
-                    _fail(name, f"malformed ASCII STL: facet {facet_of(chunk[k])} has a {len(token):,}-character "
-                                f"token {token[:_SHOWN].lower()!r}... where a number belongs")
+                    shown = token[:_SHOWN].lower().decode("utf-8", "replace")
+                    _fail(name, f"malformed ASCII STL: {self.where(chunk[k], facet_of(chunk[k]))}a "
+                                f"{len(token):,}-character token {shown!r}... where a number belongs")
             out[lo:lo + len(chunk)] = values
         return out
 
@@ -210,8 +280,8 @@ class _Tokens:
             try:
                 float(token)
             except ValueError:
-                _fail(name, f"malformed ASCII STL: facet {facet_of(row)} has {token[:_SHOWN].lower()!r} "
-                            f"where a number belongs")
+                shown = token[:_SHOWN].lower().decode("utf-8", "replace")
+                _fail(name, f"malformed ASCII STL: {self.where(row, facet_of(row))}{shown!r} where a number belongs")
         _fail(name, "malformed ASCII STL: a vertex coordinate is not a number")
 
 
@@ -225,43 +295,53 @@ def _ascii(data, name):
     solids = tokens.where_word(b"solid")
     endsolids = tokens.where_word(b"endsolid")
     facets = tokens.where_word(b"facet")
-    bodies = []  # (first token, facet count) of each solid's facets
+    bodies = []  # (first token, whole facets, tokens left over, 'endsolid' token) of each solid
     position = 0
     while position < total:
         if not tokens.is_word([position], b"solid")[0]:
-            _fail(name, f"expected 'solid' at token {position}, got {tokens.text(position)!r}")
+            _fail(name, f"line {tokens.line(position)}: expected 'solid', got {tokens.text(position)!r}")
         k = np.searchsorted(endsolids, position + 1)
         if k == len(endsolids):
-            _fail(name, "no 'endsolid' (truncated ASCII STL?)")
+            _fail(name, f"no 'endsolid' after the 'solid' on line {tokens.line(position)} "
+                        f"(the last token is on line {tokens.line(total - 1)}: truncated ASCII STL?)")
         end = int(endsolids[k])
         k = np.searchsorted(facets, position + 1)
         first = int(facets[k]) if k < len(facets) and facets[k] < end else end  # a solid without facets
         length = end - first
-        if length % _FACET_TOKENS:
-            _fail(name, f"malformed ASCII STL: {length} tokens between the first 'facet' and "
-                        f"'endsolid', not a multiple of {_FACET_TOKENS} (truncated or extra tokens)")
-        if length:
-            bodies.append((first, length // _FACET_TOKENS))
+        bodies.append((first, length // _FACET_TOKENS, length % _FACET_TOKENS, end))
         # skip the optional name after endsolid, up to the next 'solid' or the end
         k = np.searchsorted(solids, end + 1)
         position = int(solids[k]) if k < len(solids) else total
-    if not bodies:
+    if not any(whole or left for _, whole, left, _ in bodies):
         _fail(name, "ASCII STL without facets (an empty mesh)")
-    # every facet's first token, all solids together (facet numbers count across solids)
-    starts = np.concatenate([first + _FACET_TOKENS * np.arange(count, dtype=np.int64) for first, count in bodies])
+    # every whole facet's first token, all solids together (facet numbers count across solids);
+    # their keywords are checked first: a missing or extra token inside a facet shows there as a
+    # keyword out of place, on the line where it happens
+    starts = np.concatenate([first + _FACET_TOKENS * np.arange(whole, dtype=np.int64)
+                             for first, whole, _, _ in bodies])
     for column, word in _KEYWORDS.items():
         wrong = ~tokens.is_word(starts + column, word)
         if wrong.any():
             facet = int(np.argmax(wrong))
-            _fail(name, f"malformed ASCII STL: facet {facet} has {tokens.text(starts[facet] + column)!r} "
+            at = starts[facet] + column
+            _fail(name, f"malformed ASCII STL: {tokens.where(at, facet)}{tokens.text(at)!r} "
                         f"where '{word.decode()}' belongs")
+    counted = 0
+    for first, whole, left, end in bodies:
+        if left:  # the last facet before 'endsolid' is cut short or followed by extra tokens
+            at = first + _FACET_TOKENS * whole
+            _fail(name, f"malformed ASCII STL: {tokens.where(at, counted + whole)}{left} token{'' if left == 1 else 's'} before the "
+                        f"'endsolid' on line {tokens.line(end)}, where a facet has {_FACET_TOKENS} (the "
+                        f"{end - first} tokens from the first 'facet' to 'endsolid' are not a multiple of "
+                        f"{_FACET_TOKENS}: a facet cut short or extra tokens)")
+        counted += whole
 
     def facet_of(token):
         return int(np.searchsorted(starts, token, side="right") - 1)
 
     number_tokens = (starts[:, None] + _NUMBER_COLUMNS).reshape(-1)
     triangles = tokens.numbers(number_tokens, name, facet_of).reshape(-1, 3, 3)
-    _check_finite(triangles, name)
+    _check_finite(triangles, name, where=lambda facet, coordinate: f"line {tokens.line(starts[facet] + _NUMBER_COLUMNS[coordinate])}: ")
     return triangles
 
 
@@ -326,6 +406,15 @@ def load(path, weld=True, tolerance=None, format=None):
 
     path = Path(path)
     suffix = ("." + format.lower().lstrip(".")) if format else path.suffix.lower()
+    # the same words for every format (a directory or a missing file is named as such, not as a
+    # reader's failure on it)
+    if path.is_dir():
+        _fail(path, "is a directory, not a mesh file")
+    if not path.exists():
+        _fail(path, "no such file")
+    if not suffix:
+        _fail(path, "has no file suffix to tell its format: rename it (.stl, .obj, .ply, .off, .glb...) "
+                    "or pass format='stl' (or 'obj', ...)")
     if suffix == ".stl":
         vertices = read_stl(path).reshape(-1, 3)  # (the soup is freed once welded)
         faces = np.arange(len(vertices), dtype=np.int64).reshape(-1, 3)

@@ -541,9 +541,9 @@ def euler(vertices, faces=None, orientable=None):
     closed = boundary == 0 and nonmanifold == 0 and n_faces > 0
     problems = []
     if boundary:
-        problems.append(f"{boundary} boundary edges (open mesh: holes or cracks)")
+        problems.append(f"{boundary} boundary edge{'' if boundary == 1 else 's'} (open mesh: holes or cracks)")
     if nonmanifold:
-        problems.append(f"{nonmanifold} edges shared by more than two faces")
+        problems.append(f"{nonmanifold} edge{'' if nonmanifold == 1 else 's'} shared by more than two faces")
     genus = None
     if closed:
         if 2 * n_edges != 3 * n_faces:
@@ -622,9 +622,9 @@ def euler_polygons(polygons):
     from_sides = float(sizes.sum()) / 2.0
     problems = []
     if boundary:
-        problems.append(f"{boundary} boundary edges (open mesh: holes or cracks)")
+        problems.append(f"{boundary} boundary edge{'' if boundary == 1 else 's'} (open mesh: holes or cracks)")
     if nonmanifold:
-        problems.append(f"{nonmanifold} edges shared by more than two faces")
+        problems.append(f"{nonmanifold} edge{'' if nonmanifold == 1 else 's'} shared by more than two faces")
     if from_sides != int(from_sides):
         problems.append(f"E = (sum of polygon sides) / 2 = {from_sides:g} is not a whole number")
     elif from_sides != n_edges:
