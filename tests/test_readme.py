@@ -1,6 +1,6 @@
 """The README's code runs and prints what it says (issue 22, item 1).
 
-Every ```python block of README.md and of docs/*.md runs, in file order, in one namespace per
+Every ```python block of README.md and of docs/**/*.md (the documentation site's pages, sub-folders included) runs, in file order, in one namespace per
 file (a block may use what an earlier block defined), in a fresh Python process bounded in time,
 as a user pasting them into a script would run them.
 
@@ -120,7 +120,7 @@ def run_blocks(path, text, namespace=None):
 
 def documents():
     """README.md and the docs/*.md files that hold Python blocks."""
-    paths = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
+    paths = [ROOT / "README.md"] + sorted((ROOT / "docs").rglob("*.md"))
     return [path for path in paths if path.exists() and python_blocks(path.read_text(encoding="utf-8"))]
 
 
@@ -172,7 +172,7 @@ def test_docs_blocks_run(tmp_path):
 
 
 def test_blocks_not_run_are_rare_and_marked():
-    for path in [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md")):
+    for path in [ROOT / "README.md"] + sorted((ROOT / "docs").rglob("*.md")):
         blocks = python_blocks(path.read_text(encoding="utf-8"))
         skipped = [line for line, _, run in blocks if not run]
         assert len(skipped) <= MAX_NOT_RUN, f"{path.name}: blocks not run at lines {skipped}"
