@@ -98,6 +98,17 @@ def _empty_pair_batch(pose_a, pose_b):
                 raise GeometryError(f"pose batches differ in length: {name} has {len(matrices)}, the other 0")
 
 
+def _empty_intersects(pose_a, pose_b):
+    _empty_pair_batch(pose_a, pose_b)
+    return np.zeros(0, dtype=np.bool_)
+
+
+def _empty_distance(pose_a, pose_b):
+    _empty_pair_batch(pose_a, pose_b)
+    return DistanceResult(np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)),
+                          np.zeros(0, dtype=np.int8))
+
+
 def _raise_invalid_pose(code, pose_a, pose_b):
     """A kernel found a raw pose array that is not a rigid transform: let the full validation
     name the problem (it always raises for such an array)."""
@@ -203,14 +214,18 @@ def intersects(a, pose_a, b, pose_b):
     route = _INTERSECTS_ROUTES.get((a.kind, b.kind))
     if route is None:
         raise UnsupportedQuery("intersects", a, b)
-    if _is_empty_batch(pose_a) or _is_empty_batch(pose_b):
-        _empty_pair_batch(pose_a, pose_b)
-        return np.zeros(0, dtype=np.bool_)
     engine = route[0]
     if engine == _ENGINE_MESH_SHAPE or engine == _ENGINE_MESH_MESH:
+        if _is_empty_batch(pose_a) or _is_empty_batch(pose_b):
+            return _empty_intersects(pose_a, pose_b)
         return _mesh_intersects(a, pose_a, b, pose_b, route)
-    ta = as_matrices(pose_a, "pose_a", check=False)
-    tb = as_matrices(pose_b, "pose_b", check=False)
+    try:
+        ta = as_matrices(pose_a, "pose_a", check=False)
+        tb = as_matrices(pose_b, "pose_b", check=False)
+    except GeometryError:  # an empty batch is refused there: looked for only then (per-call cost)
+        if _is_empty_batch(pose_a) or _is_empty_batch(pose_b):
+            return _empty_intersects(pose_a, pose_b)
+        raise
     batch = _kernels()
     if ta.ndim == 2 and tb.ndim == 2:
         if engine == _ENGINE_CLOSED_FORM:
@@ -245,15 +260,18 @@ def distance(a, pose_a, b, pose_b):
     route = _DISTANCE_ROUTES.get((a.kind, b.kind))
     if route is None:
         raise UnsupportedQuery("distance", a, b)
-    if _is_empty_batch(pose_a) or _is_empty_batch(pose_b):
-        _empty_pair_batch(pose_a, pose_b)
-        return DistanceResult(np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)),
-                              np.zeros(0, dtype=np.int8))
     engine = route[0]
     if engine == _ENGINE_MESH_SHAPE or engine == _ENGINE_MESH_MESH:
+        if _is_empty_batch(pose_a) or _is_empty_batch(pose_b):
+            return _empty_distance(pose_a, pose_b)
         return _mesh_distance(a, pose_a, b, pose_b, route)
-    ta = as_matrices(pose_a, "pose_a", check=False)
-    tb = as_matrices(pose_b, "pose_b", check=False)
+    try:
+        ta = as_matrices(pose_a, "pose_a", check=False)
+        tb = as_matrices(pose_b, "pose_b", check=False)
+    except GeometryError:  # an empty batch is refused there: looked for only then (per-call cost)
+        if _is_empty_batch(pose_a) or _is_empty_batch(pose_b):
+            return _empty_distance(pose_a, pose_b)
+        raise
     batch = _kernels()
     if ta.ndim == 2 and tb.ndim == 2:
         buffer = np.empty(10)
