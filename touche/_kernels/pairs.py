@@ -1233,9 +1233,12 @@ def pair_query(intersects_only, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb
     inf; NaN points and normal; TOUCHING / SEPARATED): both verbs behind one boundary (PAIR_ENGINE),
     so the engine is compiled once and every driver calls it through its address."""
     if intersects_only:
+        # one NaN array for the three unused fields: an allocation per array is a measurable
+        # part of a GJK pair's intersects (the callers read only the first field)
+        unused = _nan3()
         if pair_intersects(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
-            return 0.0, _nan3(), _nan3(), _nan3(), kinds.TOUCHING
-        return np.inf, _nan3(), _nan3(), _nan3(), kinds.SEPARATED
+            return 0.0, unused, unused, unused, kinds.TOUCHING
+        return np.inf, unused, unused, unused, kinds.SEPARATED
     return pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance)
 
 
