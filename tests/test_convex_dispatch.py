@@ -208,6 +208,7 @@ def test_smooth_solid_vs_plane_uses_the_support_function(smooth, plane):
     assert np.abs(got.signed_distance - want.signed_distance).max() <= bound + 1e-9
 
 
+@pytest.mark.slow
 def test_separated_polytope_pairs_use_gjk_and_match_the_enumeration_engine():
     from touche._kernels.pairs import engine_pair_distance, pair_distance
 

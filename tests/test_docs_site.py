@@ -33,8 +33,8 @@ MISSING = [name for name in ("mkdocs", "material", "mkdocstrings", "mkdocstrings
            if importlib.util.find_spec(name.split(".")[0]) is None
            or (name == "mkdocstrings_handlers.python" and importlib.util.find_spec(name) is None)]
 
-pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"the docs extra is not installed (missing {', '.join(MISSING)}): "
-                                "pip install -e '.[docs]'")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(MISSING), reason=f"the docs extra is not installed (missing {', '.join(MISSING)}): "
+                                "pip install -e '.[docs]'")]
 
 
 def _nav_pages(nav):

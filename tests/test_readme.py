@@ -29,6 +29,8 @@ import tokenize
 import traceback
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 NOT_RUN = "<!-- not run -->"
 MAX_NOT_RUN = 2
@@ -163,6 +165,7 @@ def test_readme_blocks_run_and_print_what_they_claim(tmp_path):
     assert "HIT 2.0" in out and "ALREADY_TOUCHING" not in out
 
 
+@pytest.mark.slow
 def test_docs_blocks_run(tmp_path):
     for path in documents():
         if path.name == "README.md":
