@@ -7,6 +7,7 @@ from touche import GeometryError
 from touche.broadphase.structures import _visit_stamps
 from touche.broadphase import (STRUCTURES, BroadPhase, DynamicAABBTree, IdError, IncrementalSweepAndPrune, LinearOctree,
                                UniformGrid)
+from threaded import run_threads
 
 NAMES = sorted(STRUCTURES)
 
@@ -344,32 +345,6 @@ def test_id_errors_are_geometry_errors(name):
 
 
 # ---------------------------------------------------------------------------------- threads
-def _run_threads(count, work, timeout=60.0):
-    """work(k) in `count` threads released together; returns the results; fails on an error or
-    on a thread that does not finish."""
-    import threading
-
-    barrier = threading.Barrier(count)
-    results, errors = [None] * count, []
-
-    def run(k):
-        try:
-            barrier.wait()
-            results[k] = work(k)
-        except BaseException as error:  # noqa: BLE001 - re-raised below
-            errors.append(error)
-
-    threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout)
-        assert not thread.is_alive(), "a thread did not finish (hang)"
-    if errors:
-        raise errors[0]
-    return results
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_queries_from_threads_match_serial(name):
@@ -396,7 +371,7 @@ def test_queries_from_threads_match_serial(name):
                 naive_pairs(boxes))
     for _ in range(3):
         structure.update_many(np.arange(400), boxes)  # stale: lazy structures rebuild on first use
-        for got in _run_threads(8, lambda k: answers()):
+        for got in run_threads(lambda k: answers(), 8, timeout=60.0):
             for family in range(3):
                 for a, b in zip(got[family], expected[family]):
                     np.testing.assert_array_equal(np.sort(a), np.sort(b))
@@ -421,7 +396,7 @@ def test_mutation_from_threads_is_serialised(name):
             structure.remove(i)
         return structure.pairs().shape
 
-    _run_threads(8, work)
+    run_threads(work, 8, timeout=60.0)
     keep = np.arange(8 * 60).reshape(8, 60)[:, 1::2].reshape(-1)
     np.testing.assert_array_equal(structure.ids, keep)
     np.testing.assert_array_equal(structure.pairs(), naive_pairs(boxes[keep], keep))

@@ -8,6 +8,7 @@ from touche import GeometryError, UnsupportedQuery
 from touche.broadphase import STRUCTURES
 from touche.query import SUPPORTED_PAIRS
 from touche.world import shifted_motion
+from threaded import run_threads
 
 
 def random_rotation(rng):
@@ -498,32 +499,6 @@ def test_bad_input():
 
 
 # ---------------------------------------------------------------------------------- threads
-def _run_threads(count, work, timeout=60.0):
-    """work(k) in `count` threads released together; returns the results, re-raises errors, fails
-    on a thread that does not finish (a hang) instead of waiting forever."""
-    import threading
-
-    barrier = threading.Barrier(count)
-    results, errors = [None] * count, []
-
-    def run(k):
-        try:
-            barrier.wait()
-            results[k] = work(k)
-        except BaseException as error:  # noqa: BLE001 - reported below
-            errors.append(error)
-
-    threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout)
-        assert not thread.is_alive(), "a thread did not finish (hang)"
-    if errors:
-        raise errors[0]
-    return results
-
-
 @pytest.mark.parametrize("name", ["dynamic_tree", "sort_and_sweep", "uniform_grid"])
 def test_concurrent_queries_refresh_once_and_agree(name):
     # issue 23 finding 1: query() refreshed the broad phase lazily in every thread at once
@@ -551,7 +526,7 @@ def test_concurrent_queries_refresh_once_and_agree(name):
                              [h for h, *_ in world.raycast(probes[i][1][:3, 3], [1.0, 0.2, 0.1], 5.0)])
                     for i in order}
 
-        for answers in _run_threads(8, work):
+        for answers in run_threads(work, 8, timeout=60.0):
             for i in range(len(probes)):
                 np.testing.assert_array_equal(answers[i][0], expected[i])
                 assert answers[i][1] == nearest[i] and answers[i][2] == rays[i]
@@ -578,7 +553,7 @@ def test_concurrent_add_remove_one_world():
                 world.query(touche.Sphere(1.0), touche.Pose.from_translation(rng.uniform(-5, 5, 3)))
         return mine
 
-    left = _run_threads(8, work)
+    left = run_threads(work, 8, timeout=60.0)
     handles = [h for mine in left for h in mine]
     assert len(set(handles)) == len(handles) == 8 * 100
     assert sorted(world.handles) == sorted(keep + handles) and len(world._broad) == len(world)

@@ -17,6 +17,7 @@ import pytest
 import touche as tc
 from touche import bvh
 from touche.broadphase import DynamicAABBTree, SortAndSweep, UniformGrid
+from threaded import run_threads
 
 THREADS = 8
 
@@ -43,30 +44,6 @@ def canonical(value):
     return (type(value).__name__, tuple(sorted((k, canonical(v)) for k, v in fields.items() if not callable(v))))
 
 
-def run_threads(work, count=THREADS, timeout=120.0):
-    """work(k) in `count` threads released together; their results (errors re-raised; a thread
-    that does not finish fails the test instead of hanging it)."""
-    barrier = threading.Barrier(count)
-    results, errors = [None] * count, []
-
-    def run(k):
-        try:
-            barrier.wait()
-            results[k] = work(k)
-        except BaseException as error:  # noqa: BLE001 - re-raised below
-            errors.append(error)
-
-    threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout)
-        assert not thread.is_alive(), "a thread did not finish (hang)"
-    if errors:
-        raise errors[0]
-    return results
-
-
 def closed_mesh(subdivisions, radius=1.0):
     import trimesh
 
@@ -86,7 +63,7 @@ def compare_with_serial(tasks):
         return [name for name in order if canonical(tasks[name]()) != expected[name]]
 
     differences = {}
-    for wrong in run_threads(work):
+    for wrong in run_threads(work, THREADS):
         for name in wrong:
             differences[name] = differences.get(name, 0) + 1
     return differences
@@ -173,7 +150,7 @@ def test_lazy_mesh_tree_is_built_once(monkeypatch):
             return kernels.build_tree(*args)
 
     monkeypatch.setattr(bvh, "_build", lambda: Counting())
-    trees = run_threads(lambda k: mesh.bvh)
+    trees = run_threads(lambda k: mesh.bvh, THREADS)
     assert len(builds) == 1 and all(tree is trees[0] for tree in trees)
 
 
