@@ -45,16 +45,22 @@ def _check_finite(array, name):
         raise GeometryError(f"{name} contains NaN or inf")
 
 
-def _check_translations(translation, name):
-    """Translations (..., 3) within touche's range (|t| <= 1e75 per component; why: touche.tolerance
-    MAX_COORDINATE). One vectorised pass: batches of millions of poses pay a few milliseconds."""
-    if translation.size:
-        largest = float(np.abs(translation).max())
+def check_magnitude(array, name, what="coordinates and sizes", symbol="x"):
+    """GeometryError unless every entry of ``array`` (finite floats) has magnitude <= 1e75
+    (touche.tolerance.MAX_COORDINATE says why). One vectorised pass: batches of millions of
+    poses pay a few milliseconds."""
+    if array.size:
+        largest = float(np.abs(array).max())
         if largest > _MAX_TRANSLATION:
+            noun = "a translation component" if symbol == "t" else "a value"
             raise GeometryError(
-                f"{name} has a translation component of magnitude {largest!r}, outside touche's "
-                f"range: translations must satisfy |t| <= {_MAX_TRANSLATION:g}"
+                f"{name} has {noun} of magnitude {largest!r}, outside touche's range: {what} "
+                f"must satisfy |{symbol}| <= {_MAX_TRANSLATION:g}"
             )
+
+
+def _check_translations(translation, name):
+    check_magnitude(translation, name, "translations", "t")
 
 
 def _check_rotations(rotation, name):

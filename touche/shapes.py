@@ -25,6 +25,7 @@ from . import tolerance
 from ._kernels import kinds
 from .dispatch import RADIUS_PARAM
 from .errors import GeometryError
+from .pose import check_magnitude
 
 _NO_TRIANGLES = np.zeros((0, 3), dtype=np.int64)
 _NO_EDGES = np.zeros((0, 2), dtype=np.int64)
@@ -43,13 +44,7 @@ _MIN = tolerance.MIN_SIZE
 
 def check_coordinates(array, name):
     """GeometryError unless every entry of ``array`` (finite floats) has magnitude <= 1e75."""
-    if array.size:
-        largest = float(np.abs(array).max())
-        if largest > _MAX:
-            raise GeometryError(
-                f"{name} has a value of magnitude {largest!r}, outside touche's range: coordinates "
-                f"and sizes must satisfy |x| <= {_MAX:g}"
-            )
+    check_magnitude(array, name)
 
 
 def check_size(value, name, zero_ok=False):
