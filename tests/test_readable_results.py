@@ -123,3 +123,33 @@ def test_empty_batches_still_check_the_other_side():
         tc.closest_point(BOX, TWO, np.zeros((0, 3)))
     with pytest.raises(tc.GeometryError, match="points"):
         tc.closest_point(BOX, EMPTY, [[np.nan, 0.0, 0.0]])
+
+
+@pytest.mark.parametrize("shape", [BOX, MESH], ids=["box", "mesh"])
+def test_empty_ray_batches_give_empty_arrays(shape):
+    no_rays = np.zeros((0, 3))
+    x = [1.0, 0.0, 0.0]
+    for pose, origins, directions in ((None, no_rays, x), (None, [-5.0, 0, 0], no_rays), (EMPTY, [-5.0, 0, 0], x),
+                                      (FAR, no_rays, no_rays), (EMPTY, no_rays, no_rays)):
+        hit, t, point, normal = r = tc.raycast(shape, pose, origins, directions)
+        assert hit.shape == (0,) and hit.dtype == np.bool_ and t.shape == (0,) and r.face.shape == (0,)
+        assert point.shape == normal.shape == (0, 3)
+    if shape is MESH:  # every hit, flat
+        hits = tc.raycast(shape, None, no_rays, x, mode="all")
+        assert len(hits) == 0 and hits.point.shape == (0, 3) and list(hits.counts(0)) == []
+    # the same calls with one ray answer (the empty path is not taken for them)
+    assert tc.raycast(shape, None, [-5.0, 0, 0], x).hit
+
+
+def test_empty_ray_batches_still_check_the_other_arguments():
+    two = np.zeros((2, 3))
+    with pytest.raises(tc.GeometryError, match="differ in length"):
+        tc.raycast(BOX, None, np.zeros((0, 3)), [[1.0, 0, 0], [0, 1.0, 0]])
+    with pytest.raises(tc.GeometryError, match="differ in length"):
+        tc.raycast(BOX, TWO, np.zeros((0, 3)), [1.0, 0, 0])
+    with pytest.raises(tc.GeometryError, match="differ in length"):
+        tc.raycast(BOX, EMPTY, two + [-5.0, 0, 0], [1.0, 0, 0])
+    with pytest.raises(tc.GeometryError, match="directions"):
+        tc.raycast(BOX, None, np.zeros((0, 3)), [np.nan, 0.0, 0.0])
+    with pytest.raises(tc.GeometryError, match="origins"):
+        tc.raycast(BOX, EMPTY, [[1e80, 0.0, 0.0]], [1.0, 0.0, 0.0])

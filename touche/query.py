@@ -543,6 +543,27 @@ def _empty_points_batch(pose, points):
             raise GeometryError(f"pose batch (0) and points ({len(queries)}) differ in length")
 
 
+def _empty_rays(pose, origins, directions, mode):
+    """No rays (or no poses): every other argument must be a single one or empty too; the
+    answer has the batch shapes with length 0."""
+    sizes = {}
+    if not _is_empty_batch(pose):
+        matrices = as_matrices(pose, "pose")
+        sizes["pose batch"] = len(matrices) if matrices.ndim == 3 else 1
+    for value, name, coordinates in ((origins, "origins", True), (directions, "directions", False)):
+        if _shape_of(value) != (0, 3):
+            sizes[name] = len(_query_points(value, name, coordinates)[0])
+    for name, size in sizes.items():
+        if size != 1:
+            raise GeometryError(f"{name} ({size}) and an empty batch differ in length")
+    if mode == "all":
+        from .meshquery import RayHits
+
+        return RayHits(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
+    return RayResult(np.zeros(0, dtype=np.bool_), np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3)),
+                     np.zeros(0, dtype=np.int64))
+
+
 def _scaled_directions(directions):
     """Ray directions (n, 3) divided, row by row, by a power of two near their largest
     component: squared lengths computed from them (the kernels normalise ``d / |d|``) neither
@@ -641,7 +662,8 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode=
     occlusion test: ``hit`` is exact, ``t`` / ``face`` are those of whichever hit was found);
     ``"all"`` every hit, returned as a flat :class:`touche.meshquery.RayHits` (ray index, t,
     face, point; sorted by ray then t). For other shapes "any" equals "first" and "all" is
-    unsupported.
+    unsupported. An empty batch (origins or directions (0, 3), or poses (0, 4, 4)) gives arrays
+    of length 0 (the other arguments must then be single or empty).
     """
     shape = _shape(shape, "shape")
     route = _RAYCAST_ROUTES.get((kinds.RAY, shape.kind))
@@ -651,9 +673,14 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode=
         raise GeometryError(f"mode must be 'first', 'any' or 'all', got {mode!r}")
     if mode == "all" and route.engine != _ENGINE_MESH_TREE:
         raise UnsupportedQuery("raycast(mode='all')", shape)
-    t = as_matrices(pose, "pose")
-    origin_array, single_o = _query_points(origins, "origins")
-    direction_array, single_d = _query_points(directions, "directions", coordinates=False)
+    try:
+        t = as_matrices(pose, "pose")
+        origin_array, single_o = _query_points(origins, "origins")
+        direction_array, single_d = _query_points(directions, "directions", coordinates=False)
+    except GeometryError:  # empty batches are refused there: looked for only then (per-call cost)
+        if _is_empty_batch(pose) or _shape_of(origins) == (0, 3) or _shape_of(directions) == (0, 3):
+            return _empty_rays(pose, origins, directions, mode)
+        raise
     direction_array = _scaled_directions(direction_array)
     count = max(len(origin_array), len(direction_array))
     if len(origin_array) not in (1, count) or len(direction_array) not in (1, count):
