@@ -153,3 +153,14 @@ def test_empty_ray_batches_still_check_the_other_arguments():
         tc.raycast(BOX, None, np.zeros((0, 3)), [np.nan, 0.0, 0.0])
     with pytest.raises(tc.GeometryError, match="origins"):
         tc.raycast(BOX, EMPTY, [[1e80, 0.0, 0.0]], [1.0, 0.0, 0.0])
+
+
+def test_empty_contact_batches_give_empty_manifolds():
+    for pose_a, pose_b in ((EMPTY, None), (None, EMPTY), (EMPTY, FAR), (EMPTY, EMPTY)):
+        m = tc.contacts(BOX, pose_a, SPHERE, pose_b, max_points=3)
+        assert m.points.shape == (0, 3, 3) and m.depths.shape == (0, 3) and m.normal.shape == (0, 3)
+        assert m.count.shape == (0,) and m.status.shape == (0,) and m.status.dtype == np.int8
+    with pytest.raises(tc.GeometryError, match="differ in length"):
+        tc.contacts(BOX, EMPTY, SPHERE, TWO)
+    with pytest.raises(tc.GeometryError, match="pose_b contains NaN"):
+        tc.contacts(BOX, EMPTY, SPHERE, np.full((4, 4), np.nan))
