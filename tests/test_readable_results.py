@@ -164,3 +164,12 @@ def test_empty_contact_batches_give_empty_manifolds():
         tc.contacts(BOX, EMPTY, SPHERE, TWO)
     with pytest.raises(tc.GeometryError, match="pose_b contains NaN"):
         tc.contacts(BOX, EMPTY, SPHERE, np.full((4, 4), np.nan))
+
+
+def test_empty_intersection_batches_give_no_pairs():
+    for pose_a, pose_b in ((EMPTY, None), (None, EMPTY), (EMPTY, EMPTY)):
+        r = tc.intersection(BOX, pose_a, BOX, pose_b)
+        assert r.kind.shape == (0,) and r.count.shape == (0,) and r.points.shape[0] == 0
+        assert r.points.ndim == 3 and r.points.shape[2] == 3
+    with pytest.raises(tc.GeometryError, match="differ in length"):
+        tc.intersection(BOX, EMPTY, BOX, TWO)

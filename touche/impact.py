@@ -913,12 +913,22 @@ def _cast(a, ta, va, b, tb, vb, limit, count, single):
 
 def intersection(a, pose_a, b, pose_b):
     """The set A n B of two convex polytopes at their poses; see :class:`IntersectionResult`.
-    Empty when they are separated by more than the touching tolerance."""
+    Empty when they are separated by more than the touching tolerance. An empty pose batch
+    (0, 4, 4) gives a result of no pairs."""
     a = _shape(a, "a")
     b = _shape(b, "b")
     dispatch.require(dispatch.INTERSECTION, a, b)
-    ta = as_matrices(pose_a, "pose_a")
-    tb = as_matrices(pose_b, "pose_b")
+    try:
+        ta = as_matrices(pose_a, "pose_a")
+        tb = as_matrices(pose_b, "pose_b")
+    except GeometryError:  # an empty batch is refused there: looked for only then
+        from .query import _empty_pair_batch, _is_empty_batch
+
+        if not (_is_empty_batch(pose_a) or _is_empty_batch(pose_b)):
+            raise
+        _empty_pair_batch(pose_a, pose_b)
+        return IntersectionResult(np.zeros(0, dtype=np.int8), np.zeros((0, _capacity(a, b), 3)),
+                                  np.zeros(0, dtype=np.int64))
     single = ta.ndim == 2 and tb.ndim == 2
     ta = np.require(np.asarray(ta, dtype=np.float64).reshape(-1, 4, 4), np.float64, ["C", "W"])
     tb = np.require(np.asarray(tb, dtype=np.float64).reshape(-1, 4, 4), np.float64, ["C", "W"])
