@@ -32,7 +32,7 @@ from . import _parallel, dispatch
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
-from .query import Status, _batch_size, _empty_pair_batch, _is_empty_batch, _raise_invalid_pose, _shape
+from .query import Status, _batch_size, _pair_matrices, _raise_invalid_pose, _shape
 from .shapes import check_size
 
 # the pairs with a manifold (touche/dispatch.py; the kernel's manifold.contact_supported agrees,
@@ -114,15 +114,11 @@ def contacts(a, pose_a, b, pose_b, *, max_points=4, margin=0.0):
     if (a.kind, b.kind) not in _CONTACT_ROUTES:
         raise UnsupportedQuery("contacts", a, b)
     max_points, margin = _check_options(max_points, margin)
-    try:
-        ta = as_matrices(pose_a, "pose_a", check=False)
-        tb = as_matrices(pose_b, "pose_b", check=False)
-    except GeometryError:  # an empty batch is refused there: looked for only then (per-call cost)
-        if not (_is_empty_batch(pose_a) or _is_empty_batch(pose_b)):
-            raise
-        _empty_pair_batch(pose_a, pose_b)
+    matrices = _pair_matrices(pose_a, pose_b)
+    if matrices is None:  # an empty batch
         return ContactManifold(np.zeros((0, max_points, 3)), np.zeros((0, max_points)), np.zeros((0, 3)),
                                np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int8))
+    ta, tb = matrices
     kernel = _kernel()
     if ta.ndim == 2 and tb.ndim == 2:
         points = np.empty((max_points, 3))

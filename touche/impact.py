@@ -26,7 +26,6 @@ from ._enums import NamedIntEnum
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
 from .motion import CallableMotion, as_motion
-from .pose import as_matrices
 from .shapes import Shape, as_shape
 
 
@@ -918,17 +917,13 @@ def intersection(a, pose_a, b, pose_b):
     a = _shape(a, "a")
     b = _shape(b, "b")
     dispatch.require(dispatch.INTERSECTION, a, b)
-    try:
-        ta = as_matrices(pose_a, "pose_a")
-        tb = as_matrices(pose_b, "pose_b")
-    except GeometryError:  # an empty batch is refused there: looked for only then
-        from .query import _empty_pair_batch, _is_empty_batch
+    from .query import _pair_matrices
 
-        if not (_is_empty_batch(pose_a) or _is_empty_batch(pose_b)):
-            raise
-        _empty_pair_batch(pose_a, pose_b)
+    matrices = _pair_matrices(pose_a, pose_b, check=True)
+    if matrices is None:  # an empty batch
         return IntersectionResult(np.zeros(0, dtype=np.int8), np.zeros((0, _capacity(a, b), 3)),
                                   np.zeros(0, dtype=np.int64))
+    ta, tb = matrices
     single = ta.ndim == 2 and tb.ndim == 2
     ta = np.require(np.asarray(ta, dtype=np.float64).reshape(-1, 4, 4), np.float64, ["C", "W"])
     tb = np.require(np.asarray(tb, dtype=np.float64).reshape(-1, 4, 4), np.float64, ["C", "W"])

@@ -98,13 +98,20 @@ def _empty_pair_batch(pose_a, pose_b):
                 raise GeometryError(f"pose batches differ in length: {name} has {len(matrices)}, the other 0")
 
 
-def _empty_intersects(pose_a, pose_b):
+def _pair_matrices(pose_a, pose_b, check=False):
+    """``(ta, tb)`` from :func:`as_matrices`, or None when either side is an empty batch (the
+    other side then checked by :func:`_empty_pair_batch`). as_matrices refuses empty batches, so
+    they are looked for only on its refusal: nothing is added to the per-call path."""
+    try:
+        return as_matrices(pose_a, "pose_a", check=check), as_matrices(pose_b, "pose_b", check=check)
+    except GeometryError:
+        if not (_is_empty_batch(pose_a) or _is_empty_batch(pose_b)):
+            raise
     _empty_pair_batch(pose_a, pose_b)
-    return np.zeros(0, dtype=np.bool_)
+    return None
 
 
-def _empty_distance(pose_a, pose_b):
-    _empty_pair_batch(pose_a, pose_b)
+def _empty_distance():
     return DistanceResult(np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)),
                           np.zeros(0, dtype=np.int8))
 
@@ -217,15 +224,13 @@ def intersects(a, pose_a, b, pose_b):
     engine = route[0]
     if engine == _ENGINE_MESH_SHAPE or engine == _ENGINE_MESH_MESH:
         if _is_empty_batch(pose_a) or _is_empty_batch(pose_b):
-            return _empty_intersects(pose_a, pose_b)
+            _empty_pair_batch(pose_a, pose_b)
+            return np.zeros(0, dtype=np.bool_)
         return _mesh_intersects(a, pose_a, b, pose_b, route)
-    try:
-        ta = as_matrices(pose_a, "pose_a", check=False)
-        tb = as_matrices(pose_b, "pose_b", check=False)
-    except GeometryError:  # an empty batch is refused there: looked for only then (per-call cost)
-        if _is_empty_batch(pose_a) or _is_empty_batch(pose_b):
-            return _empty_intersects(pose_a, pose_b)
-        raise
+    matrices = _pair_matrices(pose_a, pose_b)
+    if matrices is None:
+        return np.zeros(0, dtype=np.bool_)
+    ta, tb = matrices
     batch = _kernels()
     if ta.ndim == 2 and tb.ndim == 2:
         if engine == _ENGINE_CLOSED_FORM:
@@ -263,15 +268,13 @@ def distance(a, pose_a, b, pose_b):
     engine = route[0]
     if engine == _ENGINE_MESH_SHAPE or engine == _ENGINE_MESH_MESH:
         if _is_empty_batch(pose_a) or _is_empty_batch(pose_b):
-            return _empty_distance(pose_a, pose_b)
+            _empty_pair_batch(pose_a, pose_b)
+            return _empty_distance()
         return _mesh_distance(a, pose_a, b, pose_b, route)
-    try:
-        ta = as_matrices(pose_a, "pose_a", check=False)
-        tb = as_matrices(pose_b, "pose_b", check=False)
-    except GeometryError:  # an empty batch is refused there: looked for only then (per-call cost)
-        if _is_empty_batch(pose_a) or _is_empty_batch(pose_b):
-            return _empty_distance(pose_a, pose_b)
-        raise
+    matrices = _pair_matrices(pose_a, pose_b)
+    if matrices is None:
+        return _empty_distance()
+    ta, tb = matrices
     batch = _kernels()
     if ta.ndim == 2 and tb.ndim == 2:
         buffer = np.empty(10)
