@@ -101,9 +101,9 @@ def _brute(a, ta, b, tb):
     """The pair engine's brute force over every triangle (pairs.py), bypassing the BVH route."""
     n = max(len(ta), len(tb))
     out = (np.empty(n), np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3)), np.empty(n, dtype=np.int8))
-    _parallel.run(B.distance_many, n, B.PAIR_ENGINE.address(), *a._packed, a.scale, ta, *b._packed, b.scale, tb, *out, grain=16)
+    _parallel.run(B.distance_many, n, B.engine_address(a.kind, a._packed[1], b.kind, b._packed[1]), *a._packed, a.scale, ta, *b._packed, b.scale, tb, *out, grain=16)
     hit = np.empty(n, dtype=np.bool_)
-    _parallel.run(B.intersects_many, n, B.PAIR_ENGINE.address(), *a._packed, ta, *b._packed, tb, hit, grain=16)
+    _parallel.run(B.intersects_many, n, B.engine_address(a.kind, a._packed[1], b.kind, b._packed[1], True), *a._packed, ta, *b._packed, tb, hit, grain=16)
     return out, hit
 
 

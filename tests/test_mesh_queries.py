@@ -277,7 +277,7 @@ def test_closest_point_matches_naive_and_the_brute_force(name):
     # bit-identical to the pre-BVH brute force (batch.closest_points_many)
     n = len(world)
     out = (np.empty((n, 3)), np.empty(n), np.empty(n, np.int8))
-    _parallel.run(batch.closest_points_many, n, batch.PAIR_ENGINE.address(), *mesh._packed, mesh.scale, pose.reshape(1, 4, 4), world, *out,
+    _parallel.run(batch.closest_points_many, n, batch.engine_address(mesh.kind, None, mesh.kind, None), *mesh._packed, mesh.scale, pose.reshape(1, 4, 4), world, *out,
                   grain=16)
     np.testing.assert_array_equal(result.point, out[0])
     np.testing.assert_array_equal(result.distance, out[1])

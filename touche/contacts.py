@@ -32,7 +32,7 @@ from . import _parallel, dispatch
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
-from .query import Status, _batch_size, _pair_matrices, _raise_invalid_pose, _shape
+from .query import Status, _batch_size, _pair_engine, _pair_matrices, _raise_invalid_pose, _shape
 from .shapes import check_size
 
 # the pairs with a manifold (touche/dispatch.py; the kernel's manifold.contact_supported agrees,
@@ -125,7 +125,7 @@ def contacts(a, pose_a, b, pose_b, *, max_points=4, margin=0.0):
         depths = np.empty(max_points)
         normal = np.empty(3)
         count, status = kernel.checked_contact_manifold_into(
-            kernel.PAIR_ENGINE.address(), *a._packed, ta, *b._packed, tb, margin, max_points, points, depths, normal
+            _pair_engine(kernel, a, b, False), *a._packed, ta, *b._packed, tb, margin, max_points, points, depths, normal
         )
         if status < 0 and status != kinds.UNSUPPORTED:
             _raise_invalid_pose(status, pose_a, pose_b)
@@ -141,7 +141,7 @@ def contacts(a, pose_a, b, pose_b, *, max_points=4, margin=0.0):
     counts = np.empty(n, dtype=np.int64)
     status = np.empty(n, dtype=np.int8)
     _parallel.run(
-        kernel.contact_manifold_many, n, kernel.PAIR_ENGINE.address(),
+        kernel.contact_manifold_many, n, _pair_engine(kernel, a, b, False),
         *a._packed, ta.reshape(-1, 4, 4), *b._packed, tb.reshape(-1, 4, 4), margin, max_points,
         points, depths, normals, counts, status, grain=_GRAIN_MANIFOLD,
     )

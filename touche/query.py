@@ -210,6 +210,12 @@ def _kernels():
     return _BATCH
 
 
+def _pair_engine(drivers, a, b, intersects_only):
+    """The address of the pair engine family that answers ``a`` against ``b`` (the drivers'
+    ``engine`` argument; see _kernels/pairs.py engine_address): a first query compiles only it."""
+    return drivers.engine_address(a.kind, a._packed[1], b.kind, b._packed[1], intersects_only)
+
+
 def intersects(a, pose_a, b, pose_b):
     """Whether two shapes overlap (closed sets: touching counts).
 
@@ -237,9 +243,9 @@ def intersects(a, pose_a, b, pose_b):
             pa, pb = a._packed, b._packed
             answer = batch.checked_fast_intersects(pa[0], pa[1], pa[2], ta, pb[0], pb[1], pb[2], tb)
             if answer == batch.NOT_HANDLED:  # never expected: the registry lists what the closed forms handle
-                answer = batch.checked_intersects_one(batch.PAIR_ENGINE.address(), *a._packed, ta, *b._packed, tb)
+                answer = batch.checked_intersects_one(_pair_engine(batch, a, b, True), *a._packed, ta, *b._packed, tb)
         else:
-            answer = batch.checked_intersects_one(batch.PAIR_ENGINE.address(), *a._packed, ta, *b._packed, tb)
+            answer = batch.checked_intersects_one(_pair_engine(batch, a, b, True), *a._packed, ta, *b._packed, tb)
         if answer < 0:
             _raise_invalid_pose(answer, pose_a, pose_b)
         return answer == 1
@@ -248,7 +254,7 @@ def intersects(a, pose_a, b, pose_b):
     tb = as_matrices(tb, "pose_b") if tb.ndim == 2 else tb
     count = _batch_size(ta, tb)
     out = np.empty(count, dtype=np.bool_)
-    _parallel.run(batch.intersects_many, count, batch.PAIR_ENGINE.address(), *a._packed, ta.reshape(-1, 4, 4), *b._packed, tb.reshape(-1, 4, 4),
+    _parallel.run(batch.intersects_many, count, _pair_engine(batch, a, b, True), *a._packed, ta.reshape(-1, 4, 4), *b._packed, tb.reshape(-1, 4, 4),
                   out, grain=_GRAIN_INTERSECTS_FAST if engine == _ENGINE_CLOSED_FORM else _GRAIN_INTERSECTS)
     return out
 
@@ -285,7 +291,7 @@ def distance(a, pose_a, b, pose_b):
                 pa[0], pa[1], pa[2], a.scale, ta, pb[0], pb[1], pb[2], b.scale, tb, buffer
             )
         if status == batch.NOT_HANDLED:
-            status = batch.checked_distance_into(batch.PAIR_ENGINE.address(), *a._packed, a.scale, ta, *b._packed,
+            status = batch.checked_distance_into(_pair_engine(batch, a, b, False), *a._packed, a.scale, ta, *b._packed,
                                                  b.scale, tb, buffer)
         if status < 0:
             _raise_invalid_pose(status, pose_a, pose_b)
@@ -300,7 +306,7 @@ def distance(a, pose_a, b, pose_b):
     normal = np.empty((count, 3))
     status = np.empty(count, dtype=np.int8)
     _parallel.run(
-        batch.distance_many, count, batch.PAIR_ENGINE.address(),
+        batch.distance_many, count, _pair_engine(batch, a, b, False),
         *a._packed, a.scale, ta.reshape(-1, 4, 4), *b._packed, b.scale, tb.reshape(-1, 4, 4),
         signed, point_a, point_b, normal, status,
         grain=_GRAIN_DISTANCE_FAST if engine == _ENGINE_CLOSED_FORM else _GRAIN_DISTANCE,
@@ -615,7 +621,7 @@ def closest_point(shape, pose, points):
         meshquery.closest_arrays(shape, poses, queries, out_point, out_distance, out_status)
     else:
         batch = _kernels()
-        _parallel.run(batch.closest_points_many, count, batch.PAIR_ENGINE.address(), *shape._packed, shape.scale, poses, queries,
+        _parallel.run(batch.closest_points_many, count, batch.engine_address(kinds.POINT, None, shape.kind, None), *shape._packed, shape.scale, poses, queries,
                       out_point, out_distance, out_status, grain=_GRAIN_CLOSEST)
     if single:
         return ClosestPointResult(out_point[0], float(out_distance[0]), _STATUS[int(out_status[0])])

@@ -21,7 +21,7 @@ from . import kinds
 from .fastpaths import fast_distance, fast_intersects
 from .posecheck import is_rigid_transform
 from .touching import touching_tolerance
-from .pairs import PAIR_ENGINE, call_pair_engine, apply_point, apply_vector  # noqa: F401  (PAIR_ENGINE: for Python)
+from .pairs import engine_address, call_pair_engine, apply_point, apply_vector  # noqa: F401  (engine_address: for Python)
 from .pairs import status_of as _status_of
 from .ray import (
     ray_aabb,
@@ -143,7 +143,7 @@ def checked_fast_distance_into(ka, pa, pta, sa, ta, kb, pb, ptb, sb, tb, out):
     return _status_of(signed, touching_tolerance(sa, ta, sb, tb))
 
 
-# ``engine``: the address of the pair engine (pairs.PAIR_ENGINE.address()), called through it
+# ``engine``: the address of a pair engine family (pairs.engine_address), called through it
 @njit(cache=True, nogil=True, inline="always")
 def distance_one(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb):
     tolerance = touching_tolerance(sa, ta, sb, tb)

@@ -1292,6 +1292,29 @@ def gjk_pair_distance(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance):
 
 
 @njit(cache=True, nogil=True)
+def gjk_pair_separation(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance):
+    """The GJK half of gjk_pair_distance: ``(True, signed, point_a, point_b, normal)``, exactly
+    what gjk_pair_distance returns, when its status would be SEPARATED; otherwise ``(False, NaN,
+    NaN points)`` without running EPA -- for callers that find an overlap's depth another way
+    (the SAT depth of small polytopes) and would discard EPA's."""
+    warm = np.zeros(WARM_SIZE)
+    m = np.empty((4, 4))
+    s = np.empty((4, 10))
+    hints = np.zeros(2, dtype=np.int64)
+    outcome, count, vx, vy, vz, iterations = _gjk_phase(
+        ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, GJK_MAX_ITERATIONS, m, s, hints
+    )
+    if outcome != GJK_CONTAINS:
+        signed, ax, ay, az, bx, by, bz, nx, ny, nz, status, _ = _separated_result(
+            ka, pa, kb, pb, tb, tolerance, outcome, count, vx, vy, vz, iterations, s
+        )
+        if status == kinds.SEPARATED:
+            return True, signed, _vector3(ax, ay, az), _vector3(bx, by, bz), _vector3(nx, ny, nz)
+    unknown = _vector3(np.nan, np.nan, np.nan)
+    return False, np.nan, unknown, unknown, unknown
+
+
+@njit(cache=True, nogil=True)
 def _intersects_core(ka, pa, pta, ta, kb, pb, ptb, tb, m, s, hints):
     relative_into(ta, tb, m)
     hints[0] = 0

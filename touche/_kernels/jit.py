@@ -157,29 +157,45 @@ class KernelBoundary:
 
     Arguments must have exactly the declared types (literals are accepted for scalars); any other
     type is a compile-time TypeError naming the argument, never a call with a wrong layout. With
-    NUMBA_DISABLE_JIT=1, ``call`` is a plain Python function calling the callee."""
+    NUMBA_DISABLE_JIT=1, ``call`` is a plain Python function calling the callee.
 
-    def __init__(self, dispatcher, argtypes):
+    Several kernels can implement one :class:`KernelInterface` (same argument and return types):
+    a caller compiled against the interface calls whichever implementation's address it is given,
+    so Python picks the smallest one that answers the call and only that one is compiled."""
+
+    def __init__(self, dispatcher, argtypes, interface=None):
         import threading
 
         self.dispatcher = dispatcher
         self.argtypes = tuple(argtypes)
+        self.interface = interface
         self._address = 0
         self._lock = threading.Lock()
-        if isinstance(dispatcher, CPUDispatcher):
-            self.call = _address_call(self)
+        if interface is not None:
+            self.call = interface.call
+            self._python_index = interface._register_python(dispatcher)
+        elif isinstance(dispatcher, CPUDispatcher):
+            self.call = _address_call(dispatcher.py_func.__name__, self.argtypes,
+                                      lambda: self.compile().signature.return_type)
         else:
             self.call = lambda address, arguments: dispatcher(*arguments)
 
     def compile(self):
         """The compile result for ``argtypes`` (compiled now, or loaded from the cache)."""
         self.dispatcher.compile(self.argtypes)
-        return self.dispatcher.overloads[self.argtypes]
+        result = self.dispatcher.overloads[self.argtypes]
+        if self.interface is not None and result.signature.return_type != self.interface.restype:
+            raise TypeError(f"{self.dispatcher.py_func.__name__} returns {result.signature.return_type}; "
+                            f"the {self.interface.name} interface declares {self.interface.restype}")
+        return result
 
     def address(self):
-        """The callee's native entry address in this process (0 with NUMBA_DISABLE_JIT=1)."""
-        if self._address or not isinstance(self.dispatcher, CPUDispatcher):
+        """The callee's native entry address in this process (with NUMBA_DISABLE_JIT=1: the
+        implementation's number in its interface, or 0)."""
+        if self._address:
             return self._address
+        if not isinstance(self.dispatcher, CPUDispatcher):
+            return self._python_index if self.interface is not None else 0
         with self._lock:
             if not self._address:
                 result = self.compile()
@@ -187,18 +203,38 @@ class KernelBoundary:
         return self._address
 
 
-def _address_call(boundary):
+class KernelInterface:
+    """One kernel signature -- argument types and the return type, declared -- implemented by
+    several kernels behind boundaries (``interface.implement(dispatcher)``). Callers are
+    compiled against the declaration alone, so typing a caller compiles no implementation."""
+
+    def __init__(self, name, argtypes, restype):
+        self.name = name
+        self.argtypes = tuple(argtypes)
+        self.restype = restype
+        self._python_functions = []
+        if config.DISABLE_JIT:
+            self.call = lambda address, arguments: self._python_functions[address - 1](*arguments)
+        else:
+            self.call = _address_call(name, self.argtypes, lambda: self.restype)
+
+    def _register_python(self, function):
+        self._python_functions.append(function)
+        return len(self._python_functions)
+
+    def implement(self, dispatcher):
+        return KernelBoundary(dispatcher, self.argtypes, interface=self)
+
+
+def _address_call(name, expected, restype_of):
     from numba.core import cgutils
     from numba.extending import intrinsic
-
-    name = boundary.dispatcher.py_func.__name__
 
     @intrinsic
     def call(typingctx, address, arguments):
         if not isinstance(address, types.Integer):
             raise TypeError(f"{name} through its address: the address must be an integer, got {address}")
         given = tuple(arguments.types) if isinstance(arguments, types.BaseTuple) else None
-        expected = boundary.argtypes
         if given is None or len(given) != len(expected):
             raise TypeError(f"{name} through its address takes a tuple of {len(expected)} arguments, got {arguments}")
         for index, (have, want) in enumerate(zip(given, expected)):
@@ -207,7 +243,7 @@ def _address_call(boundary):
                        or isinstance(want, types.Float) and isinstance(plain, (types.Integer, types.Float)))
             if plain != want and not widened:
                 raise TypeError(f"{name} through its address: argument {index} is {have}, the boundary takes {want}")
-        restype = boundary.compile().signature.return_type
+        restype = restype_of()
 
         def codegen(context, builder, signature, llargs):
             function_type = context.call_conv.get_function_type(restype, expected)

@@ -24,7 +24,7 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 ensure_fresh_cache()
 from numba.core import types as _types
 
-from .jit import KernelBoundary, njit
+from .jit import KernelInterface, njit
 
 from touche import tolerance
 
@@ -39,7 +39,7 @@ from .closest import (
     closest_points_triangle_triangle,
     linear_linear_parameters,
 )
-from .gjk import gjk_pair_distance, gjk_pair_intersects
+from .gjk import gjk_pair_distance, gjk_pair_intersects, gjk_pair_separation
 from .overlap import test_obb_obb, test_triangle_obb, test_triangle_triangle
 from .sat import sat_convex
 from .vec import cross as _cross
@@ -1071,52 +1071,62 @@ def _degenerate_triangle_as_segment(kind, params, points):
     return kind, params, points
 
 
-# inline: a thin layer over the engine; compiled on its own it would link, optimize and emit
-# the whole engine once more (numba compiles every callee into each caller's machine code)
+# inline: a thin layer over a core; compiled on its own it would link, optimize and emit the
+# core once more (numba compiles every callee into each caller's machine code). ``core`` is one
+# of the _core_* functions below: each engine family passes the one that holds only its pairs.
 @njit(cache=True, nogil=True, inline="always")
-def _ordered_core(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, boolean):
+def _ordered_core(core, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, boolean):
     """Core of both verbs for ka <= kb, in B's frame. Returns the B-frame result."""
     t_rel = relative_transform(ta, tb)
     pa, pta = transform_shape(ka, pa, pta, t_rel)
     ka, pa, pta = _degenerate_triangle_as_segment(ka, pa, pta)
     kb, pb, ptb = _degenerate_triangle_as_segment(kb, pb, ptb)
-    if ka > kb:  # a degenerate triangle became a segment: keep the engine's order
-        swapped = _core(kb, pb, ptb, trb, edb, ka, pa, pta, tra, eda, boolean)
+    if ka > kb:  # a degenerate triangle became a segment: keep the cores' order
+        swapped = core(kb, pb, ptb, trb, edb, ka, pa, pta, tra, eda, boolean)
         return swapped[0], swapped[2], swapped[1], -swapped[3]
-    return _core(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean)
+    return core(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean)
+
+
+# ---- the cores: ka <= kb, both shapes already expressed in one frame (B's)
+@njit(cache=True, nogil=True)
+def _linear_pair(ka, pa, pta, kb, pb, ptb):
+    """A point or linear core A against a linear core B."""
+    ra = _radius(ka, pa)
+    rb = _radius(kb, pb)
+    pb_, db_, lob, hib = _linear(kb, ptb)
+    if ka <= kinds.SPHERE:
+        q, _ = closest_point_linear(pta[0], pb_, db_, lob, hib)
+        return _finish_core_distance(pta[0], ra, q, rb, _any_perpendicular(db_), 0.0)
+    pa_, da_, loa, hia = _linear(ka, pta)
+    _, _, c1, c2 = closest_points_linear_linear(pa_, da_, loa, hia, pb_, db_, lob, hib)
+    fallback = _cross(da_, db_)
+    length = _norm(fallback)
+    fallback = fallback / length if length > 0.0 else _any_perpendicular(da_)
+    return _finish_core_distance(c1, ra, c2, rb, fallback, 0.0)
 
 
 @njit(cache=True, nogil=True)
-def _core(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean):
-    """ka <= kb, both already expressed in one frame."""
-    ra = _radius(ka, pa)
-    rb = _radius(kb, pb)
+def _core_closed(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean):
+    """Every convex pair but polytope against polytope (_core_polytopes) and pairs that need
+    GJK (see _gjk_handles): point and linear cores against anything convex, point against a
+    cylinder / cone, anything against a plane."""
     # ---- B is a point core
     if kb <= kinds.SPHERE:
-        return _finish_core_distance(pta[0], ra, ptb[0], rb, np.array([0.0, 0.0, 1.0]), 0.0)
+        return _finish_core_distance(pta[0], _radius(ka, pa), ptb[0], _radius(kb, pb), np.array([0.0, 0.0, 1.0]), 0.0)
     # ---- B is a linear core
     if kb <= kinds.LINE:
-        pb_, db_, lob, hib = _linear(kb, ptb)
-        if ka <= kinds.SPHERE:
-            q, _ = closest_point_linear(pta[0], pb_, db_, lob, hib)
-            return _finish_core_distance(pta[0], ra, q, rb, _any_perpendicular(db_), 0.0)
-        pa_, da_, loa, hia = _linear(ka, pta)
-        _, _, c1, c2 = closest_points_linear_linear(pa_, da_, loa, hia, pb_, db_, lob, hib)
-        fallback = _cross(da_, db_)
-        length = _norm(fallback)
-        fallback = fallback / length if length > 0.0 else _any_perpendicular(da_)
-        return _finish_core_distance(c1, ra, c2, rb, fallback, 0.0)
+        return _linear_pair(ka, pa, pta, kb, pb, ptb)
     # ---- B is a polytope
     if kb <= kinds.POLYHEDRON:
         if ka <= kinds.SPHERE:
-            return _point_vs_polytope(pta[0], ra, kb, pb, ptb, trb)
+            return _point_vs_polytope(pta[0], _radius(ka, pa), kb, pb, ptb, trb)
         if ka <= kinds.LINE:
             return _linear_vs_polytope(ka, pa, pta, kb, pb, ptb, trb, edb, boolean)
-        return _polytope_vs_polytope(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean)
-    # ---- B is a cylinder or cone
-    if kb <= kinds.ELLIPSOID:  # (pairs needing GJK never get here: see _gjk_handles)
+        return np.nan, _nan3(), _nan3(), _nan3()  # polytope pairs: _core_polytopes
+    # ---- B is a cylinder or cone (pairs needing GJK never get here: see _gjk_handles)
+    if kb <= kinds.ELLIPSOID:
         if ka <= kinds.SPHERE and kb != kinds.ELLIPSOID:
-            return _point_vs_round(pta[0], ra, kb, pb, ptb)
+            return _point_vs_round(pta[0], _radius(ka, pa), kb, pb, ptb)
         return np.nan, _nan3(), _nan3(), _nan3()
     # ---- B is a plane or half-space
     if kb <= kinds.HALFSPACE:
@@ -1125,7 +1135,25 @@ def _core(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean):
         if ka >= kinds.PLANE:
             return _plane_vs_plane(ka, pta, kb, ptb)
         return _shape_vs_plane(ka, pa, pta, normal, offset, kb == kinds.HALFSPACE)
-    # ---- B is a mesh
+    return np.nan, _nan3(), _nan3(), _nan3()  # meshes: _core_mesh
+
+
+@njit(cache=True, nogil=True)
+def _core_polytopes(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean):
+    """Polytope against polytope: SAT depth and feature enumeration. A zero-area triangle has
+    become a segment by now (_ordered_core), so a linear core may stand on either side."""
+    if kb <= kinds.LINE:
+        return _linear_pair(ka, pa, pta, kb, pb, ptb)
+    if ka <= kinds.LINE:
+        return _linear_vs_polytope(ka, pa, pta, kb, pb, ptb, trb, edb, boolean)
+    return _polytope_vs_polytope(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean)
+
+
+@njit(cache=True, nogil=True)
+def _core_mesh(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean):
+    """A shape against a mesh (kb == MESH) by brute force over its triangles: the reference the
+    BVH route (bvh_shape.py) is checked against."""
+    ra = _radius(ka, pa)
     if ka <= kinds.SPHERE:
         return _point_vs_mesh(pta[0], ra, ptb, trb, boolean)
     if ka <= kinds.LINE:
@@ -1141,6 +1169,16 @@ def _core(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean):
         signed, point_m, point_p, normal_mp = _mesh_vs_plane(ptb, trb, normal, offset, ka == kinds.HALFSPACE)
         return signed, point_p, point_m, -normal_mp
     return np.nan, _nan3(), _nan3(), _nan3()
+
+
+@njit(cache=True, nogil=True)
+def _core(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean):
+    """Every pair the cores answer (ka <= kb, one frame)."""
+    if kb == kinds.MESH:
+        return _core_mesh(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean)
+    if _is_polytope(ka) and _is_polytope(kb):
+        return _polytope_vs_polytope(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean)
+    return _core_closed(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean)
 
 
 @njit(cache=True, nogil=True)
@@ -1162,54 +1200,27 @@ def _point_core_pair(pta, ra, ta, ptb, rb, tb):
     return _finish_core_distance(ca, ra, cb, rb, np.array([0.0, 0.0, 1.0]), 0.0)
 
 
-# inline (here and pair_intersects): compiled into pair_query, the engine's one compiled entry;
-# as separate kernels each would link and optimize the whole engine once more
+# ---- the verbs over a core (inline: see _ordered_core)
 @njit(cache=True, nogil=True, inline="always")
-def pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance):
-    """Signed distance, world points, normal (A to B) and status of one pair."""
-    if not is_supported(ka, kb):
-        return np.nan, _nan3(), _nan3(), _nan3(), kinds.UNSUPPORTED
-    if _gjk_handles(ka, kb):
-        return _gjk_distance(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance)
-    if _is_polytope(ka) and _is_polytope(kb):
-        # GJK settles the separated case fast; overlap keeps the exact SAT depth below, unless
-        # the SAT's edge-pair axes would cost too much (big hulls): then EPA gives the depth
-        signed, point_a, point_b, normal, gjk_status, _ = gjk_pair_distance(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance)
-        if gjk_status == kinds.GJK_SEPARATED:
-            return signed, point_a, point_b, normal, kinds.SEPARATED
-        if _sat_cost(pa) * _sat_cost(pb) > SAT_COST_LIMIT:
-            if gjk_status == kinds.GJK_MAX_ITERATIONS or gjk_status == kinds.GJK_DEGENERATE:
-                return signed, point_a, point_b, normal, gjk_status
-            return signed, point_a, point_b, normal, status_of(signed, tolerance)
-    return engine_pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance)
-
-
-# inline: a thin layer over the engine; compiled on its own it would link, optimize and emit
-# the whole engine once more (numba compiles every callee into each caller's machine code)
-@njit(cache=True, nogil=True, inline="always")
-def engine_pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance):
-    """pair_distance without GJK: closed forms, SAT depth and feature enumeration (the oracle
-    that GJK is cross-checked against in the tests)."""
+def _cores_distance(core, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance):
+    """pair_distance without GJK, through ``core``: closed forms, SAT depth and feature
+    enumeration."""
     if ka <= kinds.SPHERE and kb <= kinds.SPHERE:
         signed, point_a, point_b, normal = _point_core_pair(pta, _radius(ka, pa), ta, ptb, _radius(kb, pb), tb)
         return signed, point_a, point_b, normal, status_of(signed, tolerance)
     if ka <= kb:
-        signed, point_a, point_b, normal = _ordered_core(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, False)
+        signed, point_a, point_b, normal = _ordered_core(core, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, False)
         frame = tb
     else:
-        signed, point_b, point_a, normal = _ordered_core(kb, pb, ptb, trb, edb, tb, ka, pa, pta, tra, eda, ta, False)
+        signed, point_b, point_a, normal = _ordered_core(core, kb, pb, ptb, trb, edb, tb, ka, pa, pta, tra, eda, ta, False)
         normal = -normal
         frame = ta
     return signed, apply_point(frame, point_a), apply_point(frame, point_b), apply_vector(frame, normal), status_of(signed, tolerance)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def pair_intersects(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
-    """Closed-set overlap of one pair (touching counts)."""
-    if _gjk_handles(ka, kb) or (
-        (ka == kinds.POLYHEDRON and _is_polytope(kb)) or (kb == kinds.POLYHEDRON and _is_polytope(ka))
-    ):
-        return _gjk_intersects(ka, pa, pta, ta, kb, pb, ptb, tb)
+def _cores_intersect(core, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
+    """pair_intersects without GJK, through ``core``."""
     if ka <= kinds.SPHERE and kb <= kinds.SPHERE:
         reach = _radius(ka, pa) + _radius(kb, pb)
         squared = 0.0
@@ -1221,29 +1232,196 @@ def pair_intersects(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
             squared += delta * delta
         return squared <= reach * reach
     if ka <= kb:
-        signed = _ordered_core(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, True)[0]
+        signed = _ordered_core(core, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, True)[0]
     else:
-        signed = _ordered_core(kb, pb, ptb, trb, edb, tb, ka, pa, pta, tra, eda, ta, True)[0]
+        signed = _ordered_core(core, kb, pb, ptb, trb, edb, tb, ka, pa, pta, tra, eda, ta, True)[0]
     return not (signed > 0.0)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _large_polytopes_distance(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance):
+    """Two polytopes whose SAT edge-pair axes would cost too much (big hulls): GJK for the
+    distance, EPA for the depth."""
+    signed, point_a, point_b, normal, gjk_status, _ = gjk_pair_distance(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance)
+    if gjk_status == kinds.GJK_SEPARATED:
+        return signed, point_a, point_b, normal, kinds.SEPARATED
+    if gjk_status == kinds.GJK_MAX_ITERATIONS or gjk_status == kinds.GJK_DEGENERATE:
+        return signed, point_a, point_b, normal, gjk_status
+    return signed, point_a, point_b, normal, status_of(signed, tolerance)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _small_polytopes_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance):
+    """Two polytopes: GJK settles the separated case fast; overlap takes the exact SAT depth
+    (EPA is not run: its depth would be discarded)."""
+    separated, signed, point_a, point_b, normal = gjk_pair_separation(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance)
+    if separated:
+        return signed, point_a, point_b, normal, kinds.SEPARATED
+    return _cores_distance(_core_polytopes, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance)
+
+
+# ---- every pair in one function (tests, oracles); the public verbs go through the families
+@njit(cache=True, nogil=True, inline="always")
+def pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance):
+    """Signed distance, world points, normal (A to B) and status of one pair."""
+    if not is_supported(ka, kb):
+        return np.nan, _nan3(), _nan3(), _nan3(), kinds.UNSUPPORTED
+    if _gjk_handles(ka, kb):
+        return _gjk_distance(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance)
+    if _is_polytope(ka) and _is_polytope(kb):
+        if _sat_cost(pa) * _sat_cost(pb) > SAT_COST_LIMIT:
+            return _large_polytopes_distance(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance)
+        return _small_polytopes_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance)
+    return _cores_distance(_core, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def engine_pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance):
+    """pair_distance without GJK: closed forms, SAT depth and feature enumeration (the oracle
+    that GJK is cross-checked against in the tests)."""
+    return _cores_distance(_core, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def pair_intersects(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
+    """Closed-set overlap of one pair (touching counts)."""
+    if _gjk_handles(ka, kb) or (
+        (ka == kinds.POLYHEDRON and _is_polytope(kb)) or (kb == kinds.POLYHEDRON and _is_polytope(ka))
+    ):
+        return _gjk_intersects(ka, pa, pta, ta, kb, pb, ptb, tb)
+    return _cores_intersect(_core, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb)
+
+
+# ----------------------------------------------------------------------------------------------
+# the engine families: one signature (PAIR_ENGINE), several kernels behind boundaries
+#
+# Every driver (batch.py, manifold.py) calls the pair engine through an address that Python
+# passes in (jit.KernelBoundary). The engine is split by the pairs it answers, and Python
+# passes the address of the smallest family that answers the call (engine_address), so a first
+# query compiles only its family: closed forms for points / lines against anything, SAT for
+# polytopes, GJK (and EPA) for curved solids and big hulls, a GJK boolean for overlap tests,
+# and the brute force over a mesh's triangles (the reference for the mesh trees). Results are
+# the same as pair_distance / pair_intersects for every pair a family is given: each family is
+# those functions with the branches of other families left out.
+#
+# Each family takes both verbs: ``intersects_only`` gives pair_intersects as (0.0 when they
+# overlap, else inf; NaN points and normal; TOUCHING / SEPARATED), otherwise pair_distance.
+@njit(cache=True, nogil=True, inline="always")
+def _boolean_answer(overlapping):
+    # one NaN array for the three unused fields: an allocation per array is a measurable part of
+    # a GJK pair's intersects (the callers read only the first field)
+    unused = _nan3()
+    if overlapping:
+        return 0.0, unused, unused, unused, kinds.TOUCHING
+    return np.inf, unused, unused, unused, kinds.SEPARATED
+
+
 @njit(cache=True, nogil=True)
-def pair_query(intersects_only, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance):
-    """pair_distance, or with ``intersects_only`` pair_intersects as (0.0 when they overlap, else
-    inf; NaN points and normal; TOUCHING / SEPARATED): both verbs behind one boundary (PAIR_ENGINE),
-    so the engine is compiled once and every driver calls it through its address."""
+def closed_engine(intersects_only, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance):
+    """Pairs of _core_closed: no polytope pair, nothing that needs GJK, no mesh."""
     if intersects_only:
-        # one NaN array for the three unused fields: an allocation per array is a measurable
-        # part of a GJK pair's intersects (the callers read only the first field)
-        unused = _nan3()
-        if pair_intersects(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
-            return 0.0, unused, unused, unused, kinds.TOUCHING
-        return np.inf, unused, unused, unused, kinds.SEPARATED
-    return pair_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance)
+        return _boolean_answer(_cores_intersect(_core_closed, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb))
+    return _cores_distance(_core_closed, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance)
+
+
+@njit(cache=True, nogil=True)
+def polytope_engine(intersects_only, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance):
+    """Two polytopes: overlap by SAT (no polyhedron: that is the GJK boolean's), distance by GJK
+    and the SAT depth (not for big hulls: that is the GJK engine's)."""
+    if intersects_only:
+        return _boolean_answer(_cores_intersect(_core_polytopes, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb))
+    return _small_polytopes_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance)
+
+
+@njit(cache=True, nogil=True)
+def gjk_engine(intersects_only, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance):
+    """Distance of the pairs GJK handles (_gjk_handles) and of big polytopes, GJK + EPA."""
+    if intersects_only:
+        return _boolean_answer(_gjk_intersects(ka, pa, pta, ta, kb, pb, ptb, tb))
+    if _gjk_handles(ka, kb):
+        return _gjk_distance(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance)
+    return _large_polytopes_distance(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance)
+
+
+@njit(cache=True, nogil=True)
+def gjk_boolean_engine(intersects_only, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance):
+    """Overlap of the pairs pair_intersects gives to GJK (no EPA: a boolean needs no depth).
+    Distances are the GJK engine's; asked for one, it answers UNSUPPORTED."""
+    if intersects_only:
+        return _boolean_answer(_gjk_intersects(ka, pa, pta, ta, kb, pb, ptb, tb))
+    return np.nan, _nan3(), _nan3(), _nan3(), kinds.UNSUPPORTED
+
+
+@njit(cache=True, nogil=True)
+def mesh_engine(intersects_only, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance):
+    """A convex shape against a mesh by brute force over its triangles (the public verbs use the
+    mesh's BVH, bvh_shape.py; this is their reference); two meshes are UNSUPPORTED."""
+    if not is_supported(ka, kb):
+        return np.nan, _nan3(), _nan3(), _nan3(), kinds.UNSUPPORTED
+    if intersects_only:
+        return _boolean_answer(_cores_intersect(_core_mesh, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb))
+    return _cores_distance(_core_mesh, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance)
 
 
 _SHAPE_TYPES = (_types.int64, _types.float64[::1], _types.float64[:, ::1], _types.int64[:, ::1],
                 _types.int64[:, ::1], _types.float64[:, ::1])
-# the drivers' one way into the engine (see jit.KernelBoundary): call_pair_engine(address, (...))
-PAIR_ENGINE = KernelBoundary(pair_query, (_types.boolean,) + _SHAPE_TYPES + _SHAPE_TYPES + (_types.float64,))
+_VECTOR = _types.float64[::1]
+# the drivers' one way into the engine (see jit.KernelInterface): call_pair_engine(address, (...))
+PAIR_ENGINE = KernelInterface(
+    "pair engine",
+    (_types.boolean,) + _SHAPE_TYPES + _SHAPE_TYPES + (_types.float64,),
+    _types.Tuple((_types.float64, _VECTOR, _VECTOR, _VECTOR, _types.int64)),
+)
 call_pair_engine = PAIR_ENGINE.call  # kernels call the intrinsic by a global name
+CLOSED_ENGINE = PAIR_ENGINE.implement(closed_engine)
+POLYTOPE_ENGINE = PAIR_ENGINE.implement(polytope_engine)
+GJK_ENGINE = PAIR_ENGINE.implement(gjk_engine)
+GJK_BOOLEAN_ENGINE = PAIR_ENGINE.implement(gjk_boolean_engine)
+MESH_BRUTE_ENGINE = PAIR_ENGINE.implement(mesh_engine)
+ENGINE_FAMILIES = (CLOSED_ENGINE, POLYTOPE_ENGINE, GJK_ENGINE, GJK_BOOLEAN_ENGINE, MESH_BRUTE_ENGINE)
+
+
+# ---- which family answers a call (plain Python: the verbs call it before every query)
+def _python_gjk_handles(kind_a, kind_b):
+    lo, hi = min(kind_a, kind_b), max(kind_a, kind_b)
+    if hi < kinds.CYLINDER or hi > kinds.ELLIPSOID:
+        return False
+    return not (lo <= kinds.SPHERE and hi != kinds.ELLIPSOID)
+
+
+def _python_is_polytope(kind):
+    return kinds.TRIANGLE <= kind <= kinds.POLYHEDRON
+
+
+# polytopes whose SAT cost is small whatever their size (a fixed vertex and direction count)
+_FIXED_POLYTOPES = (kinds.TRIANGLE, kinds.TETRAHEDRON, kinds.BOX)
+_BY_COST = None  # polytope distance: the family depends on the two hulls' SAT cost
+
+
+def _family(kind_a, kind_b, intersects_only):
+    """The family of pair_distance / pair_intersects for these kinds (the same branches)."""
+    if kinds.MESH in (kind_a, kind_b):
+        return MESH_BRUTE_ENGINE
+    both_polytopes = _python_is_polytope(kind_a) and _python_is_polytope(kind_b)
+    if intersects_only:
+        if _python_gjk_handles(kind_a, kind_b) or (both_polytopes and kinds.POLYHEDRON in (kind_a, kind_b)):
+            return GJK_BOOLEAN_ENGINE
+        return POLYTOPE_ENGINE if both_polytopes else CLOSED_ENGINE
+    if _python_gjk_handles(kind_a, kind_b):
+        return GJK_ENGINE
+    if both_polytopes:
+        return POLYTOPE_ENGINE if kind_a in _FIXED_POLYTOPES and kind_b in _FIXED_POLYTOPES else _BY_COST
+    return CLOSED_ENGINE
+
+
+_FAMILIES = {(kind_a, kind_b, flag): _family(kind_a, kind_b, flag)
+             for kind_a in range(kinds.NUM_KINDS) for kind_b in range(kinds.NUM_KINDS) for flag in (False, True)}
+
+
+def engine_address(kind_a, params_a, kind_b, params_b, intersects_only=False):
+    """The address of the pair engine family that answers this pair (compiled on first use)."""
+    family = _FAMILIES[kind_a, kind_b, intersects_only]
+    if family is _BY_COST:
+        big = float(params_a[2] * params_a[0]) * float(params_b[2] * params_b[0]) > SAT_COST_LIMIT
+        family = GJK_ENGINE if big else POLYTOPE_ENGINE
+    return family.address()
