@@ -365,14 +365,14 @@ class Robot:
             )
         if not np.isfinite(array).all():
             row, column = np.argwhere(~np.isfinite(array))[0]
-            raise GeometryError(f"configuration {row}: joint {self.joint_names[column]!r} is {array[row, column]!r}")
+            raise GeometryError(f"configuration {row}: joint {self.joint_names[column]!r} is {float(array[row, column])}")
         if not allow_outside_limits:
             outside = (array < self.lower) | (array > self.upper)
             if outside.any():
                 row, column = np.argwhere(outside)[0]
                 raise GeometryError(
-                    f"configuration {row}: joint {self.joint_names[column]!r} = {array[row, column]!r} is outside its "
-                    f"limits [{self.lower[column]!r}, {self.upper[column]!r}] ({int(outside.any(axis=1).sum())} "
+                    f"configuration {row}: joint {self.joint_names[column]!r} = {float(array[row, column])} is outside its "
+                    f"limits [{float(self.lower[column])}, {float(self.upper[column])}] ({int(outside.any(axis=1).sum())} "
                     "configuration(s) outside; pass allow_outside_limits=True to check them anyway)"
                 )
         return np.ascontiguousarray(array), single
@@ -516,14 +516,47 @@ class Robot:
             status[:, p] = result.status
         gradient = None
         if gradients:
-            tree = self._tree
-            gradient = np.empty((count, pairs, self.dof))
-            link_b = np.where(pair_b >= 0, self._geometry_link[np.maximum(pair_b, 0)], -1) if pairs else pair_b
-            _parallel.run(_kernels().distance_gradients_many, count, link_poses, tree.parent, tree.joint_type,
-                          tree.axis, tree.dof, tree.multiplier, self._geometry_link[pair_a], link_b,
-                          point_a, point_b, normal, gradient, grain=_GRAIN_GRADIENTS)
+            gradient = self._gradients(q, link_poses, obstacles, pair_a, pair_b, signed, point_a, point_b, normal,
+                                       status)
         result = RobotDistances(names, signed, point_a, point_b, normal, status, gradient)
         return result._first() if single else result
+
+    def _gradients(self, q, link_poses, obstacles, pair_a, pair_b, signed, point_a, point_b, normal, status):
+        """d signed_distance / d q, (n, pairs, dof).
+
+        Analytic where the witness points are aligned with the normal (point_b - point_a parallel
+        to it: every separated or touching pair, and the penetrating pairs GJK / EPA answer): the
+        envelope theorem holds the witness points fixed on their links. A penetration depth found
+        by the separating-axis test reports each shape's deepest point instead, which are not
+        aligned; the derivative then depends on which shape carries the separating face, which
+        the result does not say, so those entries are central finite differences of the pair's
+        signed distance (one batched FK and one batched distance call per pair)."""
+        from ..query import Status, distance
+
+        tree = self._tree
+        count, pairs = signed.shape
+        gradient = np.empty((count, pairs, self.dof))
+        link_b = np.where(pair_b >= 0, self._geometry_link[np.maximum(pair_b, 0)], -1) if pairs else pair_b
+        _parallel.run(_kernels().distance_gradients_many, count, link_poses, tree.parent, tree.joint_type,
+                      tree.axis, tree.dof, tree.multiplier, self._geometry_link[pair_a], link_b,
+                      point_a, point_b, normal, gradient, grain=_GRAIN_GRADIENTS)
+        delta = point_b - point_a
+        off_normal = np.linalg.norm(np.cross(delta, normal), axis=-1)
+        misaligned = (status == Status.PENETRATING) & (off_normal > 1e-9 * np.maximum(1.0, np.linalg.norm(delta, axis=-1)))
+        step = _GRADIENT_STEP
+        shifts = np.concatenate([np.eye(self.dof), -np.eye(self.dof)]) * step  # (2 dof, dof)
+        for p in np.flatnonzero(misaligned.any(axis=0)):
+            rows = np.flatnonzero(misaligned[:, p])
+            shifted = (q[rows, None, :] + shifts[None]).reshape(-1, self.dof)  # no limit check: a step past one is fine
+            poses = self._geometry_poses(self._link_poses(np.ascontiguousarray(shifted)))
+            shape_b, pose_b = self._other(pair_b[p], poses, obstacles)
+            moved = distance(self.geometries[pair_a[p]].shape, poses[pair_a[p]], shape_b, pose_b).signed_distance
+            moved = moved.reshape(len(rows), 2, self.dof)
+            gradient[rows, p] = (moved[:, 0] - moved[:, 1]) / (2.0 * step)
+        return gradient
+
+
+_GRADIENT_STEP = 1e-6  # central differences: truncation ~1e-12 and round-off ~1e-10 at unit scale
 
 
 def as_obstacles(obstacles):
@@ -595,7 +628,10 @@ class RobotDistances:
     from A to B, ``status`` (n, P) int8 codes of :class:`touche.Status`; ``minimum`` (n,) the
     smallest signed distance over the pairs (inf with no pair) and ``closest_pair`` (n,) its
     pair index (-1 with no pair); ``gradient`` (n, P, dof) d signed_distance / d q, or None when
-    not asked for. One configuration: the leading n axis is dropped (``minimum`` a float).
+    not asked for (analytic from the witness points, normal and kinematic Jacobian; central
+    differences for penetrating pairs whose witness points are not aligned with the normal, see
+    ``Robot._gradients``; meaningless where the distance is not differentiable, e.g. touching
+    surfaces of meshes). One configuration: the leading n axis is dropped (``minimum`` a float).
     """
 
     __slots__ = ("pairs", "signed_distance", "point_a", "point_b", "normal", "status", "gradient")
