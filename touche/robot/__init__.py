@@ -10,7 +10,7 @@ the joint values.
 See docs/robots.md.
 """
 from ..errors import RobotModelError
-from .model import ENVIRONMENT, CollisionReport, Geometry, Robot, RobotDistances, as_obstacles, load_urdf
+from .model import ENVIRONMENT, CollisionReport, Geometry, Robot, RobotDistances, as_obstacles, load_urdf, warmup
 
 __all__ = ["ENVIRONMENT", "CollisionReport", "Geometry", "Robot", "RobotDistances", "RobotModelError",
-           "as_obstacles", "load_urdf"]
+           "as_obstacles", "load_urdf", "warmup"]

@@ -698,3 +698,31 @@ def load_urdf(path=None, srdf=None, *, text=None, srdf_text=None, package_dirs=N
         if a != b:
             robot.allow(a, b)
     return robot
+
+
+_WARMUP_URDF = """<robot name="warmup">
+  <link name="base"><collision><geometry><box size="0.4 0.4 0.1"/></geometry></collision></link>
+  <link name="arm"><collision><origin xyz="0 0 0.3"/><geometry><capsule radius="0.05" length="0.4"/></geometry></collision></link>
+  <link name="hand"><collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision>
+    <collision><origin xyz="0 0 0.1"/><geometry><sphere radius="0.05"/></geometry></collision></link>
+  <joint name="turn" type="revolute"><parent link="base"/><child link="arm"/><origin xyz="0 0 0.05"/>
+    <axis xyz="0 1 0"/><limit lower="-3" upper="3"/></joint>
+  <joint name="slide" type="prismatic"><parent link="arm"/><child link="hand"/><origin xyz="0 0 0.5"/>
+    <axis xyz="0 0 1"/><limit lower="0" upper="0.2"/></joint>
+</robot>"""
+
+
+def warmup():
+    """Compile the robot kernels the way the public methods call them (touche._warmup's step)."""
+    from ..pose import Pose
+
+    model = load_urdf(text=_WARMUP_URDF)
+    q = np.array([[0.0, 0.0], [2.5, 0.1], [-2.5, 0.2]])
+    # a box the hand's box penetrates (a separating-axis depth: the finite-difference gradients)
+    obstacles = [(Box([0.2, 0.2, 0.2]), Pose.from_translation([0.0, 0.0, 0.62]))]
+    for configurations in (q, q[0]):
+        model.forward_kinematics(configurations)
+        model.geometry_poses(configurations)
+        model.in_collision(configurations, obstacles)
+        model.collisions(configurations, obstacles)
+        model.distances(configurations, obstacles, gradients=True)
