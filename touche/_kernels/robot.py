@@ -24,7 +24,8 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from .jit import njit
+from .bounding import rotation_from_vector  # noqa: E402
+from .jit import njit  # noqa: E402
 
 JOINT_FIXED = 0
 JOINT_REVOLUTE = 1
@@ -33,25 +34,13 @@ JOINT_PRISMATIC = 2
 
 @njit(cache=True, nogil=True)
 def _joint_motion(kind, axis, value, out):
-    """``out`` (4, 4) = M(value): the rotation by ``value`` about the unit ``axis`` (Rodrigues:
-    R = cos I + sin [a]x + (1 - cos) a a^T) or the translation ``value * axis``."""
+    """``out`` (4, 4) = M(value): the rotation by ``value`` about the unit ``axis`` (Rodrigues,
+    bounding.rotation_from_vector) or the translation ``value * axis``."""
     for r in range(4):
         for c in range(4):
             out[r, c] = 1.0 if r == c else 0.0
     if kind == JOINT_REVOLUTE:
-        x, y, z = axis[0], axis[1], axis[2]
-        cos = np.cos(value)
-        sin = np.sin(value)
-        one = 1.0 - cos
-        out[0, 0] = cos + one * x * x
-        out[0, 1] = one * x * y - sin * z
-        out[0, 2] = one * x * z + sin * y
-        out[1, 0] = one * y * x + sin * z
-        out[1, 1] = cos + one * y * y
-        out[1, 2] = one * y * z - sin * x
-        out[2, 0] = one * z * x - sin * y
-        out[2, 1] = one * z * y + sin * x
-        out[2, 2] = cos + one * z * z
+        out[:3, :3] = rotation_from_vector(axis * value)
     elif kind == JOINT_PRISMATIC:
         out[0, 3] = value * axis[0]
         out[1, 3] = value * axis[1]

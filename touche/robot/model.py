@@ -61,6 +61,21 @@ def local_bounding_sphere(shape):
     return center, radius
 
 
+_SPHERES = {}  # id(shape) -> (shape, centre, radius): obstacles come back call after call
+_SPHERES_KEPT = 256
+
+
+def _cached_bounding_sphere(shape):
+    """local_bounding_sphere, remembered for the last few shapes (the entry holds the shape, so
+    its id cannot be reused while the entry lives)."""
+    entry = _SPHERES.get(id(shape))
+    if entry is None or entry[0] is not shape:
+        if len(_SPHERES) >= _SPHERES_KEPT:
+            _SPHERES.clear()
+        entry = _SPHERES[id(shape)] = (shape, *local_bounding_sphere(shape))
+    return entry[1], entry[2]
+
+
 class Geometry:
     """One collision geometry of a link: ``name``, ``link`` (name), ``shape`` (a touche shape in
     the geometry's frame) and ``origin`` (4, 4) its frame in the link's frame."""
@@ -444,7 +459,7 @@ class Robot:
         centers = np.zeros((max(1, len(obstacles)), 3))
         radii = np.zeros(max(1, len(obstacles)))
         for o, (shape, pose, _) in enumerate(obstacles):
-            center, radius = local_bounding_sphere(shape)
+            center, radius = _cached_bounding_sphere(shape)
             centers[o] = pose[:3, :3] @ center + pose[:3, 3]
             radii[o] = radius
         _parallel.run(_kernels().sphere_overlaps_many, count, geometry_poses, self._sphere_center,
@@ -463,8 +478,15 @@ class Robot:
         q, single, obstacles, _, poses, _, pair_a, pair_b = self._prepare(
             q, obstacles, self_collision, allow_outside_limits)
         candidates = self._candidates(poses, obstacles, pair_a, pair_b)
+        if single:  # one pose per shape: touche's single-pair calls, cheaper than batches of one
+            for p in np.flatnonzero(candidates[:, 0]):
+                shape_b, pose_b = self._other(pair_b[p], poses, obstacles)
+                if intersects(self.geometries[pair_a[p]].shape, poses[pair_a[p], 0], shape_b,
+                              pose_b[0] if pair_b[p] >= 0 else pose_b):
+                    return True
+            return False
         hit = np.zeros(len(q), dtype=bool)
-        for p in range(len(pair_a)):
+        for p in np.flatnonzero(candidates.any(axis=1)):
             rows = np.flatnonzero(candidates[p] & ~hit)
             if len(rows) == 0:
                 continue
@@ -482,10 +504,8 @@ class Robot:
             q, obstacles, self_collision, allow_outside_limits)
         candidates = self._candidates(poses, obstacles, pair_a, pair_b)
         colliding = np.zeros((len(q), len(pair_a)), dtype=bool)
-        for p in range(len(pair_a)):
+        for p in np.flatnonzero(candidates.any(axis=1)):
             rows = np.flatnonzero(candidates[p])
-            if len(rows) == 0:
-                continue
             shape_b, pose_b = self._other(pair_b[p], poses, obstacles)
             pose_b = pose_b[rows] if pair_b[p] >= 0 else pose_b
             colliding[rows, p] = intersects(self.geometries[pair_a[p]].shape, poses[pair_a[p]][rows], shape_b, pose_b)
