@@ -1486,6 +1486,60 @@ def section_variants_modules():
     lp.separating_vector(SHAPES["box"], BATCH, SHAPES["tetrahedron"], FAR, initial=np.ones((N, 3), dtype=np.float32))
 
 
+def section_robot():
+    """touche.robot: a URDF with every joint type (mimic too) and geometry (a mesh file), every
+    method on one configuration and a batch, the configuration and obstacle forms users pass."""
+    from touche import robot
+
+    with tempfile.TemporaryDirectory() as folder:
+        tc.mesh.save(tc.TriangleMesh(CUBE_V, CUBE_F), Path(folder) / "cube.stl")
+        text = """<robot name="walk">
+          <link name="base"><collision><geometry><cylinder radius="0.2" length="0.1"/></geometry></collision></link>
+          <link name="upper"><collision><origin xyz="0 0 0.2" rpy="0.1 0 0"/><geometry>
+            <mesh filename="cube.stl" scale="0.1 0.1 0.2"/></geometry></collision></link>
+          <link name="fore"><collision><geometry><capsule radius="0.04" length="0.3"/></geometry></collision>
+            <collision><origin xyz="0 0 0.2"/><geometry><sphere radius="0.05"/></geometry></collision></link>
+          <link name="finger"><collision><geometry><box size="0.02 0.02 0.08"/></geometry></collision></link>
+          <link name="twin"><collision><geometry><box size="0.02 0.02 0.08"/></geometry></collision></link>
+          <joint name="yaw" type="continuous"><parent link="base"/><child link="upper"/><axis xyz="0 0 1"/></joint>
+          <joint name="pitch" type="revolute"><parent link="upper"/><child link="fore"/><origin xyz="0 0 0.4"/>
+            <axis xyz="0 1 0"/><limit lower="-2.5" upper="2.5"/></joint>
+          <joint name="grip" type="prismatic"><parent link="fore"/><child link="finger"/><origin xyz="0 0 0.3"/>
+            <axis xyz="1 0 0"/><limit lower="0" upper="0.05"/></joint>
+          <joint name="grip2" type="prismatic"><parent link="fore"/><child link="twin"/><origin xyz="0 0 0.3"/>
+            <axis xyz="-1 0 0"/><limit lower="0" upper="0.05"/><mimic joint="grip"/></joint>
+        </robot>"""
+        (Path(folder) / "walk.urdf").write_text(text)
+        model = robot.load_urdf(Path(folder) / "walk.urdf",
+                                srdf_text='<robot name="s"><disable_collisions link1="base" link2="fore"/></robot>')
+        convex = robot.load_urdf(Path(folder) / "walk.urdf", meshes="convex")
+    model.allow("finger", robot.ENVIRONMENT)
+    model.forbid("finger", robot.ENVIRONMENT)
+    batch = np.array([[0.0, 0.3, 0.01], [1.0, -2.0, 0.04], [3.0, 2.4, 0.0]])
+    world = tc.CollisionWorld()
+    world.add(tc.Sphere(0.1), tc.Pose.from_translation([0.3, 0.0, 0.6]))
+    scenes = [
+        None, [], tc.Box([0.2, 0.2, 0.2]), (tc.Box([0.2, 0.2, 0.2]), tc.Pose.from_translation([0.2, 0.0, 0.5])),
+        [(tc.Capsule(0.05, 0.3), np.eye(4)), tc.HalfSpace([0, 0, 1], 0.0), (tc.TriangleMesh(CUBE_V, CUBE_F), None)],
+        world,
+    ]
+    for each in (model, convex):
+        for q in (batch, batch[0], batch.tolist(), batch[1].tolist(), batch.astype(np.float32), _readonly(batch),
+                  np.asfortranarray(batch), _strided(batch), np.zeros((0, 3)), np.zeros((2, 3), dtype=int)):
+            each.forward_kinematics(q)
+            each.geometry_poses(q)
+            for scene in scenes:
+                each.in_collision(q, scene)
+                report = each.collisions(q, scene)
+                if np.ndim(q) == 2 and len(q):
+                    report.colliding_pairs(0)
+                each.distances(q, scene, gradients=True).minimum
+            each.in_collision(q, scenes[3], self_collision=False)
+        each.in_collision(batch + [0.0, 3.0, 0.0], None, allow_outside_limits=True)
+        _documented_geometry_error(each.in_collision, batch + [0.0, 3.0, 0.0])
+        _documented_geometry_error(each.forward_kinematics, np.zeros(2))
+
+
 SECTIONS = [
     ("shapes", section_shapes),
     ("poses", section_poses),
@@ -1525,6 +1579,7 @@ SECTIONS = [
     ("variants_raycast", section_variants_raycast),
     ("variants_time_of_impact", section_variants_time_of_impact),
     ("variants_modules", section_variants_modules),
+    ("robot", section_robot),
 ]
 
 

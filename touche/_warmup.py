@@ -437,6 +437,7 @@ STEPS = [
     ("closed-form pairs (points, spheres, capsules, boxes)", _step_point_pairs),
     ("closest points and rays", _step_points_and_rays),
     ("mesh inside / winding number", _step_mesh_points),
+    ("robots", lambda: __import__("touche.robot", fromlist=["warmup"]).warmup()),
 ]
 
 

@@ -21,3 +21,9 @@ class UnsupportedQuery(ToucheError, NotImplementedError):
 class MeshFormatError(ToucheError, ValueError):
     """A mesh file that cannot be read: truncated, inconsistent counts, NaN/inf coordinates,
     unknown format. The message names the file and the problem."""
+
+
+class RobotModelError(ToucheError, ValueError):
+    """A robot description (URDF / SRDF) that cannot be used: unreadable XML, a missing mesh, an
+    unknown or unsupported joint type, a cycle, NaN limits... The message names the file and the
+    element (link, joint, mesh file) at fault."""
