@@ -58,12 +58,28 @@ def _closest(result):
     return a, b
 
 
-def figure(parts, result=None, title=None):
-    """The plotly Figure of the parts, the intersection curve and the closest-point segment."""
+def require_plotly():
+    """Import plotly's graph objects, or raise :class:`MissingDependency` saying how to get it."""
     try:
         import plotly.graph_objects as go
     except ImportError as exc:
         raise MissingDependency("the HTML report needs plotly (pip install 'touche[report]')") from exc
+    return go
+
+
+def _markers(markers):
+    """``markers``: (label, points (k, 3)) pairs; empty ones are left out."""
+    for label, points in markers or ():
+        points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        points = points[np.isfinite(points).all(axis=1)]
+        if len(points):
+            yield str(label), points
+
+
+def figure(parts, result=None, title=None, markers=None):
+    """The plotly Figure of the parts, the intersection curve, the closest-point segment and
+    ``markers`` ((label, points (k, 3)) pairs, drawn as labelled dots)."""
+    go = require_plotly()
     traces = []
     for index, (name, vertices, faces) in enumerate(parts):
         v = np.asarray(vertices, dtype=np.float64)
@@ -83,6 +99,9 @@ def figure(parts, result=None, title=None):
         traces.append(go.Scatter3d(x=[a[0], b[0]], y=[a[1], b[1]], z=[a[2], b[2]], mode="lines+markers",
                                    line=dict(color="black", width=5), marker=dict(size=4, color="black"),
                                    name=f"closest points ({float(result.distance):.4g})"))
+    for label, points in _markers(markers):
+        traces.append(go.Scatter3d(x=points[:, 0], y=points[:, 1], z=points[:, 2], mode="markers",
+                                   marker=dict(size=5, color="#d62728", symbol="diamond"), name=label))
     heading = title or "touche clearance check"
     summary = _summary(result)
     fig = go.Figure(data=traces)
@@ -99,13 +118,16 @@ _POST_SCRIPT = ("var gd = document.getElementById('{plot_id}');"
                 ": 'touche report: EMPTY';")
 
 
-def write_html(path, parts, result=None, title=None):
-    """Write a self-contained interactive page (plotly.js embedded: opens offline)."""
-    fig = figure(parts, result, title)
+def write_html(path, parts, result=None, title=None, markers=None, shared_plotlyjs=False):
+    """Write an interactive page. By default self-contained (plotly.js embedded: opens offline);
+    ``shared_plotlyjs``: plotly.js is written once as ``plotly.min.js`` beside the page and
+    shared by every page of that folder (still offline; the pages are then small)."""
+    fig = figure(parts, result, title, markers)
     path = Path(path)
     try:
-        fig.write_html(str(path), include_plotlyjs=True, full_html=True, post_script=_POST_SCRIPT,
-                       default_width="100%", default_height="95vh", config={"displaylogo": False})
+        fig.write_html(str(path), include_plotlyjs="directory" if shared_plotlyjs else True, full_html=True,
+                       post_script=_POST_SCRIPT, default_width="100%", default_height="95vh",
+                       config={"displaylogo": False})
     except OSError as exc:
         raise ReportError(f"{path}: cannot write the report ({exc.strerror or exc})") from exc
     return path
