@@ -3,6 +3,7 @@ plotly.js is embedded) and a static PNG (matplotlib). Both need the ``report`` e
 (``pip install 'touche[report]'``).
 
 ``write_html(path, parts, result, title=None)`` / ``write_png(path, parts, result, title=None)``
+(``figure`` / ``png_figure``: the plotly / matplotlib Figure they draw)
 
 ``parts``: a list of ``(name, vertices (n, 3) world coordinates, faces (m, 3))``.
 ``result``: any object with ``intersecting`` (bool), ``distance`` (float), ``point_a`` /
@@ -133,40 +134,70 @@ def write_html(path, parts, result=None, title=None, markers=None, shared_plotly
     return path
 
 
-def write_png(path, parts, result=None, title=None, size=(8.0, 6.0), dpi=100):
-    """Write a static picture (matplotlib, Agg backend; no display needed)."""
+# The PNG draws the parts translucent and everything the check found on top of them: matplotlib
+# sorts 3D artists by depth by default, which buries the curve inside the parts it lies on.
+_CURVE_COLOUR = "#c2007a"  # magenta: apart from the parts' blue / orange / green / purple
+_PARTS_ZORDER, _FINDINGS_ZORDER = 1, 10
+
+
+def png_figure(parts, result=None, title=None, size=(8.0, 6.0), dpi=100):
+    """The matplotlib Figure of :func:`write_png` (Agg backend; the caller closes it): the parts,
+    then on top of them the intersection curve (thick, with a white halo) or the closest-point
+    segment, a legend naming each, and labelled axes."""
     try:
         import matplotlib
 
         matplotlib.use("Agg", force=False)
         import matplotlib.pyplot as plt
+        from matplotlib import patheffects
         from mpl_toolkits.mplot3d.art3d import Line3DCollection, Poly3DCollection
     except ImportError as exc:
         raise MissingDependency("the PNG report needs matplotlib (pip install 'touche[report]')") from exc
     fig = plt.figure(figsize=size, dpi=dpi)
     ax = fig.add_subplot(projection="3d")
+    ax.computed_zorder = False  # draw by zorder: findings over the parts
     everything = []
     for index, (name, vertices, faces) in enumerate(parts):
         v = np.asarray(vertices, dtype=np.float64)
         f = np.asarray(faces, dtype=np.int64)
-        ax.add_collection3d(Poly3DCollection(v[f], facecolor=_COLOURS[index % len(_COLOURS)], alpha=0.45,
-                                             edgecolor="none", label=str(name)))
+        ax.add_collection3d(Poly3DCollection(v[f], facecolor=_COLOURS[index % len(_COLOURS)], alpha=0.35,
+                                             edgecolor="none", label=str(name), zorder=_PARTS_ZORDER))
         everything.append(v)
     segments = _segments(result) if result is not None else np.zeros((0, 2, 3))
     if len(segments):
-        ax.add_collection3d(Line3DCollection(segments, colors="#d62728", linewidths=2.5))
+        # the white halo is a collection of its own under the curve: a path effect would outline
+        # each segment in turn and cut the curve into dashes
+        ax.add_collection3d(Line3DCollection(segments, colors="white", linewidths=6.5, capstyle="round",
+                                             zorder=_FINDINGS_ZORDER - 1))
+        ax.add_collection3d(Line3DCollection(segments, colors=_CURVE_COLOUR, linewidths=3.5, capstyle="round",
+                                             zorder=_FINDINGS_ZORDER,
+                                             label=f"intersection curve ({len(segments)} segments)"))
     closest = _closest(result) if result is not None else None
     if closest is not None and not bool(getattr(result, "intersecting", False)):
         a, b = closest
-        ax.plot(*np.stack([a, b]).T, color="black", marker="o", markersize=3)
+        ax.plot(*np.stack([a, b]).T, color="black", linewidth=2.5, marker="o", markersize=5,
+                zorder=_FINDINGS_ZORDER, path_effects=[patheffects.withStroke(linewidth=5, foreground="white")],
+                label=f"closest points, distance {float(result.distance):.4g}")
     points = np.concatenate(everything) if everything else np.zeros((1, 3))
     low, high = points.min(axis=0), points.max(axis=0)
     centre, half = (low + high) / 2, max(float((high - low).max()) / 2, 1e-12)
     ax.set_xlim(centre[0] - half, centre[0] + half)
     ax.set_ylim(centre[1] - half, centre[1] + half)
     ax.set_zlim(centre[2] - half, centre[2] + half)
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    ax.set_zlabel("z")
+    ax.legend(loc="upper left", fontsize="small", framealpha=0.9)
     summary = _summary(result)
     ax.set_title((title or "touche clearance check") + (f": {summary}" if summary else ""))
+    return fig
+
+
+def write_png(path, parts, result=None, title=None, size=(8.0, 6.0), dpi=100):
+    """Write a static picture (matplotlib, Agg backend; no display needed): :func:`png_figure`."""
+    import matplotlib.pyplot as plt  # importable: png_figure checked
+
+    fig = png_figure(parts, result, title, size, dpi)
     path = Path(path)
     try:
         fig.savefig(path)
