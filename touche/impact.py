@@ -26,7 +26,7 @@ from ._enums import NamedIntEnum
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
 from .motion import CallableMotion, as_motion
-from .shapes import Shape, as_shape
+from .shapes import Shape, TriangleMesh, as_shape
 
 
 class ImpactStatus(NamedIntEnum):
@@ -246,6 +246,8 @@ def time_of_impact(a, motion_a, b, motion_b, t_max, tolerance=None):
     ma = as_motion(motion_a, "motion_a")
     mb = as_motion(motion_b, "motion_b")
     engine, flip = dispatch.require(dispatch.TIME_OF_IMPACT[dispatch.motion_family(ma, mb)], a, b)
+    if ma.batch_size == 0 or mb.batch_size == 0:
+        return _empty_impact(a, ma, b, mb, engine)
     if engine == dispatch.MESH_ADVANCEMENT or engine == dispatch.MESH_PYTHON_ADVANCEMENT:
         return _mesh_time_of_impact(a, ma, b, mb, limit, time_tolerance, flip)
     if engine == dispatch.QUADRATIC_SAT:
@@ -266,6 +268,20 @@ def time_of_impact(a, motion_a, b, motion_b, t_max, tolerance=None):
 
         return _analytic_time_of_impact(a, ma, b, mb, limit, getattr(ccd_analytic, code_name), flip)
     return _translational(a, ma, b, mb, limit, engine)
+
+
+def _empty_impact(a, motion_a, b, motion_b, engine):
+    """The result of a batch of no motions (a filtered batch can be empty): arrays of length 0,
+    shaped as a batch's. The other motion must be single (or empty too): several motions beside
+    none is a length mismatch, as for any batch."""
+    for motion, name in ((motion_a, "motion_a"), (motion_b, "motion_b")):
+        if motion.batch_size > 1:
+            raise GeometryError(f"motion batches differ in length: {name} has {motion.batch_size}, the other 0")
+    rows = _capacity(a, b) if engine in (dispatch.SAT, dispatch.ALIGNED_BOXES_OR_SAT) else 1
+    meshes = isinstance(a, TriangleMesh) or isinstance(b, TriangleMesh)
+    return ImpactResult(np.zeros(0, dtype=np.int8), np.zeros(0), np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3)),
+                        np.zeros((0, rows, 3)), np.zeros(0, dtype=np.int8), np.zeros(0, dtype=np.int64),
+                        np.zeros((0, 2), dtype=np.int64) if meshes else None)
 
 
 # ----------------------------------------------------------------------------------------------
