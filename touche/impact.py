@@ -211,16 +211,38 @@ def _time_tolerance(value):
 
 
 def time_of_impact(a, motion_a, b, motion_b, t_max, tolerance=None):
-    """First time in [0, t_max] at which two moving shapes touch; see :class:`ImpactResult`.
+    """First time in ``[0, t_max]`` at which two moving shapes touch.
 
-    ``motion_a`` / ``motion_b``: any touche motion (touche.motion: Static, Linear, Screw,
-    Keyframes, Integrated, QuadraticMatrix, CallableMotion; a plain pose or None means Static).
-    Batches (poses (n, 4, 4), velocities (n, 3), keyframe poses (n, k, 4, 4), quadratic
-    coefficients (n, 3, 4, 4)) run in one compiled call; batches of 1 broadcast.
-    ``tolerance``: time accuracy as a fraction of t_max (default 1e-9); the reported time is
-    never after the true first contact (see the engines below).
+    Arguments:
+
+    - ``a``, ``b``: shapes (any touche shape, a ``TriangleMesh`` or a ``trimesh.Trimesh``).
+    - ``motion_a``, ``motion_b``: touche motions (``Static``, ``Linear``, ``Screw``,
+      ``Keyframes``, ``Integrated``, ``QuadraticMatrix``, ``CallableMotion``); a plain pose
+      (``Pose``, ``(4, 4)``, ``(n, 4, 4)``) or None means ``Static`` there.
+    - ``t_max``: the end of the time window, a number >= 0 (``inf`` allowed), in the caller's
+      time units.
+    - ``tolerance``: time accuracy as a fraction of ``t_max`` (default 1e-9); the reported time
+      is never after the true first contact.
+
+    Batches: motions whose poses are ``(n, 4, 4)``, velocities ``(n, 3)``, keyframe poses
+    ``(n, k, 4, 4)`` or quadratic coefficients ``(n, 3, 4, 4)`` are n motions, run in one
+    compiled call; a batch of 1 broadcasts against the other side. A batch of no motions
+    (``(0, 4, 4)`` poses or ``(0, 3)`` velocities of ``Static`` / ``Linear`` / ``Screw``, or a
+    ``(0, 4, 4)`` pose) gives empty arrays.
+
+    Returns an ``ImpactResult``: ``status`` (``ImpactStatus``: ``MISS``, ``HIT``,
+    ``ALREADY_TOUCHING``, ``MAX_ITERATIONS``), ``time`` (inf on a miss, 0 when already touching),
+    ``last_time``, ``normal`` (from A to B), ``point`` and the contact set ``points`` / ``kind``
+    / ``count`` in world coordinates, and for meshes ``triangles``; one pair gives scalars and
+    ``(3,)`` arrays, a batch of n gives ``(n,)`` / ``(n, 3)`` / ``(n, K, 3)`` arrays (see
+    ``ImpactResult``).
+
+    Errors: ``GeometryError`` for a bad motion, pose or ``t_max`` (NaN, negative, batch
+    lengths that differ); ``UnsupportedQuery`` for a pair without a time-of-impact engine
+    (two planes, for instance).
 
     Engines (touche/dispatch.py, by the pair's kinds and motion family):
+
     - both motions translational (Static / Linear): the exact moving SAT for polytope pairs
       (first and last contact, contact set) and GJK shape casting for other finite convex pairs;
       contact means within the touching tolerance (touche.tolerance) on every axis;
@@ -927,9 +949,22 @@ def _cast(a, ta, va, b, tb, vb, limit, count, single):
 
 
 def intersection(a, pose_a, b, pose_b):
-    """The set A n B of two convex polytopes at their poses; see :class:`IntersectionResult`.
-    Empty when they are separated by more than the touching tolerance. An empty pose batch
-    (0, 4, 4) gives a result of no pairs."""
+    """The set A ∩ B of two convex polytopes at their poses.
+
+    Arguments: ``a``, ``b`` polytopes (``Box``, ``AABB``, ``Triangle``, ``Tetrahedron``,
+    ``ConvexPolygon``, ``ConvexPolyhedron``, ...); ``pose_a``, ``pose_b``: None (identity), a
+    ``Pose``, ``(4, 4)`` or ``(n, 4, 4)`` (a batch of 1 broadcasts; an empty batch
+    ``(0, 4, 4)`` gives a result of no pairs).
+
+    Returns an ``IntersectionResult``: ``kind`` (``SetKind``: ``EMPTY``, ``POINT``,
+    ``SEGMENT``, ``POLYGON``, ``POLYHEDRON``) and ``points`` ``(m, 3)`` in world coordinates
+    (a polygon's vertices in order around it; ``faces`` gives a polyhedron's hull triangles).
+    A batch of n: ``kind`` ``(n,)`` int8, ``count`` ``(n,)`` and ``points`` ``(n, K, 3)``
+    padded with NaN. Empty when the shapes are apart by more than the touching tolerance.
+
+    Errors: ``UnsupportedQuery`` for a shape that is not a polytope (spheres, capsules,
+    meshes, ...); ``GeometryError`` for a bad pose or batch lengths that differ.
+    """
     a = _shape(a, "a")
     b = _shape(b, "b")
     dispatch.require(dispatch.INTERSECTION, a, b)
