@@ -209,3 +209,17 @@ def test_empty_motion_batches_still_check_the_other_side():
         tc.time_of_impact(BOX, tc.Linear(left, EMPTY), SPHERE, None, t_max=-1.0)
     with pytest.raises(tc.GeometryError, match=r"velocity must have shape"):
         tc.Linear(np.zeros((0, 2)), EMPTY)
+
+
+def test_empty_clearance_batches_give_empty_arrays():
+    for pose_a, pose_b in ((EMPTY, None), (None, EMPTY), (EMPTY, FAR), (EMPTY, EMPTY)):
+        c = tc.clearance(MESH, pose_a, MESH, pose_b)
+        assert c.intersecting.shape == c.distance.shape == c.triangle_a.shape == c.facet_b.shape == (0,)
+        assert c.intersecting.dtype == np.bool_ and c.point_a.shape == c.vector.shape == (0, 3)
+    assert tc.clearance(MESH, None, MESH, FAR).distance > 0  # one pose pair still answers
+    with pytest.raises(tc.GeometryError, match="differ in length"):
+        tc.clearance(MESH, EMPTY, MESH, TWO)
+    with pytest.raises(tc.GeometryError, match="curve=True takes one pose"):
+        tc.clearance(MESH, EMPTY, MESH, None, curve=True)
+    with pytest.raises(tc.GeometryError, match="pose_b contains NaN"):
+        tc.clearance(MESH, EMPTY, MESH, np.full((4, 4), np.nan))

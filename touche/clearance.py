@@ -34,6 +34,7 @@ from . import _parallel
 from ._cache import WeakIdentityCache, shape_key
 from .errors import GeometryError
 from .pose import as_matrices
+from .query import _pair_matrices
 
 DEFAULT_LEAF_SIZE = 2
 # split rules of the tree build: "longest" (median of the centroids along their longest extent in
@@ -259,7 +260,8 @@ def clearance(a, pose_a, b, pose_b, *, max_distance=None, curve=False):
     - ``a``, ``b``: ``TriangleMesh``, ``trimesh.Trimesh``, ``(vertices, faces)``, a mesh file
       path or a ``ClearancePart`` (prepared once, reused across calls).
     - ``pose_a``, ``pose_b``: None (identity), ``Pose``, ``(4, 4)`` or ``(n, 4, 4)``; a batch
-      of 1 broadcasts, a batch runs on all cores.
+      of 1 broadcasts, a batch runs on all cores; an empty batch ``(0, 4, 4)`` gives arrays of
+      length 0 (the other pose must then be single or empty).
     - ``max_distance``: only separations below it are searched (faster; farther pairs report
       ``distance = inf``).
     - ``curve``: also collect every intersecting face pair and its intersection segment (one
@@ -277,8 +279,14 @@ def clearance(a, pose_a, b, pose_b, *, max_distance=None, curve=False):
     part_a = prepare(a)
     part_b = part_a if b is a else prepare(b)
     limit = _max_distance(max_distance)
-    pa = as_matrices(pose_a, "pose_a")
-    pb = as_matrices(pose_b, "pose_b")
+    matrices = _pair_matrices(pose_a, pose_b, check=True)  # the verbs' one empty-batch gate
+    if matrices is None:  # a batch of no poses: arrays of length 0, shaped as a batch's
+        if curve:
+            raise GeometryError("curve=True takes one pose per part")
+        empty = np.zeros(0, dtype=np.int64)
+        return Clearance(np.zeros(0, dtype=bool), np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3)), empty, empty.copy(),
+                         work=np.zeros((0, 2), dtype=np.int64), facet_a=empty.copy(), facet_b=empty.copy())
+    pa, pb = matrices
     single = pa.ndim == 2 and pb.ndim == 2
     poses_a = np.ascontiguousarray(pa.reshape(-1, 4, 4))
     poses_b = np.ascontiguousarray(pb.reshape(-1, 4, 4))
