@@ -59,6 +59,7 @@ def test_the_printed_figures_say_what_was_computed(tour):
     assert _number(r"distance at that time (\S+)\n", out) < 1e-6
     assert out.count("agrees: True") == 3
     assert len(re.findall(r"floor hits ball \d at t=", out)) == 3
+    assert re.search(r"cannot reach the floor within the step: (\d) of them, \1 expected", out)
     assert "closed True, problems none" in out
     assert _number(r"clearance (\d\.\d+) between facet", out) > 0
     assert _number(r"intersection curve of (\d+) segments", out) > 50
