@@ -53,6 +53,25 @@ def _capsule_outline(radius, length, pose, steps=24):
     return np.vstack(arcs)
 
 
+def _box_faces(box, pose):
+    """The six (4, 3) faces, in world coordinates, of ``box`` at ``pose`` (for Poly3DCollection)."""
+    signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
+    corners = (box.center + signs * box.half_extents) @ np.asarray(pose)[:3, :3].T + np.asarray(pose)[:3, 3]
+    quads = [[0, 1, 3, 2], [4, 5, 7, 6], [0, 1, 5, 4], [2, 3, 7, 6], [0, 2, 6, 4], [1, 3, 7, 5]]
+    return corners[quads]
+
+
+def _node_depths(tree):
+    """The depth of every node of a BVH (preorder: the left child of node i is i + 1, the right
+    child is node_index[i, 2], -1 for a leaf)."""
+    depths = np.zeros(tree.node_count, dtype=int)
+    for node in range(tree.node_count):
+        right = tree.node_index[node, 2]
+        if right >= 0:
+            depths[node + 1] = depths[right] = depths[node] + 1
+    return depths
+
+
 def _png(figure):
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
@@ -136,10 +155,89 @@ def broad_phase_pairs():
 # --8<-- [end:broad_phase]
 
 
+# --8<-- [start:contact_manifold]
+def contact_manifold():
+    """A cube pressed 0.01 into a slab: turned about z it touches with a face (`tc.contacts`
+    gives four points), tilted about x with an edge (two points), each with its depth."""
+    from mpl_toolkits.mplot3d.art3d import Poly3DCollection
+
+    slab, cube = tc.Box([3.0, 3.0, 0.5]), tc.Box([1.0, 1.0, 1.0])
+    cases = [("face down", tc.Pose.from_rotvec([0.0, 0.0, 0.4], [0.2, -0.1, 0.74])),
+             ("edge down", tc.Pose.from_rotvec([0.15, 0.0, 0.0], [0.2, -0.1, 0.74]))]
+    figure = plt.figure(figsize=(9, 4.2))
+    for column, (name, pose) in enumerate(cases):
+        manifold = tc.contacts(cube, pose, slab, None)  # points (k, 3), depths (k,), normal (3,)
+        axes = figure.add_subplot(1, 2, column + 1, projection="3d")
+        axes.computed_zorder = False  # the contact points over the translucent boxes
+        axes.add_collection3d(Poly3DCollection(_box_faces(slab, np.eye(4)), alpha=0.25, color="tab:gray"))
+        axes.add_collection3d(Poly3DCollection(_box_faces(cube, pose.matrix), alpha=0.35, color="tab:blue"))
+        axes.scatter(*manifold.points.T, color="tab:red", s=30, zorder=10,
+                     label=f"{manifold.count} points, depth {manifold.depths.max():.3f}")
+        tip = manifold.points.mean(axis=0)
+        axes.quiver(*tip, *(0.6 * manifold.normal), color="tab:red", zorder=10)
+        axes.set(xlim=(-1.5, 1.5), ylim=(-1.5, 1.5), zlim=(-0.5, 1.5), xlabel="x", ylabel="y", zlabel="z",
+                 title=f"{name}: {manifold.status.name}")
+        axes.legend(loc="upper left", fontsize=8)
+    return figure
+# --8<-- [end:contact_manifold]
+
+
+# --8<-- [start:bvh_levels]
+def bvh_levels():
+    """The bounding-volume hierarchy of a torus mesh (`tc.bvh.build`), seen from above: the
+    axis-aligned boxes of its nodes (`node_bounds[:, 0:6]`) at depths 0, 2, 4 and 6."""
+    from touche.demo import torus
+
+    vertices, faces = torus(1.0, 0.3)
+    tree = tc.bvh.build(tc.TriangleMesh(vertices, faces), leaf_size=4)
+    depths = _node_depths(tree)
+    figure, panels = plt.subplots(1, 4, figsize=(11, 3.2))
+    for depth, axes in zip((0, 2, 4, 6), panels):
+        axes.triplot(vertices[:, 0], vertices[:, 1], faces, color="0.85", lw=0.3)
+        boxes = tree.node_bounds[depths == depth, 0:6]  # AABB min (3), max (3)
+        for box in boxes:
+            axes.add_patch(Rectangle(box[:2], *(box[3:5] - box[:2]), fill=False, color="tab:blue", lw=1.2))
+        axes.set(aspect="equal", xlim=(-1.45, 1.45), ylim=(-1.45, 1.45), xticks=[], yticks=[],
+                 title=f"depth {depth}: {len(boxes)} node{'s' if len(boxes) > 1 else ''}")
+    figure.suptitle(f"{tree}", fontsize=9)
+    return figure
+# --8<-- [end:bvh_levels]
+
+
+# --8<-- [start:clearance_curve]
+def clearance_curve():
+    """A ring lowered over a ball: one `tc.clearance` call on 300 poses gives the clearance at
+    each height, 0 where the surfaces intersect; beside it the clearance of the smooth shapes
+    the meshes approximate."""
+    from touche.demo import torus, uv_sphere
+
+    ball = tc.ClearancePart(uv_sphere(2_000))  # radius 1
+    ring = tc.ClearancePart(torus(1.2, 0.35))  # the hole (radius 0.85) is narrower than the ball
+    heights = np.linspace(0.0, 2.5, 300)
+    poses = np.stack([np.eye(4)] * len(heights))
+    poses[:, 2, 3] = heights
+    found = tc.clearance(ball, None, ring, poses)  # a batch: distance (300,), intersecting (300,)
+    smooth = np.maximum(np.hypot(1.2, heights) - 1.0 - 0.35, 0.0)
+
+    figure, axes = plt.subplots(figsize=(6, 3.6))
+    axes.plot(heights, found.distance, color="tab:blue", lw=4, label="tc.clearance (meshes)")
+    axes.plot(heights, smooth, "--", color="black", lw=1, label="smooth sphere and torus")
+    axes.fill_between(heights, 0, 1, where=found.intersecting, color="tab:red", alpha=0.15,
+                      transform=axes.get_xaxis_transform(), label="intersecting")
+    axes.set(xlabel="height of the ring above the ball's centre", ylabel="clearance",
+             title="clearance curve of a ring lowered over a ball")
+    axes.legend(loc="upper left", fontsize=8)
+    return figure
+# --8<-- [end:clearance_curve]
+
+
 FIGURES = {
     "closest_points.png": closest_points_in_a_batch,
     "time_of_impact.png": time_of_impact_sweep,
     "broad_phase.png": broad_phase_pairs,
+    "contact_manifold.png": contact_manifold,
+    "bvh_levels.png": bvh_levels,
+    "clearance_curve.png": clearance_curve,
 }
 
 

@@ -163,6 +163,7 @@ def test_html_report_renders_in_headless_chromium(parts, tmp_path):
     assert "<script" in text and "cdn.plot.ly" not in text.split("<body>")[0]  # plotly.js embedded
     run, shot, errors = _chromium(target, tmp_path, "report")
     assert "touche report: rendered" in run.stdout  # set by the page after plotting
+    assert 'data-fits="true"' in run.stdout  # the plot ends inside the window, nothing to scroll
     assert errors == [], errors
     image = np.asarray(Image.open(shot).convert("RGB")).astype(int)
     background = np.median(image.reshape(-1, 3), axis=0)

@@ -116,6 +116,26 @@ def test_api_reference_covers_touche_all(site):
     assert missing == [], f"names of touche.__all__ without an API entry: {missing}"
 
 
+def test_api_reference_shows_docstrings_as_markdown(site):
+    """docs/griffe_markdown.py: Sphinx roles become code spans and lists are lists on the site
+    (the docstrings keep their help() form)."""
+    html = "".join(path.read_text(encoding="utf-8") for path in (site / "api").rglob("*.html"))
+    text = re.sub(r"<[^>]+>", "", html)
+    assert re.findall(r":(?:class|func|meth|attr|data|mod|exc):", text) == []
+    queries = _html_of(site, "api/queries.md").read_text(encoding="utf-8")
+    engines = queries[queries.index('id="touche.time_of_impact"'):]
+    assert "<li>both motions translational" in engines  # the engines of time_of_impact, a list
+
+
+def test_docstring_markdown_conversion():
+    spec = importlib.util.spec_from_file_location("touche_docs_griffe", ROOT / "docs" / "griffe_markdown.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    text = "See :class:`ImpactResult` and :func:`~touche.distance`.\nEngines:\n- one\n  more\n- two\n\nafter"
+    assert module.to_markdown(text) == ("See `ImpactResult` and `touche.distance`.\nEngines:\n\n- one\n  more\n- two\n"
+                                        "\nafter")
+
+
 # -- headless Chromium -----------------------------------------------------------------------------
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

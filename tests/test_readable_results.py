@@ -173,3 +173,53 @@ def test_empty_intersection_batches_give_no_pairs():
         assert r.points.ndim == 3 and r.points.shape[2] == 3
     with pytest.raises(tc.GeometryError, match="differ in length"):
         tc.intersection(BOX, EMPTY, BOX, TWO)
+
+
+CYLINDER = tc.Cylinder(0.3, 1.0)
+
+
+@pytest.mark.parametrize("shape", [BOX, SPHERE, CYLINDER, MESH], ids=["box", "sphere", "cylinder", "mesh"])
+def test_empty_motion_batches_give_empty_impacts(shape):
+    no_velocities = np.zeros((0, 3))
+    left = [-1.0, 0.0, 0.0]
+    motions = [(tc.Linear(left, EMPTY), None), (tc.Linear(no_velocities, FAR), None),
+               (tc.Screw(left, [0.0, 0.0, 1.0], EMPTY), None), (tc.Linear(left, FAR), EMPTY),
+               (tc.Linear(left, FAR), tc.Static(EMPTY)), (EMPTY, tc.Linear(left, EMPTY))]
+    for motion_a, motion_b in motions:
+        r = tc.time_of_impact(BOX, motion_a, shape, motion_b, t_max=5.0)
+        assert r.status.shape == (0,) and r.status.dtype == np.int8 and r.status_names.shape == (0,)
+        assert r.time.shape == r.last_time.shape == r.kind.shape == r.count.shape == (0,)
+        assert r.normal.shape == r.point.shape == (0, 3) and r.points.shape[0] == 0 and r.points.shape[2] == 3
+        assert r.triangles is None if shape is not MESH else r.triangles.shape == (0, 2)
+    # the same calls with one motion answer (the empty path is not taken for them)
+    assert tc.time_of_impact(BOX, tc.Linear(left, FAR), shape, None, t_max=5.0).status == tc.ImpactStatus.HIT
+
+
+def test_empty_motion_batches_still_check_the_other_side():
+    left = [-1.0, 0.0, 0.0]
+    with pytest.raises(tc.GeometryError, match="motion batches differ in length: motion_b has 2, the other 0"):
+        tc.time_of_impact(BOX, tc.Linear(left, EMPTY), SPHERE, TWO, t_max=1.0)
+    with pytest.raises(tc.GeometryError, match="motion_a has 2"):
+        tc.time_of_impact(BOX, tc.Linear([left, left], FAR), SPHERE, EMPTY, t_max=1.0)
+    with pytest.raises(tc.GeometryError, match="differ in length"):
+        tc.Linear(np.zeros((0, 3)), TWO)
+    with pytest.raises(tc.GeometryError, match="NaN"):
+        tc.time_of_impact(BOX, tc.Linear(left, EMPTY), SPHERE, np.full((4, 4), np.nan), t_max=1.0)
+    with pytest.raises(tc.GeometryError, match="t_max"):
+        tc.time_of_impact(BOX, tc.Linear(left, EMPTY), SPHERE, None, t_max=-1.0)
+    with pytest.raises(tc.GeometryError, match=r"velocity must have shape"):
+        tc.Linear(np.zeros((0, 2)), EMPTY)
+
+
+def test_empty_clearance_batches_give_empty_arrays():
+    for pose_a, pose_b in ((EMPTY, None), (None, EMPTY), (EMPTY, FAR), (EMPTY, EMPTY)):
+        c = tc.clearance(MESH, pose_a, MESH, pose_b)
+        assert c.intersecting.shape == c.distance.shape == c.triangle_a.shape == c.facet_b.shape == (0,)
+        assert c.intersecting.dtype == np.bool_ and c.point_a.shape == c.vector.shape == (0, 3)
+    assert tc.clearance(MESH, None, MESH, FAR).distance > 0  # one pose pair still answers
+    with pytest.raises(tc.GeometryError, match="differ in length"):
+        tc.clearance(MESH, EMPTY, MESH, TWO)
+    with pytest.raises(tc.GeometryError, match="curve=True takes one pose"):
+        tc.clearance(MESH, EMPTY, MESH, None, curve=True)
+    with pytest.raises(tc.GeometryError, match="pose_b contains NaN"):
+        tc.clearance(MESH, EMPTY, MESH, np.full((4, 4), np.nan))

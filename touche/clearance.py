@@ -34,6 +34,7 @@ from . import _parallel
 from ._cache import WeakIdentityCache, shape_key
 from .errors import GeometryError
 from .pose import as_matrices
+from .query import _pair_matrices
 
 DEFAULT_LEAF_SIZE = 2
 # split rules of the tree build: "longest" (median of the centroids along their longest extent in
@@ -254,17 +255,38 @@ def _columns(out):
 def clearance(a, pose_a, b, pose_b, *, max_distance=None, curve=False):
     """Intersection and minimum distance between the surfaces of parts ``a`` and ``b``.
 
-    ``a``, ``b``: TriangleMesh, trimesh.Trimesh, ``(vertices, faces)``, a mesh file path or a
-    :class:`ClearancePart`. ``pose_a``, ``pose_b``: None (identity), Pose, (4, 4) or (n, 4, 4)
-    (broadcast; a batch runs on all cores). ``max_distance``: only separations below it are
-    searched (faster; farther pairs report ``distance = inf``). ``curve``: also collect every
-    intersecting face pair and its intersection segment (one pose pair only).
-    Returns :class:`Clearance`."""
+    Arguments:
+
+    - ``a``, ``b``: ``TriangleMesh``, ``trimesh.Trimesh``, ``(vertices, faces)``, a mesh file
+      path or a ``ClearancePart`` (prepared once, reused across calls).
+    - ``pose_a``, ``pose_b``: None (identity), ``Pose``, ``(4, 4)`` or ``(n, 4, 4)``; a batch
+      of 1 broadcasts, a batch runs on all cores; an empty batch ``(0, 4, 4)`` gives arrays of
+      length 0 (the other pose must then be single or empty).
+    - ``max_distance``: only separations below it are searched (faster; farther pairs report
+      ``distance = inf``).
+    - ``curve``: also collect every intersecting face pair and its intersection segment (one
+      pose pair only).
+
+    Returns a ``Clearance``: ``intersecting``, ``distance``, closest points ``point_a`` /
+    ``point_b`` and ``vector`` (from B to A) in world coordinates, the faces they lie on
+    (``triangle_a`` / ``triangle_b``, and ``facet_a`` / ``facet_b`` numbered as in the files);
+    one pose pair gives a bool, a float, ``(3,)`` arrays and ints, a batch of n gives ``(n,)``
+    / ``(n, 3)`` arrays. With ``curve=True`` also ``pairs`` ``(k, 2)`` and ``segments``
+    ``(k, 2, 3)``: the intersection curve.
+
+    Errors: ``MeshFormatError`` for a file that cannot be read; ``GeometryError`` for an empty
+    or degenerate mesh, a bad pose, batch lengths that differ, ``curve=True`` with a batch."""
     part_a = prepare(a)
     part_b = part_a if b is a else prepare(b)
     limit = _max_distance(max_distance)
-    pa = as_matrices(pose_a, "pose_a")
-    pb = as_matrices(pose_b, "pose_b")
+    matrices = _pair_matrices(pose_a, pose_b, check=True)  # the verbs' one empty-batch gate
+    if matrices is None:  # a batch of no poses: arrays of length 0, shaped as a batch's
+        if curve:
+            raise GeometryError("curve=True takes one pose per part")
+        empty = np.zeros(0, dtype=np.int64)
+        return Clearance(np.zeros(0, dtype=bool), np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3)), empty, empty.copy(),
+                         work=np.zeros((0, 2), dtype=np.int64), facet_a=empty.copy(), facet_b=empty.copy())
+    pa, pb = matrices
     single = pa.ndim == 2 and pb.ndim == 2
     poses_a = np.ascontiguousarray(pa.reshape(-1, 4, 4))
     poses_b = np.ascontiguousarray(pb.reshape(-1, 4, 4))
@@ -368,9 +390,18 @@ class ClearanceTable:
 
 
 def clearance_all(parts, poses=None, *, pairs=None, max_distance=None):
-    """Clearance of every pair of ``parts`` (or of the given ``pairs (k, 2)`` of part indices),
-    each part at its pose: ``poses`` None (all at the identity), or (p, 4, 4) / a list of p
-    poses. All pairs run compiled, on all cores. Returns :class:`ClearanceTable`."""
+    """Clearance of every pair of ``parts`` (or of the given ``pairs`` ``(k, 2)`` of part
+    indices), each part at its pose.
+
+    ``parts``: a list of p parts (any form :func:`clearance` takes); ``poses``: None (all at
+    the identity), ``(p, 4, 4)`` or a list of p poses; ``max_distance`` as for
+    :func:`clearance`. All pairs run compiled, on all cores.
+
+    Returns a ``ClearanceTable``: one row per pair (the part indices, ``intersecting``,
+    ``distance``, closest points and faces as arrays).
+
+    Errors: ``GeometryError`` when ``poses`` does not give one pose per part or ``pairs``
+    names a part that is not there; ``MeshFormatError`` for a file that cannot be read."""
     prepared = [prepare(p) for p in parts]
     count = len(prepared)
     if count < 2 and pairs is None:

@@ -1,6 +1,6 @@
 """The ``touche`` command (click).
 
-    touche demo                      a readable report of every query on a few shapes
+    touche demo [--html DIR]         a tour of every capability on generated shapes and parts
     touche warmup                    compile every kernel into numba's on-disk cache
     touche check A.stl B.stl         do two parts intersect? intersection curve, clearance
     touche inspect M.stl             holes, T-junctions, orientation, Euler checks (Ericson ch. 12)
@@ -23,6 +23,8 @@ import time
 import traceback
 
 import click
+
+from .demo import uv_sphere as _uv_sphere  # the generated part of `touche bench`
 
 EXIT_OK, EXIT_CONTACT, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_MISSING_EXTRA = 0, 1, 2, 3, 4, 5
 
@@ -201,10 +203,10 @@ class _CompileNotice:
             self.shown = False
 
 
-def _demo(out):
-    import numpy as np
-
-    import touche as tc
+def _demo(out, html_dir=None):
+    """The tour of touche.demo, each line printed as soon as its query has answered (a first run
+    compiles kernels on the way: the notice on stderr says so)."""
+    from . import demo
 
     notice = _CompileNotice(sys.stderr)
 
@@ -213,73 +215,7 @@ def _demo(out):
         print(text, file=out, flush=True)
 
     with notice:
-        _demo_report(np, tc, line)
-
-
-def _demo_report(np, tc, line):
-    from touche import dispatch
-
-    line("touche demo: a few shapes, every query, one report")
-    line("=" * 64)
-    line("(a first run compiles each query's kernels as it meets them; `touche warmup` compiles them all)")
-    line()
-
-    shapes = {
-        "sphere r=0.5": tc.Sphere(0.5),
-        "capsule r=0.3 len=1": tc.Capsule(0.3, 1.0),
-        "box 1x2x0.5": tc.Box([1.0, 2.0, 0.5]),
-        "triangle": tc.Triangle([0, 0, 0], [1, 0, 0], [0, 1, 0]),
-        "tetrahedron": tc.Tetrahedron([0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]),
-        "hull of 30 points": tc.ConvexPolyhedron(np.random.default_rng(1).normal(size=(30, 3)) * 0.5),
-        "half-space z<=0": tc.HalfSpace([0, 0, 1], 0.0),
-    }
-    pose_a = tc.Pose.from_rotvec([0.3, -0.2, 0.5], [0.0, 0.0, 0.0])
-    pose_b = tc.Pose.from_rotvec([-0.4, 0.1, 0.2], [1.2, 0.3, 0.4])
-    line("distance between pairs (A at the origin, B at (1.2, 0.3, 0.4), both rotated):")
-    line(f"  {'A':<20} {'B':<20} {'status':<12} {'distance':>10} {'depth':>10}")
-    names = list(shapes)
-    for i, name_a in enumerate(names):
-        for name_b in names[i:]:
-            a, b = shapes[name_a], shapes[name_b]
-            if not dispatch.supported(dispatch.DISTANCE, a.kind, b.kind):
-                continue
-            result = tc.distance(a, pose_a, b, pose_b)
-            line(
-                f"  {name_a:<20} {name_b:<20} {result.status.name:<12} "
-                f"{result.distance:>10.5f} {result.depth:>10.5f}"
-            )
-    line()
-
-    box = shapes["box 1x2x0.5"]
-    capsule = shapes["capsule r=0.3 len=1"]
-    n = 100_000
-    poses = tc.Pose.random(n, scale=1.5, seed=7)
-    started = time.perf_counter()
-    hits = tc.intersects(capsule, poses, box, None)
-    elapsed = time.perf_counter() - started
-    line(f"batch: capsule vs box at {n:,} random poses -> {hits.mean() * 100:.1f} % intersect "
-         f"({elapsed * 1e9 / n:.0f} ns per pair)")
-    started = time.perf_counter()
-    batch = tc.distance(capsule, poses, box, None)
-    elapsed = time.perf_counter() - started
-    line(f"batch distance: mean {batch.distance.mean():.4f}, max depth {batch.depth.max():.4f} "
-         f"({elapsed * 1e9 / n:.0f} ns per pair)")
-    line()
-
-    points = np.array([[0.0, 0.0, 2.0], [0.2, 0.1, 0.0], [3.0, -1.0, 0.5]])
-    closest = tc.closest_point(box, pose_b, points)
-    line("closest points on the box (B pose) to three points:")
-    for p, q, d in zip(points, closest.point, closest.distance):
-        line(f"  {p.tolist()} -> {np.round(q, 4).tolist()}  distance {d:.4f}")
-    line()
-
-    rays = tc.raycast(shapes["sphere r=0.5"], None, [[-3.0, 0.0, 0.0], [-3.0, 0.4, 0.0], [-3, 0.6, 0.0]],
-                      [1.0, 0.0, 0.0])
-    line("rays along +x at a sphere of radius 0.5 (offsets 0, 0.4, 0.6):")
-    for hit, t, normal in zip(rays.hit, rays.t, rays.normal):
-        line(f"  hit={bool(hit)!s:<5} t={t:.4f} normal={np.round(normal, 4).tolist()}")
-    line()
-    line("done")
+        return demo.run(line, html_dir)
 
 
 def _warmup(out, jobs=None):
@@ -291,9 +227,19 @@ def _warmup(out, jobs=None):
 
 
 @cli.command()
-def demo():
-    """Run every query on a few shapes and print a report."""
-    _demo(sys.stdout)
+@click.option("--html", "html_dir", type=click.Path(file_okay=False),
+              help="also write an interactive 3D picture of each section into this folder (index.html links them)")
+def demo(html_dir):
+    """A tour of every capability on generated shapes and parts: primitives, convex shapes,
+    meshes, contacts, intersection sets, time of impact, broad phase and worlds, STL clearance."""
+    from . import report
+
+    try:
+        _demo(sys.stdout, html_dir)
+    except report.MissingDependency as exc:
+        raise _Failure(str(exc), EXIT_MISSING_EXTRA) from exc
+    except OSError as exc:  # the folder cannot be made or written
+        raise _Failure(f"{html_dir}: cannot write the pictures ({exc.strerror or exc})", EXIT_BAD_INPUT) from exc
 
 
 @cli.command()
@@ -555,29 +501,6 @@ def bench(triangles):
     for name, seconds in timings:
         click.echo(f"  {name:<28} {seconds * 1e3:10.1f} ms")
     return EXIT_OK
-
-
-def _uv_sphere(triangles):
-    """A closed UV sphere with about ``triangles`` faces."""
-    import numpy as np
-
-    rings = max(2, int(np.sqrt(triangles / 4))) + 1  # 2 * segments * (rings - 1) faces
-    segments = max(3, int(triangles / (2 * (rings - 1))))
-    theta = np.linspace(0, np.pi, rings + 1)[1:-1]
-    phi = np.linspace(0, 2 * np.pi, segments, endpoint=False)
-    t, p = np.meshgrid(theta, phi, indexing="ij")
-    body = np.stack([np.sin(t) * np.cos(p), np.sin(t) * np.sin(p), np.cos(t)], axis=-1).reshape(-1, 3)
-    vertices = np.concatenate([[[0, 0, 1.0]], body, [[0, 0, -1.0]]])
-    south = len(vertices) - 1
-    ring = lambda r, s: 1 + r * segments + (s % segments)  # noqa: E731
-    s = np.arange(segments)
-    faces = [np.stack([np.zeros(segments, int), ring(0, s), ring(0, s + 1)], axis=1)]
-    for r in range(rings - 2):
-        faces.append(np.stack([ring(r, s), ring(r + 1, s), ring(r + 1, s + 1)], axis=1))
-        faces.append(np.stack([ring(r, s), ring(r + 1, s + 1), ring(r, s + 1)], axis=1))
-    last = rings - 2
-    faces.append(np.stack([np.full(segments, south), ring(last, s + 1), ring(last, s)], axis=1))
-    return vertices, np.concatenate(faces).astype(np.int64)
 
 
 def main(argv=None):

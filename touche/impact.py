@@ -26,7 +26,7 @@ from ._enums import NamedIntEnum
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
 from .motion import CallableMotion, as_motion
-from .shapes import Shape, as_shape
+from .shapes import Shape, TriangleMesh, as_shape
 
 
 class ImpactStatus(NamedIntEnum):
@@ -211,16 +211,38 @@ def _time_tolerance(value):
 
 
 def time_of_impact(a, motion_a, b, motion_b, t_max, tolerance=None):
-    """First time in [0, t_max] at which two moving shapes touch; see :class:`ImpactResult`.
+    """First time in ``[0, t_max]`` at which two moving shapes touch.
 
-    ``motion_a`` / ``motion_b``: any touche motion (touche.motion: Static, Linear, Screw,
-    Keyframes, Integrated, QuadraticMatrix, CallableMotion; a plain pose or None means Static).
-    Batches (poses (n, 4, 4), velocities (n, 3), keyframe poses (n, k, 4, 4), quadratic
-    coefficients (n, 3, 4, 4)) run in one compiled call; batches of 1 broadcast.
-    ``tolerance``: time accuracy as a fraction of t_max (default 1e-9); the reported time is
-    never after the true first contact (see the engines below).
+    Arguments:
+
+    - ``a``, ``b``: shapes (any touche shape, a ``TriangleMesh`` or a ``trimesh.Trimesh``).
+    - ``motion_a``, ``motion_b``: touche motions (``Static``, ``Linear``, ``Screw``,
+      ``Keyframes``, ``Integrated``, ``QuadraticMatrix``, ``CallableMotion``); a plain pose
+      (``Pose``, ``(4, 4)``, ``(n, 4, 4)``) or None means ``Static`` there.
+    - ``t_max``: the end of the time window, a number >= 0 (``inf`` allowed), in the caller's
+      time units.
+    - ``tolerance``: time accuracy as a fraction of ``t_max`` (default 1e-9); the reported time
+      is never after the true first contact.
+
+    Batches: motions whose poses are ``(n, 4, 4)``, velocities ``(n, 3)``, keyframe poses
+    ``(n, k, 4, 4)`` or quadratic coefficients ``(n, 3, 4, 4)`` are n motions, run in one
+    compiled call; a batch of 1 broadcasts against the other side. A batch of no motions
+    (``(0, 4, 4)`` poses or ``(0, 3)`` velocities of ``Static`` / ``Linear`` / ``Screw``, or a
+    ``(0, 4, 4)`` pose) gives empty arrays.
+
+    Returns an ``ImpactResult``: ``status`` (``ImpactStatus``: ``MISS``, ``HIT``,
+    ``ALREADY_TOUCHING``, ``MAX_ITERATIONS``), ``time`` (inf on a miss, 0 when already touching),
+    ``last_time``, ``normal`` (from A to B), ``point`` and the contact set ``points`` / ``kind``
+    / ``count`` in world coordinates, and for meshes ``triangles``; one pair gives scalars and
+    ``(3,)`` arrays, a batch of n gives ``(n,)`` / ``(n, 3)`` / ``(n, K, 3)`` arrays (see
+    ``ImpactResult``).
+
+    Errors: ``GeometryError`` for a bad motion, pose or ``t_max`` (NaN, negative, batch
+    lengths that differ); ``UnsupportedQuery`` for a pair without a time-of-impact engine
+    (two planes, for instance).
 
     Engines (touche/dispatch.py, by the pair's kinds and motion family):
+
     - both motions translational (Static / Linear): the exact moving SAT for polytope pairs
       (first and last contact, contact set) and GJK shape casting for other finite convex pairs;
       contact means within the touching tolerance (touche.tolerance) on every axis;
@@ -246,6 +268,8 @@ def time_of_impact(a, motion_a, b, motion_b, t_max, tolerance=None):
     ma = as_motion(motion_a, "motion_a")
     mb = as_motion(motion_b, "motion_b")
     engine, flip = dispatch.require(dispatch.TIME_OF_IMPACT[dispatch.motion_family(ma, mb)], a, b)
+    if ma.batch_size == 0 or mb.batch_size == 0:
+        return _empty_impact(a, ma, b, mb, engine)
     if engine == dispatch.MESH_ADVANCEMENT or engine == dispatch.MESH_PYTHON_ADVANCEMENT:
         return _mesh_time_of_impact(a, ma, b, mb, limit, time_tolerance, flip)
     if engine == dispatch.QUADRATIC_SAT:
@@ -266,6 +290,20 @@ def time_of_impact(a, motion_a, b, motion_b, t_max, tolerance=None):
 
         return _analytic_time_of_impact(a, ma, b, mb, limit, getattr(ccd_analytic, code_name), flip)
     return _translational(a, ma, b, mb, limit, engine)
+
+
+def _empty_impact(a, motion_a, b, motion_b, engine):
+    """The result of a batch of no motions (a filtered batch can be empty): arrays of length 0,
+    shaped as a batch's. The other motion must be single (or empty too): several motions beside
+    none is a length mismatch, as for any batch."""
+    for motion, name in ((motion_a, "motion_a"), (motion_b, "motion_b")):
+        if motion.batch_size > 1:
+            raise GeometryError(f"motion batches differ in length: {name} has {motion.batch_size}, the other 0")
+    rows = _capacity(a, b) if engine in (dispatch.SAT, dispatch.ALIGNED_BOXES_OR_SAT) else 1
+    meshes = isinstance(a, TriangleMesh) or isinstance(b, TriangleMesh)
+    return ImpactResult(np.zeros(0, dtype=np.int8), np.zeros(0), np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3)),
+                        np.zeros((0, rows, 3)), np.zeros(0, dtype=np.int8), np.zeros(0, dtype=np.int64),
+                        np.zeros((0, 2), dtype=np.int64) if meshes else None)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -911,9 +949,22 @@ def _cast(a, ta, va, b, tb, vb, limit, count, single):
 
 
 def intersection(a, pose_a, b, pose_b):
-    """The set A n B of two convex polytopes at their poses; see :class:`IntersectionResult`.
-    Empty when they are separated by more than the touching tolerance. An empty pose batch
-    (0, 4, 4) gives a result of no pairs."""
+    """The set A ∩ B of two convex polytopes at their poses.
+
+    Arguments: ``a``, ``b`` polytopes (``Box``, ``AABB``, ``Triangle``, ``Tetrahedron``,
+    ``ConvexPolygon``, ``ConvexPolyhedron``, ...); ``pose_a``, ``pose_b``: None (identity), a
+    ``Pose``, ``(4, 4)`` or ``(n, 4, 4)`` (a batch of 1 broadcasts; an empty batch
+    ``(0, 4, 4)`` gives a result of no pairs).
+
+    Returns an ``IntersectionResult``: ``kind`` (``SetKind``: ``EMPTY``, ``POINT``,
+    ``SEGMENT``, ``POLYGON``, ``POLYHEDRON``) and ``points`` ``(m, 3)`` in world coordinates
+    (a polygon's vertices in order around it; ``faces`` gives a polyhedron's hull triangles).
+    A batch of n: ``kind`` ``(n,)`` int8, ``count`` ``(n,)`` and ``points`` ``(n, K, 3)``
+    padded with NaN. Empty when the shapes are apart by more than the touching tolerance.
+
+    Errors: ``UnsupportedQuery`` for a shape that is not a polytope (spheres, capsules,
+    meshes, ...); ``GeometryError`` for a bad pose or batch lengths that differ.
+    """
     a = _shape(a, "a")
     b = _shape(b, "b")
     dispatch.require(dispatch.INTERSECTION, a, b)

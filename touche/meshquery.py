@@ -412,7 +412,11 @@ def winding_number(mesh, pose, points):
     """Generalized winding number of the mesh about world ``points`` (3,) or (n, 3): the signed
     solid angle of the triangles seen from each point over 4 pi (exact up to rounding). Closed
     outward-facing mesh: 1 inside, 0 outside (k inside k nested shells); open mesh: a real
-    number. Returns a float or (n,)."""
+    number. Returns a float or (n,).
+
+    ``pose``: None, a ``Pose``, ``(4, 4)``, or ``(n, 4, 4)`` with n points (one pose per point).
+    Errors: ``GeometryError`` for a shape that is not a mesh, NaN / inf points or poses, or
+    pose and point batches that differ in length."""
     mesh = _mesh(mesh)
     queries, poses, single = _points_and_poses(pose, points)
     out = _winding(mesh_tree(mesh), poses, queries)
@@ -461,7 +465,11 @@ def _inside(tree, poses, queries, open_ok):
 def contains(mesh, pose, points, *, open_ok=False):
     """Whether world ``points`` (3,) or (n, 3) lie in the solid bounded by a closed mesh placed
     by ``pose`` (closed set: points on the surface count). Returns a bool or (n,) bool.
-    Open mesh: GeometryError, or with ``open_ok=True`` winding number >= 0.5 (module doc)."""
+    Open mesh: GeometryError, or with ``open_ok=True`` winding number >= 0.5 (module doc).
+
+    ``pose``: None, a ``Pose``, ``(4, 4)``, or ``(n, 4, 4)`` with n points (one pose per point).
+    Errors: ``GeometryError`` for an open mesh (without ``open_ok``), a shape that is not a
+    mesh, NaN / inf points or poses, or pose and point batches that differ in length."""
     mesh = _mesh(mesh)
     queries, poses, single = _points_and_poses(pose, points)
     tree = mesh_tree(mesh)
@@ -472,7 +480,10 @@ def contains(mesh, pose, points, *, open_ok=False):
 def signed_distance_points(mesh, pose, points, *, open_ok=False):
     """Signed distance from world ``points`` (3,) or (n, 3) to the mesh surface: the distance
     to the closest point, negative inside (:func:`contains`; on the surface 0). Returns a float
-    or (n,). Open mesh: as :func:`contains`."""
+    or (n,). Open mesh: as :func:`contains`.
+
+    ``pose``: None, a ``Pose``, ``(4, 4)``, or ``(n, 4, 4)`` with n points (one pose per point).
+    Errors: as :func:`contains`."""
     mesh = _mesh(mesh)
     queries, poses, single = _points_and_poses(pose, points)
     tree = mesh_tree(mesh)

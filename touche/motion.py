@@ -55,13 +55,22 @@ SEGMENT_SIZE = 20  # [t0, t1, R0 (9), p0 (3), w (3), v (3)]
 
 
 def _vectors(value, name):
+    """(3,) or (n, 3) finite vectors; (0, 3) is an empty batch (a filtered batch can be empty)."""
     array = real_array(value, name, copy=True)
-    if array.shape[-1:] != (3,) or array.ndim not in (1, 2) or array.size == 0:
+    if array.shape[-1:] != (3,) or array.ndim not in (1, 2):
         raise GeometryError(f"{name} must have shape (3,) or (n, 3), got {array.shape}")
     if not np.isfinite(array).all():
         raise GeometryError(f"{name} contains NaN or inf")
     check_coordinates(array, name)  # touche's range: |x| <= 1e75 (touche.tolerance.MAX_COORDINATE)
     return array
+
+
+def _start_poses(pose, name="pose"):
+    """The start pose(s) of a motion: as :func:`as_matrices`, which refuses an empty batch; a
+    motion takes one (0, 4, 4), and is then a batch of no motions (batch_size 0)."""
+    if isinstance(pose, np.ndarray) and pose.shape == (0, 4, 4):
+        return np.zeros((0, 4, 4))
+    return as_matrices(pose, name)
 
 
 def _batch(*arrays, names):
@@ -143,7 +152,7 @@ class Screw(Motion):
     __slots__ = ("velocity", "angular_velocity", "center", "_rows")
 
     def __init__(self, velocity, angular_velocity=(0.0, 0.0, 0.0), pose=None, center=None):
-        self.pose = _frozen(np.array(as_matrices(pose, "pose"), dtype=np.float64, order="C", copy=True))
+        self.pose = _frozen(np.array(_start_poses(pose), dtype=np.float64, order="C", copy=True))
         self.velocity = _frozen(_vectors(velocity, "velocity"))
         self.angular_velocity = _frozen(_vectors(angular_velocity, "angular_velocity"))
         self.center = None if center is None else _frozen(_vectors(center, "center"))
@@ -226,13 +235,8 @@ class Linear(Screw):
     translational = True
 
     def __init__(self, velocity, pose=None):
-        velocity = real_array(velocity, "velocity", copy=True)
-        if velocity.shape[-1:] != (3,) or velocity.ndim not in (1, 2) or velocity.size == 0:
-            raise GeometryError(f"velocity must have shape (3,) or (n, 3), got {velocity.shape}")
-        if not np.isfinite(velocity).all():
-            raise GeometryError("velocity contains NaN or inf")
-        check_coordinates(velocity, "velocity")
-        self.pose = _frozen(np.array(as_matrices(pose, "pose"), dtype=np.float64, order="C", copy=True))
+        velocity = _vectors(velocity, "velocity")
+        self.pose = _frozen(np.array(_start_poses(pose), dtype=np.float64, order="C", copy=True))
         self.velocity = _frozen(velocity)
         self.angular_velocity = _frozen(np.zeros(3))
         self.center = None
@@ -244,8 +248,9 @@ class Linear(Screw):
 
     @property
     def batch_size(self):
-        return max(self.pose.shape[0] if self.pose.ndim == 3 else 1,
-                   self.velocity.shape[0] if self.velocity.ndim == 2 else 1)
+        poses = self.pose.shape[0] if self.pose.ndim == 3 else 1
+        velocities = self.velocity.shape[0] if self.velocity.ndim == 2 else 1
+        return 0 if 0 in (poses, velocities) else max(poses, velocities)  # an empty batch stays empty
 
     def pose_at(self, t):
         t = float(t)
