@@ -137,15 +137,28 @@ def _step_point_pairs():
                 function(by_kind[kind_a], moved, by_kind[kind_b], None)
 
 
-def _step_engines():
-    """The kernels behind boundaries (jit.KernelBoundary), which every driver calls through
-    their addresses: compiled once, first, so that no two workers compile them at once."""
+# The kernels behind boundaries (jit.KernelBoundary), which every driver calls through their
+# addresses: compiled first, in two steps that two workers run side by side (the GJK kernel is
+# compiled in both, its typing being the only part they share), before any step that uses them.
+def _step_pair_engines():
+    from ._kernels import pairs
+
+    for family in (pairs.CLOSED_ENGINE, pairs.POLYTOPE_ENGINE, pairs.GJK_BOOLEAN_ENGINE):
+        family.address()
+
+
+def _step_gjk_and_mesh_engines():
     from ._kernels import bvh_shape, pairs
 
-    for family in pairs.ENGINE_FAMILIES:
-        if family is not pairs.MESH_BRUTE_ENGINE:  # the tests' reference, not a public path
-            family.address()
+    # (pairs.MESH_BRUTE_ENGINE is the tests' reference for the mesh trees, not a public path)
+    pairs.GJK_ENGINE.address()
     bvh_shape.MESH_ENGINE.address()
+
+
+def _step_robots():
+    from . import robot
+
+    robot.warmup()
 
 
 def _step_engine_single():
@@ -415,10 +428,11 @@ def _step_world():
 
 
 # Heaviest first: with several workers the long steps start at once and the short ones fill in.
-# The first step compiles the engines; only the steps in WITHOUT_ENGINES may run beside it (the
-# others would compile the same engine again in a second process).
+# The first ENGINE_STEPS steps compile the engines; only the steps in WITHOUT_ENGINES may run
+# beside them (the others would compile the same engine again in a second process).
 STEPS = [
-    ("the pair and mesh engines", _step_engines),
+    ("the pair engine: closed forms, polytopes, GJK boolean", _step_pair_engines),
+    ("the GJK / EPA and mesh engines", _step_gjk_and_mesh_engines),
     ("distance / intersects: the pair engine, single pairs", _step_engine_single),
     ("distance / intersects: batches", _step_engine_batch),
     ("meshes: BVH pairs and rays", _step_mesh_pairs),
@@ -437,7 +451,7 @@ STEPS = [
     ("closed-form pairs (points, spheres, capsules, boxes)", _step_point_pairs),
     ("closest points and rays", _step_points_and_rays),
     ("mesh inside / winding number", _step_mesh_points),
-    ("robots", lambda: __import__("touche.robot", fromlist=["warmup"]).warmup()),
+    ("robots", _step_robots),
 ]
 
 
@@ -541,6 +555,7 @@ def run(jobs=None, progress=True, steps=None, stream=None):
     return seconds
 
 
+ENGINE_STEPS = 2
 WITHOUT_ENGINES = {
     "touche.bvh and mesh queries", "planar, pairwise, lp", "bounding volumes", "STL clearance", "mesh preparation",
     "mesh inside / winding number",
@@ -548,9 +563,11 @@ WITHOUT_ENGINES = {
 
 
 def _ready(index, done, chosen):
-    """Whether step ``index`` may start: the engine step first, unless the step does not use it."""
+    """Whether step ``index`` may start: the engine steps first, unless the step does not use them."""
     name = STEPS[index][0]
-    return name in WITHOUT_ENGINES or 0 not in chosen or 0 in done or index == 0
+    if name in WITHOUT_ENGINES or index < ENGINE_STEPS:
+        return True
+    return all(engine in done or engine not in chosen for engine in range(ENGINE_STEPS))
 
 
 def _hand_out(waiting, pending, done, chosen, failure):

@@ -108,6 +108,17 @@ def contacts(a, pose_a, b, pose_b, *, max_points=4, margin=0.0):
     points per pair (the deepest is always kept, then the largest area); ``margin`` >= 0 adds
     speculative contacts for shapes up to that far apart. An empty batch (0, 4, 4) gives a
     manifold of n = 0 pairs.
+
+    Returns a ``ContactManifold``: ``points`` (world coordinates, each midway between the two
+    surfaces), ``depths`` (penetration along ``normal`` at each point; between ``-margin`` and 0
+    for a speculative contact), ``normal`` (unit, A to B), ``count`` and ``status``.
+    One pair gives ``(k, 3)`` / ``(k,)`` arrays with k = ``count`` <= ``max_points``; a batch
+    of n gives ``(n, max_points, 3)`` / ``(n, max_points)`` arrays padded with NaN past each
+    pair's ``count``, ``(n, 3)`` normals and ``(n,)`` counts and statuses.
+
+    Errors: ``GeometryError`` for a bad pose (NaN, not rigid, out of range), batches of different
+    lengths, ``max_points`` < 1 or a negative / NaN ``margin``; ``UnsupportedQuery`` for pairs
+    without a finite convex side to clip (rays, lines, meshes, two planes).
     """
     a = _shape(a, "a")
     b = _shape(b, "b")

@@ -219,8 +219,21 @@ def _pair_engine(drivers, a, b, intersects_only):
 def intersects(a, pose_a, b, pose_b):
     """Whether two shapes overlap (closed sets: touching counts).
 
+    Arguments:
+
+    - ``a``, ``b``: shapes (any touche shape, a ``TriangleMesh`` or a ``trimesh.Trimesh``).
+    - ``pose_a``, ``pose_b``: where each shape is: a ``Pose``, a ``(4, 4)`` rigid matrix, None
+      (identity) or a batch ``(n, 4, 4)``; a batch against a single pose broadcasts, two
+      batches must have the same length, an empty batch ``(0, 4, 4)`` gives empty results.
+
     Returns a Python ``bool`` for one pair, or a ``(n,)`` bool array when a pose is a batch
-    (``(0,)`` for an empty batch, shape (0, 4, 4)).
+    (``(0,)`` for an empty batch). Meshes are surfaces: a mesh wholly inside another shape
+    does not intersect it.
+
+    Errors: ``GeometryError`` for a pose that is not a finite rigid transform (NaN, a scaled or
+    sheared rotation, coordinates beyond ``touche.tolerance.MAX_COORDINATE``) or batches of
+    different lengths; ``UnsupportedQuery`` for a pair no engine answers (see
+    ``touche.SUPPORTED_PAIRS``).
     """
     a = _shape(a, "a")
     b = _shape(b, "b")
@@ -260,12 +273,30 @@ def intersects(a, pose_a, b, pose_b):
 
 
 def distance(a, pose_a, b, pose_b):
-    """Distance, closest points, normal and status of two shapes; see :class:`DistanceResult`.
+    """Distance, closest points, normal and status of two shapes.
 
-    ``pose_a`` / ``pose_b``: a :class:`touche.Pose`, a (4, 4) matrix, None (identity) or a batch
-    (n, 4, 4); a batch against a single pose broadcasts. One pair gives floats, (3,) arrays and
-    a :class:`Status`; a batch of n gives (n,) / (n, 3) arrays and int8 status codes (an empty
-    batch gives arrays of length 0)."""
+    Arguments:
+
+    - ``a``, ``b``: shapes (any touche shape, a ``TriangleMesh`` or a ``trimesh.Trimesh``).
+    - ``pose_a``, ``pose_b``: where each shape is: a ``Pose``, a ``(4, 4)`` rigid matrix, None
+      (identity) or a batch ``(n, 4, 4)``; a batch against a single pose broadcasts, two
+      batches must have the same length, an empty batch ``(0, 4, 4)`` gives empty results.
+
+    Returns a ``DistanceResult``: ``distance`` (>= 0; 0 when the shapes touch or overlap), ``signed_distance`` (minus the
+    penetration depth when they overlap), ``point_a`` / ``point_b`` (the closest points in world
+    coordinates; when overlapping, the deepest points along ``normal``), ``normal`` (unit, from A
+    to B: moving B along it separates them) and ``status`` (``Status``: ``SEPARATED``,
+    ``TOUCHING``, ``PENETRATING``, or ``MAX_ITERATIONS`` / ``DEGENERATE`` when GJK / EPA did not
+    converge -- never a silent guess). One pair gives floats, ``(3,)`` arrays and a ``Status``;
+    a batch of n gives ``(n,)`` / ``(n, 3)`` arrays and ``(n,)`` int8 status codes. Where a
+    depth is unbounded (a line or plane through a solid) ``signed_distance`` is NaN or -inf and
+    the points are NaN.
+
+    Errors: ``GeometryError`` for a pose that is not a finite rigid transform (NaN, a scaled or
+    sheared rotation, coordinates beyond ``touche.tolerance.MAX_COORDINATE``) or batches of
+    different lengths; ``UnsupportedQuery`` for a pair no engine answers (see
+    ``touche.SUPPORTED_PAIRS``).
+    """
     a = _shape(a, "a")
     b = _shape(b, "b")
     route = _DISTANCE_ROUTES.get((a.kind, b.kind))
@@ -316,8 +347,16 @@ def distance(a, pose_a, b, pose_b):
 
 def signed_distance(a, pose_a, b, pose_b):
     """Signed distance between two shapes: the distance when separated, minus the penetration
-    depth when they overlap (0 when touching). A float for one pair, a (n,) array for a batch;
-    see :func:`distance` for points, normal and status."""
+    depth when they overlap (0 when touching).
+
+    Arguments as for ``distance``. Returns a float for one pair, a ``(n,)`` float array for a
+    batch (``(0,)`` when empty); ``distance`` gives the points, normal and status too.
+
+    Errors: ``GeometryError`` for a pose that is not a finite rigid transform (NaN, a scaled or
+    sheared rotation, coordinates beyond ``touche.tolerance.MAX_COORDINATE``) or batches of
+    different lengths; ``UnsupportedQuery`` for a pair no engine answers (see
+    ``touche.SUPPORTED_PAIRS``).
+    """
     a = _shape(a, "a")
     b = _shape(b, "b")
     if (a.kind, b.kind) not in _SIGNED_DISTANCE_ROUTES:
@@ -597,8 +636,15 @@ def closest_point(shape, pose, points):
     """Closest points on ``shape`` (placed by ``pose``) to world ``points`` (3,) or (n, 3).
 
     ``pose``: a single pose (or None) or a batch (n, 4, 4) matching n points. Returns a
-    :class:`ClosestPointResult` (``point, distance = tc.closest_point(...)`` unpacks it); an
-    empty batch (points (0, 3) or poses (0, 4, 4)) gives arrays of length 0."""
+    :class:`ClosestPointResult` (``point, distance = tc.closest_point(...)`` unpacks it):
+    ``point`` ``(3,)`` or ``(n, 3)`` (a point inside a solid is its own closest point),
+    ``distance`` (0 inside) and ``status`` (``Status``; ``PENETRATING`` inside a solid). An
+    empty batch (points ``(0, 3)`` or poses
+    ``(0, 4, 4)``) gives arrays of length 0.
+
+    Errors: ``GeometryError`` for NaN / infinite points, points not of shape (3,) or (n, 3), a
+    bad pose, or a pose batch whose length differs from the points'; ``UnsupportedQuery`` for a
+    shape without a closest-point engine."""
     shape = _shape(shape, "shape")
     route = _CLOSEST_POINT_ROUTES.get((kinds.POINT, shape.kind))
     if route is None:
@@ -735,11 +781,21 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode=
 
 
 def warmup(jobs=None, progress=True):
-    """Compile (or load from numba's on-disk cache) every kernel behind the public API.
+    """Compile (or load from the on-disk cache) every kernel behind the public API.
 
-    ``jobs``: worker processes compiling side by side (default: the usable cores; 1 = in this
-    process). ``progress``: report on stderr (step n of N on a terminal, one line elsewhere).
-    Returns {step name: seconds}. See ``touche._warmup`` for the steps."""
+    Without it, each first query compiles what it needs (seconds to tens of seconds on an empty
+    cache); after it, nothing the public API does compiles (a test checks this). Compiled code
+    is kept in a per-user cache keyed by the sources' content (``~/.cache/touche``, or
+    ``TOUCHE_CACHE_DIR``; ``NUMBA_CACHE_DIR`` wins when set), so it is paid once per machine.
+
+    Arguments: ``jobs``, worker processes compiling side by side (default: the usable cores;
+    1 = in this process); ``progress``, report on stderr (step n of N on a terminal, one line
+    elsewhere).
+
+    Returns ``{step name: seconds}`` (see ``touche._warmup`` for the steps).
+
+    Errors: ``ValueError`` for ``jobs`` < 1; ``RuntimeError`` naming the step when a worker
+    fails."""
     from . import _warmup
 
     return _warmup.run(jobs=jobs, progress=progress)

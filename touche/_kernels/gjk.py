@@ -298,6 +298,14 @@ def _support_pair(ka, pa, pta, m, kb, pb, ptb, dx, dy, dz, hints, row, simplex):
     simplex[row, 8] = bz
 
 
+
+# EPA's setup (blowing a GJK simplex up to a tetrahedron) runs a handful of supports once per
+# query: through this call rather than inlined, so that the support code is not copied four
+# more times into _epa (whose compile time grows with its size); its main loop inlines
+@njit(cache=True, nogil=True)
+def _support_pair_called(ka, pa, pta, m, kb, pb, ptb, dx, dy, dz, hints, row, simplex):
+    _support_pair(ka, pa, pta, m, kb, pb, ptb, dx, dy, dz, hints, row, simplex)
+
 # ----------------------------------------------------------------------------------------------
 # transforms
 @njit(cache=True, nogil=True, inline="always")
@@ -859,7 +867,7 @@ def _epa(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol, verts, fnorm, fint, 
         best = -1.0
         for axis in range(6):
             sign = 1.0 if axis < 3 else -1.0
-            _support_pair(
+            _support_pair_called(
                 ka, pa, pta, m, kb, pb, ptb,
                 sign if axis % 3 == 0 else 0.0, sign if axis % 3 == 1 else 0.0, sign if axis % 3 == 2 else 0.0,
                 hints, 1, verts,
@@ -890,7 +898,7 @@ def _epa(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol, verts, fnorm, fint, 
                 dx, dy, dz = vx_, vy_, vz_
             else:
                 dx, dy, dz = -vx_, -vy_, -vz_
-            _support_pair(ka, pa, pta, m, kb, pb, ptb, dx, dy, dz, hints, 2, verts)
+            _support_pair_called(ka, pa, pta, m, kb, pb, ptb, dx, dy, dz, hints, 2, verts)
             px = verts[2, 0] - verts[0, 0]
             py = verts[2, 1] - verts[0, 1]
             pz = verts[2, 2] - verts[0, 2]
@@ -921,9 +929,9 @@ def _epa(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol, verts, fnorm, fint, 
         ny /= nn
         nz /= nn
         base = nx * verts[0, 0] + ny * verts[0, 1] + nz * verts[0, 2]
-        _support_pair(ka, pa, pta, m, kb, pb, ptb, nx, ny, nz, hints, 3, verts)
+        _support_pair_called(ka, pa, pta, m, kb, pb, ptb, nx, ny, nz, hints, 3, verts)
         up = nx * verts[3, 0] + ny * verts[3, 1] + nz * verts[3, 2] - base
-        _support_pair(ka, pa, pta, m, kb, pb, ptb, -nx, -ny, -nz, hints, 4, verts)
+        _support_pair_called(ka, pa, pta, m, kb, pb, ptb, -nx, -ny, -nz, hints, 4, verts)
         down = base - (nx * verts[4, 0] + ny * verts[4, 1] + nz * verts[4, 2])
         size = np.sqrt(max(e1x * e1x + e1y * e1y + e1z * e1z, e2x * e2x + e2y * e2y + e2z * e2z))
         if max(up, down) <= tol + 1e-15 * size:

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .. import _parallel, dispatch
+from .._cache import WeakIdentityCache, shape_key
 from .._kernels import kinds
 from ..errors import GeometryError, RobotModelError
 from ..shapes import Box, Capsule, ConvexPolyhedron, Cylinder, Shape, Sphere, TriangleMesh, as_shape
@@ -61,19 +62,16 @@ def local_bounding_sphere(shape):
     return center, radius
 
 
-_SPHERES = {}  # id(shape) -> (shape, centre, radius): obstacles come back call after call
-_SPHERES_KEPT = 256
+_SPHERES = WeakIdentityCache(limit=256)  # obstacles come back call after call
 
 
 def _cached_bounding_sphere(shape):
-    """local_bounding_sphere, remembered for the last few shapes (the entry holds the shape, so
-    its id cannot be reused while the entry lives)."""
-    entry = _SPHERES.get(id(shape))
-    if entry is None or entry[0] is not shape:
-        if len(_SPHERES) >= _SPHERES_KEPT:
-            _SPHERES.clear()
-        entry = _SPHERES[id(shape)] = (shape, *local_bounding_sphere(shape))
-    return entry[1], entry[2]
+    """local_bounding_sphere, remembered while the shape lives (touche._cache: weak keys)."""
+    key = shape_key(shape)
+    value = _SPHERES.get(key)
+    if value is None:
+        value = _SPHERES.get_or_build(lambda: local_bounding_sphere(shape), key)
+    return value
 
 
 class Geometry:
