@@ -41,6 +41,8 @@ def _install_chromium():
 
 
 def pytest_sessionstart(session):
+    if hasattr(session.config, "workerinput"):  # a pytest-xdist worker: the controller did both
+        return
     try:
         _install_chromium()
     except (OSError, subprocess.TimeoutExpired) as error:

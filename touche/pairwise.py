@@ -15,7 +15,7 @@ argument is a single item the result is a Python scalar / small array, else arra
 Invalid input (wrong shapes, NaN / inf, negative extents, non-orthonormal axes) raises
 :class:`touche.GeometryError`. Everything is in one frame (the caller's world frame).
 
-Time of impact (constant velocities over [0, t_max]) returns an :class:`ImpactResult`:
+Time of impact (constant velocities over [0, t_max]) returns a :class:`PairwiseImpactResult`:
 ``status`` (``MISS`` / ``HIT`` / ``ALREADY_TOUCHING``, the codes of ``touche._kernels.kinds``),
 ``time`` (inf on a miss, 0 when already touching), ``point`` a point of first contact (on both
 objects at ``time``; NaN on a miss) and ``normal`` the unit contact normal from A to B at a HIT
@@ -56,7 +56,7 @@ def _kernels():
     return _KERNELS
 
 
-class ImpactResult:
+class PairwiseImpactResult:
     """First contact under constant velocities; see the module docstring. Batch: ``status``
     (n,) int64, ``time`` (n,), ``point`` (n, 3), ``normal`` (n, 3)."""
 
@@ -71,9 +71,9 @@ class ImpactResult:
     def __repr__(self):
         if np.ndim(self.status) == 0:
             names = {MISS: "MISS", HIT: "HIT", ALREADY_TOUCHING: "ALREADY_TOUCHING"}
-            return (f"ImpactResult(status={names.get(int(self.status), self.status)}, time={self.time!r}, "
+            return (f"PairwiseImpactResult(status={names.get(int(self.status), self.status)}, time={self.time!r}, "
                     f"point={np.round(self.point, 9).tolist()}, normal={np.round(self.normal, 9).tolist()})")
-        return f"ImpactResult(batch of {len(self.status)})"
+        return f"PairwiseImpactResult(batch of {len(self.status)})"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -231,7 +231,7 @@ def triangle_triangle_intersection(tri_a, tri_b):
 
 
 def _impact_single(res):
-    return ImpactResult(int(res[0]), float(res[1]), np.array(res[2:5], dtype=np.float64),
+    return PairwiseImpactResult(int(res[0]), float(res[1]), np.array(res[2:5], dtype=np.float64),
                         np.array(res[5:8], dtype=np.float64))
 
 
@@ -251,7 +251,7 @@ def obb_obb_time_of_impact(center_a, axes_a, half_a, center_b, axes_b, half_b, v
                                                        vb[0][0], float(tm[0][0])))
     out = _impact_arrays(n)
     _parallel.run(k.obb_obb_time_of_impact_many, n, *a, va[0], *b, vb[0], tm[0], *out, grain=_GRAIN_IMPACT)
-    return ImpactResult(*out)
+    return PairwiseImpactResult(*out)
 
 
 def triangle_obb_time_of_impact(tri, center, axes, half, velocity_tri, velocity_box, t_max):
@@ -265,7 +265,7 @@ def triangle_obb_time_of_impact(tri, center, axes, half, velocity_tri, velocity_
                                                             float(tm[0][0])))
     out = _impact_arrays(n)
     _parallel.run(k.triangle_obb_time_of_impact_many, n, t[0], vt[0], *b, vb[0], tm[0], *out, grain=_GRAIN_IMPACT)
-    return ImpactResult(*out)
+    return PairwiseImpactResult(*out)
 
 
 def triangle_triangle_time_of_impact(tri_a, tri_b, velocity_a, velocity_b, t_max):
@@ -280,4 +280,7 @@ def triangle_triangle_time_of_impact(tri_a, tri_b, velocity_a, velocity_b, t_max
     out = _impact_arrays(n)
     _parallel.run(k.triangle_triangle_time_of_impact_many, n, a[0], va[0], b[0], vb[0], tm[0], *out,
                   grain=_GRAIN_IMPACT)
-    return ImpactResult(*out)
+    return PairwiseImpactResult(*out)
+
+
+ImpactResult = PairwiseImpactResult  # this module's earlier name for it (kept for existing imports)

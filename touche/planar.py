@@ -46,7 +46,7 @@ else:
         ALREADY_TOUCHING = kinds.ALREADY_TOUCHING
 
 
-__all__ = ["ImpactResult", "ImpactStatus", "intersection", "intersects", "place", "time_of_impact"]
+__all__ = ["ImpactStatus", "PlanarImpactResult", "intersection", "intersects", "place", "time_of_impact"]
 
 # Batches run through touche._parallel.run: items per chunk (the smallest chunk worth handing to a
 # thread, some tens of microseconds of work; a batch of at most one grain stays in the calling
@@ -168,7 +168,7 @@ def intersects(poly_a, poly_b):
     return out if batch else bool(out[0])
 
 
-class ImpactResult:
+class PlanarImpactResult:
     """Result of :func:`time_of_impact`.
 
     One pair: ``status`` (:class:`ImpactStatus`), ``t_first``, ``t_last`` (float; NaN on MISS;
@@ -195,9 +195,9 @@ class ImpactResult:
 
     def __repr__(self):
         if isinstance(self.t_first, np.ndarray):
-            return f"ImpactResult(batch of {len(self.t_first)})"
+            return f"PlanarImpactResult(batch of {len(self.t_first)})"
         return (
-            f"ImpactResult(status={self.status.name}, t_first={self.t_first:.6g}, t_last={self.t_last:.6g}, "
+            f"PlanarImpactResult(status={self.status.name}, t_first={self.t_first:.6g}, t_last={self.t_last:.6g}, "
             f"normal={np.round(self.normal, 6).tolist()}, kind={self.kind}, points={np.round(self.points, 6).tolist()})"
         )
 
@@ -207,7 +207,7 @@ def time_of_impact(poly_a, velocity_a, poly_b, velocity_b, t_max):
     over ``[0, t_max]`` (S0 §6), the contact normal and the contact set at first contact (S0 §7).
 
     Shapes: polygons (k, 2) / (n, k, 2), velocities (2,) / (n, 2), ``t_max`` scalar / (n,) >= 0;
-    single sides broadcast. Returns an :class:`ImpactResult`.
+    single sides broadcast. Returns a :class:`PlanarImpactResult`.
     """
     k = _kernels()
     a, batch_a = _polygons(poly_a, "poly_a")
@@ -231,10 +231,10 @@ def time_of_impact(poly_a, velocity_a, poly_b, velocity_b, t_max):
         flat = sub_kind <= kinds.SET_SEGMENT
         points[touching] = np.where(flat[:, None, None], sub_points[:, :2], np.nan)
     if batch:
-        return ImpactResult(status, rows[:, k.TOI_T_FIRST], rows[:, k.TOI_T_LAST], rows[:, k.TOI_NX : k.TOI_NY + 1],
+        return PlanarImpactResult(status, rows[:, k.TOI_T_FIRST], rows[:, k.TOI_T_LAST], rows[:, k.TOI_NX : k.TOI_NY + 1],
                             kind, points)
     m = int(np.count_nonzero(~np.isnan(points[0, :, 0])))
-    return ImpactResult(
+    return PlanarImpactResult(
         ImpactStatus(int(status[0])),
         float(rows[0, k.TOI_T_FIRST]),
         float(rows[0, k.TOI_T_LAST]),
@@ -271,3 +271,6 @@ def intersection(poly_a, poly_b):
     if batch:
         return kind, points
     return int(kind[0]), points[0, : int(count[0])].copy()
+
+
+ImpactResult = PlanarImpactResult  # this module's earlier name for it (kept for existing imports)

@@ -791,9 +791,10 @@ if hasattr(os, "register_at_fork"):
 
 
 class TriangleMesh(Shape):
-    """A triangle mesh (a surface: a triangle soup, not a solid, until the BVH issue adds
-    inside/outside). ``vertices (n, 3)``, ``faces (m, 3)`` int indices. Zero-area triangles are
-    kept. ``TriangleMesh.from_trimesh(mesh)`` and any ``trimesh.Trimesh`` passed to a query work."""
+    """A triangle mesh: a surface (two-sided triangles; the pair verbs see no inside), whose
+    inside / outside for points comes from the winding number (``touche.contains``,
+    ``touche.signed_distance_points``). ``vertices (n, 3)``, ``faces (m, 3)`` int indices.
+    Zero-area triangles are kept. ``TriangleMesh.from_trimesh(mesh)`` and any ``trimesh.Trimesh`` passed to a query work."""
 
     __slots__ = ("_bvh",)
 

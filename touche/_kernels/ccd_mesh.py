@@ -102,12 +102,12 @@ DESCEND = 0.0025
 # the hull prefix (hull_advance) hands over to the BVH once the hulls' gap is <= HANDOVER x the
 # sum of the bounding balls' radii (any value >= 0 is safe), and after HULL_STEPS advancement
 # steps. 0: the hulls run to contact, where the hull-contact shortcut can end the query (a
-# positive value hands over earlier and turns the shortcut off; 1e-3 was the setting before it:
-# 0.27 ms per soccer-ball hit in benchmarks/bench_ccd.py --mesh against 0.06 ms now)
+# positive value hands over earlier and turns the shortcut off, which makes a hit several times
+# slower on closed meshes: benchmarks/bench_ccd.py --mesh)
 HANDOVER = 0.0
 # a node pair splits both nodes (four children) when their balls' radii are within this factor
 # of each other, else the larger one: fewer pair evaluations on the way down than one node at a
-# time (bench_ccd.py --mesh-file differential/diff_pinion.stl: 1,926 -> 1,554 a hit; 1.25: 1,793)
+# time, and fewer than a tighter factor (measured with bench_ccd.py --mesh-file)
 SPLIT_BOTH = 4.0
 HULL_STEPS = 256
 # the hulls' first-order step (first_order_step) once their gap is below NEAR_HULLS x the sum of the
