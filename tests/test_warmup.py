@@ -52,6 +52,21 @@ def test_warmup_in_worker_processes_reports_every_step(capsys):
     assert "kernels ready" in err  # not a terminal: a start line and an end line
 
 
+def test_steps_wait_for_the_engines_and_never_share_kernels_with_a_running_step():
+    index = {name: i for i, (name, _) in enumerate(_warmup.STEPS)}
+    everything = set(range(len(_warmup.STEPS)))
+    engines = set(range(_warmup.ENGINE_STEPS))
+    single = index["distance / intersects: the pair engine, single pairs"]
+    assert not _warmup._ready(single, set(), everything)  # the engines are not compiled yet
+    assert _warmup._ready(single, engines, everything)
+    assert _warmup._ready(index["touche.bvh and mesh queries"], set(), everything)  # needs no engine
+    for group in _warmup.SHARED_KERNELS:
+        first, *others = sorted(index[name] for name in group)  # every name is a step
+        for other in others:
+            assert not _warmup._ready(other, engines, everything, running={first})
+            assert _warmup._ready(other, engines | {first}, everything, running=set())
+
+
 def test_warmup_rejects_bad_jobs():
     with pytest.raises(ValueError):
         touche.warmup(jobs=0, progress=False)

@@ -248,9 +248,12 @@ def _step_clearance():
 
 
 def _step_broadphase():
+    """The broad phases, then collision worlds on each of them (one step: both compile the
+    broad-phase kernels)."""
     from . import broadphase
 
     broadphase.warmup()
+    _step_world()
 
 
 def _step_motions():
@@ -443,9 +446,8 @@ STEPS = [
     ("touche.bvh and mesh queries", _step_bvh_module),
     ("planar, pairwise, lp", _step_small_modules),
     ("bounding volumes", _step_bounding),
-    ("collision worlds", _step_world),
     ("contact manifolds", _step_contacts),
-    ("broad phase and world", _step_broadphase),
+    ("broad phase and collision worlds", _step_broadphase),
     ("STL clearance", _step_clearance),
     ("mesh preparation", _step_mesh_preparation),
     ("closed-form pairs (points, spheres, capsules, boxes)", _step_point_pairs),
@@ -562,9 +564,22 @@ WITHOUT_ENGINES = {
 }
 
 
-def _ready(index, done, chosen):
-    """Whether step ``index`` may start: the engine steps first, unless the step does not use them."""
+# Steps that compile the same kernels: never two of one group at once (a second worker would
+# compile them again instead of loading them from the cache; found in the compile logs of a
+# warmup, where these kernels were compiled by both workers).
+SHARED_KERNELS = (
+    {"meshes: BVH pairs and rays", "touche.bvh and mesh queries"},  # bvh_query's tree traversals
+    {"time of impact", "intersection sets and contacts", "time of impact: every motion"},  # moving SAT
+)
+
+
+def _ready(index, done, chosen, running=()):
+    """Whether step ``index`` may start: the engine steps first, unless the step does not use
+    them, and no step sharing its kernels running."""
     name = STEPS[index][0]
+    for group in SHARED_KERNELS:
+        if name in group and any(STEPS[other][0] in group for other in running):
+            return False
     if name in WITHOUT_ENGINES or index < ENGINE_STEPS:
         return True
     return all(engine in done or engine not in chosen for engine in range(ENGINE_STEPS))
@@ -575,7 +590,8 @@ def _hand_out(waiting, pending, done, chosen, failure):
     step failed); a worker stays parked while the only steps left wait for the engine step."""
     for worker in list(waiting):
         if failure is None and pending:
-            startable = [index for index in pending if _ready(index, done, chosen)]
+            running = set(chosen) - set(pending) - done
+            startable = [index for index in pending if _ready(index, done, chosen, running)]
             if not startable:
                 continue
             pending.remove(startable[0])
