@@ -745,31 +745,12 @@ def tree_distance_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids_b
 # by ~40 % for a few more triangle tests. The tree below such a node is simply not used here
 # (a leaf_size=4 build gives the same truncated tree: the builds are deterministic top-down).
 DIRECT_LEAF = 4
-# Distance: a node of at most DISTANCE_DIRECT_ALWAYS triangles is a leaf; one of at most
-# DIRECT_LEAF_DISTANCE only when it is flat (RSS radius <= FLAT_CLUSTER x its longer side): the
-# children of a flat cluster have about its RSS, so descending costs node pairs and prunes nothing,
-# while the children of a curved patch (organic and smooth meshes) have tighter bounds, which
-# matters most when the meshes are far apart and many triangle pairs are nearly equally close
-# (benchmarks/bench_panel.py, BENCHMARKS.md "Mesh panel": the worst meshes at range "far").
-DIRECT_LEAF_DISTANCE = 6
-DISTANCE_DIRECT_ALWAYS = 3
-FLAT_CLUSTER = 0.01
+DIRECT_LEAF_DISTANCE = 6  # distance: 4 to 8 measure alike (within the noise of a shared machine)
 
 
 @njit(cache=True, nogil=True)
 def _is_direct_leaf(ni, node, direct):
     return ni[node, 2] < 0 or ni[node, 1] <= direct
-
-
-@njit(cache=True, nogil=True)
-def _is_distance_leaf(ni, nb, node, direct):
-    """Leaf of the distance traversals: a tree leaf, a node of <= DISTANCE_DIRECT_ALWAYS
-    triangles, or a flat node of <= ``direct`` triangles (see FLAT_CLUSTER)."""
-    count = ni[node, 1]
-    if ni[node, 2] < 0 or count <= DISTANCE_DIRECT_ALWAYS:
-        return True
-    return count <= direct and nb[node, RSS_RADIUS] <= FLAT_CLUSTER * max(nb[node, RSS_LENGTHS],
-                                                                          nb[node, RSS_LENGTHS + 1])
 
 
 @njit(cache=True, nogil=True)
@@ -1039,8 +1020,7 @@ def triangle_gap(A, B):
 @njit(cache=True, nogil=True)
 def tree_distance_direct(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, upper, direct, stack,
                          bounds):
-    """tree_distance with leaf-direct nodes (_is_distance_leaf: flat nodes of <= ``direct``
-    triangles, any node of <= DISTANCE_DIRECT_ALWAYS) and the cheaper
+    """tree_distance with leaf-direct nodes (<= ``direct`` triangles) and the cheaper
     rss_pair_bound; a triangle pair whose triangle_gap is already ``best`` is skipped. Same
     contract and results (distance exact up to rounding; among equal distances another pair may
     be reported)."""
@@ -1059,8 +1039,8 @@ def tree_distance_direct(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, 
         ib = stack[top, 1]
         if bounds[top] >= best:
             continue
-        leaf_a = _is_distance_leaf(ni_a, nb_a, ia, direct)
-        leaf_b = _is_distance_leaf(ni_b, nb_b, ib, direct)
+        leaf_a = _is_direct_leaf(ni_a, ia, direct)
+        leaf_b = _is_direct_leaf(ni_b, ib, direct)
         if leaf_a and leaf_b:
             for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
                 B = load_moved_triangle(tv_b, kb, rot, trans)
@@ -1390,8 +1370,8 @@ def _distance_search(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, best, best_
         ib = stack[top, 1]
         if bounds[top] >= best:
             continue
-        leaf_a = _is_distance_leaf(ni_a, nb_a, ia, direct)
-        leaf_b = _is_distance_leaf(ni_b, nb_b, ib, direct)
+        leaf_a = _is_direct_leaf(ni_a, ia, direct)
+        leaf_b = _is_direct_leaf(ni_b, ib, direct)
         if leaf_a and leaf_b:
             for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
                 B = load_moved_triangle(tv_b, kb, rot, trans)
