@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -64,6 +65,8 @@ FIRST_QUERIES = {
         "text = open(os.path.join(ROOT, 'README.md')).read(); "
         "exec(text.split('```python', 1)[1].split('```', 1)[0], {})"),
 }
+
+_ANSWER = re.compile(r"\b(SEPARATED|TOUCHING|PENETRATING|HIT|MISS|ALREADY_TOUCHING)\b")
 
 
 def _fresh_env(cache_dir):
@@ -148,8 +151,9 @@ def measure_demo():
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
     first_result = None
     for line in process.stdout:
-        # the header, its rule and its note come first; the first table row is the first answer
-        if first_result is None and line.startswith("  ") and any(ch.isdigit() for ch in line):
+        # headers, notes and table headings come first; the first answer is the first line
+        # that reports a status (a distance row)
+        if first_result is None and _ANSWER.search(line):
             first_result = time.perf_counter() - started
     process.wait()
     total = time.perf_counter() - started

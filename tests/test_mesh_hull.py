@@ -2,7 +2,6 @@
 outside the hull's facet planes) is the maximum over every (facet, vertex) pair, computed by the
 pruned kernel of touche/_kernels/hull.py in a fraction of the old facets x vertices loop
 (issue 23, finding 15: 15-22 s for an 82k-triangle sphere)."""
-import time
 
 import numpy as np
 import pytest
@@ -75,13 +74,18 @@ def test_hull_packing_matches_the_old_adjacency():
     assert slack == 2.0 * every_pair(hull.equations, points)
 
 
-def test_slack_of_a_fine_sphere_takes_well_under_a_second():
+@pytest.mark.slow
+def test_slack_of_a_fine_sphere_is_rounding_only():
+    # Every vertex of this sphere is a hull vertex: no point lies off the hull by more than the
+    # rounding of Qhull's plane equations (the time of this ~82k-facet case, once 15-20 s, is
+    # measured by benchmarks/bench_first_toi.py, not here)
     from touche.cli import _uv_sphere
 
     vertices, faces = _uv_sphere(82_000)
     points = vertices[np.unique(faces)]
-    hull = ConvexHull(points)  # ~82k facets x 41k vertices: 15-20 s for the old loop
-    impact._hull_slack(hull.equations[:100], points[:100])  # kernels loaded
-    started = time.perf_counter()
-    impact._hull_slack(hull.equations, points)
-    assert time.perf_counter() - started < 1.0
+    hull = ConvexHull(points)
+    slack = impact._hull_slack(hull.equations, points)
+    assert 0.0 <= slack <= 1e-12 * np.abs(points).max()
+    some = np.random.default_rng(3).choice(len(hull.equations), 200, replace=False)
+    part = impact._hull_slack(hull.equations[some], points)
+    assert part == every_pair(hull.equations[some], points) and part <= slack  # a max over more facets

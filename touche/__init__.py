@@ -18,6 +18,7 @@ from ._locks import ForkedWhileWriting
 from ._parallel import get_num_threads, set_num_threads
 from .pose import Pose
 from .motion import CallableMotion, Integrated, Keyframes, Linear, Motion, QuadraticMatrix, Screw, Static
+from ._warmup import warmup
 from .query import (
     SUPPORTED_PAIRS,
     ClosestPointResult,
@@ -29,7 +30,6 @@ from .query import (
     intersects,
     raycast,
     signed_distance,
-    warmup,
 )
 from .shapes import (
     AABB,

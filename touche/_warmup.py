@@ -679,6 +679,25 @@ def _worker():
     return 0
 
 
+def warmup(jobs=None, progress=True):
+    """Compile (or load from the on-disk cache) every kernel behind the public API.
+
+    Without it, each first query compiles what it needs (seconds to tens of seconds on an empty
+    cache); after it, nothing the public API does compiles (a test checks this). Compiled code
+    is kept in a per-user cache keyed by the sources' content (``~/.cache/touche``, or
+    ``TOUCHE_CACHE_DIR``; ``NUMBA_CACHE_DIR`` wins when set), so it is paid once per machine.
+
+    Arguments: ``jobs``, worker processes compiling side by side (default: the usable cores;
+    1 = in this process); ``progress``, report on stderr (step n of N on a terminal, one line
+    elsewhere).
+
+    Returns ``{step name: seconds}`` (the names of STEPS).
+
+    Errors: ``ValueError`` for ``jobs`` < 1; ``RuntimeError`` naming the step when a worker
+    fails."""
+    return run(jobs=jobs, progress=progress)
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["--worker"]:
         with _LogToDirectory():

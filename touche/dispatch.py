@@ -290,12 +290,12 @@ def representatives(verb):
 
 def motion_family(motion_a, motion_b):
     """The time_of_impact family of two touche motions (see the module doc): a QuadraticMatrix
-    on either side decides, then a CallableMotion, then whether both translate."""
-    from .motion import CallableMotion, QuadraticMatrix
-
-    if isinstance(motion_a, QuadraticMatrix) or isinstance(motion_b, QuadraticMatrix):
+    on either side decides, then a CallableMotion (each declares it: ``impact_family``), then
+    whether both translate."""
+    families = (motion_a.impact_family, motion_b.impact_family)
+    if QUADRATIC in families:
         return QUADRATIC
-    if isinstance(motion_a, CallableMotion) or isinstance(motion_b, CallableMotion):
+    if CALLABLE in families:
         return CALLABLE
     if motion_a.translational and motion_b.translational:
         return TRANSLATION

@@ -43,9 +43,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .dispatch import CALLABLE, QUADRATIC
 from .errors import GeometryError
 from .pose import Pose, as_matrices, real_array
-from .shapes import check_coordinates
+from .pose import check_magnitude as check_coordinates
 
 # kind codes of the packed (kernel) form; keep in sync with touche/_kernels/ccd.py
 KIND_SCREW = 2  # Static and Linear pack as screws with w = 0
@@ -127,6 +128,7 @@ class Motion:
     __slots__ = ("pose",)
     translational = False  # True: orientation fixed, constant velocity (exact SAT / GJK cast)
     kernel_form = True  # packed() exists
+    impact_family = None  # a time_of_impact family this model decides alone (dispatch.motion_family)
 
     @property
     def batch_size(self):
@@ -448,6 +450,7 @@ class QuadraticMatrix(Motion):
 
     __slots__ = ("coefficients",)
     kernel_form = False
+    impact_family = QUADRATIC
 
     def __init__(self, m0, m1=None, m2=None):
         try:
@@ -514,6 +517,7 @@ class CallableMotion(Motion):
     Batches answer convex pairs (not meshes)."""
 
     __slots__ = ("function", "linear_speed", "angular_speed", "batch")
+    impact_family = CALLABLE
     kernel_form = False
 
     def __init__(self, function, linear_speed, angular_speed=0.0, batch=None):

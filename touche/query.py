@@ -7,6 +7,8 @@ and returns arrays; a batch of n on one side broadcasts against a single pose on
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import _parallel, dispatch
@@ -490,9 +492,11 @@ def _mesh_distance(a, pose_a, b, pose_b, route):
 
 def _mesh_mesh_distance(a, pose_a, b, pose_b):
     from . import tolerance
-    from .bvh import _distance_arrays, _positions
+    from .bvh import _distance_arrays
 
     dist, point_a, point_b, ids, pa, pb, single = _distance_arrays(a, pose_a, b, pose_b)
+    if single:  # scalar arithmetic: numpy's per-call overhead would be most of a query's time
+        return _one_mesh_mesh_distance(a, b, float(dist[0]), point_a[0], point_b[0], ids[0], pa[0], pb[0])
     n = len(dist)
     delta = point_b - point_a
     normal = np.empty((n, 3))
@@ -500,17 +504,8 @@ def _mesh_mesh_distance(a, pose_a, b, pose_b):
     normal[apart] = delta[apart] / dist[apart, None]
     meet = np.flatnonzero(~apart)
     if len(meet):
-        tree_a, tree_b = a.bvh, b.bvh
-        tri_a = tree_a.tri_vertices[_positions(tree_a)[ids[meet, 0]]]
-        tri_b = tree_b.tri_vertices[_positions(tree_b)[ids[meet, 1]]]
-        local_a = np.cross(tri_a[:, 1] - tri_a[:, 0], tri_a[:, 2] - tri_a[:, 0])
-        local_b = -np.cross(tri_b[:, 1] - tri_b[:, 0], tri_b[:, 2] - tri_b[:, 0])
-        rot_a = pa[meet if len(pa) > 1 else np.zeros(len(meet), dtype=np.int64), :3, :3]
-        rot_b = pb[meet if len(pb) > 1 else np.zeros(len(meet), dtype=np.int64), :3, :3]
-        world_a = np.einsum("kij,kj->ki", rot_a, local_a)
-        world_b = np.einsum("kij,kj->ki", rot_b, local_b)
-        length_a = np.linalg.norm(world_a, axis=1)
-        length_b = np.linalg.norm(world_b, axis=1)
+        world_a, length_a = _triangle_normals(a.bvh, ids[meet, 0], pa, meet, 1.0)
+        world_b, length_b = _triangle_normals(b.bvh, ids[meet, 1], pb, meet, -1.0)
         chosen = np.where((length_a > 0.0)[:, None], world_a, world_b)
         length = np.where(length_a > 0.0, length_a, length_b)
         fallback = length == 0.0
@@ -520,9 +515,54 @@ def _mesh_mesh_distance(a, pose_a, b, pose_b):
     offset = np.maximum(np.abs(pa[:, :3, 3]).max(axis=1), np.abs(pb[:, :3, 3]).max(axis=1))
     touching = tolerance.touching_tolerance(max(a.scale, b.scale), offset)
     status = np.where(dist > touching, Status.SEPARATED, Status.TOUCHING).astype(np.int8)
-    if single:
-        return DistanceResult(float(dist[0]), point_a[0], point_b[0], normal[0], _STATUS[int(status[0])])
     return DistanceResult(dist, point_a, point_b, normal, status)
+
+
+def _triangle_normals(tree, faces, poses, rows, sign):
+    """World normals (k, 3) (``sign`` x the right-hand-rule cross product, not normalised) of a
+    mesh's triangles ``faces`` placed by poses[rows] (or poses[0]), and their lengths (k,).
+    Written out term by term in the order _one_mesh_mesh_distance uses, so that a batch and a
+    single query give the same bits."""
+    from .bvh import _positions
+
+    tri = tree.tri_vertices[_positions(tree)[faces]]
+    u = tri[:, 1] - tri[:, 0]
+    v = tri[:, 2] - tri[:, 0]
+    local = (sign * (u[:, 1] * v[:, 2] - u[:, 2] * v[:, 1]), sign * (u[:, 2] * v[:, 0] - u[:, 0] * v[:, 2]),
+             sign * (u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]))
+    rotation = poses[rows if len(poses) > 1 else np.zeros(len(rows), dtype=np.int64), :3, :3]
+    world = np.stack([rotation[:, i, 0] * local[0] + rotation[:, i, 1] * local[1] + rotation[:, i, 2] * local[2]
+                      for i in range(3)], axis=1)
+    length = np.sqrt(world[:, 0] * world[:, 0] + world[:, 1] * world[:, 1] + world[:, 2] * world[:, 2])
+    return world, length
+
+
+def _one_mesh_mesh_distance(a, b, dist, point_a, point_b, ids, pose_a, pose_b):
+    """_mesh_mesh_distance for one pose pair, the same numbers: apart, the normal is the unit
+    vector between the closest points; meeting, the world normal of A's closest triangle (of
+    B's, reversed, when A's has no area; +z when neither has)."""
+    from . import tolerance
+    from .bvh import _positions
+
+    if dist > 0.0:
+        normal = (point_b - point_a) / dist
+    else:
+        normal = None
+        for tree, index, pose, sign in ((a.bvh, ids[0], pose_a, 1.0), (b.bvh, ids[1], pose_b, -1.0)):
+            (x0, y0, z0), (x1, y1, z1), (x2, y2, z2) = tree.tri_vertices[_positions(tree)[index]].tolist()
+            ux, uy, uz, vx, vy, vz = x1 - x0, y1 - y0, z1 - z0, x2 - x0, y2 - y0, z2 - z0
+            local = (sign * (uy * vz - uz * vy), sign * (uz * vx - ux * vz), sign * (ux * vy - uy * vx))
+            rotation = pose[:3, :3].tolist()
+            world = [r[0] * local[0] + r[1] * local[1] + r[2] * local[2] for r in rotation]
+            length = math.sqrt(world[0] * world[0] + world[1] * world[1] + world[2] * world[2])
+            if length > 0.0:
+                normal = np.array(world) / length
+                break
+        if normal is None:
+            normal = np.array([0.0, 0.0, 1.0])
+    offset = max(abs(v) for v in (*pose_a[:3, 3].tolist(), *pose_b[:3, 3].tolist()))
+    touching = tolerance.touching_tolerance(max(a.scale, b.scale), offset)
+    return DistanceResult(dist, point_a, point_b, normal, Status.SEPARATED if dist > touching else Status.TOUCHING)
 
 
 class ClosestPointResult:
@@ -778,24 +818,3 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode=
     if single_o and single_d:
         return RayResult(bool(out_hit[0]), float(out_t[0]), out_point[0], out_normal[0], int(out_face[0]))
     return RayResult(out_hit, out_t, out_point, out_normal, out_face)
-
-
-def warmup(jobs=None, progress=True):
-    """Compile (or load from the on-disk cache) every kernel behind the public API.
-
-    Without it, each first query compiles what it needs (seconds to tens of seconds on an empty
-    cache); after it, nothing the public API does compiles (a test checks this). Compiled code
-    is kept in a per-user cache keyed by the sources' content (``~/.cache/touche``, or
-    ``TOUCHE_CACHE_DIR``; ``NUMBA_CACHE_DIR`` wins when set), so it is paid once per machine.
-
-    Arguments: ``jobs``, worker processes compiling side by side (default: the usable cores;
-    1 = in this process); ``progress``, report on stderr (step n of N on a terminal, one line
-    elsewhere).
-
-    Returns ``{step name: seconds}`` (see ``touche._warmup`` for the steps).
-
-    Errors: ``ValueError`` for ``jobs`` < 1; ``RuntimeError`` naming the step when a worker
-    fails."""
-    from . import _warmup
-
-    return _warmup.run(jobs=jobs, progress=progress)

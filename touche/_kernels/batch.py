@@ -79,6 +79,17 @@ INVALID_POSE_A = -3
 INVALID_POSE_B = -4
 
 
+# element by element: a slice assignment (out[1:4] = v) checks shapes with numba's error
+# formatting machinery, whose compilation is a second of a first query on an empty cache
+@njit(cache=True, nogil=True, inline="always")
+def _fill(out, signed, point_a, point_b, normal):
+    out[0] = signed
+    for i in range(3):
+        out[1 + i] = point_a[i]
+        out[4 + i] = point_b[i]
+        out[7 + i] = normal[i]
+
+
 @njit(cache=True, nogil=True)
 def checked_distance_into(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb, out):
     """distance_one for one pair from Python: writes (signed, point_a, point_b, normal) into
@@ -90,10 +101,7 @@ def checked_distance_into(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, tr
         return INVALID_POSE_B
     signed, point_a, point_b, normal, status = distance_one(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb,
                                                             sb, tb)
-    out[0] = signed
-    out[1:4] = point_a
-    out[4:7] = point_b
-    out[7:10] = normal
+    _fill(out, signed, point_a, point_b, normal)
     return status
 
 
@@ -136,10 +144,7 @@ def checked_fast_distance_into(ka, pa, pta, sa, ta, kb, pb, ptb, sb, tb, out):
     handled, signed, point_a, point_b, normal = fast_distance(ka, pa, pta, ta, kb, pb, ptb, tb)
     if not handled:
         return NOT_HANDLED
-    out[0] = signed
-    out[1:4] = point_a
-    out[4:7] = point_b
-    out[7:10] = normal
+    _fill(out, signed, point_a, point_b, normal)
     return _status_of(signed, touching_tolerance(sa, ta, sb, tb))
 
 

@@ -33,8 +33,9 @@ from .structures import (
 
 
 def warmup():
-    """Compile (or load from numba's cache) every broad-phase kernel and the world's box kernel:
-    each structure builds, updates and answers every query once on a few boxes."""
+    """Compile (or load from numba's cache) every broad-phase kernel: each structure builds,
+    updates and answers every query once on a few boxes (touche.world's own kernels are warmed
+    by touche.warmup's world step)."""
     import numpy as np
 
     boxes = np.array([[0, 0, 0, 1, 1, 1], [0.5, 0.5, 0.5, 2, 2, 2], [3, 3, 3, 4, 4, 4]], dtype=np.float64)
@@ -49,12 +50,6 @@ def warmup():
         structure.query_aabb(boxes[0])
         structure.query_sphere([0.0, 0.0, 0.0], 1.0)
         structure.query_ray([-1.0, 0.5, 0.5], [1.0, 0.0, 0.0])
-    from ..shapes import Sphere
-    from ..world import CollisionWorld
-
-    world = CollisionWorld()
-    world.add(Sphere(1.0))
-    world.pairs()
 
 
 __all__ = [

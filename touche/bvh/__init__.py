@@ -94,7 +94,7 @@ class BVH:
             points, triangles, int(leaf_size), SPLITS[split])
         dops = directions = None
         if kdop is not None:
-            from ..bounding import KDOP_DIRECTIONS
+            from .._kdop import KDOP_DIRECTIONS
 
             directions = np.ascontiguousarray(KDOP_DIRECTIONS[kdop], dtype=np.float64)
             dops = _build().node_kdops(node_index, tri_vertices, directions)

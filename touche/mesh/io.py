@@ -33,6 +33,7 @@ import numpy as np
 
 from ..errors import GeometryError, MeshFormatError
 from ..shapes import TriangleMesh, check_coordinates
+from ._common import face_normals  # noqa: F401  (public here)
 
 _BINARY_DTYPE = np.dtype([("normal", "<f4", (3,)), ("vertices", "<f4", (3, 3)), ("attribute", "<u2")])
 assert _BINARY_DTYPE.itemsize == 50
@@ -482,15 +483,6 @@ def as_mesh(value, name="mesh"):
 
 # --------------------------------------------------------------------------------------------
 # writing
-def face_normals(vertices, faces):
-    """Unit normals (m, 3) by the right-hand rule; zero for zero-area faces."""
-    v = np.asarray(vertices, dtype=np.float64)
-    f = np.asarray(faces, dtype=np.int64)
-    normal = np.cross(v[f[:, 1]] - v[f[:, 0]], v[f[:, 2]] - v[f[:, 0]])
-    length = np.linalg.norm(normal, axis=1)
-    return np.divide(normal, length[:, None], out=np.zeros_like(normal), where=length[:, None] > 0)
-
-
 def save(mesh, path, format=None, ascii=False):
     """Write ``mesh`` (TriangleMesh, trimesh.Trimesh or (vertices, faces)) to ``path``.
 

@@ -13,19 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import GeometryError
-
-_KERNELS = None
-
-
-def _kernels():
-    """touche._kernels.meshprep, imported on first use (keeps ``import touche`` light)."""
-    global _KERNELS
-    if _KERNELS is None:
-        from .._kernels import meshprep
-
-        _KERNELS = meshprep
-    return _KERNELS
-
+from ._common import _kernels, face_normals, newell_normal  # noqa: F401  (newell_normal: public here)
 
 def _mesh_arrays(vertices, faces=None, copy=True):
     """(vertices (n, 3) float64, faces (m, 3) int64), validated; private copies unless ``copy``
@@ -418,19 +406,6 @@ def orient(vertices, faces=None):
 
 # --------------------------------------------------------------------------------------------
 # 12.4 planarity and coplanar faces
-def newell_normal(polygon):
-    """Newell's normal of a polygon (k, 3) (Ericson 12.4.2): the sum over edges (i, j) of
-    ((y_i - y_j)(z_i + z_j), (z_i - z_j)(x_i + x_j), (x_i - x_j)(y_i + y_j)); its length is
-    twice the (projected) area. Robust for non-planar and concave polygons, unlike summed vertex
-    cross products. Also accepts (n, k, 3) batches."""
-    p = np.asarray(polygon, dtype=np.float64)
-    q = np.roll(p, -1, axis=-2)
-    x, y, z = p[..., 0], p[..., 1], p[..., 2]
-    x2, y2, z2 = q[..., 0], q[..., 1], q[..., 2]
-    return np.stack([((y - y2) * (z + z2)).sum(-1), ((z - z2) * (x + x2)).sum(-1),
-                     ((x - x2) * (y + y2)).sum(-1)], axis=-1)
-
-
 def is_planar(polygon, tolerance):
     """Ericson 12.4.2: every vertex within the ABSOLUTE distance ``tolerance`` of the plane
     through the vertex centroid with the Newell normal. A polygon with no area is not planar."""
@@ -450,8 +425,6 @@ def coplanar_groups(vertices, faces=None, tolerance=None, max_angle_degrees=1.0)
     angle alone is a relative test). Returns group labels (m,)."""
     v, f = _mesh_arrays(vertices, faces)
     tolerance = _default_tolerance(v) if tolerance is None else float(tolerance)
-    from .io import face_normals
-
     normals = face_normals(v, f)
     a, b, same, _ = face_pairs(v, f)
     consistent = same == 0

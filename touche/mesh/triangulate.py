@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import GeometryError
-from .prepare import _kernels, newell_normal
+from ._common import _kernels, newell_normal
 
 
 def _plane_basis(normal):
