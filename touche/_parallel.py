@@ -23,12 +23,19 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+import time
 
 _lock = threading.Lock()
 _pool = None
 _pool_size = 0
 _threads = None
 _local = threading.local()
+
+# A batch runs in the calling thread until it has taken this long: handing chunks to threads
+# costs tens of microseconds, and on a busy machine a woken thread may first wait for a
+# scheduler time slice, so a batch that ends sooner is faster alone; a longer one loses at
+# most this much of its parallel overlap.
+SERIAL_SECONDS = 200e-6
 
 
 def _default_threads():
@@ -106,7 +113,10 @@ def run(kernel, count, *args, grain=256):
 
     ``grain``: the smallest chunk worth a thread hand-off (items per chunk); cheap kernels pass a
     large grain, expensive ones (meshes, time of impact) a small one. Batches of at most ``grain``
-    items run in the calling thread. Exceptions from the kernel propagate."""
+    items run in the calling thread, and so does the start of every batch, in chunks of grain,
+    2 grain, 4 grain ... until SERIAL_SECONDS have passed: whatever is left then is shared with
+    the pool (the cost of an item is measured, not guessed: the same kernel costs microseconds
+    on far meshes and milliseconds in contact). Exceptions from the kernel propagate."""
     count = int(count)
     if count <= 0:
         return
@@ -115,9 +125,21 @@ def run(kernel, count, *args, grain=256):
     if threads == 1 or count <= grain or getattr(_local, "inside", False):
         kernel(*args, 0, count)
         return
+    done = 0
+    chunk = grain
+    started = time.perf_counter()
+    while done < count and time.perf_counter() - started < SERIAL_SECONDS:
+        kernel(*args, done, min(count, done + chunk))
+        done = min(count, done + chunk)
+        chunk *= 2
+    left = count - done
+    if left <= grain:
+        if left:
+            kernel(*args, done, count)
+        return
     # several chunks per thread, so that a thread that runs late (a busy core) delays little
-    n_chunks = min(-(-count // grain), 4 * threads)
-    bounds = [count * k // n_chunks for k in range(n_chunks + 1)]
+    n_chunks = min(-(-left // grain), 4 * threads)
+    bounds = [done + left * k // n_chunks for k in range(n_chunks + 1)]
     tickets = itertools.count()
     helpers = min(threads, n_chunks) - 1
     pool = _get_pool(helpers)
@@ -128,6 +150,8 @@ def run(kernel, count, *args, grain=256):
     except BaseException as caught:  # wait for the helpers before raising
         error = caught
     for future in futures:
+        if future.cancel():  # its thread never started (a busy core): nothing of it to wait for
+            continue
         try:
             future.result()
         except BaseException as caught:

@@ -1,0 +1,54 @@
+"""touche._parallel.run: every item once, the calling thread alone for short batches, the pool
+for long ones (the timing threshold is set by the tests, so none of them depends on the
+machine's speed)."""
+import threading
+
+import numpy as np
+import pytest
+
+from touche import _parallel
+
+
+@pytest.fixture
+def two_threads():
+    _parallel.set_num_threads(2)
+    yield
+    _parallel.set_num_threads(_parallel._default_threads())
+
+
+def _run_recording(count, grain):
+    threads = []
+    seen = np.zeros(count, dtype=np.int64)
+
+    def work(lo, hi):
+        threads.append(threading.get_ident())
+        seen[lo:hi] += 1
+        threading.Event().wait(0.001)  # a sleep: lets the other thread take chunks
+
+    _parallel.run(work, count, grain=grain)
+    assert (seen == 1).all()
+    return set(threads)
+
+
+def test_a_batch_within_the_serial_time_stays_in_the_calling_thread(two_threads, monkeypatch):
+    monkeypatch.setattr(_parallel, "SERIAL_SECONDS", 60.0)
+    assert _run_recording(1000, grain=3) == {threading.get_ident()}
+
+
+def test_a_batch_past_the_serial_time_is_shared_with_the_pool(two_threads, monkeypatch):
+    monkeypatch.setattr(_parallel, "SERIAL_SECONDS", 0.0)
+    used = _run_recording(400, grain=2)
+    assert threading.get_ident() in used and len(used) == 2
+
+
+def test_growing_serial_chunks_then_the_pool_cover_every_item(two_threads, monkeypatch):
+    for serial in (0.0, 0.0005, 0.002, 60.0):
+        monkeypatch.setattr(_parallel, "SERIAL_SECONDS", serial)
+        for count, grain in ((1, 1), (5, 1), (97, 3), (1000, 7)):
+            seen = np.zeros(count, dtype=np.int64)
+
+            def mark(lo, hi):
+                seen[lo:hi] += 1
+
+            _parallel.run(mark, count, grain=grain)
+            assert (seen == 1).all(), (serial, count, grain)
