@@ -523,42 +523,38 @@ def triangles_intersect(P, Q, proper_p, proper_q, witness):
 # ------------------------------------------------------------------------------------------
 # S3 step 3: minimum separation of disjoint triangles
 @njit(cache=True, nogil=True)
+def _vertex_face(V, F, nF, enF, best, points, vertex_row):
+    """The vertices of triangle V whose projection lies in triangle F (unit normal nF, unit
+    in-plane edge normals enF): the squared height h^2 when below ``best``, the vertex going to
+    points[vertex_row] and its foot on F to the other row. Returns the new best."""
+    for i in range(3):
+        inside = True
+        for k in range(3):
+            g = (enF[k, 0] * (V[i, 0] - F[k, 0]) + enF[k, 1] * (V[i, 1] - F[k, 1])
+                 + enF[k, 2] * (V[i, 2] - F[k, 2]))
+            if g > 0.0:
+                inside = False
+        if inside:
+            h = nF[0] * (V[i, 0] - F[0, 0]) + nF[1] * (V[i, 1] - F[0, 1]) + nF[2] * (V[i, 2] - F[0, 2])
+            if h * h < best:
+                best = h * h
+                for d in range(3):
+                    points[vertex_row, d] = V[i, d]
+                    points[1 - vertex_row, d] = V[i, d] - h * nF[d]
+    return best
+
+
+@njit(cache=True, nogil=True)
 def triangles_separation(P, nP, enP, normal_ok_p, Q, nQ, enQ, normal_ok_q, points):
     """S3 step 3 (done right) for two triangles that do not intersect: the squared distance;
     points[0] on P and points[1] on Q get the closest points."""
-    best = np.inf
     # vertex-face: a vertex of one triangle whose projection lies in the other (S3's edge-normal
     # point-in-triangle test; a projection on the boundary is also an edge-edge candidate)
+    best = np.inf
     if normal_ok_q:
-        for i in range(3):
-            inside = True
-            for k in range(3):
-                g = (enQ[k, 0] * (P[i, 0] - Q[k, 0]) + enQ[k, 1] * (P[i, 1] - Q[k, 1])
-                     + enQ[k, 2] * (P[i, 2] - Q[k, 2]))
-                if g > 0.0:
-                    inside = False
-            if inside:
-                h = nQ[0] * (P[i, 0] - Q[0, 0]) + nQ[1] * (P[i, 1] - Q[0, 1]) + nQ[2] * (P[i, 2] - Q[0, 2])
-                if h * h < best:
-                    best = h * h
-                    for d in range(3):
-                        points[0, d] = P[i, d]
-                        points[1, d] = P[i, d] - h * nQ[d]
+        best = _vertex_face(P, Q, nQ, enQ, best, points, 0)
     if normal_ok_p:
-        for i in range(3):
-            inside = True
-            for k in range(3):
-                g = (enP[k, 0] * (Q[i, 0] - P[k, 0]) + enP[k, 1] * (Q[i, 1] - P[k, 1])
-                     + enP[k, 2] * (Q[i, 2] - P[k, 2]))
-                if g > 0.0:
-                    inside = False
-            if inside:
-                h = nP[0] * (Q[i, 0] - P[0, 0]) + nP[1] * (Q[i, 1] - P[0, 1]) + nP[2] * (Q[i, 2] - P[0, 2])
-                if h * h < best:
-                    best = h * h
-                    for d in range(3):
-                        points[0, d] = Q[i, d] - h * nP[d]
-                        points[1, d] = Q[i, d]
+        best = _vertex_face(Q, P, nP, enP, best, points, 1)
     # edge-edge: all 9 pairs (vertex-vertex included through the clamping)
     for i in range(3):
         i1 = (i + 1) % 3
