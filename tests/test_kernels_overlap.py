@@ -621,3 +621,71 @@ def test_random_scaled(scale):
             return args, ref * scale
 
         run_random(sgen, kernel, seed=sum(map(ord, name)) + 1, margin=margin * scale, n=100)
+
+
+# ------------------------------------------------------------------------ one home per primitive
+
+
+def _edge_case_triangles(rng, n):
+    """Triangle pairs on purpose at the edge cases: shared vertex (touching), coplanar, zero-area
+    (segment / point) triangles, and plain random ones; scales 1e-6 .. 1e6."""
+    ta = rng.normal(size=(n, 3, 3))
+    tb = ta.mean(axis=1, keepdims=True) + rng.normal(size=(n, 3, 3)) * 0.7 + rng.normal(size=(n, 1, 3)) * 0.6
+    kind = np.arange(n) % 5
+    tb[kind == 0, 0] = ta[kind == 0, 1]                        # touching at a shared vertex
+    ta[kind == 1, :, 2] = 0.25                                  # coplanar (exact plane z = 0.25)
+    tb[kind == 1, :, 2] = 0.25
+    ta[kind == 2, 2] = 0.5 * (ta[kind == 2, 0] + ta[kind == 2, 1])  # zero-area: segments
+    tb[kind == 3] = tb[kind == 3, :1]                           # zero-area: points
+    scale = 10.0 ** rng.integers(-6, 7, size=(n, 1, 1))
+    return np.ascontiguousarray(ta * scale), np.ascontiguousarray(tb * scale), kind, scale.ravel()
+
+
+def test_triangle_triangle_one_home_edge_cases():
+    """overlap.test_triangle_triangle and sat_fast's batch driver answer through the one home
+    (overlap.triangles_overlap): identical answers, right against the naive SAT / LP away from
+    the touching band, and every shared-vertex pair reported as overlapping."""
+    import naive_sat_fast as NS
+    from touche._kernels import sat_fast
+
+    ta, tb, kind, scale = _edge_case_triangles(np.random.default_rng(1717), 2000)
+    single = np.array([K.test_triangle_triangle(*ta[k], *tb[k]) for k in range(len(ta))])
+    batch = np.empty(len(ta), dtype=np.bool_)
+    sat_fast.triangle_triangle_overlap_many(ta, tb, batch, 0, len(ta))
+    np.testing.assert_array_equal(single, batch)
+    assert single[kind == 0].all()
+    gap = NS.triangle_triangle_gap(ta, tb)
+    clear = np.abs(gap) > 1e-9 * scale
+    for k in range(5):
+        assert (clear & (kind == k)).sum() > 50, k
+    np.testing.assert_array_equal(single[clear], gap[clear] <= 0)
+    assert 0.2 < single[kind != 0].mean() < 0.8
+    for k in np.flatnonzero(clear)[::40]:
+        assert single[k] == NS.lp_overlap(ta[k], tb[k]), k
+
+
+def test_obb_obb_one_home_agrees():
+    """overlap.test_obb_obb (column axes), sat_fast.obb_obb_overlap (row axes, batch) and the
+    box-box fast path all run overlap.obb_obb_overlap_relative: identical answers, touching boxes
+    overlap."""
+    from touche import tolerance
+    from touche._kernels import sat_fast
+
+    rng = np.random.default_rng(1718)
+    n = 3000
+    c = rng.uniform(-2, 2, (2, n, 3))
+    cols = np.stack([[N.random_rotation(rng) for _ in range(n)] for _ in range(2)])
+    cols[:, : n // 4] = np.round(cols[:, : n // 4])  # some axis-aligned (or face-swapped) pairs ...
+    cols[:, : n // 4] = np.eye(3)
+    h = rng.uniform(0.1, 1.5, (2, n, 3))
+    c[1, : n // 8] = c[0, : n // 8] + h[0, : n // 8] + h[1, : n // 8]  # ... touching at a corner
+    rows = np.ascontiguousarray(cols.transpose(0, 1, 3, 2))
+    cols = np.ascontiguousarray(cols)
+    eps = tolerance.OBB_EPSILON
+    single = np.array([K.test_obb_obb(c[0, k], cols[0, k], h[0, k], c[1, k], cols[1, k], h[1, k], eps)
+                       for k in range(n)])
+    batch = np.empty(n, dtype=np.bool_)
+    sat_fast.obb_obb_overlap_many(c[0], rows[0], h[0], c[1], rows[1], h[1], batch, 0, n)
+    np.testing.assert_array_equal(single, batch)
+    assert single[: n // 8].all()
+    assert 0.2 < single.mean() < 0.8

@@ -25,6 +25,8 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 
 ensure_fresh_cache()
 from .jit import njit  # noqa: E402
+from .vec import cross as _cross  # noqa: E402
+from .vec import dot as _dot  # noqa: E402
 
 # Total triangle area below AREA_DEGENERATE * scale^2 -> the triangles carry no usable surface
 # and the (discrete) vertex covariance decides the frame instead.
@@ -36,20 +38,6 @@ SPHERE_SLACK = 1e-12
 
 # ---------------------------------------------------------------------------------------------
 # small linear algebra
-@njit(cache=True, nogil=True)
-def _cross(a, b):
-    out = np.empty(3)
-    out[0] = a[1] * b[2] - a[2] * b[1]
-    out[1] = a[2] * b[0] - a[0] * b[2]
-    out[2] = a[0] * b[1] - a[1] * b[0]
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
 @njit(cache=True, nogil=True)
 def jacobi_eigen(matrix):
     """Eigen-decomposition of a symmetric 3x3 matrix by cyclic Jacobi rotations (Ericson 4.3.3).

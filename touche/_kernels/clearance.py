@@ -51,6 +51,7 @@ from .jit import njit  # noqa: E402
 
 from .bvh_query import _push_nearer_last  # noqa: E402
 from .predicates import orient2d, orient3d  # noqa: E402
+from .tri_distance import segment_segment  # noqa: E402
 
 # per-triangle columns
 TRI_V = 0            # 0:9 vertices V0, V1, V2
@@ -522,101 +523,50 @@ def triangles_intersect(P, Q, proper_p, proper_q, witness):
 # ------------------------------------------------------------------------------------------
 # S3 step 3: minimum separation of disjoint triangles
 @njit(cache=True, nogil=True)
-def segment_segment(p0, p1, p2, q0, q1, q2, r0, r1, r2, u0, u1, u2):
-    """Closest points of segments pq and ru (Ericson 5.1.9): ``(d2, s, t)`` with points
-    p + s (q - p) and r + t (u - r). Deviation from S3 L174 (erratum): S3 clamps s and t to [0, 1]
-    independently; here t is recomputed from the clamped s and s again from a clamped t, which
-    is what makes the pair the true closest one. Zero-length segments act as points."""
-    d10 = q0 - p0
-    d11 = q1 - p1
-    d12 = q2 - p2
-    d20 = u0 - r0
-    d21 = u1 - r1
-    d22 = u2 - r2
-    w0 = p0 - r0
-    w1 = p1 - r1
-    w2 = p2 - r2
-    a = d10 * d10 + d11 * d11 + d12 * d12
-    e = d20 * d20 + d21 * d21 + d22 * d22
-    f = d20 * w0 + d21 * w1 + d22 * w2
-    if a <= 0.0 and e <= 0.0:
-        s = 0.0
-        t = 0.0
-    elif a <= 0.0:
-        s = 0.0
-        t = min(max(f / e, 0.0), 1.0)
-    else:
-        c = d10 * w0 + d11 * w1 + d12 * w2
-        if e <= 0.0:
-            t = 0.0
-            s = min(max(-c / a, 0.0), 1.0)
-        else:
-            b = d10 * d20 + d11 * d21 + d12 * d22
-            denom = a * e - b * b
-            # parallel segments (denom 0): any s works; take 0 and let t be clamped below
-            s = min(max((b * f - c * e) / denom, 0.0), 1.0) if denom > 0.0 else 0.0
-            t = (b * s + f) / e
-            if t < 0.0:
-                t = 0.0
-                s = min(max(-c / a, 0.0), 1.0)
-            elif t > 1.0:
-                t = 1.0
-                s = min(max((b - c) / a, 0.0), 1.0)
-    x0 = p0 + s * d10 - (r0 + t * d20)
-    x1 = p1 + s * d11 - (r1 + t * d21)
-    x2 = p2 + s * d12 - (r2 + t * d22)
-    return x0 * x0 + x1 * x1 + x2 * x2, s, t
+def _vertex_face(V, F, nF, enF, best, points, vertex_row):
+    """The vertices of triangle V whose projection lies in triangle F (unit normal nF, unit
+    in-plane edge normals enF): the squared height h^2 when below ``best``, the vertex going to
+    points[vertex_row] and its foot on F to the other row. Returns the new best."""
+    for i in range(3):
+        inside = True
+        for k in range(3):
+            g = (enF[k, 0] * (V[i, 0] - F[k, 0]) + enF[k, 1] * (V[i, 1] - F[k, 1])
+                 + enF[k, 2] * (V[i, 2] - F[k, 2]))
+            if g > 0.0:
+                inside = False
+        if inside:
+            h = nF[0] * (V[i, 0] - F[0, 0]) + nF[1] * (V[i, 1] - F[0, 1]) + nF[2] * (V[i, 2] - F[0, 2])
+            if h * h < best:
+                best = h * h
+                for d in range(3):
+                    points[vertex_row, d] = V[i, d]
+                    points[1 - vertex_row, d] = V[i, d] - h * nF[d]
+    return best
 
 
 @njit(cache=True, nogil=True)
 def triangles_separation(P, nP, enP, normal_ok_p, Q, nQ, enQ, normal_ok_q, points):
     """S3 step 3 (done right) for two triangles that do not intersect: the squared distance;
     points[0] on P and points[1] on Q get the closest points."""
-    best = np.inf
     # vertex-face: a vertex of one triangle whose projection lies in the other (S3's edge-normal
     # point-in-triangle test; a projection on the boundary is also an edge-edge candidate)
+    best = np.inf
     if normal_ok_q:
-        for i in range(3):
-            inside = True
-            for k in range(3):
-                g = (enQ[k, 0] * (P[i, 0] - Q[k, 0]) + enQ[k, 1] * (P[i, 1] - Q[k, 1])
-                     + enQ[k, 2] * (P[i, 2] - Q[k, 2]))
-                if g > 0.0:
-                    inside = False
-            if inside:
-                h = nQ[0] * (P[i, 0] - Q[0, 0]) + nQ[1] * (P[i, 1] - Q[0, 1]) + nQ[2] * (P[i, 2] - Q[0, 2])
-                if h * h < best:
-                    best = h * h
-                    for d in range(3):
-                        points[0, d] = P[i, d]
-                        points[1, d] = P[i, d] - h * nQ[d]
+        best = _vertex_face(P, Q, nQ, enQ, best, points, 0)
     if normal_ok_p:
-        for i in range(3):
-            inside = True
-            for k in range(3):
-                g = (enP[k, 0] * (Q[i, 0] - P[k, 0]) + enP[k, 1] * (Q[i, 1] - P[k, 1])
-                     + enP[k, 2] * (Q[i, 2] - P[k, 2]))
-                if g > 0.0:
-                    inside = False
-            if inside:
-                h = nP[0] * (Q[i, 0] - P[0, 0]) + nP[1] * (Q[i, 1] - P[0, 1]) + nP[2] * (Q[i, 2] - P[0, 2])
-                if h * h < best:
-                    best = h * h
-                    for d in range(3):
-                        points[0, d] = Q[i, d] - h * nP[d]
-                        points[1, d] = Q[i, d]
+        best = _vertex_face(Q, P, nP, enP, best, points, 1)
     # edge-edge: all 9 pairs (vertex-vertex included through the clamping)
     for i in range(3):
         i1 = (i + 1) % 3
         for j in range(3):
             j1 = (j + 1) % 3
-            d2, s, t = segment_segment(P[i, 0], P[i, 1], P[i, 2], P[i1, 0], P[i1, 1], P[i1, 2],
+            d2, x, y = segment_segment(P[i, 0], P[i, 1], P[i, 2], P[i1, 0], P[i1, 1], P[i1, 2],
                                        Q[j, 0], Q[j, 1], Q[j, 2], Q[j1, 0], Q[j1, 1], Q[j1, 2])
             if d2 < best:
                 best = d2
                 for d in range(3):
-                    points[0, d] = P[i, d] + s * (P[i1, d] - P[i, d])
-                    points[1, d] = Q[j, d] + t * (Q[j1, d] - Q[j, d])
+                    points[0, d] = x[d]
+                    points[1, d] = y[d]
     return best
 
 

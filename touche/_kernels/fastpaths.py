@@ -18,7 +18,7 @@ from touche import tolerance
 
 from . import kinds
 from .closest import closest_points_linear_linear, closest_points_segment_obb
-from .overlap import test_obb_obb
+from .overlap import box_frame_columns, obb_obb_overlap_relative
 
 OBB_EPSILON = tolerance.OBB_EPSILON  # Ericson 4.4.2
 
@@ -51,16 +51,11 @@ def _sqdist_point_box(px, py, pz, tb, center, half):
 
 @njit(cache=True, nogil=True)
 def _obb_obb(ta, center_a, half_a, tb, center_b, half_b):
-    """Posed boxes -> Ericson 4.4.1 (overlap.test_obb_obb, with the 4.4.2 epsilon); the box axes
-    are the pose rotation columns."""
-    world_a = np.empty(3)
-    world_b = np.empty(3)
-    for i in range(3):
-        world_a[i] = _world(ta, center_a, i)
-        world_b[i] = _world(tb, center_b, i)
-    return test_obb_obb(
-        world_a, np.ascontiguousarray(ta[:3, :3]), half_a, world_b, np.ascontiguousarray(tb[:3, :3]), half_b, OBB_EPSILON
-    )
+    """Posed boxes -> overlap.obb_obb_overlap_relative (Ericson 4.4.1 with the 4.4.2 epsilon);
+    the box axes are the pose rotation columns, read from the poses in place."""
+    t, R = box_frame_columns(_world(ta, center_a, 0), _world(ta, center_a, 1), _world(ta, center_a, 2), ta,
+                             _world(tb, center_b, 0), _world(tb, center_b, 1), _world(tb, center_b, 2), tb)
+    return obb_obb_overlap_relative(t, R, half_a, half_b, OBB_EPSILON)
 
 
 @njit(cache=True, nogil=True)

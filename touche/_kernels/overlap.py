@@ -172,54 +172,96 @@ def test_sphere_sphere(c1, r1, c2, r2):
 
 
 @njit(cache=True, nogil=True)
-def test_obb_obb(c1, axes1, half1, c2, axes2, half2, eps):
-    """Ericson 4.4.1 (15 separating axes) with the 4.4.2 robustness epsilon.
+def box_frame_columns(c1x, c1y, c1z, axes1, c2x, c2y, c2z, axes2):
+    """Box 2 in box 1's frame for boxes whose axes are the COLUMNS of axes1 / axes2 (only the
+    top-left 3x3 is read, so a (4, 4) pose works as it is): t = A1^T (c2 - c1) (3-tuple) and
+    R = A1^T A2 (9-tuple, row-major: R[3 i + j] = A1_i . A2_j)."""
+    d0 = c2x - c1x
+    d1 = c2y - c1y
+    d2 = c2z - c1z
+    t = (axes1[0, 0] * d0 + axes1[1, 0] * d1 + axes1[2, 0] * d2,
+         axes1[0, 1] * d0 + axes1[1, 1] * d1 + axes1[2, 1] * d2,
+         axes1[0, 2] * d0 + axes1[1, 2] * d1 + axes1[2, 2] * d2)
+    R = (axes1[0, 0] * axes2[0, 0] + axes1[1, 0] * axes2[1, 0] + axes1[2, 0] * axes2[2, 0],
+         axes1[0, 0] * axes2[0, 1] + axes1[1, 0] * axes2[1, 1] + axes1[2, 0] * axes2[2, 1],
+         axes1[0, 0] * axes2[0, 2] + axes1[1, 0] * axes2[1, 2] + axes1[2, 0] * axes2[2, 2],
+         axes1[0, 1] * axes2[0, 0] + axes1[1, 1] * axes2[1, 0] + axes1[2, 1] * axes2[2, 0],
+         axes1[0, 1] * axes2[0, 1] + axes1[1, 1] * axes2[1, 1] + axes1[2, 1] * axes2[2, 1],
+         axes1[0, 1] * axes2[0, 2] + axes1[1, 1] * axes2[1, 2] + axes1[2, 1] * axes2[2, 2],
+         axes1[0, 2] * axes2[0, 0] + axes1[1, 2] * axes2[1, 0] + axes1[2, 2] * axes2[2, 0],
+         axes1[0, 2] * axes2[0, 1] + axes1[1, 2] * axes2[1, 1] + axes1[2, 2] * axes2[2, 1],
+         axes1[0, 2] * axes2[0, 2] + axes1[1, 2] * axes2[1, 2] + axes1[2, 2] * axes2[2, 2])
+    return t, R
 
-    Steps: R = A1^T A2 (B's axes in A's frame); t = A1^T (c2 - c1); AbsR = |R| + eps (so that
-    near-parallel edge pairs, whose cross-product axes are (near) null, never separate);
-    test A's 3 face axes, B's 3 face axes and the 9 edge-edge axes. Separated iff
-    |t.L| > ra + rb for some axis (closed boxes: touching is overlap).
-    """
-    R = np.empty((3, 3))
-    AbsR = np.empty((3, 3))
-    for i in range(3):
-        for j in range(3):
-            s = 0.0
-            for k in range(3):
-                s += axes1[k, i] * axes2[k, j]
-            R[i, j] = s
-            AbsR[i, j] = abs(s) + eps
-    d = c2 - c1
-    t = np.empty(3)
-    for i in range(3):
-        t[i] = axes1[0, i] * d[0] + axes1[1, i] * d[1] + axes1[2, i] * d[2]
-    a = half1
-    b = half2
-    # A's face axes
-    for i in range(3):
-        ra = a[i]
-        rb = b[0] * AbsR[i, 0] + b[1] * AbsR[i, 1] + b[2] * AbsR[i, 2]
-        if abs(t[i]) > ra + rb:
-            return False
-    # B's face axes
-    for i in range(3):
-        ra = a[0] * AbsR[0, i] + a[1] * AbsR[1, i] + a[2] * AbsR[2, i]
-        rb = b[i]
-        if abs(t[0] * R[0, i] + t[1] * R[1, i] + t[2] * R[2, i]) > ra + rb:
-            return False
-    # A_i x B_j (indices cyclic). Erratum E L5024 (a.u[2] twice) avoided: the generic index
-    # form below uses A's two other axes i1, i2 and B's two other axes j1, j2.
-    for i in range(3):
-        i1 = (i + 1) % 3
-        i2 = (i + 2) % 3
-        for j in range(3):
-            j1 = (j + 1) % 3
-            j2 = (j + 2) % 3
-            ra = a[i1] * AbsR[i2, j] + a[i2] * AbsR[i1, j]
-            rb = b[j1] * AbsR[i, j2] + b[j2] * AbsR[i, j1]
-            if abs(t[i2] * R[i1, j] - t[i1] * R[i2, j]) > ra + rb:
-                return False
+
+@njit(cache=True, nogil=True)
+def obb_obb_overlap_relative(t, R, a, b, eps):
+    """THE OBB-OBB overlap test, given box B in box A's frame: Ericson 4.4.1 (15 separating
+    axes) with the 4.4.2 robustness epsilon.
+
+    t: B's centre in A's frame (3-tuple); R: R[3 i + j] = A_i . B_j (9-tuple); a, b: half
+    extents (3-tuples or (3,) arrays). |R_ij| + eps in the radii, so that near-parallel edge
+    pairs, whose cross-product axes are (near) null, never separate on rounding noise. Tests A's
+    3 face axes, B's 3 face axes and the 9 edge-edge axes; separated iff |t.L| > ra + rb for
+    some axis (closed boxes: touching is overlap).
+    Erratum E L5024 (a.u[2] twice) avoided: the edge axes use the generic cyclic indices
+    i1 = i+1, i2 = i+2, j1 = j+1, j2 = j+2 (mod 3):
+    |t_i2 R_i1j - t_i1 R_i2j| > a_i1 Q_i2j + a_i2 Q_i1j + b_j1 Q_ij2 + b_j2 Q_ij1."""
+    t0, t1, t2 = t
+    r00, r01, r02, r10, r11, r12, r20, r21, r22 = R
+    a0 = a[0]
+    a1 = a[1]
+    a2 = a[2]
+    b0 = b[0]
+    b1 = b[1]
+    b2 = b[2]
+    q00 = abs(r00) + eps
+    q01 = abs(r01) + eps
+    q02 = abs(r02) + eps
+    q10 = abs(r10) + eps
+    q11 = abs(r11) + eps
+    q12 = abs(r12) + eps
+    q20 = abs(r20) + eps
+    q21 = abs(r21) + eps
+    q22 = abs(r22) + eps
+    if abs(t0) > a0 + b0 * q00 + b1 * q01 + b2 * q02:
+        return False
+    if abs(t1) > a1 + b0 * q10 + b1 * q11 + b2 * q12:
+        return False
+    if abs(t2) > a2 + b0 * q20 + b1 * q21 + b2 * q22:
+        return False
+    if abs(t0 * r00 + t1 * r10 + t2 * r20) > a0 * q00 + a1 * q10 + a2 * q20 + b0:
+        return False
+    if abs(t0 * r01 + t1 * r11 + t2 * r21) > a0 * q01 + a1 * q11 + a2 * q21 + b1:
+        return False
+    if abs(t0 * r02 + t1 * r12 + t2 * r22) > a0 * q02 + a1 * q12 + a2 * q22 + b2:
+        return False
+    if abs(t2 * r10 - t1 * r20) > a1 * q20 + a2 * q10 + b1 * q02 + b2 * q01:  # A0 x B0
+        return False
+    if abs(t2 * r11 - t1 * r21) > a1 * q21 + a2 * q11 + b2 * q00 + b0 * q02:  # A0 x B1
+        return False
+    if abs(t2 * r12 - t1 * r22) > a1 * q22 + a2 * q12 + b0 * q01 + b1 * q00:  # A0 x B2
+        return False
+    if abs(t0 * r20 - t2 * r00) > a2 * q00 + a0 * q20 + b1 * q12 + b2 * q11:  # A1 x B0
+        return False
+    if abs(t0 * r21 - t2 * r01) > a2 * q01 + a0 * q21 + b2 * q10 + b0 * q12:  # A1 x B1
+        return False
+    if abs(t0 * r22 - t2 * r02) > a2 * q02 + a0 * q22 + b0 * q11 + b1 * q10:  # A1 x B2
+        return False
+    if abs(t1 * r00 - t0 * r10) > a0 * q10 + a1 * q00 + b1 * q22 + b2 * q21:  # A2 x B0
+        return False
+    if abs(t1 * r01 - t0 * r11) > a0 * q11 + a1 * q01 + b2 * q20 + b0 * q22:  # A2 x B1
+        return False
+    if abs(t1 * r02 - t0 * r12) > a0 * q12 + a1 * q02 + b0 * q21 + b1 * q20:  # A2 x B2
+        return False
     return True
+
+
+@njit(cache=True, nogil=True)
+def test_obb_obb(c1, axes1, half1, c2, axes2, half2, eps):
+    """OBB-OBB overlap (axes as columns): obb_obb_overlap_relative on B in A's frame."""
+    t, R = box_frame_columns(c1[0], c1[1], c1[2], axes1, c2[0], c2[1], c2[2], axes2)
+    return obb_obb_overlap_relative(t, R, half1, half2, eps)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -594,29 +636,85 @@ _DEGEN_TOL = 1e-12
 
 
 @njit(cache=True, nogil=True)
-def _sep_on_axis(ax, a0, a1, a2, b0, b1, b2):
-    """True if the axis ax strictly separates the two vertex triples (any nonzero axis is a
-    valid test; a null axis gives 0 > 0 = False)."""
-    pa0 = _dot(ax, a0)
-    pa1 = _dot(ax, a1)
-    pa2 = _dot(ax, a2)
-    pb0 = _dot(ax, b0)
-    pb1 = _dot(ax, b1)
-    pb2 = _dot(ax, b2)
-    mina = min(pa0, min(pa1, pa2))
-    maxa = max(pa0, max(pa1, pa2))
-    minb = min(pb0, min(pb1, pb2))
-    maxb = max(pb0, max(pb1, pb2))
-    return minb > maxa or mina > maxb
+def cross_tuple(a, b):
+    """Cross product of two 3-tuples as a 3-tuple (no heap array in the per-pair loops)."""
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
 @njit(cache=True, nogil=True)
-def _tri_edge(a0, a1, a2, i):
+def triangle_edge(P, i):
+    """Edge i of a 9-tuple triangle (vertex rows): v1 - v0, v2 - v1, v0 - v2."""
     if i == 0:
-        return a1 - a0
+        return (P[3] - P[0], P[4] - P[1], P[5] - P[2])
     if i == 1:
-        return a2 - a1
-    return a0 - a2
+        return (P[6] - P[3], P[7] - P[4], P[8] - P[5])
+    return (P[0] - P[6], P[1] - P[7], P[2] - P[8])
+
+
+@njit(cache=True, nogil=True)
+def triangle_projection(L, P):
+    """[min, max] of the 9-tuple triangle P projected on the (unnormalised) axis L."""
+    p = L[0] * P[0] + L[1] * P[1] + L[2] * P[2]
+    q = L[0] * P[3] + L[1] * P[4] + L[2] * P[5]
+    r = L[0] * P[6] + L[1] * P[7] + L[2] * P[8]
+    return min(p, min(q, r)), max(p, max(q, r))
+
+
+@njit(cache=True, nogil=True)
+def triangles_separated_on(L, A, B):
+    """True if the axis L strictly separates the two triangles (closed sets: touching is not
+    separation; any nonzero axis is a valid test, a null axis gives 0 > 0 = False)."""
+    lo0, hi0 = triangle_projection(L, A)
+    lo1, hi1 = triangle_projection(L, B)
+    return lo1 > hi0 or lo0 > hi1
+
+
+@njit(cache=True, nogil=True)
+def triangle_is_proper(P):
+    """|n|^2 > _DEGEN * (longest edge^2)^2 for the 9-tuple triangle P (the rule of _tri_kind)."""
+    e0 = triangle_edge(P, 0)
+    e1 = triangle_edge(P, 1)
+    e2 = triangle_edge(P, 2)
+    lm = max(_dot(e0, e0), max(_dot(e1, e1), _dot(e2, e2)))
+    if lm == 0.0:
+        return False
+    n = cross_tuple(e0, (-e2[0], -e2[1], -e2[2]))
+    return _dot(n, n) > _DEGEN * lm * lm
+
+
+@njit(cache=True, nogil=True)
+def _proper_triangles_overlap(A, B):
+    """SAT for two proper 9-tuple triangles given relative to a common origin (Ericson 5.2.10 /
+    Eberly): n_A, n_B (early outs), the 9 e_i x f_j, then the in-plane axes n_A x e_i, n_A x f_i,
+    n_B x e_i, n_B x f_i, needed when the planes are parallel (coplanar triangles; erratum S0
+    L511: parallel edges give null axes, which never separate). Axes are unnormalised: a
+    separation along any nonzero axis is a proof; for non-parallel planes n_A, n_B, e_i x f_j are
+    complete, for parallel planes n_A and the in-plane normals are."""
+    e0 = triangle_edge(A, 0)
+    nA = cross_tuple(e0, (A[6] - A[0], A[7] - A[1], A[8] - A[2]))
+    if triangles_separated_on(nA, A, B):
+        return False
+    f0 = triangle_edge(B, 0)
+    nB = cross_tuple(f0, (B[6] - B[0], B[7] - B[1], B[8] - B[2]))
+    if triangles_separated_on(nB, A, B):
+        return False
+    for i in range(3):
+        ei = triangle_edge(A, i)
+        for j in range(3):
+            if triangles_separated_on(cross_tuple(ei, triangle_edge(B, j)), A, B):
+                return False
+    for i in range(3):
+        ei = triangle_edge(A, i)
+        fi = triangle_edge(B, i)
+        if triangles_separated_on(cross_tuple(nA, ei), A, B):
+            return False
+        if triangles_separated_on(cross_tuple(nA, fi), A, B):
+            return False
+        if triangles_separated_on(cross_tuple(nB, ei), A, B):
+            return False
+        if triangles_separated_on(cross_tuple(nB, fi), A, B):
+            return False
+    return True
 
 
 @njit(cache=True, nogil=True)
@@ -681,61 +779,35 @@ def _sqdist_segment_triangle(p, q, a, b, c):
 
 
 @njit(cache=True, nogil=True)
-def test_triangle_triangle(a0, a1, a2, b0, b1, b2):
-    """Triangle-triangle overlap, closed, robust to coplanar and degenerate input.
+def _vertex_array(P, k):
+    return np.array((P[3 * k], P[3 * k + 1], P[3 * k + 2]))
 
-    Proper triangles (Ericson 5.2.10 / Eberly SAT): separating-axis test over
-    n_A, n_B, the 9 edge crosses e_i x f_j, and the in-plane / mixed axes n_A x e_i,
-    n_A x f_j, n_B x e_i, n_B x f_j (needed when the planes are parallel: coplanar
-    triangles; erratum S0 L511 -- parallel edges do occur, giving null axes, which simply
-    never separate). Every axis is used unnormalised: a separation found along any nonzero
-    axis is a proof, and for non-parallel planes n_A, n_B, e_i x f_j are complete, while for
-    parallel planes n_A and the in-plane normals are complete. Coordinates are taken
-    relative to a0 to reduce rounding.
 
+@njit(cache=True, nogil=True)
+def triangles_overlap(A, B):
+    """Triangle-triangle overlap, closed, robust to coplanar and degenerate input: THE
+    triangle-triangle overlap test (test_triangle_triangle, sat_fast and the BVH queries call it).
+    A and B are 9-tuples (vertex rows) relative to a common origin near them (e.g. A's first
+    vertex), which reduces rounding.
+
+    Proper triangles: _proper_triangles_overlap (SAT, all arithmetic on tuples).
     Zero-area triangles (collinear: a segment, or a point) are reduced to their segment /
-    point and tested by distance <= 1e-12 * (coordinate scale).
+    point and tested by distance <= 1e-12 * (coordinate scale): a crossing at a
+    non-representable point never gives an exact 0.
     """
-    o = a0.copy()
-    A0 = a0 - o
-    A1 = a1 - o
-    A2 = a2 - o
-    B0 = b0 - o
-    B1 = b1 - o
-    B2 = b2 - o
+    if triangle_is_proper(A) and triangle_is_proper(B):
+        return _proper_triangles_overlap(A, B)
+    A0 = _vertex_array(A, 0)
+    A1 = _vertex_array(A, 1)
+    A2 = _vertex_array(A, 2)
+    B0 = _vertex_array(B, 0)
+    B1 = _vertex_array(B, 1)
+    B2 = _vertex_array(B, 2)
     ka, pa, qa = _tri_kind(A0, A1, A2)
     kb, pb, qb = _tri_kind(B0, B1, B2)
-    if ka == 2 and kb == 2:
-        nA = _cross(A1 - A0, A2 - A0)
-        nB = _cross(B1 - B0, B2 - B0)
-        if _sep_on_axis(nA, A0, A1, A2, B0, B1, B2):
-            return False
-        if _sep_on_axis(nB, A0, A1, A2, B0, B1, B2):
-            return False
-        for i in range(3):
-            ei = _tri_edge(A0, A1, A2, i)
-            for j in range(3):
-                fj = _tri_edge(B0, B1, B2, j)
-                if _sep_on_axis(_cross(ei, fj), A0, A1, A2, B0, B1, B2):
-                    return False
-        for i in range(3):
-            ei = _tri_edge(A0, A1, A2, i)
-            fi = _tri_edge(B0, B1, B2, i)
-            if _sep_on_axis(_cross(nA, ei), A0, A1, A2, B0, B1, B2):
-                return False
-            if _sep_on_axis(_cross(nA, fi), A0, A1, A2, B0, B1, B2):
-                return False
-            if _sep_on_axis(_cross(nB, ei), A0, A1, A2, B0, B1, B2):
-                return False
-            if _sep_on_axis(_cross(nB, fi), A0, A1, A2, B0, B1, B2):
-                return False
-        return True
-    # degenerate: distance test with a tiny scale-relative tolerance
     scale = 0.0
-    for v in (A1, A2, B0, B1, B2):
-        for k in range(3):
-            if abs(v[k]) > scale:
-                scale = abs(v[k])
+    for k in range(9):
+        scale = max(scale, abs(A[k]), abs(B[k]))
     tol = _DEGEN_TOL * scale
     tol2 = tol * tol
     if ka == 2:
@@ -745,3 +817,16 @@ def test_triangle_triangle(a0, a1, a2, b0, b1, b2):
     else:
         d2, _, _ = _sqdist_segment_segment(pa, qa, pb, qb)
     return d2 <= tol2
+
+
+@njit(cache=True, nogil=True)
+def test_triangle_triangle(a0, a1, a2, b0, b1, b2):
+    """Triangle-triangle overlap of (3,) vertex arrays: triangles_overlap with coordinates
+    relative to a0."""
+    o0 = a0[0]
+    o1 = a0[1]
+    o2 = a0[2]
+    A = (0.0, 0.0, 0.0, a1[0] - o0, a1[1] - o1, a1[2] - o2, a2[0] - o0, a2[1] - o1, a2[2] - o2)
+    B = (b0[0] - o0, b0[1] - o1, b0[2] - o2, b1[0] - o0, b1[1] - o1, b1[2] - o2,
+         b2[0] - o0, b2[1] - o1, b2[2] - o2)
+    return triangles_overlap(A, B)

@@ -42,8 +42,14 @@ from .closest import (
     closest_points_segment_triangle,
     closest_points_triangle_triangle,
 )
-from .overlap import _DEGEN as _TRI_DEGEN  # the zero-area rule of test_triangle_triangle
-from .overlap import test_triangle_triangle
+from .overlap import cross_tuple as _cross
+from .overlap import obb_obb_overlap_relative
+from .overlap import triangle_edge as _edge
+from .overlap import triangle_is_proper as _tri_is_proper
+from .overlap import triangle_projection as _proj
+from .overlap import triangles_overlap
+from .overlap import triangles_separated_on as _separates
+from .vec import dot as _dot
 
 # Ericson 4.4.2 robustness term added to |R_ij| (same constant as overlap.test_obb_obb).
 OBB_EPSILON = tolerance.OBB_EPSILON
@@ -72,16 +78,6 @@ MAX_SET_POINTS = 6  # a triangle clipped by three half-planes has at most 6 vert
 
 
 @njit(cache=True, nogil=True)
-def _cross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-@njit(cache=True, nogil=True)
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-@njit(cache=True, nogil=True)
 def _vertex(P, k):
     """Vertex k of a 9-tuple triangle as a 3-tuple."""
     if k == 0:
@@ -92,51 +88,11 @@ def _vertex(P, k):
 
 
 @njit(cache=True, nogil=True)
-def _edge(P, i):
-    """Edge i of a 9-tuple triangle: v1 - v0, v2 - v1, v0 - v2 (the order of overlap.py)."""
-    if i == 0:
-        return (P[3] - P[0], P[4] - P[1], P[5] - P[2])
-    if i == 1:
-        return (P[6] - P[3], P[7] - P[4], P[8] - P[5])
-    return (P[0] - P[6], P[1] - P[7], P[2] - P[8])
-
-
-@njit(cache=True, nogil=True)
 def _load_tri(T, k, ox, oy, oz):
     """Rows of triangle k of the (n, 3, 3) array T minus the origin o, as a 9-tuple."""
     return (T[k, 0, 0] - ox, T[k, 0, 1] - oy, T[k, 0, 2] - oz,
             T[k, 1, 0] - ox, T[k, 1, 1] - oy, T[k, 1, 2] - oz,
             T[k, 2, 0] - ox, T[k, 2, 1] - oy, T[k, 2, 2] - oz)
-
-
-@njit(cache=True, nogil=True)
-def _proj(L, P):
-    """[min, max] of the triangle P projected on the (unnormalised) axis L."""
-    p = L[0] * P[0] + L[1] * P[1] + L[2] * P[2]
-    q = L[0] * P[3] + L[1] * P[4] + L[2] * P[5]
-    r = L[0] * P[6] + L[1] * P[7] + L[2] * P[8]
-    return min(p, min(q, r)), max(p, max(q, r))
-
-
-@njit(cache=True, nogil=True)
-def _separates(L, A, B):
-    """Strict separation of two triangles on L (closed sets: touching is not separation)."""
-    lo0, hi0 = _proj(L, A)
-    lo1, hi1 = _proj(L, B)
-    return lo1 > hi0 or lo0 > hi1
-
-
-@njit(cache=True, nogil=True)
-def _tri_is_proper(P):
-    """Same rule as overlap._tri_kind: |n|^2 > _DEGEN * (longest edge^2)^2."""
-    e0 = _edge(P, 0)
-    e1 = _edge(P, 1)
-    e2 = _edge(P, 2)
-    lm = max(_dot(e0, e0), max(_dot(e1, e1), _dot(e2, e2)))
-    if lm == 0.0:
-        return False
-    n = _cross(e0, (-e2[0], -e2[1], -e2[2]))
-    return _dot(n, n) > _TRI_DEGEN * lm * lm
 
 
 @njit(cache=True, nogil=True)
@@ -200,60 +156,11 @@ def _obb_relative(ca, ua, i, cb, ub, j):
 
 @njit(cache=True, nogil=True)
 def obb_obb_overlap(ca, ua, ha, i, cb, ub, hb, j):
-    """Stationary OBB-OBB (S1 2.1, Ericson 4.4.1-4.4.2): the 15 axes A_i, B_j, A_i x B_j in A's
-    frame, |R_ij| + OBB_EPSILON in the radii so near-parallel edge pairs (null cross products)
-    never separate on rounding noise. Closed boxes: touching is overlap. Box i of the A arrays
-    against box j of the B arrays.
-    Erratum E L5024 (a.u[2] twice) avoided: the generic cyclic-index radii are used."""
+    """Stationary OBB-OBB (S1 2.1): overlap.obb_obb_overlap_relative with OBB_EPSILON, box i of
+    the A arrays against box j of the B arrays. Closed boxes: touching is overlap."""
     t0, t1, t2, r00, r01, r02, r10, r11, r12, r20, r21, r22 = _obb_relative(ca, ua, i, cb, ub, j)
-    a0 = ha[i, 0]
-    a1 = ha[i, 1]
-    a2 = ha[i, 2]
-    b0 = hb[j, 0]
-    b1 = hb[j, 1]
-    b2 = hb[j, 2]
-    q00 = abs(r00) + OBB_EPSILON
-    q01 = abs(r01) + OBB_EPSILON
-    q02 = abs(r02) + OBB_EPSILON
-    q10 = abs(r10) + OBB_EPSILON
-    q11 = abs(r11) + OBB_EPSILON
-    q12 = abs(r12) + OBB_EPSILON
-    q20 = abs(r20) + OBB_EPSILON
-    q21 = abs(r21) + OBB_EPSILON
-    q22 = abs(r22) + OBB_EPSILON
-    if abs(t0) > a0 + b0 * q00 + b1 * q01 + b2 * q02:
-        return False
-    if abs(t1) > a1 + b0 * q10 + b1 * q11 + b2 * q12:
-        return False
-    if abs(t2) > a2 + b0 * q20 + b1 * q21 + b2 * q22:
-        return False
-    if abs(t0 * r00 + t1 * r10 + t2 * r20) > a0 * q00 + a1 * q10 + a2 * q20 + b0:
-        return False
-    if abs(t0 * r01 + t1 * r11 + t2 * r21) > a0 * q01 + a1 * q11 + a2 * q21 + b1:
-        return False
-    if abs(t0 * r02 + t1 * r12 + t2 * r22) > a0 * q02 + a1 * q12 + a2 * q22 + b2:
-        return False
-    # A_i x B_j, i1 = i+1, i2 = i+2, j1 = j+1, j2 = j+2 (mod 3):
-    # |t_i2 R_i1j - t_i1 R_i2j| > a_i1 Q_i2j + a_i2 Q_i1j + b_j1 Q_ij2 + b_j2 Q_ij1
-    if abs(t2 * r10 - t1 * r20) > a1 * q20 + a2 * q10 + b1 * q02 + b2 * q01:  # A0 x B0
-        return False
-    if abs(t2 * r11 - t1 * r21) > a1 * q21 + a2 * q11 + b2 * q00 + b0 * q02:  # A0 x B1
-        return False
-    if abs(t2 * r12 - t1 * r22) > a1 * q22 + a2 * q12 + b0 * q01 + b1 * q00:  # A0 x B2
-        return False
-    if abs(t0 * r20 - t2 * r00) > a2 * q00 + a0 * q20 + b1 * q12 + b2 * q11:  # A1 x B0
-        return False
-    if abs(t0 * r21 - t2 * r01) > a2 * q01 + a0 * q21 + b2 * q10 + b0 * q12:  # A1 x B1
-        return False
-    if abs(t0 * r22 - t2 * r02) > a2 * q02 + a0 * q22 + b0 * q11 + b1 * q10:  # A1 x B2
-        return False
-    if abs(t1 * r00 - t0 * r10) > a0 * q10 + a1 * q00 + b1 * q22 + b2 * q21:  # A2 x B0
-        return False
-    if abs(t1 * r01 - t0 * r11) > a0 * q11 + a1 * q01 + b2 * q20 + b0 * q22:  # A2 x B1
-        return False
-    if abs(t1 * r02 - t0 * r12) > a0 * q12 + a1 * q02 + b0 * q21 + b1 * q20:  # A2 x B2
-        return False
-    return True
+    return obb_obb_overlap_relative((t0, t1, t2), (r00, r01, r02, r10, r11, r12, r20, r21, r22),
+                                    (ha[i, 0], ha[i, 1], ha[i, 2]), (hb[j, 0], hb[j, 1], hb[j, 2]), OBB_EPSILON)
 
 
 @njit(cache=True, nogil=True)
@@ -719,51 +626,13 @@ def triangle_obb_time_of_impact(T, it, vt, c, u, h, j, vb, t_max):
 
 
 @njit(cache=True, nogil=True)
-def _tri_tri_proper_overlap(A, B):
-    """SAT for two proper triangles given relative to a common origin: n_A, n_B (early outs),
-    the 9 e_i x f_j, then the in-plane axes n_A x e_i, n_A x f_i, n_B x e_i, n_B x f_i (complete
-    for parallel planes; erratum S0 L511: parallel edges give null axes, which never separate).
-    The axes and their order are those of overlap.test_triangle_triangle, so the two agree."""
-    e0 = _edge(A, 0)
-    nA = _cross(e0, (A[6] - A[0], A[7] - A[1], A[8] - A[2]))
-    if _separates(nA, A, B):
-        return False
-    f0 = _edge(B, 0)
-    nB = _cross(f0, (B[6] - B[0], B[7] - B[1], B[8] - B[2]))
-    if _separates(nB, A, B):
-        return False
-    for i in range(3):
-        ei = _edge(A, i)
-        for j in range(3):
-            if _separates(_cross(ei, _edge(B, j)), A, B):
-                return False
-    for i in range(3):
-        ei = _edge(A, i)
-        fi = _edge(B, i)
-        if _separates(_cross(nA, ei), A, B):
-            return False
-        if _separates(_cross(nA, fi), A, B):
-            return False
-        if _separates(_cross(nB, ei), A, B):
-            return False
-        if _separates(_cross(nB, fi), A, B):
-            return False
-    return True
-
-
-@njit(cache=True, nogil=True)
 def triangle_triangle_overlap(TA, i, TB, j):
-    """Stationary triangle-triangle (S1 4.1), closed. Coordinates relative to A's first vertex
-    (as overlap.py). Zero-area triangles go to overlap.test_triangle_triangle (segment / point
-    distance with its scale-relative tolerance)."""
+    """Stationary triangle-triangle (S1 4.1), closed: overlap.triangles_overlap on the two
+    triangles relative to A's first vertex."""
     ox = TA[i, 0, 0]
     oy = TA[i, 0, 1]
     oz = TA[i, 0, 2]
-    A = _load_tri(TA, i, ox, oy, oz)
-    B = _load_tri(TB, j, ox, oy, oz)
-    if _tri_is_proper(A) and _tri_is_proper(B):
-        return _tri_tri_proper_overlap(A, B)
-    return test_triangle_triangle(TA[i, 0], TA[i, 1], TA[i, 2], TB[j, 0], TB[j, 1], TB[j, 2])
+    return triangles_overlap(_load_tri(TA, i, ox, oy, oz), _load_tri(TB, j, ox, oy, oz))
 
 
 @njit(cache=True, nogil=True)

@@ -20,8 +20,13 @@ from .closest import DEG_EPS  # noqa: E402
 
 
 @njit(cache=True, nogil=True)
-def _segment_segment(p0, p1, p2, q0, q1, q2, r0, r1, r2, s0, s1, s2):
-    """Closest points of segments pq and rs (Ericson 5.1.9, clamped): (d2, x (3-tuple), y)."""
+def segment_segment(p0, p1, p2, q0, q1, q2, r0, r1, r2, s0, s1, s2):
+    """Closest points of segments pq and rs, scalars in: (d2, x (3-tuple) on pq, y on rs).
+
+    Ericson 5.1.9: t is recomputed from the clamped s, and s again from a clamped t, which makes
+    the pair the true closest one (erratum S3 L174: clamping both independently is wrong).
+    Parallel segments (denominator 0) take s = 0 and let t be clamped. A segment of squared
+    length <= 1e-300 acts as a point: dividing by a subnormal length would lose all precision."""
     d10 = q0 - p0
     d11 = q1 - p1
     d12 = q2 - p2
@@ -62,6 +67,9 @@ def _segment_segment(p0, p1, p2, q0, q1, q2, r0, r1, r2, s0, s1, s2):
     d1 = x[1] - y[1]
     d2 = x[2] - y[2]
     return d0 * d0 + d1 * d1 + d2 * d2, x, y
+
+
+_segment_segment = segment_segment  # the name bvh_query imports
 
 
 @njit(cache=True, nogil=True)
@@ -222,8 +230,8 @@ def triangle_distance_sq(A, B):
         i1 = (i + 1) % 3
         for j in range(3):
             j1 = (j + 1) % 3
-            d, x, y = _segment_segment(A[3 * i], A[3 * i + 1], A[3 * i + 2], A[3 * i1], A[3 * i1 + 1], A[3 * i1 + 2],
-                                       B[3 * j], B[3 * j + 1], B[3 * j + 2], B[3 * j1], B[3 * j1 + 1], B[3 * j1 + 2])
+            d, x, y = segment_segment(A[3 * i], A[3 * i + 1], A[3 * i + 2], A[3 * i1], A[3 * i1 + 1], A[3 * i1 + 2],
+                                      B[3 * j], B[3 * j + 1], B[3 * j + 2], B[3 * j1], B[3 * j1 + 1], B[3 * j1 + 2])
             if d < best:
                 best = d
                 bx = x
