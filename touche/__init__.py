@@ -18,7 +18,6 @@ from ._locks import ForkedWhileWriting
 from ._parallel import get_num_threads, set_num_threads
 from .pose import Pose
 from .motion import CallableMotion, Integrated, Keyframes, Linear, Motion, QuadraticMatrix, Screw, Static
-from ._warmup import warmup
 from .query import (
     SUPPORTED_PAIRS,
     ClosestPointResult,
@@ -84,6 +83,28 @@ def __getattr__(name):
 
     with IMPORT_LOCK:
         return importlib.import_module(f"{__name__}.{name}")
+
+
+def warmup(jobs=None, progress=True):
+    """Compile (or load from the on-disk cache) every kernel behind the public API.
+
+    Without it, each first query compiles what it needs (seconds to tens of seconds on an empty
+    cache); after it, nothing the public API does compiles (a test checks this). Compiled code
+    is kept in a per-user cache keyed by the sources' content (``~/.cache/touche``, or
+    ``TOUCHE_CACHE_DIR``; ``NUMBA_CACHE_DIR`` wins when set), so it is paid once per machine.
+
+    Arguments: ``jobs``, worker processes compiling side by side (default: the usable cores;
+    1 = in this process); ``progress``, report on stderr (step n of N on a terminal, one line
+    elsewhere).
+
+    Returns ``{step name: seconds}`` (the names of ``touche._warmup.STEPS``).
+
+    Errors: ``ValueError`` for ``jobs`` < 1; ``RuntimeError`` naming the step when a worker
+    fails."""
+    from . import _warmup  # on first use: ``import touche`` stays light
+
+    return _warmup.run(jobs=jobs, progress=progress)
+
 
 __all__ = [
     "Clearance", "ClearancePart", "ClearanceTable", "clearance", "clearance_all", "triangle_clearance",

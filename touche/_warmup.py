@@ -5,7 +5,7 @@ numba compiles a kernel on its first call and keeps the machine code in its on-d
 (``NUMBA_CACHE_DIR`` when set, else ``__pycache__`` next to the sources). ``warmup()`` runs the
 steps below, each a group of public calls on tiny inputs that reaches one family of kernels,
 so that later calls only load from that cache. Steps are independent: with ``jobs > 1`` they are
-handed out one at a time to worker processes (``python -m touche._warmup --worker``) that share
+handed out one at a time to worker processes (``python -m touche._warmup_worker``) that share
 the on-disk cache; a kernel reached by two workers at the same moment is compiled twice, which
 costs time but never correctness (numba writes cache files atomically).
 
@@ -619,7 +619,7 @@ def _run_workers(chosen, jobs, bar):
     env = dict(os.environ)
     for _ in range(jobs):
         worker = subprocess.Popen(
-            [sys.executable, "-m", "touche._warmup", "--worker"], stdin=subprocess.PIPE,
+            [sys.executable, "-m", "touche._warmup_worker"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, env=env, text=True, bufsize=1,
         )
         workers.append(worker)
@@ -677,31 +677,3 @@ def _worker():
             return 1
         print(f"done {index} {time.perf_counter() - started:.3f}", file=out, flush=True)
     return 0
-
-
-def warmup(jobs=None, progress=True):
-    """Compile (or load from the on-disk cache) every kernel behind the public API.
-
-    Without it, each first query compiles what it needs (seconds to tens of seconds on an empty
-    cache); after it, nothing the public API does compiles (a test checks this). Compiled code
-    is kept in a per-user cache keyed by the sources' content (``~/.cache/touche``, or
-    ``TOUCHE_CACHE_DIR``; ``NUMBA_CACHE_DIR`` wins when set), so it is paid once per machine.
-
-    Arguments: ``jobs``, worker processes compiling side by side (default: the usable cores;
-    1 = in this process); ``progress``, report on stderr (step n of N on a terminal, one line
-    elsewhere).
-
-    Returns ``{step name: seconds}`` (the names of STEPS).
-
-    Errors: ``ValueError`` for ``jobs`` < 1; ``RuntimeError`` naming the step when a worker
-    fails."""
-    return run(jobs=jobs, progress=progress)
-
-
-if __name__ == "__main__":
-    if sys.argv[1:] == ["--worker"]:
-        with _LogToDirectory():
-            code = _worker()
-        sys.exit(code)
-    print("usage: python -m touche._warmup --worker (used by touche.warmup)", file=sys.stderr)
-    sys.exit(2)
