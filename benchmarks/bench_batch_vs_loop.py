@@ -1,6 +1,6 @@
 """A batch call against the same queries as single calls, and the batch with and without the
-serial start of touche._parallel.run (SERIAL_SECONDS; 0 = every batch longer than one grain goes
-to the pool at once, the behaviour before it), in one process, alternating, best of rounds.
+serial start of touche._parallel.run (PARALLEL_SECONDS; 0 = everything to the pool at once, the
+behaviour before the rule), in one process, alternating, best of rounds.
 
     python benchmarks/bench_batch_vs_loop.py [--rounds 7] [--busy 2]
 
@@ -68,15 +68,15 @@ def main():
             loop = _best(lambda: [verb(a, None, b, pose) for pose in poses], args.rounds, max(1, repeat // 4)) / n
             timings = {}
             for _ in range(args.rounds):  # alternate the two settings
-                for setting in (_parallel.SERIAL_SECONDS, 0.0):
-                    saved = _parallel.SERIAL_SECONDS
-                    _parallel.SERIAL_SECONDS = setting
+                for setting in (_parallel.PARALLEL_SECONDS, 0.0):
+                    saved = _parallel.PARALLEL_SECONDS
+                    _parallel.PARALLEL_SECONDS = setting
                     try:
                         value = _best(lambda: verb(a, None, b, poses), 1, repeat) / n
                     finally:
-                        _parallel.SERIAL_SECONDS = saved
+                        _parallel.PARALLEL_SECONDS = saved
                     timings[setting] = min(timings.get(setting, np.inf), value)
-            serial, pooled = timings[_parallel.SERIAL_SECONDS], timings[0.0]
+            serial, pooled = timings[_parallel.PARALLEL_SECONDS], timings[0.0]
             print(f"| {name} | {loop * 1e6:.2f} | {serial * 1e6:.2f} | {pooled * 1e6:.2f} | {serial / loop:.2f} | {serial / pooled:.2f} |")
     finally:
         stop.set()

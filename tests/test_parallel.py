@@ -23,7 +23,7 @@ def _run_recording(count, grain):
     def work(lo, hi):
         threads.append(threading.get_ident())
         seen[lo:hi] += 1
-        threading.Event().wait(0.001)  # a sleep: lets the other thread take chunks
+        threading.Event().wait(0.005)  # a sleep: lets the other thread take chunks
 
     _parallel.run(work, count, grain=grain)
     assert (seen == 1).all()
@@ -31,19 +31,25 @@ def _run_recording(count, grain):
 
 
 def test_a_batch_within_the_serial_time_stays_in_the_calling_thread(two_threads, monkeypatch):
-    monkeypatch.setattr(_parallel, "SERIAL_SECONDS", 60.0)
-    assert _run_recording(1000, grain=3) == {threading.get_ident()}
+    monkeypatch.setattr(_parallel, "PARALLEL_SECONDS", 60.0)
+    assert _run_recording(11, grain=3) == {threading.get_ident()}  # fewer than 4 grains
+
+
+def test_a_batch_of_four_grains_or_more_goes_to_the_pool_at_once(two_threads, monkeypatch):
+    monkeypatch.setattr(_parallel, "PARALLEL_SECONDS", 60.0)
+    used = _run_recording(12, grain=3)
+    assert threading.get_ident() in used and len(used) == 2
 
 
 def test_a_batch_past_the_serial_time_is_shared_with_the_pool(two_threads, monkeypatch):
-    monkeypatch.setattr(_parallel, "SERIAL_SECONDS", 0.0)
+    monkeypatch.setattr(_parallel, "PARALLEL_SECONDS", 0.0)
     used = _run_recording(400, grain=2)
     assert threading.get_ident() in used and len(used) == 2
 
 
 def test_growing_serial_chunks_then_the_pool_cover_every_item(two_threads, monkeypatch):
     for serial in (0.0, 0.0005, 0.002, 60.0):
-        monkeypatch.setattr(_parallel, "SERIAL_SECONDS", serial)
+        monkeypatch.setattr(_parallel, "PARALLEL_SECONDS", serial)
         for count, grain in ((1, 1), (5, 1), (97, 3), (1000, 7)):
             seen = np.zeros(count, dtype=np.int64)
 

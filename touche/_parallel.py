@@ -31,11 +31,11 @@ _pool_size = 0
 _threads = None
 _local = threading.local()
 
-# A batch runs in the calling thread until it has taken this long: handing chunks to threads
-# costs tens of microseconds, and on a busy machine a woken thread may first wait for a
-# scheduler time slice, so a batch that ends sooner is faster alone; a longer one loses at
-# most this much of its parallel overlap.
-SERIAL_SECONDS = 200e-6
+# The pool takes the rest of a batch only when that rest is estimated (from the time per item
+# of the part done so far) to take at least this long in the calling thread: handing chunks to
+# threads costs 30-60 us here (benchmarks/bench_batch_vs_loop.py), so on two threads a shorter
+# rest ends sooner without them. 0 turns the serial start off (everything to the pool at once).
+PARALLEL_SECONDS = 100e-6
 
 
 def _default_threads():
@@ -113,10 +113,12 @@ def run(kernel, count, *args, grain=256):
 
     ``grain``: the smallest chunk worth a thread hand-off (items per chunk); cheap kernels pass a
     large grain, expensive ones (meshes, time of impact) a small one. Batches of at most ``grain``
-    items run in the calling thread, and so does the start of every batch, in chunks of grain,
-    2 grain, 4 grain ... until SERIAL_SECONDS have passed: whatever is left then is shared with
-    the pool (the cost of an item is measured, not guessed: the same kernel costs microseconds
-    on far meshes and milliseconds in contact). Exceptions from the kernel propagate."""
+    items run in the calling thread, and so does the start of a batch of fewer than 4 grains (a
+    larger one goes to the pool at once): a first chunk of a quarter grain, then chunks twice as
+    large each time while the rest is estimated to take less than PARALLEL_SECONDS; the rest is
+    shared with the pool (the cost of an item is measured, not
+    guessed: the same kernel costs microseconds on far meshes and milliseconds in contact).
+    Exceptions from the kernel propagate."""
     count = int(count)
     if count <= 0:
         return
@@ -126,11 +128,13 @@ def run(kernel, count, *args, grain=256):
         kernel(*args, 0, count)
         return
     done = 0
-    chunk = grain
+    chunk = max(1, grain // 4)
     started = time.perf_counter()
-    while done < count and time.perf_counter() - started < SERIAL_SECONDS:
+    while PARALLEL_SECONDS > 0.0 and count < 4 * grain and done < count:
         kernel(*args, done, min(count, done + chunk))
         done = min(count, done + chunk)
+        if (count - done) * (time.perf_counter() - started) >= PARALLEL_SECONDS * done:
+            break
         chunk *= 2
     left = count - done
     if left <= grain:

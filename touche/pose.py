@@ -321,7 +321,9 @@ def as_matrices(pose, name="pose", check=True):
     if kind is Pose:
         return pose._kernel_matrix
     if kind is np.ndarray and pose.dtype is _FLOAT64:
-        if pose.strides == _SINGLE_STRIDES and pose.shape == (4, 4) and pose.flags.writeable:
+        if pose.strides == _SINGLE_STRIDES and pose.shape == (4, 4):
+            if not pose.flags.writeable:  # e.g. a row of Pose.matrix: a 16-number copy, then the fast path
+                pose = pose.copy()
             if not check:  # the caller's kernel validates (and re-calls with check=True to raise)
                 return pose
         elif not (pose.ndim == 3 and pose.shape[1:] == (4, 4) and pose.flags.c_contiguous and len(pose)):
