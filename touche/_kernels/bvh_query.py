@@ -32,9 +32,10 @@ from .bvh_build import (  # noqa: E402
     SPHERE_RADIUS,
 )
 from .closest import closest_points_triangle_triangle  # noqa: E402
+from .overlap import obb_obb_overlap_relative  # noqa: E402
 from .posecheck import is_rigid_transform  # noqa: E402
 from .sat_fast import triangle_obb_overlap, triangle_triangle_overlap  # noqa: E402
-from .tri_distance import _segment_segment, load_moved_triangle, load_triangle, triangle_distance_sq  # noqa: E402
+from .tri_distance import load_moved_triangle, load_triangle, segment_segment, triangle_distance_sq  # noqa: E402
 
 BV_OBB = 0
 BV_AABB = 1
@@ -57,7 +58,8 @@ ITEM_NODE = 1
 @njit(cache=True, nogil=True)
 def _obb_overlap(ca0, ca1, ca2, a, ha0, ha1, ha2, cb0, cb1, cb2, b, hb0, hb1, hb2):
     """15-axis SAT of two OBBs given in the same frame; ``a``, ``b`` are (9,) row-major axes
-    (rows = unit axes). Closed: touching overlaps."""
+    (rows = unit axes). Closed: touching overlaps. B in A's frame here, the test itself is
+    overlap.obb_obb_overlap_relative."""
     dx = cb0 - ca0
     dy = cb1 - ca1
     dz = cb2 - ca2
@@ -73,46 +75,8 @@ def _obb_overlap(ca0, ca1, ca2, a, ha0, ha1, ha2, cb0, cb1, cb2, b, hb0, hb1, hb
     r20 = a[6] * b[0] + a[7] * b[1] + a[8] * b[2]
     r21 = a[6] * b[3] + a[7] * b[4] + a[8] * b[5]
     r22 = a[6] * b[6] + a[7] * b[7] + a[8] * b[8]
-    q00 = abs(r00) + OBB_EPSILON
-    q01 = abs(r01) + OBB_EPSILON
-    q02 = abs(r02) + OBB_EPSILON
-    q10 = abs(r10) + OBB_EPSILON
-    q11 = abs(r11) + OBB_EPSILON
-    q12 = abs(r12) + OBB_EPSILON
-    q20 = abs(r20) + OBB_EPSILON
-    q21 = abs(r21) + OBB_EPSILON
-    q22 = abs(r22) + OBB_EPSILON
-    if abs(t0) > ha0 + hb0 * q00 + hb1 * q01 + hb2 * q02:
-        return False
-    if abs(t1) > ha1 + hb0 * q10 + hb1 * q11 + hb2 * q12:
-        return False
-    if abs(t2) > ha2 + hb0 * q20 + hb1 * q21 + hb2 * q22:
-        return False
-    if abs(t0 * r00 + t1 * r10 + t2 * r20) > ha0 * q00 + ha1 * q10 + ha2 * q20 + hb0:
-        return False
-    if abs(t0 * r01 + t1 * r11 + t2 * r21) > ha0 * q01 + ha1 * q11 + ha2 * q21 + hb1:
-        return False
-    if abs(t0 * r02 + t1 * r12 + t2 * r22) > ha0 * q02 + ha1 * q12 + ha2 * q22 + hb2:
-        return False
-    if abs(t2 * r10 - t1 * r20) > ha1 * q20 + ha2 * q10 + hb1 * q02 + hb2 * q01:
-        return False
-    if abs(t2 * r11 - t1 * r21) > ha1 * q21 + ha2 * q11 + hb2 * q00 + hb0 * q02:
-        return False
-    if abs(t2 * r12 - t1 * r22) > ha1 * q22 + ha2 * q12 + hb0 * q01 + hb1 * q00:
-        return False
-    if abs(t0 * r20 - t2 * r00) > ha2 * q00 + ha0 * q20 + hb1 * q12 + hb2 * q11:
-        return False
-    if abs(t0 * r21 - t2 * r01) > ha2 * q01 + ha0 * q21 + hb2 * q10 + hb0 * q12:
-        return False
-    if abs(t0 * r22 - t2 * r02) > ha2 * q02 + ha0 * q22 + hb0 * q11 + hb1 * q10:
-        return False
-    if abs(t1 * r00 - t0 * r10) > ha0 * q10 + ha1 * q00 + hb1 * q22 + hb2 * q21:
-        return False
-    if abs(t1 * r01 - t0 * r11) > ha0 * q11 + ha1 * q01 + hb2 * q20 + hb0 * q22:
-        return False
-    if abs(t1 * r02 - t0 * r12) > ha0 * q12 + ha1 * q02 + hb0 * q21 + hb1 * q20:
-        return False
-    return True
+    return obb_obb_overlap_relative((t0, t1, t2), (r00, r01, r02, r10, r11, r12, r20, r21, r22),
+                                    (ha0, ha1, ha2), (hb0, hb1, hb2), OBB_EPSILON)
 
 
 @njit(cache=True, nogil=True)
@@ -306,7 +270,7 @@ def rect_rect_distance(oa, ua, va, lua, lva, ob, ub, vb, lub, lvb, stop_below):
         for j in range(4):
             r = cb[j]
             t = cb[(j + 1) % 4]
-            d, _, _ = _segment_segment(p[0], p[1], p[2], q[0], q[1], q[2], r[0], r[1], r[2], t[0], t[1], t[2])
+            d, _, _ = segment_segment(p[0], p[1], p[2], q[0], q[1], q[2], r[0], r[1], r[2], t[0], t[1], t[2])
             best = min(best, d)
             if best < stop_sq:
                 return np.sqrt(best)
@@ -861,7 +825,7 @@ def rect_distance_bounds(ha0, ha1, t0, t1, t2, u0, u1, u2, v0, v1, v2, hb0, hb1,
         for j in range(4):
             r = qb[j]
             w = qb[(j + 1) % 4]
-            d2, x, y = _segment_segment(p[0], p[1], p[2], q[0], q[1], q[2], r[0], r[1], r[2], w[0], w[1], w[2])
+            d2, x, y = segment_segment(p[0], p[1], p[2], q[0], q[1], q[2], r[0], r[1], r[2], w[0], w[1], w[2])
             d = np.sqrt(d2)
             if d < upper:
                 upper = d

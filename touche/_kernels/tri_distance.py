@@ -69,7 +69,6 @@ def segment_segment(p0, p1, p2, q0, q1, q2, r0, r1, r2, s0, s1, s2):
     return d0 * d0 + d1 * d1 + d2 * d2, x, y
 
 
-_segment_segment = segment_segment  # the name bvh_query imports
 
 
 @njit(cache=True, nogil=True)
