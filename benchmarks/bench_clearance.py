@@ -3,6 +3,7 @@ same parts, same poses, same process, interleaved rounds.
 
     python benchmarks/bench_clearance.py            # 2 part pairs, 400 poses, 5 rounds
     python benchmarks/bench_clearance.py --quick    # 150 poses, 3 rounds
+    python benchmarks/bench_clearance.py --panel    # every panel mesh (benchmarks/panel.py) at 3 ranges
 
 Parts from pybullet_data: kuka_iiwa link_1 (2,759 triangles) vs link_2 (1,449), and
 differential/diff_ring.stl (57,640) against itself. Part B takes random poses (uniform rotations,
@@ -14,6 +15,12 @@ Workloads, per pose (all times are medians over rounds of the mean per pose):
     OBBRSS models (its collide is not needed for the ratio: fcl.distance alone is timed), and vs
     ``touche.bvh.distance`` (the BVH module's distance, for reference);
   * batch: one ``touche.clearance(a, None, b, poses)`` call on all cores vs the fcl loop.
+With ``--panel`` the meshes are those of the benchmark panel (benchmarks/panel.py, a mesh against
+a second copy of itself at the panel's seeded "overlap", "near" and "far" poses; ``--max-triangles``
+leaves out the larger ones): single calls of touche.clearance, python-fcl's distance and
+touche.bvh.distance per mesh and range, best of ``--rounds`` round-robin rounds, and the worst and
+median ratio over the panel.
+
 Ratios are touche / peer (< 1: touche is faster). Every round runs every contender once, in a
 rotating order, so load changes on this shared 2-core machine hit all of them alike; the 1-minute
 load average before and after is printed. The answers are compared before timing: intersecting
@@ -53,7 +60,11 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--poses", type=int, default=None)
     parser.add_argument("--rounds", type=int, default=None)
+    parser.add_argument("--panel", action="store_true", help="the benchmark panel's meshes instead")
+    parser.add_argument("--max-triangles", type=int, default=130_000)
     args = parser.parse_args(argv)
+    if args.panel:
+        return panel_main(args)
     count = args.poses or (150 if args.quick else 400)
     rounds = args.rounds or (3 if args.quick else 5)
     import fcl
@@ -131,6 +142,68 @@ def main(argv=None):
     print(f"\n{'workload':<66} {'peer':<20} {'touche us':>10} {'peer us':>10} {'ratio':>7}")
     for name, peer, ours_t, peer_t in rows:
         print(f"{name:<66} {peer:<20} {ours_t * 1e6:>10.1f} {peer_t * 1e6:>10.1f} {ours_t / peer_t:>7.2f}")
+    print(f"load average (1 min) before {load_before:.2f}, after {load_after:.2f} on {os.cpu_count()} cores")
+
+
+def panel_main(args):
+    """touche.clearance vs python-fcl distance (and touche.bvh.distance) on the panel meshes."""
+    import fcl
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import panel
+
+    count = args.poses or 20
+    rounds = args.rounds or 3
+    load_before = os.getloadavg()[0]
+    rows = []
+    for m in panel.meshes(max_triangles=args.max_triangles):
+        mesh = tc.TriangleMesh(m.vertices, m.faces)
+        part = prepare(mesh)  # built once, outside the timings (as fcl's model)
+        model = _fcl_model(fcl, mesh)
+        object_a = fcl.CollisionObject(model, fcl.Transform())
+        for kind in panel.RANGES:
+            poses = panel.poses(m, kind, count, seed=0)
+            objects_b = [fcl.CollisionObject(model, fcl.Transform(p[:3, :3], p[:3, 3])) for p in poses]
+            ours = tc.clearance(part, None, part, poses)
+            fcl_distance = np.array([fcl.distance(object_a, ob, fcl.DistanceRequest(enable_nearest_points=True),
+                                                  fcl.DistanceResult()) for ob in objects_b])
+            separated = ~ours.intersecting
+            worst = float(np.max(np.abs(ours.distance[separated] - fcl_distance[separated]), initial=0.0) / m.size)
+
+            def touche_single():
+                for p in poses:
+                    tc.clearance(part, None, part, p)
+
+            def fcl_single():
+                request = fcl.DistanceRequest(enable_nearest_points=True)
+                for ob in objects_b:
+                    fcl.distance(object_a, ob, request, fcl.DistanceResult())
+
+            def bvh_single():
+                for p in poses:
+                    tc.bvh.distance(mesh, None, mesh, p)
+
+            contenders = (touche_single, fcl_single, bvh_single)
+            for fn in contenders:
+                fn()
+            best = [np.inf] * len(contenders)
+            for _ in range(rounds):
+                for k, fn in enumerate(contenders):
+                    start = time.perf_counter()
+                    fn()
+                    best[k] = min(best[k], (time.perf_counter() - start) / count)
+            rows.append((m.name, len(m.faces), kind, int(ours.intersecting.sum()), worst, *best))
+    load_after = os.getloadavg()[0]
+    print(f"{'mesh':<18} {'triangles':>9} {'range':<8} {'hits':>4} {'|d-fcl|/size':>12} {'clearance us':>12} "
+          f"{'fcl us':>9} {'bvh us':>9} {'vs fcl':>7} {'vs bvh':>7}")
+    for name, faces, kind, hits, worst, ours_t, fcl_t, bvh_t in rows:
+        print(f"{name:<18} {faces:>9,} {kind:<8} {hits:>4} {worst:>12.1e} {ours_t * 1e6:>12.1f} {fcl_t * 1e6:>9.1f} "
+              f"{bvh_t * 1e6:>9.1f} {ours_t / fcl_t:>7.2f} {ours_t / bvh_t:>7.2f}")
+    vs_fcl = np.array([r[5] / r[6] for r in rows])
+    vs_bvh = np.array([r[5] / r[7] for r in rows])
+    print(f"clearance / fcl distance: worst {vs_fcl.max():.2f}, median {np.median(vs_fcl):.2f}; "
+          f"clearance / touche.bvh.distance: worst {vs_bvh.max():.2f}, median {np.median(vs_bvh):.2f} "
+          f"({len(rows)} mesh-range cases, {count} poses each)")
     print(f"load average (1 min) before {load_before:.2f}, after {load_after:.2f} on {os.cpu_count()} cores")
 
 

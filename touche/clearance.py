@@ -10,9 +10,9 @@ list of parts.
     table = tc.clearance_all([a, b, c], poses)       # every pair of parts (or pairs=[(0, 2), ...])
     r = tc.clearance(a, None, b, None, curve=True)   # + every crossing triangle pair and segment
 
-Method: the triangle-triangle strategy for STL meshes (seed S3) with its errata fixed, under a
-compiled bounding-volume tree; see ``touche/_kernels/clearance.py`` for the steps and the
-deviations. Parts are surfaces: ``intersecting`` means the two surfaces share a point, decided
+Method: the triangle-triangle strategy for STL meshes (seed S3) with its errata fixed, under the
+mesh's bounding-volume tree (``touche.bvh``: the one tree every mesh query uses, built once per
+mesh); see ``touche/_kernels/clearance.py`` for the steps and the deviations. Parts are surfaces: ``intersecting`` means the two surfaces share a point, decided
 by exact predicates on the posed coordinates (touching counts, coplanar overlaps included; a
 triangle pair whose computed distance is exactly 0, i.e. touching below float64 resolution, counts
 too). A part lying wholly inside a closed part does not touch its surface and gets a positive
@@ -31,17 +31,21 @@ import os
 import numpy as np
 
 from . import _parallel
+from . import bvh as _bvh
 from ._cache import WeakIdentityCache, shape_key
 from .errors import GeometryError
 from .pose import as_matrices
 from .query import _pair_matrices
 
-DEFAULT_LEAF_SIZE = 2
-# split rules of the tree build: "longest" (median of the centroids along their longest extent in
-# the part's frame) or "major" (along each box's major axis, Gottschalk); "major" visited ~10 %
-# more node pairs on the kuka links, so "longest" is the default
-SPLITS = {"longest": 0, "major": 1}
-DEFAULT_SPLIT = "longest"
+# A part's tree is a touche.bvh tree: by default the mesh's own (``mesh.bvh``, shared with every
+# other mesh query); another split rule or leaf size builds a tree of its own. The split rules are
+# touche.bvh's, plus the two names this module used before it moved onto touche.bvh's trees:
+# "longest" (object median along the longest extent: bvh "median") and "major" (along the box's
+# major axis, Gottschalk: bvh "mean").
+_SPLIT_ALIASES = {"longest": "median", "major": "mean"}
+SPLITS = tuple(sorted(set(_bvh.SPLITS) | set(_SPLIT_ALIASES)))
+DEFAULT_SPLIT = _bvh.DEFAULT_SPLIT
+DEFAULT_LEAF_SIZE = _bvh.DEFAULT_LEAF_SIZE
 # Batches run through touche._parallel.run: items per chunk (the smallest chunk worth handing to a
 # thread, some tens of microseconds of work; a batch of at most one grain stays in the calling
 # thread), from the cost per pair of each driver.
@@ -85,21 +89,23 @@ def _as_mesh(value, name):
 
 
 class ClearancePart:
-    """A part prepared for clearance queries (in its own frame): S3's per-triangle data and the
-    tree (``leaf_size`` triangles per leaf, ``split`` rule, see ``SPLITS``). Build once, query
-    at any poses. Attributes: ``mesh`` (TriangleMesh), ``node_index``,
-    ``node_bounds``, ``triangles`` (per-triangle data in tree order, columns ``TRI_*`` of
-    ``touche._kernels.clearance``), ``triangle_ids``, ``depth``."""
+    """A part prepared for clearance queries (in its own frame): its bounding-volume tree (a
+    ``touche.bvh`` tree: the mesh's own for the default ``split`` and ``leaf_size``, else one
+    built with them; see ``SPLITS``) and S3's per-triangle data in tree order. Build once, query
+    at any poses. Attributes: ``mesh`` (TriangleMesh), ``node_index``, ``node_bounds`` (the
+    tree's arrays, layout in ``touche/_kernels/bvh_build.py``), ``triangles`` (per-triangle data
+    in tree order, columns ``TRI_*`` of ``touche._kernels.clearance``), ``triangle_ids``,
+    ``depth``."""
 
     __slots__ = ("mesh", "node_index", "node_bounds", "triangles", "triangle_ids", "depth")
 
     def __init__(self, mesh, *, leaf_size=DEFAULT_LEAF_SIZE, split=DEFAULT_SPLIT):
         if split not in SPLITS:
-            raise GeometryError(f"split must be one of {sorted(SPLITS)}, got {split!r}")
+            raise GeometryError(f"split must be one of {list(SPLITS)}, got {split!r}")
         if isinstance(leaf_size, bool) or not isinstance(leaf_size, (int, np.integer)) or leaf_size < 1:
             raise GeometryError(f"leaf_size must be an integer >= 1, got {leaf_size!r}")
         mesh = _as_mesh(mesh, "mesh")
-        self._set(mesh, _build_arrays(mesh, int(leaf_size), SPLITS[split]))
+        self._set(mesh, _build_arrays(mesh, int(leaf_size), split))
 
     @classmethod
     def _from_arrays(cls, mesh, arrays):
@@ -134,14 +140,22 @@ def prepare(part, *, leaf_size=DEFAULT_LEAF_SIZE):
     key = shape_key(mesh)
     arrays = _prepared.get(key)
     if arrays is None:
-        arrays = _prepared.get_or_build(lambda: _build_arrays(mesh, DEFAULT_LEAF_SIZE, SPLITS[DEFAULT_SPLIT]), key)
+        arrays = _prepared.get_or_build(lambda: _build_arrays(mesh, DEFAULT_LEAF_SIZE, DEFAULT_SPLIT), key)
     return ClearancePart._from_arrays(mesh, arrays)
 
 
 def _build_arrays(mesh, leaf_size, split):
-    _, _, points, faces, _ = mesh._packed
-    nodes, bounds, tri, ids, depth = _kernels().build_part(points, faces, leaf_size, split)
-    return nodes, bounds, tri, ids, int(depth)
+    """(node_index, node_bounds, S3 triangle data, triangle ids, depth): the mesh's own tree for
+    the defaults (shared with touche.bvh's queries), else a tree built with these settings."""
+    split = _SPLIT_ALIASES.get(split, split)
+    if leaf_size == DEFAULT_LEAF_SIZE and split == DEFAULT_SPLIT:
+        tree = mesh.bvh
+    else:
+        tree = _bvh.build(mesh, split=split, leaf_size=leaf_size)
+    kernels = _kernels()
+    triangles = np.empty((len(tree.tri_ids), kernels.TRI_WIDTH))
+    kernels.triangle_rows(tree.tri_vertices, triangles)
+    return tree.node_index, tree.node_bounds, triangles, tree.tri_ids, int(tree.depth)
 
 
 def _arrays(part):
@@ -165,6 +179,12 @@ def _concatenate(parts):
     tri = np.ascontiguousarray(np.concatenate([p.triangles for p in parts]))
     ids = np.ascontiguousarray(np.concatenate([p.triangle_ids for p in parts]))
     return np.ascontiguousarray(nodes), bounds, tri, ids, node_rows[:-1].astype(np.int64)
+
+
+def _stack_rows(depth_a, depth_b):
+    """Rows of a traversal stack for two trees of these depths (a descent pushes at most two
+    node pairs per level of either tree)."""
+    return 2 * (depth_a + depth_b) + 8
 
 
 def _max_distance(value):
@@ -296,7 +316,7 @@ def clearance(a, pose_a, b, pose_b, *, max_distance=None, curve=False):
     if curve and not single:
         raise GeometryError("curve=True takes one pose per part")
     arrays = _arrays(part_a) + _arrays(part_b)
-    stack_rows = part_a.depth + part_b.depth + 4
+    stack_rows = _stack_rows(part_a.depth, part_b.depth)
     out = _outputs(n)
     k = _kernels()
     if n == 1:
@@ -441,7 +461,7 @@ def clearance_all(parts, poses=None, *, pairs=None, max_distance=None):
     depth = max(p.depth for p in unique)
     out = _outputs(len(pair_rows))
     _parallel.run(_kernels().clearance_pairs, len(pair_rows), nodes, bounds, tri, ids, roots, matrices, pair_rows,
-                  _max_distance(max_distance), 2 * depth + 4, *out, grain=_GRAIN_QUERY)
+                  _max_distance(max_distance), _stack_rows(depth, depth), *out, grain=_GRAIN_QUERY)
     distance, hit, tri_ids, point_a, point_b, work = _columns(out)
     tri_a, tri_b = tri_ids[:, 0].copy(), tri_ids[:, 1].copy()
     if all(getattr(p.mesh, "source_faces", None) is None for p in prepared):

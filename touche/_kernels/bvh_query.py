@@ -289,7 +289,7 @@ def _sphere_bound(nb_a, ia, nb_b, ib, rot, trans):
 
 
 @njit(cache=True, nogil=True)
-def _child_pairs(ni_a, nb_a, ni_b, nb_b, ia, ib, leaf_a, leaf_b):
+def child_pairs(ni_a, nb_a, ni_b, nb_b, ia, ib, leaf_a, leaf_b):
     """``(c1a, c2a, c1b, c2b)``: the two child pairs of the node pair (ia, ib) in a distance
     descent: the node with the larger bounding sphere is split (B's when A is a leaf)."""
     if leaf_b or (not leaf_a and nb_a[ia, SPHERE_RADIUS] >= nb_b[ib, SPHERE_RADIUS]):
@@ -298,7 +298,7 @@ def _child_pairs(ni_a, nb_a, ni_b, nb_b, ia, ib, leaf_a, leaf_b):
 
 
 @njit(cache=True, nogil=True)
-def _push_nearer_last(stack, bounds, top, best, c1a, c1b, l1, key1, c2a, c2b, l2, key2):
+def push_nearer_last(stack, bounds, top, best, c1a, c1b, l1, key1, c2a, c2b, l2, key2):
     """Push the child pairs whose lower bound is below ``best`` with their bounds, the farther
     (by its search key) first so that the nearer is popped next; returns the new stack top."""
     if key1 > key2:
@@ -524,7 +524,7 @@ def _intersects_any(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans
 
 
 @njit(cache=True, nogil=True)
-def _relative(pose_a, pose_b, rot, trans):
+def relative_rotation_translation(pose_a, pose_b, rot, trans):
     """rot, trans = the part of inv(pose_a) @ pose_b (both rigid)."""
     for i in range(3):
         for j in range(3):
@@ -544,7 +544,7 @@ def tree_intersects_one(ni_a, nb_a, tv_a, ids_a, pose_a, ni_b, nb_b, tv_b, ids_b
     """One pose pair ((4, 4) each) without the thread pool; outputs as tree_intersects_many."""
     rot = np.empty((3, 3))
     trans = np.empty(3)
-    _relative(pose_a, pose_b, rot, trans)
+    relative_rotation_translation(pose_a, pose_b, rot, trans)
     stack = np.empty((stack_rows, 4), dtype=np.int64)
     hit, ta, tb = _intersects_any(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack, max_leaf)
     out_hit[0] = hit
@@ -564,7 +564,7 @@ def tree_intersects_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids
         pb = poses_b[k * step_b]
         rot = np.empty((3, 3))
         trans = np.empty(3)
-        _relative(pa, pb, rot, trans)
+        relative_rotation_translation(pa, pb, rot, trans)
         stack = np.empty((stack_rows, 4), dtype=np.int64)
         hit, ta, tb = _intersects_any(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack,
                                       max_leaf)
@@ -620,10 +620,10 @@ def tree_distance(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, 
             if best == 0.0:
                 break
             continue
-        c1a, c2a, c1b, c2b = _child_pairs(ni_a, nb_a, ni_b, nb_b, ia, ib, leaf_a, leaf_b)
+        c1a, c2a, c1b, c2b = child_pairs(ni_a, nb_a, ni_b, nb_b, ia, ib, leaf_a, leaf_b)
         l1, key1 = _rss_lower_bound(nb_a, c1a, nb_b, c1b, rot, trans, best)
         l2, key2 = _rss_lower_bound(nb_a, c2a, nb_b, c2b, rot, trans, best)
-        top = _push_nearer_last(stack, bounds, top, best, c1a, c1b, l1, key1, c2a, c2b, l2, key2)
+        top = push_nearer_last(stack, bounds, top, best, c1a, c1b, l1, key1, c2a, c2b, l2, key2)
     return best, best_a, best_b, best_ta, best_tb
 
 
@@ -660,7 +660,7 @@ def tree_distance_one(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids_b,
     pa = poses_a[0]
     rot = np.empty((3, 3))
     trans = np.empty(3)
-    _relative(pa, poses_b[0], rot, trans)
+    relative_rotation_translation(pa, poses_b[0], rot, trans)
     stack = np.empty((stack_rows, 4), dtype=np.int64)
     bounds = np.empty(stack_rows)
     d, qa, qb, ta, tb = tree_distance_checked(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans,
@@ -686,7 +686,7 @@ def tree_distance_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids_b
         pb = poses_b[k * step_b]
         rot = np.empty((3, 3))
         trans = np.empty(3)
-        _relative(pa, pb, rot, trans)
+        relative_rotation_translation(pa, pb, rot, trans)
         stack = np.empty((stack_rows, 4), dtype=np.int64)
         bounds = np.empty(stack_rows)
         d, qa, qb, ta, tb = tree_distance_checked(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans,
@@ -713,7 +713,7 @@ DIRECT_LEAF_DISTANCE = 6  # distance: 4 to 8 measure alike (within the noise of 
 
 
 @njit(cache=True, nogil=True)
-def _is_direct_leaf(ni, node, direct):
+def is_direct_leaf(ni, node, direct):
     return ni[node, 2] < 0 or ni[node, 1] <= direct
 
 
@@ -909,6 +909,14 @@ def rss_pair_bound(nb_a, ia, nb_b, ib, rot, trans, best):
     gap = max(gap, abs(t1) - ha1 - hb0 * abs(r10) - hb1 * abs(r11))
     gap = max(gap, abs(t0 * r00 + t1 * r10 + t2 * r20) - ha0 * abs(r00) - ha1 * abs(r10) - hb0)
     gap = max(gap, abs(t0 * r01 + t1 * r11 + t2 * r21) - ha0 * abs(r01) - ha1 * abs(r11) - hb1)
+    # the line through the rectangle centres (unit d / |d|): the tight axis when the nodes are far
+    # apart compared with their sizes, where no face axis is (far-apart meshes: every node pair
+    # then has a sphere bound just below the best distance)
+    length2 = t0 * t0 + t1 * t1 + t2 * t2
+    if length2 > 0.0:
+        length = np.sqrt(length2)
+        gap = max(gap, (length2 - ha0 * abs(t0) - ha1 * abs(t1) - hb0 * abs(t0 * r00 + t1 * r10 + t2 * r20)
+                        - hb1 * abs(t0 * r01 + t1 * r11 + t2 * r21)) / length)
     if gap - radii >= best:  # the face axes prune: skip the square roots of the edge axes
         return max(bound, gap - radii), max(bound, gap - radii)
     # edge x edge axes a_i x b_j (i, j in {0, 1}), |a_i x b_j| = sqrt(1 - r_ij^2) (Ericson 4.4.1
@@ -1003,8 +1011,8 @@ def tree_distance_direct(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, 
         ib = stack[top, 1]
         if bounds[top] >= best:
             continue
-        leaf_a = _is_direct_leaf(ni_a, ia, direct)
-        leaf_b = _is_direct_leaf(ni_b, ib, direct)
+        leaf_a = is_direct_leaf(ni_a, ia, direct)
+        leaf_b = is_direct_leaf(ni_b, ib, direct)
         if leaf_a and leaf_b:
             for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
                 B = load_moved_triangle(tv_b, kb, rot, trans)
@@ -1024,10 +1032,10 @@ def tree_distance_direct(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, 
             if best == 0.0:
                 break
             continue
-        c1a, c2a, c1b, c2b = _child_pairs(ni_a, nb_a, ni_b, nb_b, ia, ib, leaf_a, leaf_b)
+        c1a, c2a, c1b, c2b = child_pairs(ni_a, nb_a, ni_b, nb_b, ia, ib, leaf_a, leaf_b)
         l1, key1 = rss_pair_bound(nb_a, c1a, nb_b, c1b, rot, trans, best)
         l2, key2 = rss_pair_bound(nb_a, c2a, nb_b, c2b, rot, trans, best)
-        top = _push_nearer_last(stack, bounds, top, best, c1a, c1b, l1, key1, c2a, c2b, l2, key2)
+        top = push_nearer_last(stack, bounds, top, best, c1a, c1b, l1, key1, c2a, c2b, l2, key2)
     return best, best_a, best_b, best_ta, best_tb
 
 
@@ -1069,8 +1077,8 @@ def tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, direct, 
         top -= 1
         ia = stack[top, 0]
         ib = stack[top, 1]
-        leaf_a = _is_direct_leaf(ni_a, ia, direct)
-        leaf_b = _is_direct_leaf(ni_b, ib, direct)
+        leaf_a = is_direct_leaf(ni_a, ia, direct)
+        leaf_b = is_direct_leaf(ni_b, ib, direct)
         if leaf_a and leaf_b:
             for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
                 _move_triangle(tv_b, kb, rot, trans, moved)
@@ -1140,7 +1148,7 @@ def tree_intersects_pair(ni_a, nb_a, tv_a, pose_a, ni_b, nb_b, tv_b, pose_b, sta
         return -4
     rot = np.empty((3, 3))
     trans = np.empty(3)
-    _relative(pose_a, pose_b, rot, trans)
+    relative_rotation_translation(pose_a, pose_b, rot, trans)
     stack = np.empty((stack_rows, 2), dtype=np.int64)
     hit, _, _ = tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, DIRECT_LEAF, stack)
     return 1 if hit else 0
@@ -1208,8 +1216,8 @@ def _front_search(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, fronts, src, s
                              nb_b[ib, OBB_HALF + 2]):
                 count = _front_push(fronts, dst, count, capacity, ia, ib)
                 continue
-            leaf_a = _is_direct_leaf(ni_a, ia, DIRECT_LEAF)
-            leaf_b = _is_direct_leaf(ni_b, ib, DIRECT_LEAF)
+            leaf_a = is_direct_leaf(ni_a, ia, DIRECT_LEAF)
+            leaf_b = is_direct_leaf(ni_b, ib, DIRECT_LEAF)
             if leaf_a and leaf_b:
                 for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
                     _move_triangle(tv_b, kb, rot, trans, moved)
@@ -1274,7 +1282,7 @@ def tree_overlap_tracked(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, pose_a, pose_b, wit
         return -4
     rot = np.empty((3, 3))
     trans = np.empty(3)
-    _relative(pose_a, pose_b, rot, trans)
+    relative_rotation_translation(pose_a, pose_b, rot, trans)
     moved = np.empty((1, 3, 3))
     if witness[0] >= 0:
         _move_triangle(tv_b, witness[1], rot, trans, moved)
@@ -1334,8 +1342,8 @@ def _distance_search(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, best, best_
         ib = stack[top, 1]
         if bounds[top] >= best:
             continue
-        leaf_a = _is_direct_leaf(ni_a, ia, direct)
-        leaf_b = _is_direct_leaf(ni_b, ib, direct)
+        leaf_a = is_direct_leaf(ni_a, ia, direct)
+        leaf_b = is_direct_leaf(ni_b, ib, direct)
         if leaf_a and leaf_b:
             for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
                 B = load_moved_triangle(tv_b, kb, rot, trans)
@@ -1353,10 +1361,10 @@ def _distance_search(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, best, best_
                         best_ka = ka
                         best_kb = kb
             continue
-        c1a, c2a, c1b, c2b = _child_pairs(ni_a, nb_a, ni_b, nb_b, ia, ib, leaf_a, leaf_b)
+        c1a, c2a, c1b, c2b = child_pairs(ni_a, nb_a, ni_b, nb_b, ia, ib, leaf_a, leaf_b)
         l1, key1 = rss_pair_bound(nb_a, c1a, nb_b, c1b, rot, trans, best)
         l2, key2 = rss_pair_bound(nb_a, c2a, nb_b, c2b, rot, trans, best)
-        top = _push_nearer_last(stack, bounds, top, best, c1a, c1b, l1, key1, c2a, c2b, l2, key2)
+        top = push_nearer_last(stack, bounds, top, best, c1a, c1b, l1, key1, c2a, c2b, l2, key2)
     return best, best_a, best_b, best_ka, best_kb
 
 
@@ -1375,7 +1383,7 @@ def tree_distance_tracked(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, pose
         return -4
     rot = np.empty((3, 3))
     trans = np.empty(3)
-    _relative(pose_a, pose_b, rot, trans)
+    relative_rotation_translation(pose_a, pose_b, rot, trans)
     best = np.inf
     best_a = np.full(3, np.nan)
     best_b = np.full(3, np.nan)
@@ -1426,7 +1434,7 @@ def tree_intersects_kdop_many(ni_a, nb_a, tv_a, ids_a, dops_a, poses_a, ni_b, nb
     for k in range(lo, hi):
         rot = np.empty((3, 3))
         trans = np.empty(3)
-        _relative(poses_a[k * step_a], poses_b[k * step_b], rot, trans)
+        relative_rotation_translation(poses_a[k * step_a], poses_b[k * step_b], rot, trans)
         stack = np.empty((stack_rows, 4), dtype=np.int64)
         stack[0, :] = 0
         out = np.empty((1 + max_leaf * max_leaf + 2 * max_leaf, 4), dtype=np.int64)

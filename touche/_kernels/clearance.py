@@ -9,14 +9,16 @@ S3's pipeline, and where this file deviates from the printed seed:
               collinear, decided exactly) and NORMAL_OK (sin^2 of the angle at V0 above 1e-24, so
               that the unit normal is accurate enough for vertex-face distances).
   step 1      prefilter. S3 tests the centroid spheres of all pairs (O(N M)) or searches an
-              octree; here a binary tree (median split of the centroids, Ericson 6.2.1) whose
-              nodes carry an oriented box (PCA axes, Ericson 4.4.3) and a sphere is descended in
-              both parts at once, pruning a node pair when a lower bound of its distance (the
-              sphere gap and the box separations along the 6 box axes and the line through the
-              centres) is not below the best distance so far (branch and bound, Ericson 6.3). At
-              a leaf pair S3's sphere test comes first, then a separating-axis gap of the two
-              triangles (centroid line and both normals), which also proves most pairs disjoint
-              so that step 2 is skipped for them.
+              octree; here both parts' bounding-volume trees (touche.bvh: the same tree every
+              mesh query uses, built once per mesh) are descended at once, pruning a node pair
+              when a lower bound of its distance (spheres and oriented boxes: separating axes,
+              Ericson 4.4.1; then the nodes' swept-sphere rectangles, bvh_query.rss_pair_bound)
+              is not below the best distance so far (branch and bound, Ericson 6.3; the nearer
+              child pair is searched first). Crossing parts are found first by a boolean
+              descent under the same boxes (step 2 at its leaves). Nodes of at most DIRECT_LEAF
+              triangles act as leaves (Ericson 6.3.4). At a leaf pair S3's sphere test comes
+              first, then a separating-axis gap of the two triangles (centroid line and both
+              normals), which also proves most pairs disjoint so that step 2 is skipped for them.
   step 2      edge-plane crossing plus point-in-triangle, for the edges of each triangle against
               the other one. Deviations: signs come from exact orient3d / orient2d predicates
               (erratum S3 L77: adding eps to the denominator can flip signs; an eps-inclusive
@@ -35,11 +37,12 @@ S3's pipeline, and where this file deviates from the printed seed:
               triangle 1 (part A), as in S3.
 
 Conventions: part A's frame is the working frame; ``rot``, ``trans`` map B's frame into A's
-(x_A = rot @ x_B + trans). Trees are flat arrays in preorder: ``node_index (n, 3)`` int64 rows
-``[first, count, right]`` (left child = next row, right == -1 at a leaf); ``node_bounds (n, 16)``
-rows: box centre, box axes as rows, half sizes, radius of the sphere about the box centre
-(``NODE_*`` columns); ``tri (m, TRI_WIDTH)`` in tree order; ``tri_ids (m,)`` their indices in the mesh. Several
-parts concatenate into one set of arrays (indices made global) and are named by their root rows.
+(x_A = rot @ x_B + trans). Trees are touche.bvh's flat arrays (layout: bvh_build.py):
+``node_index (n, 3)`` int64 rows ``[first, count, right]`` in preorder (left child = next row,
+right == -1 at a leaf), ``node_bounds (n, NODE_FLOATS)``; beside them ``tri (m, TRI_WIDTH)``, the
+S3 data of the tree's triangles in tree order, and ``tri_ids (m,)`` their indices in the mesh.
+Several parts concatenate into one set of arrays (indices made global) and are named by their
+root rows.
 """
 import numpy as np
 
@@ -49,7 +52,14 @@ ensure_fresh_cache()
 
 from .jit import njit  # noqa: E402
 
-from .bvh_query import _push_nearer_last  # noqa: E402
+from .bvh_build import OBB_AXES, OBB_CENTER, OBB_HALF, SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
+from .bvh_query import (  # noqa: E402
+    child_pairs,
+    is_direct_leaf,
+    push_nearer_last,
+    relative_rotation_translation,
+    rss_pair_bound,
+)
 from .predicates import orient2d, orient3d  # noqa: E402
 from .tri_distance import segment_segment  # noqa: E402
 
@@ -63,11 +73,6 @@ TRI_PROPER = 25      # 1.0 when the corners are not collinear (exact)
 TRI_NORMAL_OK = 26   # 1.0 when the unit normal is accurate (sin^2 of the angle at V0 > NORMAL_SIN2_MIN)
 TRI_WIDTH = 27
 
-NODE_CENTER = 0      # 0:3 box centre (part frame)
-NODE_AXES = 3        # 3:12 box axes as rows (unit, orthogonal)
-NODE_HALF = 12       # 12:15 half sizes along the axes
-NODE_RADIUS = 15     # sphere about the box centre
-NODE_WIDTH = 16
 # result rows of the query drivers: out_real (n, OUT_REAL_WIDTH), out_int (n, OUT_INT_WIDTH)
 OUT_DISTANCE = 0     # out_real: distance (inf when nothing lies within max_distance)
 OUT_POINT_A = 1      # out_real 1:4, closest point on A (world)
@@ -79,12 +84,16 @@ OUT_TRIANGLE_B = 2
 OUT_NODE_PAIRS = 3   # out_int: work counters
 OUT_TRIANGLE_PAIRS = 4
 OUT_INT_WIDTH = 5
-SPLIT_LONGEST_AXIS = 0
-SPLIT_MAJOR_AXIS = 1
 NORMAL_SIN2_MIN = 1e-24  # below it a sliver takes edge-edge candidates only (they bound it to ~1e-12 size)
-# Node-pair lower bounds are lowered by this fraction of the coordinates involved, so that the
-# rounding of the rotation cannot prune a pair that touches (bounds stay conservative).
+# Lower bounds (node pairs, triangle pairs) are lowered by this fraction of the coordinates
+# involved, so that the rounding of the rotation cannot prune a pair that touches (bounds stay
+# conservative; the trees' volumes are padded for the rounding of their fit, bvh_build.py).
 BOUND_SLACK = 1e-12
+# Nodes of at most this many triangles are tested as leaves (their triangles pair by pair). The
+# S3 leaf test costs a few times touche.bvh's triangle distance, most pairs at a leaf are pruned
+# by the sphere and separating-axis gaps first, and the tree below 4-8 triangles prunes little:
+# the same value as bvh_query.DIRECT_LEAF_DISTANCE.
+DIRECT_LEAF = 6
 
 
 # ------------------------------------------------------------------------------------------
@@ -98,13 +107,13 @@ def _collinear(a0, a1, a2, b0, b1, b2, c0, c1, c2):
 
 
 @njit(cache=True, nogil=True)
-def triangle_data(vertices, faces, order, tri):
-    """S3 data prep: fill ``tri[k]`` for triangle ``faces[order[k]]``."""
-    for k in range(order.shape[0]):
-        f = faces[order[k]]
+def triangle_rows(tri_vertices, tri):
+    """S3 data prep: fill ``tri[k]`` for the triangle ``tri_vertices[k]`` ((m, 3, 3), a tree's
+    triangles in tree order)."""
+    for k in range(tri_vertices.shape[0]):
         for c in range(3):
             for d in range(3):
-                tri[k, TRI_V + 3 * c + d] = vertices[f[c], d]
+                tri[k, TRI_V + 3 * c + d] = tri_vertices[k, c, d]
         _fill_row(tri[k])
 
 
@@ -159,217 +168,6 @@ def _fill_row(row):
     row[TRI_R] = np.sqrt(r2) * (1.0 + 1e-15)
     row[TRI_PROPER] = 0.0 if _collinear(a0, a1, a2, b0, b1, b2, c0, c1, c2) else 1.0
     row[TRI_NORMAL_OK] = 1.0 if ok else 0.0
-
-
-@njit(cache=True, nogil=True)
-def _fit_node(vertices, faces, order, s, e, out):
-    """Oriented box of the triangles order[s:e]: axes from their covariance (PCA, Ericson 4.4.3),
-    extents from the projections of the corners; and the sphere about the box centre."""
-    # Gottschalk's continuous covariance of the triangles (area weighted, Ericson 4.4.3), which
-    # does not depend on how finely a flat region is tessellated; the corner covariance when the
-    # node has no area
-    area = 0.0
-    mean0 = mean1 = mean2 = 0.0
-    cov = np.zeros((3, 3))
-    for k in range(s, e):
-        f = faces[order[k]]
-        p0, p1, p2 = vertices[f[0], 0], vertices[f[0], 1], vertices[f[0], 2]
-        q0, q1, q2 = vertices[f[1], 0], vertices[f[1], 1], vertices[f[1], 2]
-        r0, r1, r2 = vertices[f[2], 0], vertices[f[2], 1], vertices[f[2], 2]
-        u0, u1, u2 = q0 - p0, q1 - p1, q2 - p2
-        v0, v1, v2 = r0 - p0, r1 - p1, r2 - p2
-        n0 = u1 * v2 - u2 * v1
-        n1 = u2 * v0 - u0 * v2
-        n2 = u0 * v1 - u1 * v0
-        a = 0.5 * np.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
-        c0 = (p0 + q0 + r0) / 3.0
-        c1 = (p1 + q1 + r1) / 3.0
-        c2 = (p2 + q2 + r2) / 3.0
-        area += a
-        mean0 += a * c0
-        mean1 += a * c1
-        mean2 += a * c2
-        w = a / 12.0
-        cov[0, 0] += w * (9.0 * c0 * c0 + p0 * p0 + q0 * q0 + r0 * r0)
-        cov[0, 1] += w * (9.0 * c0 * c1 + p0 * p1 + q0 * q1 + r0 * r1)
-        cov[0, 2] += w * (9.0 * c0 * c2 + p0 * p2 + q0 * q2 + r0 * r2)
-        cov[1, 1] += w * (9.0 * c1 * c1 + p1 * p1 + q1 * q1 + r1 * r1)
-        cov[1, 2] += w * (9.0 * c1 * c2 + p1 * p2 + q1 * q2 + r1 * r2)
-        cov[2, 2] += w * (9.0 * c2 * c2 + p2 * p2 + q2 * q2 + r2 * r2)
-    if area > 0.0:
-        mean0 /= area
-        mean1 /= area
-        mean2 /= area
-        for i in range(3):
-            for j in range(i, 3):
-                cov[i, j] /= area
-        cov[0, 0] -= mean0 * mean0
-        cov[0, 1] -= mean0 * mean1
-        cov[0, 2] -= mean0 * mean2
-        cov[1, 1] -= mean1 * mean1
-        cov[1, 2] -= mean1 * mean2
-        cov[2, 2] -= mean2 * mean2
-    else:
-        n = 3 * (e - s)
-        mean0 = mean1 = mean2 = 0.0
-        for k in range(s, e):
-            f = faces[order[k]]
-            for c in range(3):
-                mean0 += vertices[f[c], 0]
-                mean1 += vertices[f[c], 1]
-                mean2 += vertices[f[c], 2]
-        mean0 /= n
-        mean1 /= n
-        mean2 /= n
-        cov[:, :] = 0.0
-        for k in range(s, e):
-            f = faces[order[k]]
-            for c in range(3):
-                x0 = vertices[f[c], 0] - mean0
-                x1 = vertices[f[c], 1] - mean1
-                x2 = vertices[f[c], 2] - mean2
-                cov[0, 0] += x0 * x0
-                cov[0, 1] += x0 * x1
-                cov[0, 2] += x0 * x2
-                cov[1, 1] += x1 * x1
-                cov[1, 2] += x1 * x2
-                cov[2, 2] += x2 * x2
-    cov[1, 0] = cov[0, 1]
-    cov[2, 0] = cov[0, 2]
-    cov[2, 1] = cov[1, 2]
-    _, vectors = np.linalg.eigh(cov)
-    # right-handed rows: axis 2 = axis 0 x axis 1
-    a00, a01, a02 = vectors[0, 2], vectors[1, 2], vectors[2, 2]
-    a10, a11, a12 = vectors[0, 1], vectors[1, 1], vectors[2, 1]
-    a20 = a01 * a12 - a02 * a11
-    a21 = a02 * a10 - a00 * a12
-    a22 = a00 * a11 - a01 * a10
-    out[NODE_AXES] = a00
-    out[NODE_AXES + 1] = a01
-    out[NODE_AXES + 2] = a02
-    out[NODE_AXES + 3] = a10
-    out[NODE_AXES + 4] = a11
-    out[NODE_AXES + 5] = a12
-    out[NODE_AXES + 6] = a20
-    out[NODE_AXES + 7] = a21
-    out[NODE_AXES + 8] = a22
-    lo0 = lo1 = lo2 = np.inf
-    hi0 = hi1 = hi2 = -np.inf
-    for k in range(s, e):
-        f = faces[order[k]]
-        for c in range(3):
-            x0 = vertices[f[c], 0]
-            x1 = vertices[f[c], 1]
-            x2 = vertices[f[c], 2]
-            p0 = a00 * x0 + a01 * x1 + a02 * x2
-            p1 = a10 * x0 + a11 * x1 + a12 * x2
-            p2 = a20 * x0 + a21 * x1 + a22 * x2
-            lo0 = min(lo0, p0)
-            hi0 = max(hi0, p0)
-            lo1 = min(lo1, p1)
-            hi1 = max(hi1, p1)
-            lo2 = min(lo2, p2)
-            hi2 = max(hi2, p2)
-    m0 = 0.5 * (lo0 + hi0)
-    m1 = 0.5 * (lo1 + hi1)
-    m2 = 0.5 * (lo2 + hi2)
-    out[NODE_HALF] = 0.5 * (hi0 - lo0)
-    out[NODE_HALF + 1] = 0.5 * (hi1 - lo1)
-    out[NODE_HALF + 2] = 0.5 * (hi2 - lo2)
-    for d in range(3):
-        out[NODE_CENTER + d] = m0 * out[NODE_AXES + d] + m1 * out[NODE_AXES + 3 + d] + m2 * out[NODE_AXES + 6 + d]
-    r2 = 0.0
-    for k in range(s, e):
-        f = faces[order[k]]
-        for c in range(3):
-            q = 0.0
-            for d in range(3):
-                g = vertices[f[c], d] - out[NODE_CENTER + d]
-                q += g * g
-            r2 = max(r2, q)
-    out[NODE_RADIUS] = np.sqrt(r2)
-    # rounding of the projections and of the centre is covered by BOUND_SLACK in the gaps
-
-
-@njit(cache=True, nogil=True)
-def build_part(vertices, faces, leaf_size, split):
-    """Top-down median-split tree (Ericson 6.2.1: object median of the centroids, along the box's
-    major axis (``SPLIT_MAJOR_AXIS``) or the longest centroid extent (``SPLIT_LONGEST_AXIS``)).
-    Returns ``(node_index, node_bounds, tri, tri_ids, depth)``."""
-    m = faces.shape[0]
-    centroids = np.empty((m, 3))
-    for t in range(m):
-        for d in range(3):
-            centroids[t, d] = (vertices[faces[t, 0], d] + vertices[faces[t, 1], d] + vertices[faces[t, 2], d]) / 3.0
-    order = np.arange(m)
-    capacity = 2 * m + 1
-    node_index = np.empty((capacity, 3), dtype=np.int64)
-    node_bounds = np.empty((capacity, NODE_WIDTH))
-    stack = np.empty((256, 4), dtype=np.int64)  # (start, end, node whose right child this is, level)
-    stack[0, 0] = 0
-    stack[0, 1] = m
-    stack[0, 2] = -1
-    stack[0, 3] = 1
-    top = 1
-    count = 0
-    depth = 0
-    while top > 0:
-        top -= 1
-        s = stack[top, 0]
-        e = stack[top, 1]
-        parent = stack[top, 2]
-        level = stack[top, 3]
-        depth = max(depth, level)
-        node = count
-        count += 1
-        if parent >= 0:
-            node_index[parent, 2] = node
-        _fit_node(vertices, faces, order, s, e, node_bounds[node])
-        node_index[node, 0] = s
-        node_index[node, 1] = e - s
-        node_index[node, 2] = -1
-        if e - s <= leaf_size:
-            continue
-        keys = np.empty(e - s)
-        if split == SPLIT_MAJOR_AXIS:  # Gottschalk: along the box's major (largest variance) axis
-            for k in range(s, e):
-                t = order[k]
-                keys[k - s] = (node_bounds[node, NODE_AXES] * centroids[t, 0]
-                               + node_bounds[node, NODE_AXES + 1] * centroids[t, 1]
-                               + node_bounds[node, NODE_AXES + 2] * centroids[t, 2])
-        else:  # the longest extent of the centroids along the part's own axes
-            axis = 0
-            width = -1.0
-            for d in range(3):
-                clo = np.inf
-                chi = -np.inf
-                for k in range(s, e):
-                    x = centroids[order[k], d]
-                    clo = min(clo, x)
-                    chi = max(chi, x)
-                if chi - clo > width:
-                    width = chi - clo
-                    axis = d
-            for k in range(s, e):
-                keys[k - s] = centroids[order[k], axis]
-        permutation = np.argsort(keys, kind="mergesort")
-        block = order[s:e].copy()
-        for k in range(e - s):
-            order[s + k] = block[permutation[k]]
-        mid = (s + e) // 2
-        node_index[node, 2] = -2  # set when the right child is created
-        stack[top, 0] = mid
-        stack[top, 1] = e
-        stack[top, 2] = node
-        stack[top, 3] = level + 1
-        stack[top + 1, 0] = s
-        stack[top + 1, 1] = mid
-        stack[top + 1, 2] = -1
-        stack[top + 1, 3] = level + 1
-        top += 2
-    tri = np.empty((m, TRI_WIDTH))
-    triangle_data(vertices, faces, order, tri)
-    return node_index[:count].copy(), node_bounds[:count].copy(), tri, order, depth
 
 
 # ------------------------------------------------------------------------------------------
@@ -604,19 +402,25 @@ def _load_b(tri, k, rot, trans, Q, nQ, enQ):
 
 
 @njit(cache=True, nogil=True)
-def _sphere_gap(triA, i, triB, j, rot, trans):
-    """S3 step 1: gap between the centroid spheres of A's triangle i and B's triangle j
-    (lowered by BOUND_SLACK so that rounding never prunes a touching pair)."""
-    c0 = rot[0, 0] * triB[j, TRI_C] + rot[0, 1] * triB[j, TRI_C + 1] + rot[0, 2] * triB[j, TRI_C + 2] + trans[0]
-    c1 = rot[1, 0] * triB[j, TRI_C] + rot[1, 1] * triB[j, TRI_C + 1] + rot[1, 2] * triB[j, TRI_C + 2] + trans[1]
-    c2 = rot[2, 0] * triB[j, TRI_C] + rot[2, 1] * triB[j, TRI_C + 1] + rot[2, 2] * triB[j, TRI_C + 2] + trans[2]
+def _sphere_gap(triA, i, c0, c1, c2, radius_b):
+    """S3 step 1: gap between the centroid sphere of A's triangle i and B's triangle's
+    (centroid (c0, c1, c2) already in A's frame, radius ``radius_b``), lowered by BOUND_SLACK so
+    that rounding never prunes a touching pair."""
     g0 = c0 - triA[i, TRI_C]
     g1 = c1 - triA[i, TRI_C + 1]
     g2 = c2 - triA[i, TRI_C + 2]
-    gap = np.sqrt(g0 * g0 + g1 * g1 + g2 * g2) - triA[i, TRI_R] - triB[j, TRI_R]
+    gap = np.sqrt(g0 * g0 + g1 * g1 + g2 * g2) - triA[i, TRI_R] - radius_b
     scale = (abs(c0) + abs(c1) + abs(c2) + abs(triA[i, TRI_C]) + abs(triA[i, TRI_C + 1]) + abs(triA[i, TRI_C + 2])
-             + triA[i, TRI_R] + triB[j, TRI_R])
+             + triA[i, TRI_R] + radius_b)
     return gap - BOUND_SLACK * scale
+
+
+@njit(cache=True, nogil=True)
+def _moved_centroid(tri, j, rot, trans):
+    """Triangle j's centroid moved by (rot, trans)."""
+    return (rot[0, 0] * tri[j, TRI_C] + rot[0, 1] * tri[j, TRI_C + 1] + rot[0, 2] * tri[j, TRI_C + 2] + trans[0],
+            rot[1, 0] * tri[j, TRI_C] + rot[1, 1] * tri[j, TRI_C + 1] + rot[1, 2] * tri[j, TRI_C + 2] + trans[1],
+            rot[2, 0] * tri[j, TRI_C] + rot[2, 1] * tri[j, TRI_C + 1] + rot[2, 2] * tri[j, TRI_C + 2] + trans[2])
 
 
 @njit(cache=True, nogil=True)
@@ -661,43 +465,46 @@ def _triangle_gap(P, nP, normal_ok_p, Q, nQ, normal_ok_q):
     return gap - BOUND_SLACK * 4.0 * scale
 
 
+# ------------------------------------------------------------------------------------------
+# traversals
 @njit(cache=True, nogil=True)
-def _node_gap(boundsA, a, boundsB, b, rot, trans):
+def _node_gap(bounds_a, a, bounds_b, b, rot, trans):
     """A lower bound of the distance between the contents of node a (part A) and node b (part B):
     the largest of the sphere gap and the separations of the two oriented boxes along the six
-    box axes and along the line through the centres (each a separating-axis gap, Ericson 4.4.1,
-    hence at most the distance). (An early return when the sphere gap alone reaches the
-    caller's cutoff made the kuka and diff_ring benchmarks ~25 % slower: not done.)"""
-    # B's centre in A's frame, and the offset d in the frame of box a
-    cb0 = boundsB[b, 0]
-    cb1 = boundsB[b, 1]
-    cb2 = boundsB[b, 2]
-    m0 = rot[0, 0] * cb0 + rot[0, 1] * cb1 + rot[0, 2] * cb2 + trans[0]
-    m1 = rot[1, 0] * cb0 + rot[1, 1] * cb1 + rot[1, 2] * cb2 + trans[1]
-    m2 = rot[2, 0] * cb0 + rot[2, 1] * cb1 + rot[2, 2] * cb2 + trans[2]
-    w0 = m0 - boundsA[a, 0]
-    w1 = m1 - boundsA[a, 1]
-    w2 = m2 - boundsA[a, 2]
+    box axes and along the line through the box centres (each a separating-axis gap, Ericson
+    4.4.1, hence at most the distance). Returns ``(gap, distance between the box centres)``."""
+    # sphere gap
+    s0 = bounds_b[b, SPHERE_CENTER]
+    s1 = bounds_b[b, SPHERE_CENTER + 1]
+    s2 = bounds_b[b, SPHERE_CENTER + 2]
+    g0 = rot[0, 0] * s0 + rot[0, 1] * s1 + rot[0, 2] * s2 + trans[0] - bounds_a[a, SPHERE_CENTER]
+    g1 = rot[1, 0] * s0 + rot[1, 1] * s1 + rot[1, 2] * s2 + trans[1] - bounds_a[a, SPHERE_CENTER + 1]
+    g2 = rot[2, 0] * s0 + rot[2, 1] * s1 + rot[2, 2] * s2 + trans[2] - bounds_a[a, SPHERE_CENTER + 2]
+    gap = np.sqrt(g0 * g0 + g1 * g1 + g2 * g2) - bounds_a[a, SPHERE_RADIUS] - bounds_b[b, SPHERE_RADIUS]
+    # B's box centre in A's frame, and the offset w between the box centres
+    cb0 = bounds_b[b, OBB_CENTER]
+    cb1 = bounds_b[b, OBB_CENTER + 1]
+    cb2 = bounds_b[b, OBB_CENTER + 2]
+    w0 = rot[0, 0] * cb0 + rot[0, 1] * cb1 + rot[0, 2] * cb2 + trans[0] - bounds_a[a, OBB_CENTER]
+    w1 = rot[1, 0] * cb0 + rot[1, 1] * cb1 + rot[1, 2] * cb2 + trans[1] - bounds_a[a, OBB_CENTER + 1]
+    w2 = rot[2, 0] * cb0 + rot[2, 1] * cb1 + rot[2, 2] * cb2 + trans[2] - bounds_a[a, OBB_CENTER + 2]
     length = np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
-    slack = BOUND_SLACK * (abs(m0) + abs(m1) + abs(m2) + abs(boundsA[a, 0]) + abs(boundsA[a, 1]) + abs(boundsA[a, 2])
-                           + boundsA[a, NODE_RADIUS] + boundsB[b, NODE_RADIUS])
-    gap = length - boundsA[a, NODE_RADIUS] - boundsB[b, NODE_RADIUS]
-    d0 = boundsA[a, 3] * w0 + boundsA[a, 4] * w1 + boundsA[a, 5] * w2
-    d1 = boundsA[a, 6] * w0 + boundsA[a, 7] * w1 + boundsA[a, 8] * w2
-    d2 = boundsA[a, 9] * w0 + boundsA[a, 10] * w1 + boundsA[a, 11] * w2
+    d0 = bounds_a[a, OBB_AXES] * w0 + bounds_a[a, OBB_AXES + 1] * w1 + bounds_a[a, OBB_AXES + 2] * w2
+    d1 = bounds_a[a, OBB_AXES + 3] * w0 + bounds_a[a, OBB_AXES + 4] * w1 + bounds_a[a, OBB_AXES + 5] * w2
+    d2 = bounds_a[a, OBB_AXES + 6] * w0 + bounds_a[a, OBB_AXES + 7] * w1 + bounds_a[a, OBB_AXES + 8] * w2
     # C[i, k] = |(axis i of box a) . (axis k of box b, rotated into A's frame)|; e_k = w . (that axis)
     c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = 0.0
     e0 = e1 = e2 = 0.0
     for k in range(3):
-        y0 = boundsB[b, 3 + 3 * k]
-        y1 = boundsB[b, 4 + 3 * k]
-        y2 = boundsB[b, 5 + 3 * k]
+        y0 = bounds_b[b, OBB_AXES + 3 * k]
+        y1 = bounds_b[b, OBB_AXES + 3 * k + 1]
+        y2 = bounds_b[b, OBB_AXES + 3 * k + 2]
         v0 = rot[0, 0] * y0 + rot[0, 1] * y1 + rot[0, 2] * y2
         v1 = rot[1, 0] * y0 + rot[1, 1] * y1 + rot[1, 2] * y2
         v2 = rot[2, 0] * y0 + rot[2, 1] * y1 + rot[2, 2] * y2
-        x0 = abs(boundsA[a, 3] * v0 + boundsA[a, 4] * v1 + boundsA[a, 5] * v2)
-        x1 = abs(boundsA[a, 6] * v0 + boundsA[a, 7] * v1 + boundsA[a, 8] * v2)
-        x2 = abs(boundsA[a, 9] * v0 + boundsA[a, 10] * v1 + boundsA[a, 11] * v2)
+        x0 = abs(bounds_a[a, OBB_AXES] * v0 + bounds_a[a, OBB_AXES + 1] * v1 + bounds_a[a, OBB_AXES + 2] * v2)
+        x1 = abs(bounds_a[a, OBB_AXES + 3] * v0 + bounds_a[a, OBB_AXES + 4] * v1 + bounds_a[a, OBB_AXES + 5] * v2)
+        x2 = abs(bounds_a[a, OBB_AXES + 6] * v0 + bounds_a[a, OBB_AXES + 7] * v1 + bounds_a[a, OBB_AXES + 8] * v2)
         ek = w0 * v0 + w1 * v1 + w2 * v2
         if k == 0:
             c00, c10, c20, e0 = x0, x1, x2, ek
@@ -705,12 +512,12 @@ def _node_gap(boundsA, a, boundsB, b, rot, trans):
             c01, c11, c21, e1 = x0, x1, x2, ek
         else:
             c02, c12, c22, e2 = x0, x1, x2, ek
-    ha0 = boundsA[a, NODE_HALF]
-    ha1 = boundsA[a, NODE_HALF + 1]
-    ha2 = boundsA[a, NODE_HALF + 2]
-    hb0 = boundsB[b, NODE_HALF]
-    hb1 = boundsB[b, NODE_HALF + 1]
-    hb2 = boundsB[b, NODE_HALF + 2]
+    ha0 = bounds_a[a, OBB_HALF]
+    ha1 = bounds_a[a, OBB_HALF + 1]
+    ha2 = bounds_a[a, OBB_HALF + 2]
+    hb0 = bounds_b[b, OBB_HALF]
+    hb1 = bounds_b[b, OBB_HALF + 1]
+    hb2 = bounds_b[b, OBB_HALF + 2]
     gap = max(gap, abs(d0) - ha0 - (c00 * hb0 + c01 * hb1 + c02 * hb2))
     gap = max(gap, abs(d1) - ha1 - (c10 * hb0 + c11 * hb1 + c12 * hb2))
     gap = max(gap, abs(d2) - ha2 - (c20 * hb0 + c21 * hb1 + c22 * hb2))
@@ -720,125 +527,147 @@ def _node_gap(boundsA, a, boundsB, b, rot, trans):
     if length > 0.0:  # the line through the centres
         gap = max(gap, length - (abs(d0) * ha0 + abs(d1) * ha1 + abs(d2) * ha2
                                  + abs(e0) * hb0 + abs(e1) * hb1 + abs(e2) * hb2) / length)
-    return gap - slack
+    return gap, length
 
 
-# ------------------------------------------------------------------------------------------
-# traversals
 @njit(cache=True, nogil=True)
-def _relative(pose_a, pose_b, rot, trans):
-    """x_A = rot @ x_B + trans for world poses pose_a, pose_b (4, 4)."""
-    for i in range(3):
-        for j in range(3):
-            s = 0.0
-            for k in range(3):
-                s += pose_a[k, i] * pose_b[k, j]
-            rot[i, j] = s
-        s = 0.0
-        for k in range(3):
-            s += pose_a[k, i] * (pose_b[k, 3] - pose_a[k, 3])
-        trans[i] = s
+def _pair_bound(bounds_a, a, bounds_b, b, rot, trans, best, slack):
+    """The node pair's lower bound for the branch and bound: the oriented boxes' gap (cheap, and
+    tight when the nodes are far apart), then, when that does not reach ``best``, the
+    swept-sphere rectangles' (bvh_query.rss_pair_bound: tight for the flat clusters of surfaces
+    near contact); lowered by ``slack``. Either bound alone was slower on the benchmark panel
+    (the boxes alone 1.5x the time over its meshes, up to 6x on far poses)."""
+    bound = _node_gap(bounds_a, a, bounds_b, b, rot, trans)[0] - slack
+    if bound >= best:
+        return bound
+    return max(bound, rss_pair_bound(bounds_a, a, bounds_b, b, rot, trans, best + slack)[0] - slack)
+
+
+@njit(cache=True, nogil=True)
+def _bound_slack(nb_a, root_a, nb_b, root_b, trans):
+    """The absolute allowance subtracted from node-pair bounds in one query: BOUND_SLACK times
+    the size of the coordinates involved (both root spheres and the offset between the frames)."""
+    scale = abs(trans[0]) + abs(trans[1]) + abs(trans[2]) + nb_a[root_a, SPHERE_RADIUS] + nb_b[root_b, SPHERE_RADIUS]
+    for d in range(3):
+        scale += abs(nb_a[root_a, SPHERE_CENTER + d]) + abs(nb_b[root_b, SPHERE_CENTER + d])
+    return BOUND_SLACK * 4.0 * scale
+
+
+@njit(cache=True, nogil=True)
+def _leaf_pairs(nodes_a, tri_a, a, nodes_b, tri_b, b, rot, trans, best, points, work, found, scratch,
+                candidate):
+    """S3 step 3 on every triangle pair of leaf a (part A) and leaf b (part B), B moved into A's
+    frame, when no pair of the two parts intersects (step 2 was done for all of them first):
+    returns ``(best, touching)`` and writes an improvement into ``found`` ([tri a, tri b], tree
+    positions) and ``points`` (closest points in A's frame). Pairs whose lower bounds reach
+    ``best`` are skipped; returns at the first pair whose computed distance is exactly 0
+    (touching below the resolution of float64). ``scratch (5, 3, 3)``, ``candidate (2, 3)``:
+    room for the two triangles and their data."""
+    P = scratch[0]
+    Q = scratch[1]
+    enP = scratch[2]
+    enQ = scratch[3]
+    nP = scratch[4, 0]
+    nQ = scratch[4, 1]
+    # B's triangle j is moved into A's frame once for the whole leaf of A: its centroid first (S3's
+    # sphere test), the rest only when some triangle of A passes that test
+    for j in range(nodes_b[b, 0], nodes_b[b, 0] + nodes_b[b, 1]):
+        c0, c1, c2 = _moved_centroid(tri_b, j, rot, trans)
+        ok_q = tri_b[j, TRI_NORMAL_OK] != 0.0
+        moved = False
+        for i in range(nodes_a[a, 0], nodes_a[a, 0] + nodes_a[a, 1]):
+            if _sphere_gap(tri_a, i, c0, c1, c2, tri_b[j, TRI_R]) >= best:
+                continue
+            if not moved:
+                _load_b(tri_b, j, rot, trans, Q, nQ, enQ)
+                moved = True
+            _load_a(tri_a, i, P, nP, enP)
+            ok_p = tri_a[i, TRI_NORMAL_OK] != 0.0
+            lower = _triangle_gap(P, nP, ok_p, Q, nQ, ok_q)
+            if lower >= best:
+                continue
+            work[1] += 1
+            d2 = triangles_separation(P, nP, enP, ok_p, Q, nQ, enQ, ok_q, candidate)
+            dist = np.sqrt(d2)
+            if dist < best:
+                best = dist
+                found[0] = i
+                found[1] = j
+                for d in range(3):
+                    points[0, d] = candidate[0, d]
+                    points[1, d] = candidate[1, d]
+                if d2 == 0.0:  # touching within rounding (or two collinear triangles that touch)
+                    return 0.0, True
+    return best, False
 
 
 @njit(cache=True, nogil=True)
 def clearance_query(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, tri_b, root_b, rot, trans, max_distance,
-                    stack, stack_gap, points, work):
+                    stack, stack_bound, points, work):
     """Minimum distance between the surfaces of part A (tree rooted at ``root_a``) and part B,
     B moved into A's frame by (rot, trans).
 
-    Branch and bound (Ericson 6.3): pop a node pair, skip it when its lower bound is not below
-    the best distance, split the node with the larger sphere, push the farther child pair
-    first. At a leaf pair: S3's sphere test, then a cheap separating-axis gap, then S3 step 2
-    (only when that gap does not prove the pair disjoint) and step 3. Stops at the first
-    intersecting triangle pair. Only separations below ``max_distance`` are searched.
-    (Tried and not kept: a best-first search over a min-heap opened 25-40 % fewer node pairs and
-    up to 60 % fewer triangle pairs, but its heap operations cost more than they saved: 1.25x
-    the CPU time on the kuka links, 0.94-0.98x on diff_ring.)
+    First an intersecting triangle pair is looked for (collect_intersections, stopping at the
+    first: S3 step 2 under the node pairs whose boxes may touch); crossing parts are answered
+    there, at the cost of an overlap test. Otherwise the branch and bound (Ericson 6.3) over the
+    two trees: pop a node pair, skip it when its lower bound (_node_gap) is not below the best
+    distance, split the node with the larger sphere, push the farther child pair first
+    (bvh_query's descent); at a leaf pair (nodes of at most DIRECT_LEAF triangles) S3 step 3 on
+    each triangle pair (_leaf_pairs). Only separations below ``max_distance`` are searched.
     ``intersecting``: the exact test found a common point, or the computed separation of a
     pair is exactly 0 (touching below the resolution of float64, or two collinear triangles).
     Returns ``(distance, intersecting, tri_a, tri_b)`` (tree positions, -1 when nothing lies
     within max_distance); ``points[0]``, ``points[1]`` get the closest points in A's frame (a
     common point when intersecting). ``work[0]`` += node pairs popped, ``work[1]`` += triangle
     pairs given the exact tests (for benchmarks)."""
-    P = np.empty((3, 3))
-    Q = np.empty((3, 3))
-    nP = np.empty(3)
-    nQ = np.empty(3)
-    enP = np.empty((3, 3))
-    enQ = np.empty((3, 3))
+    # crossing meshes overlap in many node pairs, all with lower bound 0: a boolean search finds a
+    # crossing pair sooner than the branch and bound, which orders pairs by their bounds
+    first_pair = np.full((1, 2), -1, dtype=np.int64)
+    first_point = np.empty((1, 3))
+    if collect_intersections(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, tri_b, root_b, rot, trans, stack,
+                             first_pair, first_point, True, work) > 0:
+        for d in range(3):
+            points[0, d] = first_point[0, d]
+            points[1, d] = first_point[0, d]
+        return 0.0, True, first_pair[0, 0], first_pair[0, 1]
+    scratch = np.empty((5, 3, 3))
     candidate = np.empty((2, 3))
-    witness = np.empty(3)
+    found = np.full(2, -1, dtype=np.int64)
+    slack = _bound_slack(bounds_a, root_a, bounds_b, root_b, trans)
     best = max_distance
-    best_a = -1
-    best_b = -1
     stack[0, 0] = root_a
     stack[0, 1] = root_b
-    stack_gap[0] = _node_gap(bounds_a, root_a, bounds_b, root_b, rot, trans)
+    stack_bound[0] = _node_gap(bounds_a, root_a, bounds_b, root_b, rot, trans)[0] - slack
     top = 1
     while top > 0:
         top -= 1
         a = stack[top, 0]
         b = stack[top, 1]
-        if stack_gap[top] >= best:
+        if stack_bound[top] >= best:
             continue
         work[0] += 1
-        leaf_a = nodes_a[a, 2] < 0
-        leaf_b = nodes_b[b, 2] < 0
+        leaf_a = is_direct_leaf(nodes_a, a, DIRECT_LEAF)
+        leaf_b = is_direct_leaf(nodes_b, b, DIRECT_LEAF)
         if leaf_a and leaf_b:
-            for i in range(nodes_a[a, 0], nodes_a[a, 0] + nodes_a[a, 1]):
-                for j in range(nodes_b[b, 0], nodes_b[b, 0] + nodes_b[b, 1]):
-                    if _sphere_gap(tri_a, i, tri_b, j, rot, trans) >= best:
-                        continue
-                    _load_a(tri_a, i, P, nP, enP)
-                    _load_b(tri_b, j, rot, trans, Q, nQ, enQ)
-                    ok_p = tri_a[i, TRI_NORMAL_OK] != 0.0
-                    ok_q = tri_b[j, TRI_NORMAL_OK] != 0.0
-                    lower = _triangle_gap(P, nP, ok_p, Q, nQ, ok_q)
-                    if lower >= best:
-                        continue
-                    work[1] += 1
-                    # a positive (conservative) separating-axis gap proves the pair disjoint
-                    if lower <= 0.0 and triangles_intersect(P, Q, tri_a[i, TRI_PROPER] != 0.0,
-                                                            tri_b[j, TRI_PROPER] != 0.0, witness):
-                        for d in range(3):
-                            points[0, d] = witness[d]
-                            points[1, d] = witness[d]
-                        return 0.0, True, i, j
-                    d2 = triangles_separation(P, nP, enP, ok_p, Q, nQ, enQ, ok_q, candidate)
-                    dist = np.sqrt(d2)
-                    if dist < best:
-                        best = dist
-                        best_a = i
-                        best_b = j
-                        for d in range(3):
-                            points[0, d] = candidate[0, d]
-                            points[1, d] = candidate[1, d]
-                        if d2 == 0.0:  # touching within rounding (or two collinear triangles that touch)
-                            return 0.0, True, i, j
+            best, hit = _leaf_pairs(nodes_a, tri_a, a, nodes_b, tri_b, b, rot, trans, best, points, work, found,
+                                    scratch, candidate)
+            if hit:
+                return 0.0, True, found[0], found[1]
             continue
-        if leaf_b or (not leaf_a and bounds_a[a, NODE_RADIUS] >= bounds_b[b, NODE_RADIUS]):
-            first_a = a + 1
-            second_a = nodes_a[a, 2]
-            first_b = b
-            second_b = b
-        else:
-            first_a = a
-            second_a = a
-            first_b = b + 1
-            second_b = nodes_b[b, 2]
-        g1 = _node_gap(bounds_a, first_a, bounds_b, first_b, rot, trans)
-        g2 = _node_gap(bounds_a, second_a, bounds_b, second_b, rot, trans)
-        # the farther pair pushed first: the nearer one is searched first
-        top = _push_nearer_last(stack, stack_gap, top, best, first_a, first_b, g1, g1, second_a, second_b, g2, g2)
-    return best, False, best_a, best_b
+        c1a, c2a, c1b, c2b = child_pairs(nodes_a, bounds_a, nodes_b, bounds_b, a, b, leaf_a, leaf_b)
+        l1 = _pair_bound(bounds_a, c1a, bounds_b, c1b, rot, trans, best, slack)
+        l2 = _pair_bound(bounds_a, c2a, bounds_b, c2b, rot, trans, best, slack)
+        top = push_nearer_last(stack, stack_bound, top, best, c1a, c1b, l1, l1, c2a, c2b, l2, l2)
+    return best, False, found[0], found[1]
 
 
 @njit(cache=True, nogil=True)
 def collect_intersections(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, tri_b, root_b, rot, trans, stack,
-                          out_pairs, out_points):
+                          out_pairs, out_points, first_only, work):
     """Every intersecting triangle pair (tree positions) with a common point in A's frame.
     Writes up to len(out_pairs) rows and returns the total count (call again with more room
-    when it is larger)."""
+    when it is larger). ``first_only``: stop at the first pair (count 0 or 1). ``work[0]`` +=
+    node pairs opened, ``work[1]`` += triangle pairs given the exact test."""
     P = np.empty((3, 3))
     Q = np.empty((3, 3))
     nP = np.empty(3)
@@ -849,8 +678,11 @@ def collect_intersections(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, t
     witness = np.empty(3)
     capacity = out_pairs.shape[0]
     count = 0
-    if _node_gap(bounds_a, root_a, bounds_b, root_b, rot, trans) > 0.0:
+    slack = _bound_slack(bounds_a, root_a, bounds_b, root_b, trans)
+    # a node pair is searched while its lower bound is below the slack
+    if _node_gap(bounds_a, root_a, bounds_b, root_b, rot, trans)[0] >= slack:
         return 0
+    stack_gap = np.empty(stack.shape[0])
     stack[0, 0] = root_a
     stack[0, 1] = root_b
     top = 1
@@ -858,12 +690,14 @@ def collect_intersections(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, t
         top -= 1
         a = stack[top, 0]
         b = stack[top, 1]
-        leaf_a = nodes_a[a, 2] < 0
-        leaf_b = nodes_b[b, 2] < 0
+        work[0] += 1
+        leaf_a = is_direct_leaf(nodes_a, a, DIRECT_LEAF)
+        leaf_b = is_direct_leaf(nodes_b, b, DIRECT_LEAF)
         if leaf_a and leaf_b:
             for i in range(nodes_a[a, 0], nodes_a[a, 0] + nodes_a[a, 1]):
                 for j in range(nodes_b[b, 0], nodes_b[b, 0] + nodes_b[b, 1]):
-                    if _sphere_gap(tri_a, i, tri_b, j, rot, trans) > 0.0:
+                    c0, c1, c2 = _moved_centroid(tri_b, j, rot, trans)
+                    if _sphere_gap(tri_a, i, c0, c1, c2, tri_b[j, TRI_R]) > 0.0:
                         continue
                     _load_a(tri_a, i, P, nP, enP)
                     _load_b(tri_b, j, rot, trans, Q, nQ, enQ)
@@ -871,6 +705,7 @@ def collect_intersections(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, t
                     ok_q = tri_b[j, TRI_NORMAL_OK] != 0.0
                     if _triangle_gap(P, nP, ok_p, Q, nQ, ok_q) > 0.0:
                         continue
+                    work[1] += 1
                     proper_p = tri_a[i, TRI_PROPER] != 0.0
                     proper_q = tri_b[j, TRI_PROPER] != 0.0
                     hit = triangles_intersect(P, Q, proper_p, proper_q, witness)
@@ -885,25 +720,15 @@ def collect_intersections(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, t
                             for d in range(3):
                                 out_points[count, d] = witness[d]
                         count += 1
+                        if first_only:
+                            return count
             continue
-        if leaf_b or (not leaf_a and bounds_a[a, NODE_RADIUS] >= bounds_b[b, NODE_RADIUS]):
-            first_a = a + 1
-            second_a = nodes_a[a, 2]
-            first_b = b
-            second_b = b
-        else:
-            first_a = a
-            second_a = a
-            first_b = b + 1
-            second_b = nodes_b[b, 2]
-        if _node_gap(bounds_a, first_a, bounds_b, first_b, rot, trans) <= 0.0:
-            stack[top, 0] = first_a
-            stack[top, 1] = first_b
-            top += 1
-        if _node_gap(bounds_a, second_a, bounds_b, second_b, rot, trans) <= 0.0:
-            stack[top, 0] = second_a
-            stack[top, 1] = second_b
-            top += 1
+        c1a, c2a, c1b, c2b = child_pairs(nodes_a, bounds_a, nodes_b, bounds_b, a, b, leaf_a, leaf_b)
+        g1, centres1 = _node_gap(bounds_a, c1a, bounds_b, c1b, rot, trans)
+        g2, centres2 = _node_gap(bounds_a, c2a, bounds_b, c2b, rot, trans)
+        # the pair with the nearer box centres pushed last (searched first): surfaces cross where
+        # their clusters are close
+        top = push_nearer_last(stack, stack_gap, top, slack, c1a, c1b, g1, centres1, c2a, c2b, g2, centres2)
     return count
 
 
@@ -919,13 +744,13 @@ def _one(nodes_a, bounds_a, tri_a, ids_a, root_a, nodes_b, bounds_b, tri_b, ids_
     """Row k of the outputs (``OUT_*`` columns): world-frame points."""
     rot = np.empty((3, 3))
     trans = np.empty(3)
-    _relative(pose_a, pose_b, rot, trans)
+    relative_rotation_translation(pose_a, pose_b, rot, trans)
     stack = np.empty((stack_rows, 2), dtype=np.int64)
-    stack_gap = np.empty(stack_rows)
+    stack_bound = np.empty(stack_rows)
     points = np.empty((2, 3))
     work = np.zeros(2, dtype=np.int64)
     dist, hit, i, j = clearance_query(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, tri_b, root_b, rot, trans,
-                                      max_distance, stack, stack_gap, points, work)
+                                      max_distance, stack, stack_bound, points, work)
     out_int[k, OUT_HIT] = 1 if hit else 0
     out_int[k, OUT_NODE_PAIRS] = work[0]
     out_int[k, OUT_TRIANGLE_PAIRS] = work[1]
@@ -986,11 +811,11 @@ def intersections(nodes_a, bounds_a, tri_a, ids_a, nodes_b, bounds_b, tri_b, ids
     frame. Returns the total count (rows beyond len(out_pairs) are not written)."""
     rot = np.empty((3, 3))
     trans = np.empty(3)
-    _relative(pose_a, pose_b, rot, trans)
+    relative_rotation_translation(pose_a, pose_b, rot, trans)
     stack = np.empty((stack_rows, 2), dtype=np.int64)
     local = np.empty(out_points.shape)
     count = collect_intersections(nodes_a, bounds_a, tri_a, 0, nodes_b, bounds_b, tri_b, 0, rot, trans, stack,
-                                  out_pairs, local)
+                                  out_pairs, local, False, np.zeros(2, dtype=np.int64))
     for k in range(min(count, out_pairs.shape[0])):
         out_pairs[k, 0] = ids_a[out_pairs[k, 0]]
         out_pairs[k, 1] = ids_b[out_pairs[k, 1]]

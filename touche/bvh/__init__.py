@@ -438,7 +438,7 @@ def collide(a, pose_a, b, pose_b, *, bv="obb", depth_a=-1, depth_b=-1, max_pairs
     kernels = _query()
     rot = np.empty((3, 3))
     trans = np.empty(3)
-    kernels._relative(pa[0], pb[0], rot, trans)
+    kernels.relative_rotation_translation(pa[0], pb[0], rot, trans)
     leaf = max(ta.max_leaf, tb.max_leaf)
     stack = np.zeros((ta._stack_rows(tb), 4), dtype=np.int64)
     chunk = COLLIDE_CHUNK if callback is not None else 1 << 16
