@@ -86,6 +86,27 @@ def _lower_bounds(shape_a, poses_a, shape_b, poses_b):
     return result.signed_distance, result.status <= Status.PENETRATING
 
 
+def _rate_bounds(robot, q0, q1, pair_a, pair_b):
+    from .model import _kernels
+
+    tree = robot._tree
+    bounds = np.empty((len(q0), len(pair_a)))
+    _parallel.run(_kernels().motion_rate_bounds, len(q0), tree.parent, tree.joint_type, tree.origin, tree.dof,
+                  tree.multiplier, tree.offset, robot._geometry_link, robot._geometry_reach, pair_a, pair_b, q0, q1,
+                  bounds, grain=_GRAIN_POSES)
+    return bounds
+
+
+def rate_bounds(robot, q0, q1, obstacles=None, self_collision=True):
+    """(pair names, bounds (n, pairs)): for each segment q0[i] -> q1[i] ((n, dof) float64,
+    validated) and each checked pair (the order of ``Robot.distances``), the bound on
+    |d distance / ds| the motion checks advance with."""
+    from .model import as_obstacles
+
+    names, pair_a, pair_b = robot._pair_table(as_obstacles(obstacles), self_collision)
+    return names, _rate_bounds(robot, q0, q1, pair_a, pair_b)
+
+
 def advance_segments(robot, q0, q1, obstacles, self_collision, tolerance, max_iterations, along_path):
     """Conservative advancement of segments q0[i] -> q1[i] (float64 (n, dof), validated).
 
@@ -109,10 +130,7 @@ def advance_segments(robot, q0, q1, obstacles, self_collision, tolerance, max_it
     if max_iterations < 1:
         raise GeometryError(f"max_iterations must be >= 1, got {max_iterations}")
 
-    bounds = np.empty((segments, pairs))
-    _parallel.run(kernels.motion_rate_bounds, segments, tree.parent, tree.joint_type, tree.origin, tree.dof,
-                  tree.multiplier, tree.offset, robot._geometry_link, robot._geometry_reach, pair_a, pair_b, q0, q1,
-                  bounds, grain=_GRAIN_POSES)
+    bounds = _rate_bounds(robot, q0, q1, pair_a, pair_b)
 
     obstacle_centers = np.zeros((max(1, len(obstacles)), 3))
     obstacle_radii = np.zeros(max(1, len(obstacles)))
