@@ -347,6 +347,50 @@ class Robot:
             return bool(self._allowed_environment[self.link_index(link_b if link_a == ENVIRONMENT else link_a)])
         return bool(self._allowed[self.link_index(link_a), self.link_index(link_b)])
 
+    def sample_allowed_collisions(self, n_samples=10_000, seed=0, *, always_fraction=0.95, configurations=None,
+                                  apply=True):
+        """MoveIt setup assistant's automatic pass: check the robot against itself at
+        ``n_samples`` random configurations (uniform within the limits, continuous joints in
+        [-pi, pi], ``numpy.random.default_rng(seed)``; or your own ``configurations`` (n, dof))
+        and allow the link pairs that never collided ("never") and those that collided in at
+        least ``always_fraction`` of them ("always"). Statistical, as MoveIt's: a pair that
+        collides in a rare configuration the samples missed is allowed too.
+
+        Only pairs checked now are considered (already-allowed pairs stay as they are). With
+        ``apply=False`` nothing changes. Returns a :class:`SampledCollisions`."""
+        if not (0.0 < always_fraction <= 1.0):
+            raise GeometryError(f"always_fraction must be in (0, 1], got {always_fraction}")
+        if configurations is None:
+            if int(n_samples) < 1:
+                raise GeometryError(f"n_samples must be >= 1, got {n_samples}")
+            lower = np.where(np.isfinite(self.lower), self.lower, -np.pi)
+            upper = np.where(np.isfinite(self.upper), self.upper, np.pi)
+            configurations = lower + (upper - lower) * np.random.default_rng(seed).random((int(n_samples), self.dof))
+        q, _ = self.configurations(configurations)
+        if len(q) == 0:
+            raise GeometryError("sample_allowed_collisions needs at least one configuration")
+        pairs = self.self_pairs
+        colliding = self.collisions(q).colliding.reshape(len(q), len(pairs))
+        links = self._geometry_link
+        # one link pair may have several geometry pairs: it collides when any of them does
+        link_pairs = sorted({(min(links[a], links[b]), max(links[a], links[b])) for a, b in pairs})
+        column = {pair: k for k, pair in enumerate(link_pairs)}
+        per_link_pair = np.zeros((len(q), len(link_pairs)), dtype=bool)
+        for p, (a, b) in enumerate(pairs):
+            per_link_pair[:, column[(min(links[a], links[b]), max(links[a], links[b]))]] |= colliding[:, p]
+        fraction = per_link_pair.mean(axis=0)
+        added = []
+        fractions = {}
+        for k, (a, b) in enumerate(link_pairs):
+            names = (self.link_names[a], self.link_names[b])
+            fractions[names] = float(fraction[k])
+            reason = "never" if fraction[k] == 0.0 else "always" if fraction[k] >= always_fraction else None
+            if reason is not None:
+                added.append((names[0], names[1], reason))
+                if apply:
+                    self.allow(*names)
+        return SampledCollisions(added, fractions, len(q))
+
     @property
     def allowed_collisions(self):
         """(links, links) bool, a copy: True where the pair is never checked."""
@@ -730,6 +774,23 @@ class CollisionReport:
         return f"CollisionReport({len(self.pairs)} pairs, {int(np.count_nonzero(self.colliding))} colliding)"
 
 
+class SampledCollisions:
+    """Result of :meth:`Robot.sample_allowed_collisions`: ``added`` a list of (link, link,
+    reason), reason ``"never"`` or ``"always"``; ``collision_fraction`` {(link, link): the
+    fraction of the samples where the pair collided} for every pair that was checked;
+    ``samples`` how many configurations were checked."""
+
+    __slots__ = ("added", "collision_fraction", "samples")
+
+    def __init__(self, added, collision_fraction, samples):
+        self.added, self.collision_fraction, self.samples = added, collision_fraction, samples
+
+    def __repr__(self):
+        never = sum(reason == "never" for _, _, reason in self.added)
+        return (f"SampledCollisions({self.samples} samples: {never} pairs never in collision, "
+                f"{len(self.added) - never} always)")
+
+
 class RobotDistances:
     """Result of :meth:`Robot.distances`, for P checked pairs (``pairs``: list of (name, name);
     the first member is always a robot geometry, A, the second B):
@@ -837,3 +898,7 @@ def warmup():
         model.in_collision(configurations, obstacles)
         model.collisions(configurations, obstacles)
         model.distances(configurations, obstacles, gradients=True)
+    # motion checks: one segment, a batch of segments, a path (the hand passes through the box)
+    model.check_motion(q[0], q[1], obstacles)
+    model.check_motion(q[:-1], q[1:], obstacles)
+    model.check_path(q, obstacles)
