@@ -371,7 +371,7 @@ def motion_distance_advance(lower_bound, reliable, bounds, tolerance, s, state):
         if state[t] != MOTION_NEAR:
             continue
         low = lower_bound[t]
-        if low <= tolerance:
+        if not low > tolerance:  # NaN too: an unbounded penetration depth (a plane through a solid)
             state[t] = MOTION_CONTACT if reliable[t] else MOTION_UNDECIDED
         elif not reliable[t]:
             state[t] = MOTION_UNDECIDED
