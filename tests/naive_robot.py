@@ -143,9 +143,10 @@ def first_contact_by_sampling(robot, q0, q1, obstacles, steps, *, self_collision
 
 
 def distance_rates(robot, q0, q1, obstacles, steps, *, self_collision=True):
-    """(pair names, max over s of |d(s + h) - d(s)| / h per pair), h = 1 / steps, d the pair's
-    distance (>= 0) from robot.distances at steps + 1 samples of the segment."""
+    """(pair names, max over s of |d(s + h) - d(s)| / h per pair, d (steps + 1, pairs)), h =
+    1 / steps, d the pair's distance (>= 0) from robot.distances at steps + 1 samples of the
+    segment."""
     s = np.linspace(0.0, 1.0, steps + 1)
     result = robot.distances(segment_configurations(q0, q1, s), obstacles, self_collision=self_collision,
                              allow_outside_limits=True)
-    return result.pairs, (np.abs(np.diff(result.distance, axis=0)) * steps).max(axis=0)
+    return result.pairs, (np.abs(np.diff(result.distance, axis=0)) * steps).max(axis=0), result.distance

@@ -14,7 +14,7 @@ import pytest
 
 import touche as tc
 from touche import GeometryError, robot
-from touche.robot.motion import MotionStatus, rate_bounds
+from touche.robot.motion import MotionStatus, local_rate_bounds, rate_bounds
 
 import naive_robot as N
 
@@ -69,18 +69,30 @@ def _free_segments(model, obstacles, count, length, seed):
 # ------------------------------------------------------------------------------------------------
 # the rate bound
 def _check_rate_bound(model, obstacles, q0, q1, steps):
+    """The segment-wide bound against the largest measured rate, and the local bound at every
+    20th sample against the measured change over the next 1 to 100 samples."""
     names, bounds = rate_bounds(model, q0, q1, obstacles)
-    ratios = []
+    ratios, local_ratios = [], []
     for i in range(len(q0)):
-        pairs, rates = N.distance_rates(model, q0[i], q1[i], obstacles, steps)
+        pairs, rates, distances = N.distance_rates(model, q0[i], q1[i], obstacles, steps)
         assert pairs == names
+        starts = np.arange(0, steps, 20)
+        _, rate0, rate1 = local_rate_bounds(model, q0[i], q1[i], starts / steps, obstacles)
+        for k, start in enumerate(starts):
+            ahead = np.arange(1, min(100, steps - start) + 1)
+            tau = ahead / steps
+            change = np.abs(distances[start + ahead] - distances[start])  # (len(ahead), pairs)
+            allowed = rate0[k] * tau[:, None] + 0.5 * rate1[k] * tau[:, None] ** 2
+            assert (change <= allowed * (1.0 + 1e-12) + 1e-9).all(), (i, start)
+            assert (rate0[k] <= bounds[i] * (1.0 + 1e-12)).all()  # never looser than the segment's bound
+            local_ratios.append(rate0[k][bounds[i] > 0] / bounds[i][bounds[i] > 0])
         # finite differences of distances exact to ~1e-12: allow that much over the bound
         slack = 1e-9 * steps
         over = rates > bounds[i] * (1.0 + 1e-12) + slack
         assert not over.any(), [(names[p], rates[p], bounds[i, p]) for p in np.flatnonzero(over)]
         moving = bounds[i] > 0
         ratios.append(rates[moving] / bounds[i, moving])
-    return np.concatenate(ratios)
+    return np.concatenate(ratios), np.concatenate(local_ratios)
 
 
 @needs_erd
@@ -92,8 +104,9 @@ def test_rate_bound_is_never_exceeded(name):
     model = _model(name, "convex")
     obstacles = _shelf(FILES[name][2])
     q0, q1 = _free_segments(model, obstacles, 4, 1.0, seed=20)
-    ratios = _check_rate_bound(model, obstacles, q0, q1, steps=400)
+    ratios, local_ratios = _check_rate_bound(model, obstacles, q0, q1, steps=400)
     assert ratios.max() > 0.2  # the bound is not vacuous: some pair moves at a fair share of it
+    assert np.median(local_ratios) < 0.8  # and the local bound is tighter (longer steps)
 
 
 def test_rate_bound_prismatic_and_mimic_joints(tmp_path):
@@ -109,7 +122,7 @@ def test_rate_bound_prismatic_and_mimic_joints(tmp_path):
     upper = np.where(np.isfinite(model.upper), model.upper, np.pi)
     q0 = lower + (upper - lower) * rng.random((6, model.dof))
     q1 = lower + (upper - lower) * rng.random((6, model.dof))
-    ratios = _check_rate_bound(model, obstacles, q0, q1, steps=1000)
+    ratios, _ = _check_rate_bound(model, obstacles, q0, q1, steps=1000)
     assert ratios.max() > 0.2
 
 

@@ -343,42 +343,120 @@ def motion_sphere_advance(parent, joint_type, origin, axis, dof, multiplier, off
 
 
 @njit(cache=True, nogil=True)
+def _lowest_common_ancestor(parent, a, b):
+    while a != b:  # parents come before children: the larger index is never the ancestor
+        if a > b:
+            a = parent[a]
+        else:
+            b = parent[b]
+    return a
+
+
+@njit(cache=True, nogil=True)
+def _local_rate_terms(poses, chain, joint_type, axis, parent, dof, multiplier, q0, q1, link, stop, center, radius,
+                      reach, out):
+    """Add to ``out`` (rate0, rate1) the local speed bound of the points of a geometry (inside the
+    ball ``center`` (world, now), ``radius``; ``reach`` from its link's origin) from the joints
+    of its chain from ``link`` up to ``stop`` (exclusive), at the current poses: a point's speed
+    from revolute joint k is |dv_k| * (its distance to k's axis line), at most |dv_k| * (the
+    centre's distance to the line now + radius + V_k tau) a parameter step tau later, V_k the
+    speed of the centre relative to link k's frame (where the axis is fixed): the joints below k,
+    bounded by the chain lengths as in ``motion_rate_bounds``."""
+    below = 0.0  # V_k: the chain bound of the joints already walked (below k)
+    k = link
+    while k != stop:
+        if dof[k] >= 0:
+            dv = abs(multiplier[k] * (q1[dof[k]] - q0[dof[k]]))
+            if joint_type[k] == JOINT_REVOLUTE:
+                pose = poses[0, k]
+                wx = pose[0, 0] * axis[k, 0] + pose[0, 1] * axis[k, 1] + pose[0, 2] * axis[k, 2]
+                wy = pose[1, 0] * axis[k, 0] + pose[1, 1] * axis[k, 1] + pose[1, 2] * axis[k, 2]
+                wz = pose[2, 0] * axis[k, 0] + pose[2, 1] * axis[k, 1] + pose[2, 2] * axis[k, 2]
+                rx = center[0] - pose[0, 3]
+                ry = center[1] - pose[1, 3]
+                rz = center[2] - pose[2, 3]
+                cx = wy * rz - wz * ry
+                cy = wz * rx - wx * rz
+                cz = wx * ry - wy * rx
+                out[0] += dv * (np.sqrt(cx * cx + cy * cy + cz * cz) + radius)
+                out[1] += dv * below
+                below += dv * (chain[link] - chain[k] + reach)
+            elif joint_type[k] == JOINT_PRISMATIC:
+                out[0] += dv
+                below += dv
+        k = parent[k]
+
+
+@njit(cache=True, nogil=True)
 def motion_pair_poses(parent, joint_type, origin, axis, dof, multiplier, offset, geometry_link, geometry_origin,
-                      pair_a, pair_b, q0, q1, item_segment, item_pair, s, pose_a, pose_b, lo, hi):
+                      centers, radii, geometry_reach, pair_a, pair_b, q0, q1, item_segment, item_pair, s,
+                      pose_a, pose_b, rate0, rate1, lo, hi):
     """World poses of the two geometries of items lo <= t < hi at their ``s[t]`` (``pose_b``
-    left as it is for an obstacle)."""
+    left as it is for an obstacle), and the pair's local rate bound there: over the next
+    parameter step tau, |d distance / ds| <= rate0[t] + rate1[t] * tau (the same joints as
+    ``motion_rate_bounds``, with each revolute joint's distance to the geometry measured now
+    instead of bounded by the chain lengths)."""
     configuration = np.empty((1, q0.shape[1]))
     poses = np.empty((1, parent.shape[0], 4, 4))
+    chain = np.empty(parent.shape[0])
+    center = np.empty(3)
+    terms = np.empty(2)
     for t in range(lo, hi):
         i = item_segment[t]
         p = item_pair[t]
         _configuration_at(q0[i], q1[i], s[t], configuration)
         forward_kinematics_many(parent, joint_type, origin, axis, dof, multiplier, offset, configuration, poses, 0, 1)
+        _chain_lengths(parent, joint_type, origin, dof, multiplier, offset, q0[i], q1[i], chain)
         a = pair_a[p]
-        _rigid_product(poses[0, geometry_link[a]], geometry_origin[a], pose_a[t])
         b = pair_b[p]
+        link_a = geometry_link[a]
+        link_b = geometry_link[b] if b >= 0 else 0
+        stop = _lowest_common_ancestor(parent, link_a, link_b)
+        terms[0] = 0.0
+        terms[1] = 0.0
+        _rigid_product(poses[0, link_a], geometry_origin[a], pose_a[t])
+        _sphere_center_world(poses[0, link_a], geometry_origin[a], centers[a], center)
+        _local_rate_terms(poses, chain, joint_type, axis, parent, dof, multiplier, q0[i], q1[i], link_a, stop, center,
+                          radii[a], geometry_reach[a], terms)
         if b >= 0:
-            _rigid_product(poses[0, geometry_link[b]], geometry_origin[b], pose_b[t])
+            _rigid_product(poses[0, link_b], geometry_origin[b], pose_b[t])
+            _sphere_center_world(poses[0, link_b], geometry_origin[b], centers[b], center)
+            _local_rate_terms(poses, chain, joint_type, axis, parent, dof, multiplier, q0[i], q1[i], link_b, stop,
+                              center, radii[b], geometry_reach[b], terms)
+        rate0[t] = terms[0]
+        rate1[t] = terms[1]
 
 
 @njit(cache=True, nogil=True)
-def motion_distance_advance(lower_bound, reliable, bounds, tolerance, s, state):
+def motion_distance_advance(lower_bound, reliable, bounds, rate0, rate1, tolerance, s, state):
     """One conservative-advancement step for the MOTION_NEAR items (all at once; cheap): with a
-    lower bound l of the pair's distance at s, contact when l <= tolerance, free when the step
-    l / bound passes s = 1, else s += l / bound and the item is active again. An item whose
-    distance query did not converge (``reliable`` False) and found no contact is undecided."""
+    lower bound l of the pair's distance at s, contact when l <= tolerance; else the certified
+    step is the larger of l / bound (the segment-wide bound) and the tau solving
+    rate0 tau + rate1 tau^2 / 2 = l (the local bound integrated over the step); free when the
+    step passes s = 1, else s += step and the item is active again. An item whose distance query
+    did not converge (``reliable`` False) and found no contact is undecided."""
     for t in range(s.shape[0]):
         if state[t] != MOTION_NEAR:
             continue
         low = lower_bound[t]
         if not low > tolerance:  # NaN too: an unbounded penetration depth (a plane through a solid)
             state[t] = MOTION_CONTACT if reliable[t] else MOTION_UNDECIDED
-        elif not reliable[t]:
+            continue
+        if not reliable[t]:
             state[t] = MOTION_UNDECIDED
-        elif low > bounds[t] * (1.0 - s[t]):
+            continue
+        step = np.inf  # a pair that does not move
+        if bounds[t] > 0.0:
+            step = low / bounds[t]
+        local = rate0[t] + np.sqrt(rate0[t] * rate0[t] + 2.0 * rate1[t] * low)
+        if local > 0.0:
+            step = max(step, 2.0 * low / local)  # (the root of the quadratic, without cancellation)
+        elif bounds[t] > 0.0:
+            step = np.inf  # no joint moves this pair: the local bound is exact
+        if step > 1.0 - s[t]:
             state[t] = MOTION_FREE
         else:
-            s[t] += low / bounds[t]
+            s[t] += step
             state[t] = MOTION_ACTIVE
 
 

@@ -107,6 +107,27 @@ def rate_bounds(robot, q0, q1, obstacles=None, self_collision=True):
     return names, _rate_bounds(robot, q0, q1, pair_a, pair_b)
 
 
+def local_rate_bounds(robot, q0, q1, s, obstacles=None, self_collision=True):
+    """(pair names, rate0 (k, pairs), rate1 (k, pairs)): for one segment q0 -> q1 ((dof,)
+    float64, validated) at parameters ``s`` (k,), the local bound the motion checks step with:
+    |d(s + tau) - d(s)| <= rate0 tau + rate1 tau^2 / 2 for tau >= 0."""
+    from .model import _kernels, as_obstacles
+
+    obstacles = as_obstacles(obstacles)
+    names, pair_a, pair_b = robot._pair_table(obstacles, self_collision)
+    tree = robot._tree
+    s = np.ascontiguousarray(s, dtype=np.float64)
+    count = len(s) * len(pair_a)
+    rate0, rate1 = np.empty(count), np.empty(count)
+    _kernels().motion_pair_poses(
+        tree.parent, tree.joint_type, tree.origin, tree.axis, tree.dof, tree.multiplier, tree.offset,
+        robot._geometry_link, robot._geometry_origin, robot._sphere_center, robot._sphere_radius,
+        robot._geometry_reach, pair_a, pair_b, np.ascontiguousarray(q0[None]), np.ascontiguousarray(q1[None]),
+        np.zeros(count, dtype=np.int64), np.tile(np.arange(len(pair_a), dtype=np.int64), len(s)),
+        np.repeat(s, len(pair_a)), np.empty((count, 4, 4)), np.empty((count, 4, 4)), rate0, rate1, 0, count)
+    return names, rate0.reshape(len(s), -1), rate1.reshape(len(s), -1)
+
+
 def advance_segments(robot, q0, q1, obstacles, self_collision, tolerance, max_iterations, along_path):
     """Conservative advancement of segments q0[i] -> q1[i] (float64 (n, dof), validated).
 
@@ -199,8 +220,11 @@ def _narrow_phase(robot, kernels, geometry_args, near, item_segment, item_pair, 
     count = len(near)
     pose_a = np.empty((count, 4, 4))
     pose_b = np.empty((count, 4, 4))
-    _parallel.run(kernels.motion_pair_poses, count, *geometry_args, pair_a, pair_b, q0, q1, item_segment[near],
-                  item_pair[near], s[near], pose_a, pose_b, grain=_GRAIN_POSES)
+    rate0 = np.empty(count)
+    rate1 = np.empty(count)
+    _parallel.run(kernels.motion_pair_poses, count, *geometry_args, robot._sphere_center, robot._sphere_radius,
+                  robot._geometry_reach, pair_a, pair_b, q0, q1, item_segment[near], item_pair[near], s[near],
+                  pose_a, pose_b, rate0, rate1, grain=_GRAIN_POSES)
     lower = np.empty(count)
     reliable = np.empty(count, dtype=np.bool_)
     pair_of = item_pair[near]
@@ -227,7 +251,7 @@ def _narrow_phase(robot, kernels, geometry_args, near, item_segment, item_pair, 
     last_lower[near] = lower
     near_state = state[near]
     near_s = s[near]
-    kernels.motion_distance_advance(lower, reliable, item_bound[near], tolerance, near_s, near_state)
+    kernels.motion_distance_advance(lower, reliable, item_bound[near], rate0, rate1, tolerance, near_s, near_state)
     s[near], state[near] = near_s, near_state
 
 
