@@ -86,6 +86,31 @@ def _lower_bounds(shape_a, poses_a, shape_b, poses_b):
     return result.signed_distance, result.status <= Status.PENETRATING
 
 
+class _ConvexPair:
+    """Two convex stand-ins and what ``touche.distance`` would hand its compiled single-pair
+    driver for them (the engine family's address, the packed shapes): the narrow phase calls
+    that driver directly for a lone item, skipping the verb's argument checks (the poses come
+    from the kinematics kernel; the driver still checks they are rigid)."""
+
+    __slots__ = ("shape_a", "shape_b", "exact", "engine", "packed_a", "packed_b")
+
+    def __init__(self, shape_a, shape_b):
+        from ..query import _kernels as drivers, _pair_engine
+
+        (self.shape_a, exact_a), (self.shape_b, exact_b) = convex_stand_in(shape_a), convex_stand_in(shape_b)
+        self.exact = exact_a and exact_b
+        self.engine = _pair_engine(drivers(), self.shape_a, self.shape_b, False)
+        self.packed_a = (*self.shape_a._packed, self.shape_a.scale)
+        self.packed_b = (*self.shape_b._packed, self.shape_b.scale)
+
+    def lower_bound_one(self, pose_a, pose_b, buffer):
+        """(signed distance, converged) at one pose of each."""
+        from ..query import _kernels as drivers
+
+        status = drivers().checked_distance_into(self.engine, *self.packed_a, pose_a, *self.packed_b, pose_b, buffer)
+        return buffer[0], 0 <= status <= 2  # SEPARATED, TOUCHING, PENETRATING
+
+
 def _rate_bounds(robot, q0, q1, pair_a, pair_b):
     from .model import _kernels
 
@@ -227,6 +252,7 @@ def _narrow_phase(robot, kernels, geometry_args, near, item_segment, item_pair, 
                   pose_a, pose_b, rate0, rate1, grain=_GRAIN_POSES)
     lower = np.empty(count)
     reliable = np.empty(count, dtype=np.bool_)
+    buffer = np.empty(10)
     pair_of = item_pair[near]
     order = np.argsort(pair_of, kind="stable")
     starts = np.flatnonzero(np.r_[True, pair_of[order][1:] != pair_of[order][:-1]])
@@ -239,11 +265,14 @@ def _narrow_phase(robot, kernels, geometry_args, near, item_segment, item_pair, 
         else:
             shape_b, other, _ = obstacles[-pair_b[p] - 1]
         if stand_ins[p] is None:
-            (hull_a, exact_a), (hull_b, exact_b) = convex_stand_in(shape_a), convex_stand_in(shape_b)
-            stand_ins[p] = (hull_a, hull_b, exact_a and exact_b)
-        hull_a, hull_b, exact = stand_ins[p]
-        lower[rows], reliable[rows] = _lower_bounds(hull_a, pose_a[rows], hull_b, other)
-        if not exact:  # within the tolerance on the hulls: the meshes themselves decide
+            stand_ins[p] = _ConvexPair(shape_a, shape_b)
+        convex = stand_ins[p]
+        if len(rows) == 1:
+            row = rows[0]
+            lower[row], reliable[row] = convex.lower_bound_one(pose_a[row], other[0] if other.ndim == 3 else other, buffer)
+        else:
+            lower[rows], reliable[rows] = _lower_bounds(convex.shape_a, pose_a[rows], convex.shape_b, other)
+        if not convex.exact:  # within the tolerance on the hulls: the meshes themselves decide
             close = rows[(lower[rows] <= tolerance) | ~reliable[rows]]
             if len(close):
                 lower[close], reliable[close] = _lower_bounds(shape_a, pose_a[close], shape_b,
