@@ -254,6 +254,13 @@ def test_thin_wall_between_samples_and_standing_still():
     touching = arm.check_motion([0.0, 1.5], [0.0, 1.5], wall)
     assert touching.status == MotionStatus.CONTACT and touching.time == 0.0
     assert repr(result).startswith("MotionResult(CONTACT")
+    # a flat mesh obstacle has no solid hull: it is its own lower bound
+    pose = np.eye(4)
+    pose[:3, 3] = [0.3, 0.0, 0.5]
+    flat = [(tc.TriangleMesh([[0, -0.5, 0], [0, 0.5, 0], [0, 0, 1.0]], [[0, 1, 2]]), pose)]
+    crossing = arm.check_motion(q0, q1, flat)
+    dense = N.first_contact_by_sampling(arm, q0, q1, flat, 10_000)
+    assert crossing.in_collision and dense is not None and dense - 1e-4 <= crossing.time <= dense
 
 
 def test_bad_motion_input():

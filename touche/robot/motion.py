@@ -71,8 +71,20 @@ def convex_stand_in(shape):
     key = shape_key(shape)
     hull = _HULLS.get(key)
     if hull is None:
-        hull = _HULLS.get_or_build(lambda: ConvexPolyhedron(shape.vertices), key)
-    return hull, False
+        hull = _HULLS.get_or_build(lambda: _hull_or_none(shape), key)
+    return (shape, True) if hull is _NO_HULL else (hull, False)
+
+
+_NO_HULL = object()
+
+
+def _hull_or_none(mesh):
+    """The mesh's convex hull, or _NO_HULL for a flat mesh (no solid hull): then the mesh
+    itself is its own, slower, stand-in."""
+    try:
+        return ConvexPolyhedron(mesh.vertices)
+    except GeometryError:
+        return _NO_HULL
 
 
 def _lower_bounds(shape_a, poses_a, shape_b, poses_b):
@@ -92,16 +104,22 @@ class _ConvexPair:
     that driver directly for a lone item, skipping the verb's argument checks (the poses come
     from the kinematics kernel; the driver still checks they are rigid)."""
 
-    __slots__ = ("shape_a", "shape_b", "exact", "engine", "packed_a", "packed_b")
+    __slots__ = ("shape_a", "shape_b", "exact", "direct", "engine", "packed_a", "packed_b")
 
     def __init__(self, shape_a, shape_b):
+        from ..query import _DISTANCE_ROUTES, _ENGINE_MESH_MESH, _ENGINE_MESH_SHAPE, _ENGINE_MESH_TREE
         from ..query import _kernels as drivers, _pair_engine
 
         (self.shape_a, exact_a), (self.shape_b, exact_b) = convex_stand_in(shape_a), convex_stand_in(shape_b)
         self.exact = exact_a and exact_b
-        self.engine = _pair_engine(drivers(), self.shape_a, self.shape_b, False)
-        self.packed_a = (*self.shape_a._packed, self.shape_a.scale)
-        self.packed_b = (*self.shape_b._packed, self.shape_b.scale)
+        route = _DISTANCE_ROUTES.get((self.shape_a.kind, self.shape_b.kind))
+        # the driver answers the pair engines' pairs; meshes (and unsupported pairs: the verb
+        # raises their error) go through touche.distance
+        self.direct = route is not None and route[0] not in (_ENGINE_MESH_SHAPE, _ENGINE_MESH_MESH, _ENGINE_MESH_TREE)
+        if self.direct:
+            self.engine = _pair_engine(drivers(), self.shape_a, self.shape_b, False)
+            self.packed_a = (*self.shape_a._packed, self.shape_a.scale)
+            self.packed_b = (*self.shape_b._packed, self.shape_b.scale)
 
     def lower_bound_one(self, pose_a, pose_b, buffer):
         """(signed distance, converged) at one pose of each."""
@@ -267,7 +285,7 @@ def _narrow_phase(robot, kernels, geometry_args, near, item_segment, item_pair, 
         if stand_ins[p] is None:
             stand_ins[p] = _ConvexPair(shape_a, shape_b)
         convex = stand_ins[p]
-        if len(rows) == 1:
+        if len(rows) == 1 and convex.direct:
             row = rows[0]
             lower[row], reliable[row] = convex.lower_bound_one(pose_a[row], other[0] if other.ndim == 3 else other, buffer)
         else:
