@@ -295,6 +295,8 @@ def motion_section(args, share, pin, coal):
             print(f"       {label} segments: check_motion iterations median "
                   f"{np.median([model.check_motion(q0[i], q1[i], scene).iterations for i in np.flatnonzero(subset)[:50]]):.0f}")
 
+    if args.grazing <= 0:
+        return
     cases = grazing_segments(model, args.grazing, rng)
     touche_misses = pin_misses = 0
     touche_times, pin_times = [], []
