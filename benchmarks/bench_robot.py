@@ -19,6 +19,15 @@ Rows (microseconds per configuration, median of interleaved repeats; ratio = tou
   ``pinocchio.computeDistances`` per configuration, on the first 200 configurations.
 Agreement: colliding flags per pair compared on every configuration, distances on the separated
 pairs of the distance workload (max absolute difference).
+
+Motion segments (Panda, ``--segments`` seeded segments, the shelf, self-collision too; ``--motion``
+runs this part alone): ``robot.check_motion`` (certified, conservative advancement) one segment per
+call from Python and all segments in one call, against the discrete check a planner runs instead:
+100 configurations per segment (s = k / 99) with ``pinocchio.computeCollisions(..., True)``,
+stopping at the first colliding sample. Segments start at collision-free configurations and have
+joint-space length ``--length`` (radians, clipped to the limits). Misses: grazing segments built so
+that a vertex of a link passes through a thin plate (2 x 2 x 0.5 mm) between two of the 100
+samples; each side counts how many it reports free.
 """
 from __future__ import annotations
 
@@ -105,6 +114,10 @@ def main():
     parser.add_argument("--count", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="1,000 configurations, 3 repeats")
+    parser.add_argument("--motion", action="store_true", help="only the motion-segment section")
+    parser.add_argument("--segments", type=int, default=200)
+    parser.add_argument("--length", type=float, default=1.0)
+    parser.add_argument("--grazing", type=int, default=20)
     args = parser.parse_args()
     if args.quick:
         args.count, args.repeats = 1000, 3
@@ -112,6 +125,9 @@ def main():
     import pinocchio as pin
 
     share = example_robot_data()
+    if args.motion:
+        motion_section(args, share, pin, coal)
+        return
     print(f"touche threads: {tc.get_num_threads()}; {args.count:,} configurations; median of {args.repeats}")
     print(f"{'robot':<6} {'workload':<34} {'touche us/cfg':>14} {'pin+coal us/cfg':>16} {'ratio':>7}")
     for name, (urdf_name, srdf_name, front) in ROBOTS.items():
@@ -183,6 +199,125 @@ def main():
         print(f"       {len(report.pairs)} pairs; colliding configurations {report.in_collision.mean():.1%}; "
               f"pair flags differing from coal: {differ} of {theirs.size:,}; "
               f"max |distance difference| on separated pairs: {worst:.2e}")
+
+    motion_section(args, share, pin, coal)
+
+
+def free_segments(model, scene, count, length, rng):
+    """``count`` segments from collision-free configurations, joint-space length ``length``."""
+    starts = model.lower + (model.upper - model.lower) * rng.random((20 * count, model.dof))
+    starts = starts[~model.in_collision(starts, scene)][:count]
+    direction = rng.normal(size=starts.shape)
+    direction *= (length / np.linalg.norm(direction, axis=1))[:, None]
+    return starts, np.clip(starts + direction, model.lower, model.upper)
+
+
+def grazing_segments(model, count, rng):
+    """(q0, q1, plate) whose plate a vertex of a link passes through between two of 100 samples
+    (checked with touche's configuration check; the plate is the only obstacle)."""
+    meshes = [g for g, geometry in enumerate(model.geometries) if isinstance(geometry.shape, tc.TriangleMesh)]
+    found = []
+    starts, ends = free_segments(model, None, 40 * count, 2.0, rng)
+    samples = np.linspace(0.0, 1.0, 100)
+    for q0, q1 in zip(starts, ends):
+        if len(found) == count:
+            break
+        g = meshes[rng.integers(len(meshes) // 2, len(meshes))]
+        middle = (rng.integers(10, 89) + rng.uniform(0.3, 0.7)) / 99.0
+        here, later = model.geometry_poses(q0 + np.array([[middle], [middle + 1e-6]]) * (q1 - q0),
+                                           allow_outside_limits=True)[g]
+        vertices = model.geometries[g].shape.vertices
+        world = vertices @ here[:3, :3].T + here[:3, 3]
+        speed = (vertices @ later[:3, :3].T + later[:3, 3] - world) / 1e-6
+        thin = speed[np.argmax(np.linalg.norm(speed, axis=1))]
+        thin /= np.linalg.norm(thin)
+        side = np.cross(thin, [1.0, 0.0, 0.0] if abs(thin[0]) < 0.9 else [0.0, 1.0, 0.0])
+        side /= np.linalg.norm(side)
+        pose = np.eye(4)
+        pose[:3, :3], pose[:3, 3] = np.column_stack([side, np.cross(thin, side), thin]), world[np.argmax(world @ thin)]
+        plate = [(tc.Box([0.002, 0.002, 0.0005]), tc.Pose.from_matrix(pose))]
+        sampled = model.in_collision(q0 + samples[:, None] * (q1 - q0), plate, self_collision=False,
+                                     allow_outside_limits=True)
+        if not sampled.any():
+            found.append((q0, q1, plate))
+    return found
+
+
+def pin_sampled(pin, pmodel, pdata, gmodel, gdata, pq0, pq1, steps=100):
+    """Discrete check of one segment: the first colliding sample's index, or -1."""
+    for k in range(steps):
+        s = k / (steps - 1)
+        if pin.computeCollisions(pmodel, pdata, gmodel, gdata, pq0 + s * (pq1 - pq0), True):
+            return k
+    return -1
+
+
+def motion_section(args, share, pin, coal):
+    name = "panda"
+    urdf_name, srdf_name, front = ROBOTS[name]
+    urdf, srdf = share / urdf_name, share / srdf_name
+    model = robot.load_urdf(urdf, srdf)
+    scene = shelf(front)
+    rng = np.random.default_rng(7)
+    q0, q1 = free_segments(model, scene, args.segments, args.length, rng)
+    pmodel, gmodel = pinocchio_setup(pin, coal, urdf, share, model, scene)
+    pdata, gdata = pmodel.createData(), gmodel.createData()
+    pq0, pq1 = pinocchio_configurations(pin, pmodel, model, q0), pinocchio_configurations(pin, pmodel, model, q1)
+
+    batch = model.check_motion(q0, q1, scene)  # warm, and the answers
+    sampled = np.array([pin_sampled(pin, pmodel, pdata, gmodel, gdata, pq0[i], pq1[i]) for i in range(len(q0))])
+
+    def touche_singles():
+        for i in range(len(q0)):
+            model.check_motion(q0[i], q1[i], scene)
+
+    def pin_all():
+        for i in range(len(q0)):
+            pin_sampled(pin, pmodel, pdata, gmodel, gdata, pq0[i], pq1[i])
+
+    single_time, batch_time, pin_time = interleaved(
+        [touche_singles, lambda: model.check_motion(q0, q1, scene), pin_all], args.repeats)
+    unit = 1e6 / len(q0)
+    hits = batch.in_collision
+    print(f"\nmotion segments: {name}, shelf + self-collision, {len(q0)} segments of length {args.length} rad "
+          f"(seed 7), median of {args.repeats}")
+    print(f"{'workload':<46} {'touche us/seg':>14} {'pin+coal 100-step us/seg':>25} {'ratio':>7}")
+    print(f"{'check_motion, one segment per call':<46} {single_time * unit:14.0f} {pin_time * unit:25.0f} "
+          f"{single_time / pin_time:7.3f}")
+    print(f"{'check_motion, all segments in one call':<46} {batch_time * unit:14.0f} {pin_time * unit:25.0f} "
+          f"{batch_time / pin_time:7.3f}")
+    print(f"       certified contact on {hits.mean():.1%} of the segments, undecided "
+          f"{int(np.count_nonzero(batch.status == 2))}; 100-step sampling found a contact on {np.mean(sampled >= 0):.1%}; "
+          f"sampling hit where check_motion says free: {int(np.count_nonzero((sampled >= 0) & ~hits))}; "
+          f"check_motion contact where 100-step sampling is free: {int(np.count_nonzero(hits & (sampled < 0)))}")
+    for subset, label in ((hits, "colliding"), (~hits, "free")):
+        if subset.any():
+            print(f"       {label} segments: check_motion iterations median "
+                  f"{np.median([model.check_motion(q0[i], q1[i], scene).iterations for i in np.flatnonzero(subset)[:50]]):.0f}")
+
+    if args.grazing <= 0:
+        return
+    cases = grazing_segments(model, args.grazing, rng)
+    touche_misses = pin_misses = 0
+    touche_times, pin_times = [], []
+    for a, b, plate in cases:
+        started = time.perf_counter()
+        result = model.check_motion(a, b, plate, self_collision=False)
+        touche_times.append(time.perf_counter() - started)
+        touche_misses += not result.in_collision
+        pm, gm = pinocchio_setup(pin, coal, urdf, share, model, plate)
+        gm.removeAllCollisionPairs()
+        for geometry in model.geometries:  # the plate only, as touche's check above
+            gm.addCollisionPair(pin.CollisionPair(gm.getGeometryId(f"{geometry.link}_{0 if '[' not in geometry.name else int(geometry.name.split('[')[1][:-1])}"),
+                                                  gm.getGeometryId("board0")))
+        pa, pb = pinocchio_configurations(pin, pm, model, a[None])[0], pinocchio_configurations(pin, pm, model, b[None])[0]
+        pd, gd = pm.createData(), gm.createData()
+        started = time.perf_counter()
+        pin_misses += pin_sampled(pin, pm, pd, gm, gd, pa, pb) < 0
+        pin_times.append(time.perf_counter() - started)
+    print(f"       grazing segments (a link passes through a 2 x 2 x 0.5 mm plate between samples): {len(cases)}; "
+          f"missed by check_motion: {touche_misses}; missed by pin+coal 100-step sampling: {pin_misses}; "
+          f"median time per segment {np.median(touche_times) * 1e6:.0f} us vs {np.median(pin_times) * 1e6:.0f} us")
 
 
 if __name__ == "__main__":

@@ -119,3 +119,34 @@ def brute_force_distances(robot, urdf_text, configurations, obstacles):
             point_a[i, p] = result.point_a
             point_b[i, p] = result.point_b
     return pairs, signed, point_a, point_b
+
+
+# ------------------------------------------------------------------------------------------------
+# motion checks: dense discrete sampling
+def segment_configurations(q0, q1, s):
+    """q0 + s (q1 - q0) for each s: (len(s), dof)."""
+    s = np.asarray(s, dtype=np.float64)
+    return q0[None, :] + s[:, None] * (np.asarray(q1) - np.asarray(q0))[None, :]
+
+
+def first_contact_by_sampling(robot, q0, q1, obstacles, steps, *, self_collision=True, end=1.0):
+    """The first s of ``steps`` + 1 evenly spaced samples of [0, end] whose configuration collides
+    (robot.in_collision, the configuration check), or None: the discrete check a planner runs."""
+    s = np.linspace(0.0, end, steps + 1)
+    for start in range(0, len(s), 2000):
+        chunk = s[start:start + 2000]
+        hits = robot.in_collision(segment_configurations(q0, q1, chunk), obstacles, self_collision=self_collision,
+                                  allow_outside_limits=True)
+        if hits.any():
+            return float(chunk[np.argmax(hits)])
+    return None
+
+
+def distance_rates(robot, q0, q1, obstacles, steps, *, self_collision=True):
+    """(pair names, max over s of |d(s + h) - d(s)| / h per pair, d (steps + 1, pairs)), h =
+    1 / steps, d the pair's distance (>= 0) from robot.distances at steps + 1 samples of the
+    segment."""
+    s = np.linspace(0.0, 1.0, steps + 1)
+    result = robot.distances(segment_configurations(q0, q1, s), obstacles, self_collision=self_collision,
+                             allow_outside_limits=True)
+    return result.pairs, (np.abs(np.diff(result.distance, axis=0)) * steps).max(axis=0), result.distance

@@ -1535,6 +1535,16 @@ def section_robot():
                     report.colliding_pairs(0)
                 each.distances(q, scene, gradients=True).minimum
             each.in_collision(q, scenes[3], self_collision=False)
+        for scene in scenes:  # motion checks: one segment, segments, a path, the forms users pass
+            each.check_motion(batch[0], batch[1], scene).contact_pairs
+            each.check_motion(batch[:-1], batch[1:], scene, tolerance=1e-4).contact_pairs
+            each.check_motion(batch[0].tolist(), batch.astype(np.float32), scene, self_collision=False)
+            each.check_path(batch, scene).path_time
+        each.check_path(_strided(batch), scenes[3], max_iterations=3)
+        each.check_motion(np.zeros((0, 3)), np.zeros((0, 3)), scenes[3])
+        each.check_motion(batch[0], batch[0] + [0.0, 3.0, 0.0], scenes[3], allow_outside_limits=True)
+        _documented_geometry_error(each.check_motion, batch[0], batch[0] + [0.0, 3.0, 0.0])
+        _documented_geometry_error(each.check_path, batch[0])
         each.in_collision(batch + [0.0, 3.0, 0.0], None, allow_outside_limits=True)
         _documented_geometry_error(each.in_collision, batch + [0.0, 3.0, 0.0])
         _documented_geometry_error(each.forward_kinematics, np.zeros(2))

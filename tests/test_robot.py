@@ -559,3 +559,40 @@ def test_geometry_poses_layout(synthetic):
     for g, geometry in enumerate(model.geometries):
         np.testing.assert_allclose(poses[g], links[:, model.link_index(geometry.link)] @ geometry.origin, atol=1e-15)
     np.testing.assert_array_equal(model.geometry_poses(q[2]), poses[:, 2])
+
+
+# ------------------------------------------------------------------------------------------------
+# the automatic "never / always in collision" pass
+def test_sampled_allowed_collisions_against_brute_force(synthetic):
+    model, text = synthetic
+    fresh = robot.load_urdf(model._source)  # a model of its own: this test changes its matrix
+    fresh.allow("base", "twin")  # a user's choice stays
+    configurations = _random_configurations(fresh, 200, seed=13)
+    before = {(fresh.geometries[a].link, fresh.geometries[b].link) for a, b in fresh.self_pairs}
+    pairs, colliding = N.brute_force_collisions(fresh, text, configurations, [])
+    expected = {}
+    for p, (a, b) in enumerate(pairs):
+        key = (fresh.geometries[a].link, fresh.geometries[b].link)
+        expected[key] = expected.get(key, np.zeros(len(configurations), dtype=bool)) | colliding[:, p]
+    result = fresh.sample_allowed_collisions(configurations=configurations, always_fraction=0.9, apply=False)
+    assert result.samples == 200 and set(result.collision_fraction) == before
+    for key, hits in expected.items():
+        assert result.collision_fraction[key] == hits.mean()
+    reasons = {(a, b): reason for a, b, reason in result.added}
+    assert {key for key, hits in expected.items() if not hits.any()} == {k for k, r in reasons.items() if r == "never"}
+    assert {key for key, hits in expected.items() if hits.mean() >= 0.9} == {k for k, r in reasons.items() if r == "always"}
+    assert "never" in reasons.values() and len(reasons) < len(before)  # some pairs stay checked
+    assert fresh.self_pairs and len(fresh.self_pairs) == len(pairs)  # apply=False changed nothing
+    applied = fresh.sample_allowed_collisions(configurations=configurations, always_fraction=0.9)
+    assert applied.added == result.added
+    assert all(fresh.is_allowed(a, b) for a, b, _ in result.added) and fresh.is_allowed("base", "twin")
+    remaining = {(fresh.geometries[a].link, fresh.geometries[b].link) for a, b in fresh.self_pairs}
+    assert remaining == before - set(reasons)
+    # seeded sampling is reproducible
+    once = robot.load_urdf(PANDA_BULLET).sample_allowed_collisions(400, seed=3)
+    again = robot.load_urdf(PANDA_BULLET).sample_allowed_collisions(400, seed=3)
+    assert once.added == again.added and once.added and "never" in repr(once)
+    with pytest.raises(GeometryError, match="always_fraction"):
+        fresh.sample_allowed_collisions(10, always_fraction=0.0)
+    with pytest.raises(GeometryError, match="n_samples"):
+        fresh.sample_allowed_collisions(0)

@@ -10,7 +10,9 @@ the joint values.
 See docs/robots.md.
 """
 from ..errors import RobotModelError
-from .model import ENVIRONMENT, CollisionReport, Geometry, Robot, RobotDistances, as_obstacles, load_urdf, warmup
+from .model import (ENVIRONMENT, CollisionReport, Geometry, Robot, RobotDistances, SampledCollisions, as_obstacles,
+                    load_urdf, warmup)
+from .motion import MotionResult, MotionStatus, PathResult
 
-__all__ = ["ENVIRONMENT", "CollisionReport", "Geometry", "Robot", "RobotDistances", "RobotModelError",
-           "as_obstacles", "load_urdf", "warmup"]
+__all__ = ["ENVIRONMENT", "CollisionReport", "Geometry", "MotionResult", "MotionStatus", "PathResult", "Robot",
+           "RobotDistances", "RobotModelError", "SampledCollisions", "as_obstacles", "load_urdf", "warmup"]

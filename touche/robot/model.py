@@ -18,6 +18,7 @@ from .._kernels import kinds
 from ..errors import GeometryError, RobotModelError
 from ..shapes import Box, Capsule, ConvexPolyhedron, Cylinder, Shape, Sphere, TriangleMesh, as_shape
 from . import urdf as _urdf
+from . import motion as _motion
 
 ENVIRONMENT = "<environment>"  # the name standing for every obstacle in the allowed-collision matrix
 
@@ -283,6 +284,10 @@ class Robot:
         # the sphere's centre moved into the geometry frame's parent, the link: cull in one frame
         self._sphere_center = np.array([c for c, _ in spheres], dtype=np.float64).reshape(-1, 3)
         self._sphere_radius = np.array([r for _, r in spheres], dtype=np.float64)
+        # how far a geometry's points can be from its link's origin (the motion checks' speed bound)
+        self._geometry_reach = np.array(
+            [np.linalg.norm(g.origin[:3, :3] @ c + g.origin[:3, 3]) + r for g, (c, r) in zip(geometries, spheres)],
+            dtype=np.float64).reshape(len(geometries))
         return geometries
 
     def _allow_adjacent(self):
@@ -341,6 +346,50 @@ class Robot:
         if ENVIRONMENT in (link_a, link_b):
             return bool(self._allowed_environment[self.link_index(link_b if link_a == ENVIRONMENT else link_a)])
         return bool(self._allowed[self.link_index(link_a), self.link_index(link_b)])
+
+    def sample_allowed_collisions(self, n_samples=10_000, seed=0, *, always_fraction=0.95, configurations=None,
+                                  apply=True):
+        """MoveIt setup assistant's automatic pass: check the robot against itself at
+        ``n_samples`` random configurations (uniform within the limits, continuous joints in
+        [-pi, pi], ``numpy.random.default_rng(seed)``; or your own ``configurations`` (n, dof))
+        and allow the link pairs that never collided ("never") and those that collided in at
+        least ``always_fraction`` of them ("always"). Statistical, as MoveIt's: a pair that
+        collides in a rare configuration the samples missed is allowed too.
+
+        Only pairs checked now are considered (already-allowed pairs stay as they are). With
+        ``apply=False`` nothing changes. Returns a :class:`SampledCollisions`."""
+        if not (0.0 < always_fraction <= 1.0):
+            raise GeometryError(f"always_fraction must be in (0, 1], got {always_fraction}")
+        if configurations is None:
+            if int(n_samples) < 1:
+                raise GeometryError(f"n_samples must be >= 1, got {n_samples}")
+            lower = np.where(np.isfinite(self.lower), self.lower, -np.pi)
+            upper = np.where(np.isfinite(self.upper), self.upper, np.pi)
+            configurations = lower + (upper - lower) * np.random.default_rng(seed).random((int(n_samples), self.dof))
+        q, _ = self.configurations(configurations)
+        if len(q) == 0:
+            raise GeometryError("sample_allowed_collisions needs at least one configuration")
+        pairs = self.self_pairs
+        colliding = self.collisions(q).colliding.reshape(len(q), len(pairs))
+        links = self._geometry_link
+        # one link pair may have several geometry pairs: it collides when any of them does
+        link_pairs = sorted({(min(links[a], links[b]), max(links[a], links[b])) for a, b in pairs})
+        column = {pair: k for k, pair in enumerate(link_pairs)}
+        per_link_pair = np.zeros((len(q), len(link_pairs)), dtype=bool)
+        for p, (a, b) in enumerate(pairs):
+            per_link_pair[:, column[(min(links[a], links[b]), max(links[a], links[b]))]] |= colliding[:, p]
+        fraction = per_link_pair.mean(axis=0)
+        added = []
+        fractions = {}
+        for k, (a, b) in enumerate(link_pairs):
+            names = (self.link_names[a], self.link_names[b])
+            fractions[names] = float(fraction[k])
+            reason = "never" if fraction[k] == 0.0 else "always" if fraction[k] >= always_fraction else None
+            if reason is not None:
+                added.append((names[0], names[1], reason))
+                if apply:
+                    self.allow(*names)
+        return SampledCollisions(added, fractions, len(q))
 
     @property
     def allowed_collisions(self):
@@ -539,6 +588,94 @@ class Robot:
         result = RobotDistances(names, signed, point_a, point_b, normal, status, gradient)
         return result._first() if single else result
 
+    @property
+    def reach(self):
+        """A bound on how far any point of the robot's collision geometry can be from the root
+        link's origin, over every configuration within the limits (the length of the chain of
+        link origins, prismatic joints at their largest value, plus each geometry's bounding
+        sphere): the motion checks' default tolerance is 1e-6 of it."""
+        if getattr(self, "_reach", None) is None:
+            tree = self._tree
+            chain = np.zeros(len(self.link_names))
+            for k in range(1, len(self.link_names)):
+                step = float(np.linalg.norm(tree.origin[k, :3, 3]))
+                if tree.joint_type[k] == _kernels().JOINT_PRISMATIC:
+                    column = tree.dof[k]
+                    ends = tree.multiplier[k] * np.array([self.lower[column], self.upper[column]]) + tree.offset[k]
+                    step += float(np.abs(ends).max())
+                chain[k] = chain[tree.parent[k]] + step
+            reach = chain[self._geometry_link] + self._geometry_reach
+            self._reach = float(reach.max()) if len(reach) else 0.0
+        return self._reach
+
+    def _segments(self, q0, q1, allow_outside_limits):
+        q0, single0 = self.configurations(q0, allow_outside_limits=allow_outside_limits)
+        q1, single1 = self.configurations(q1, allow_outside_limits=allow_outside_limits)
+        if len(q0) != len(q1):
+            if len(q0) == 1:
+                q0 = np.ascontiguousarray(np.repeat(q0, len(q1), axis=0))
+            elif len(q1) == 1:
+                q1 = np.ascontiguousarray(np.repeat(q1, len(q0), axis=0))
+            else:
+                raise GeometryError(f"q0 and q1 must have the same number of configurations, got {len(q0)} and {len(q1)}")
+        return q0, q1, single0 and single1
+
+    def check_motion(self, q0, q1, obstacles=None, *, self_collision=True, tolerance=None,
+                     max_iterations=_motion.DEFAULT_MAX_ITERATIONS, allow_outside_limits=False):
+        """Certified check of the straight joint-space segment q(s) = q0 + s (q1 - q0), s in
+        [0, 1]: free, or the first s where a checked pair (as in :meth:`in_collision`) comes
+        within ``tolerance`` -- never missing a contact between samples.
+
+        ``q0``, ``q1``: (dof,) or (n, dof) (one side may be a single configuration: broadcast);
+        both ends inside the limits (so is the whole segment) unless ``allow_outside_limits``.
+        ``tolerance``: the distance at which a pair counts as in contact (default 1e-6 of
+        :attr:`reach`, about a micrometre for a 1 m arm); a pair that comes closer than that
+        without touching is reported as a contact (conservative). ``max_iterations``: rounds of
+        conservative advancement before the unfinished segments are UNDECIDED.
+
+        Conservative advancement (touche/robot/motion.py, the bound in
+        touche/_kernels/robot.py): each pair steps s by (lower bound of its distance) / (bound
+        on how fast that distance can change along the segment), the bound from the joint
+        motions and the link lengths. Returns a :class:`MotionResult` (scalars for one segment)."""
+        q0, q1, single = self._segments(q0, q1, allow_outside_limits)
+        names, status, first, pair, lower, iterations = _motion.advance_segments(
+            self, q0, q1, obstacles, self_collision, tolerance, max_iterations, along_path=False)
+        time = np.where(np.isfinite(first), first, np.nan)
+        configuration = q0 + time[:, None] * (q1 - q0)
+        tolerance = _motion.DEFAULT_RELATIVE_TOLERANCE * self.reach if tolerance is None else float(tolerance)
+        if single:
+            return _motion.MotionResult(names, _motion.MotionStatus(int(status[0])), float(time[0]), configuration[0],
+                                        int(pair[0]), float(lower[0]), iterations, tolerance)
+        return _motion.MotionResult(names, status, time, configuration, pair, lower, iterations, tolerance)
+
+    def check_path(self, qs, obstacles=None, *, self_collision=True, tolerance=None,
+                   max_iterations=_motion.DEFAULT_MAX_ITERATIONS, allow_outside_limits=False):
+        """Certified check of the path through configurations ``qs`` (m, dof), m >= 2, segment
+        k from qs[k] to qs[k + 1] (straight in joint space): every segment advances in lock-step
+        (one batched query per pair and iteration over all of them), and segments after the
+        first one with a contact are dropped. Arguments as in :meth:`check_motion`; returns a
+        :class:`PathResult`."""
+        qs, single = self.configurations(qs, allow_outside_limits=allow_outside_limits)
+        if single or len(qs) < 2:
+            raise GeometryError(f"a path needs at least two configurations (m, {self.dof}), got shape {np.shape(qs)}")
+        q0, q1 = np.ascontiguousarray(qs[:-1]), np.ascontiguousarray(qs[1:])
+        names, status, first, pair, lower, iterations = _motion.advance_segments(
+            self, q0, q1, obstacles, self_collision, tolerance, max_iterations, along_path=True)
+        tolerance = _motion.DEFAULT_RELATIVE_TOLERANCE * self.reach if tolerance is None else float(tolerance)
+        hit = np.flatnonzero(np.isfinite(first))
+        segment = int(hit[0]) if len(hit) else -1
+        before = status[:segment] if segment >= 0 else status
+        if (before == _motion.MotionStatus.UNDECIDED).any() or (segment >= 0 and status[segment] == _motion.MotionStatus.UNDECIDED):
+            path_status = _motion.MotionStatus.UNDECIDED
+        else:
+            path_status = _motion.MotionStatus.CONTACT if segment >= 0 else _motion.MotionStatus.FREE
+        if segment < 0:
+            return _motion.PathResult(names, path_status, -1, math.nan, np.full(self.dof, np.nan), -1, math.nan,
+                                      iterations, tolerance)
+        time = float(first[segment])
+        return _motion.PathResult(names, path_status, segment, time, q0[segment] + time * (q1[segment] - q0[segment]),
+                                  int(pair[segment]), float(lower[segment]), iterations, tolerance)
+
     def _gradients(self, q, link_poses, obstacles, pair_a, pair_b, signed, point_a, point_b, normal, status):
         """d signed_distance / d q, (n, pairs, dof).
 
@@ -635,6 +772,23 @@ class CollisionReport:
 
     def __repr__(self):
         return f"CollisionReport({len(self.pairs)} pairs, {int(np.count_nonzero(self.colliding))} colliding)"
+
+
+class SampledCollisions:
+    """Result of :meth:`Robot.sample_allowed_collisions`: ``added`` a list of (link, link,
+    reason), reason ``"never"`` or ``"always"``; ``collision_fraction`` {(link, link): the
+    fraction of the samples where the pair collided} for every pair that was checked;
+    ``samples`` how many configurations were checked."""
+
+    __slots__ = ("added", "collision_fraction", "samples")
+
+    def __init__(self, added, collision_fraction, samples):
+        self.added, self.collision_fraction, self.samples = added, collision_fraction, samples
+
+    def __repr__(self):
+        never = sum(reason == "never" for _, _, reason in self.added)
+        return (f"SampledCollisions({self.samples} samples: {never} pairs never in collision, "
+                f"{len(self.added) - never} always)")
 
 
 class RobotDistances:
@@ -744,3 +898,7 @@ def warmup():
         model.in_collision(configurations, obstacles)
         model.collisions(configurations, obstacles)
         model.distances(configurations, obstacles, gradients=True)
+    # motion checks: one segment, a batch of segments, a path (the hand passes through the box)
+    model.check_motion(q[0], q[1], obstacles)
+    model.check_motion(q[:-1], q[1:], obstacles)
+    model.check_path(q, obstacles)
