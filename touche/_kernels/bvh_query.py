@@ -947,6 +947,87 @@ def rss_pair_bound(nb_a, ia, nb_b, ib, rot, trans, best):
 
 
 @njit(cache=True, nogil=True)
+def obb_pair_gap(bounds_a, a, bounds_b, b, rot, trans):
+    """A lower bound of the distance between the contents of node a (part A) and node b (part B):
+    the largest of the sphere gap and the separations of the two oriented boxes along the six
+    box axes and along the line through the box centres (each a separating-axis gap, Ericson
+    4.4.1, hence at most the distance). Returns ``(gap, distance between the box centres)``."""
+    # sphere gap
+    s0 = bounds_b[b, SPHERE_CENTER]
+    s1 = bounds_b[b, SPHERE_CENTER + 1]
+    s2 = bounds_b[b, SPHERE_CENTER + 2]
+    g0 = rot[0, 0] * s0 + rot[0, 1] * s1 + rot[0, 2] * s2 + trans[0] - bounds_a[a, SPHERE_CENTER]
+    g1 = rot[1, 0] * s0 + rot[1, 1] * s1 + rot[1, 2] * s2 + trans[1] - bounds_a[a, SPHERE_CENTER + 1]
+    g2 = rot[2, 0] * s0 + rot[2, 1] * s1 + rot[2, 2] * s2 + trans[2] - bounds_a[a, SPHERE_CENTER + 2]
+    gap = np.sqrt(g0 * g0 + g1 * g1 + g2 * g2) - bounds_a[a, SPHERE_RADIUS] - bounds_b[b, SPHERE_RADIUS]
+    # B's box centre in A's frame, and the offset w between the box centres
+    cb0 = bounds_b[b, OBB_CENTER]
+    cb1 = bounds_b[b, OBB_CENTER + 1]
+    cb2 = bounds_b[b, OBB_CENTER + 2]
+    w0 = rot[0, 0] * cb0 + rot[0, 1] * cb1 + rot[0, 2] * cb2 + trans[0] - bounds_a[a, OBB_CENTER]
+    w1 = rot[1, 0] * cb0 + rot[1, 1] * cb1 + rot[1, 2] * cb2 + trans[1] - bounds_a[a, OBB_CENTER + 1]
+    w2 = rot[2, 0] * cb0 + rot[2, 1] * cb1 + rot[2, 2] * cb2 + trans[2] - bounds_a[a, OBB_CENTER + 2]
+    length = np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
+    d0 = bounds_a[a, OBB_AXES] * w0 + bounds_a[a, OBB_AXES + 1] * w1 + bounds_a[a, OBB_AXES + 2] * w2
+    d1 = bounds_a[a, OBB_AXES + 3] * w0 + bounds_a[a, OBB_AXES + 4] * w1 + bounds_a[a, OBB_AXES + 5] * w2
+    d2 = bounds_a[a, OBB_AXES + 6] * w0 + bounds_a[a, OBB_AXES + 7] * w1 + bounds_a[a, OBB_AXES + 8] * w2
+    # C[i, k] = |(axis i of box a) . (axis k of box b, rotated into A's frame)|; e_k = w . (that axis)
+    c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = 0.0
+    e0 = e1 = e2 = 0.0
+    for k in range(3):
+        y0 = bounds_b[b, OBB_AXES + 3 * k]
+        y1 = bounds_b[b, OBB_AXES + 3 * k + 1]
+        y2 = bounds_b[b, OBB_AXES + 3 * k + 2]
+        v0 = rot[0, 0] * y0 + rot[0, 1] * y1 + rot[0, 2] * y2
+        v1 = rot[1, 0] * y0 + rot[1, 1] * y1 + rot[1, 2] * y2
+        v2 = rot[2, 0] * y0 + rot[2, 1] * y1 + rot[2, 2] * y2
+        x0 = abs(bounds_a[a, OBB_AXES] * v0 + bounds_a[a, OBB_AXES + 1] * v1 + bounds_a[a, OBB_AXES + 2] * v2)
+        x1 = abs(bounds_a[a, OBB_AXES + 3] * v0 + bounds_a[a, OBB_AXES + 4] * v1 + bounds_a[a, OBB_AXES + 5] * v2)
+        x2 = abs(bounds_a[a, OBB_AXES + 6] * v0 + bounds_a[a, OBB_AXES + 7] * v1 + bounds_a[a, OBB_AXES + 8] * v2)
+        ek = w0 * v0 + w1 * v1 + w2 * v2
+        if k == 0:
+            c00, c10, c20, e0 = x0, x1, x2, ek
+        elif k == 1:
+            c01, c11, c21, e1 = x0, x1, x2, ek
+        else:
+            c02, c12, c22, e2 = x0, x1, x2, ek
+    ha0 = bounds_a[a, OBB_HALF]
+    ha1 = bounds_a[a, OBB_HALF + 1]
+    ha2 = bounds_a[a, OBB_HALF + 2]
+    hb0 = bounds_b[b, OBB_HALF]
+    hb1 = bounds_b[b, OBB_HALF + 1]
+    hb2 = bounds_b[b, OBB_HALF + 2]
+    gap = max(gap, abs(d0) - ha0 - (c00 * hb0 + c01 * hb1 + c02 * hb2))
+    gap = max(gap, abs(d1) - ha1 - (c10 * hb0 + c11 * hb1 + c12 * hb2))
+    gap = max(gap, abs(d2) - ha2 - (c20 * hb0 + c21 * hb1 + c22 * hb2))
+    gap = max(gap, abs(e0) - hb0 - (c00 * ha0 + c10 * ha1 + c20 * ha2))
+    gap = max(gap, abs(e1) - hb1 - (c01 * ha0 + c11 * ha1 + c21 * ha2))
+    gap = max(gap, abs(e2) - hb2 - (c02 * ha0 + c12 * ha1 + c22 * ha2))
+    if length > 0.0:  # the line through the centres
+        gap = max(gap, length - (abs(d0) * ha0 + abs(d1) * ha1 + abs(d2) * ha2
+                                 + abs(e0) * hb0 + abs(e1) * hb1 + abs(e2) * hb2) / length)
+    return gap, length
+
+
+@njit(cache=True, nogil=True)
+def pair_lower_bound(nb_a, ia, nb_b, ib, rot, trans, best):
+    """``(bound, key)`` of a node pair for a distance search (branch and bound): the oriented
+    boxes' gap (obb_pair_gap: cheap, and tight when the nodes are far apart compared with their
+    sizes), then, when that does not reach ``best``, rss_pair_bound (the swept-sphere
+    rectangles: tight for the flat clusters of surfaces near contact). Either bound alone was
+    slower on the benchmark panel: the boxes alone 1.5x the time of both over its meshes, the
+    rectangles alone up to 2x on far poses (touche.clearance's search; touche.bvh's distance,
+    whose leaf tests differ, measured no faster with it and keeps rss_pair_bound)."""
+    gap = obb_pair_gap(nb_a, ia, nb_b, ib, rot, trans)[0]
+    if gap >= best:
+        return gap, gap
+    bound, key = rss_pair_bound(nb_a, ia, nb_b, ib, rot, trans, best)
+    if gap > bound:
+        return gap, max(key, gap)
+    return bound, key
+
+
+@njit(cache=True, nogil=True)
 def _plane_gap(A, B):
     """How far B's vertices lie beyond A's plane on one side (0 if they straddle it or A has no
     area): a lower bound of the distance of triangles A and B (9-tuples)."""

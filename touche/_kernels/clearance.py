@@ -52,13 +52,14 @@ ensure_fresh_cache()
 
 from .jit import njit  # noqa: E402
 
-from .bvh_build import OBB_AXES, OBB_CENTER, OBB_HALF, SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
+from .bvh_build import SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
 from .bvh_query import (  # noqa: E402
     child_pairs,
     is_direct_leaf,
+    obb_pair_gap,
+    pair_lower_bound,
     push_nearer_last,
     relative_rotation_translation,
-    rss_pair_bound,
 )
 from .predicates import orient2d, orient3d  # noqa: E402
 from .tri_distance import segment_segment  # noqa: E402
@@ -468,82 +469,6 @@ def _triangle_gap(P, nP, normal_ok_p, Q, nQ, normal_ok_q):
 # ------------------------------------------------------------------------------------------
 # traversals
 @njit(cache=True, nogil=True)
-def _node_gap(bounds_a, a, bounds_b, b, rot, trans):
-    """A lower bound of the distance between the contents of node a (part A) and node b (part B):
-    the largest of the sphere gap and the separations of the two oriented boxes along the six
-    box axes and along the line through the box centres (each a separating-axis gap, Ericson
-    4.4.1, hence at most the distance). Returns ``(gap, distance between the box centres)``."""
-    # sphere gap
-    s0 = bounds_b[b, SPHERE_CENTER]
-    s1 = bounds_b[b, SPHERE_CENTER + 1]
-    s2 = bounds_b[b, SPHERE_CENTER + 2]
-    g0 = rot[0, 0] * s0 + rot[0, 1] * s1 + rot[0, 2] * s2 + trans[0] - bounds_a[a, SPHERE_CENTER]
-    g1 = rot[1, 0] * s0 + rot[1, 1] * s1 + rot[1, 2] * s2 + trans[1] - bounds_a[a, SPHERE_CENTER + 1]
-    g2 = rot[2, 0] * s0 + rot[2, 1] * s1 + rot[2, 2] * s2 + trans[2] - bounds_a[a, SPHERE_CENTER + 2]
-    gap = np.sqrt(g0 * g0 + g1 * g1 + g2 * g2) - bounds_a[a, SPHERE_RADIUS] - bounds_b[b, SPHERE_RADIUS]
-    # B's box centre in A's frame, and the offset w between the box centres
-    cb0 = bounds_b[b, OBB_CENTER]
-    cb1 = bounds_b[b, OBB_CENTER + 1]
-    cb2 = bounds_b[b, OBB_CENTER + 2]
-    w0 = rot[0, 0] * cb0 + rot[0, 1] * cb1 + rot[0, 2] * cb2 + trans[0] - bounds_a[a, OBB_CENTER]
-    w1 = rot[1, 0] * cb0 + rot[1, 1] * cb1 + rot[1, 2] * cb2 + trans[1] - bounds_a[a, OBB_CENTER + 1]
-    w2 = rot[2, 0] * cb0 + rot[2, 1] * cb1 + rot[2, 2] * cb2 + trans[2] - bounds_a[a, OBB_CENTER + 2]
-    length = np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
-    d0 = bounds_a[a, OBB_AXES] * w0 + bounds_a[a, OBB_AXES + 1] * w1 + bounds_a[a, OBB_AXES + 2] * w2
-    d1 = bounds_a[a, OBB_AXES + 3] * w0 + bounds_a[a, OBB_AXES + 4] * w1 + bounds_a[a, OBB_AXES + 5] * w2
-    d2 = bounds_a[a, OBB_AXES + 6] * w0 + bounds_a[a, OBB_AXES + 7] * w1 + bounds_a[a, OBB_AXES + 8] * w2
-    # C[i, k] = |(axis i of box a) . (axis k of box b, rotated into A's frame)|; e_k = w . (that axis)
-    c00 = c01 = c02 = c10 = c11 = c12 = c20 = c21 = c22 = 0.0
-    e0 = e1 = e2 = 0.0
-    for k in range(3):
-        y0 = bounds_b[b, OBB_AXES + 3 * k]
-        y1 = bounds_b[b, OBB_AXES + 3 * k + 1]
-        y2 = bounds_b[b, OBB_AXES + 3 * k + 2]
-        v0 = rot[0, 0] * y0 + rot[0, 1] * y1 + rot[0, 2] * y2
-        v1 = rot[1, 0] * y0 + rot[1, 1] * y1 + rot[1, 2] * y2
-        v2 = rot[2, 0] * y0 + rot[2, 1] * y1 + rot[2, 2] * y2
-        x0 = abs(bounds_a[a, OBB_AXES] * v0 + bounds_a[a, OBB_AXES + 1] * v1 + bounds_a[a, OBB_AXES + 2] * v2)
-        x1 = abs(bounds_a[a, OBB_AXES + 3] * v0 + bounds_a[a, OBB_AXES + 4] * v1 + bounds_a[a, OBB_AXES + 5] * v2)
-        x2 = abs(bounds_a[a, OBB_AXES + 6] * v0 + bounds_a[a, OBB_AXES + 7] * v1 + bounds_a[a, OBB_AXES + 8] * v2)
-        ek = w0 * v0 + w1 * v1 + w2 * v2
-        if k == 0:
-            c00, c10, c20, e0 = x0, x1, x2, ek
-        elif k == 1:
-            c01, c11, c21, e1 = x0, x1, x2, ek
-        else:
-            c02, c12, c22, e2 = x0, x1, x2, ek
-    ha0 = bounds_a[a, OBB_HALF]
-    ha1 = bounds_a[a, OBB_HALF + 1]
-    ha2 = bounds_a[a, OBB_HALF + 2]
-    hb0 = bounds_b[b, OBB_HALF]
-    hb1 = bounds_b[b, OBB_HALF + 1]
-    hb2 = bounds_b[b, OBB_HALF + 2]
-    gap = max(gap, abs(d0) - ha0 - (c00 * hb0 + c01 * hb1 + c02 * hb2))
-    gap = max(gap, abs(d1) - ha1 - (c10 * hb0 + c11 * hb1 + c12 * hb2))
-    gap = max(gap, abs(d2) - ha2 - (c20 * hb0 + c21 * hb1 + c22 * hb2))
-    gap = max(gap, abs(e0) - hb0 - (c00 * ha0 + c10 * ha1 + c20 * ha2))
-    gap = max(gap, abs(e1) - hb1 - (c01 * ha0 + c11 * ha1 + c21 * ha2))
-    gap = max(gap, abs(e2) - hb2 - (c02 * ha0 + c12 * ha1 + c22 * ha2))
-    if length > 0.0:  # the line through the centres
-        gap = max(gap, length - (abs(d0) * ha0 + abs(d1) * ha1 + abs(d2) * ha2
-                                 + abs(e0) * hb0 + abs(e1) * hb1 + abs(e2) * hb2) / length)
-    return gap, length
-
-
-@njit(cache=True, nogil=True)
-def _pair_bound(bounds_a, a, bounds_b, b, rot, trans, best, slack):
-    """The node pair's lower bound for the branch and bound: the oriented boxes' gap (cheap, and
-    tight when the nodes are far apart), then, when that does not reach ``best``, the
-    swept-sphere rectangles' (bvh_query.rss_pair_bound: tight for the flat clusters of surfaces
-    near contact); lowered by ``slack``. Either bound alone was slower on the benchmark panel
-    (the boxes alone 1.5x the time over its meshes, up to 6x on far poses)."""
-    bound = _node_gap(bounds_a, a, bounds_b, b, rot, trans)[0] - slack
-    if bound >= best:
-        return bound
-    return max(bound, rss_pair_bound(bounds_a, a, bounds_b, b, rot, trans, best + slack)[0] - slack)
-
-
-@njit(cache=True, nogil=True)
 def _bound_slack(nb_a, root_a, nb_b, root_b, trans):
     """The absolute allowance subtracted from node-pair bounds in one query: BOUND_SLACK times
     the size of the coordinates involved (both root spheres and the offset between the frames)."""
@@ -637,7 +562,7 @@ def clearance_query(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, tri_b, 
     best = max_distance
     stack[0, 0] = root_a
     stack[0, 1] = root_b
-    stack_bound[0] = _node_gap(bounds_a, root_a, bounds_b, root_b, rot, trans)[0] - slack
+    stack_bound[0] = obb_pair_gap(bounds_a, root_a, bounds_b, root_b, rot, trans)[0] - slack
     top = 1
     while top > 0:
         top -= 1
@@ -655,9 +580,9 @@ def clearance_query(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, tri_b, 
                 return 0.0, True, found[0], found[1]
             continue
         c1a, c2a, c1b, c2b = child_pairs(nodes_a, bounds_a, nodes_b, bounds_b, a, b, leaf_a, leaf_b)
-        l1 = _pair_bound(bounds_a, c1a, bounds_b, c1b, rot, trans, best, slack)
-        l2 = _pair_bound(bounds_a, c2a, bounds_b, c2b, rot, trans, best, slack)
-        top = push_nearer_last(stack, stack_bound, top, best, c1a, c1b, l1, l1, c2a, c2b, l2, l2)
+        l1, key1 = pair_lower_bound(bounds_a, c1a, bounds_b, c1b, rot, trans, best + slack)
+        l2, key2 = pair_lower_bound(bounds_a, c2a, bounds_b, c2b, rot, trans, best + slack)
+        top = push_nearer_last(stack, stack_bound, top, best, c1a, c1b, l1 - slack, key1, c2a, c2b, l2 - slack, key2)
     return best, False, found[0], found[1]
 
 
@@ -680,7 +605,7 @@ def collect_intersections(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, t
     count = 0
     slack = _bound_slack(bounds_a, root_a, bounds_b, root_b, trans)
     # a node pair is searched while its lower bound is below the slack
-    if _node_gap(bounds_a, root_a, bounds_b, root_b, rot, trans)[0] >= slack:
+    if obb_pair_gap(bounds_a, root_a, bounds_b, root_b, rot, trans)[0] >= slack:
         return 0
     stack_gap = np.empty(stack.shape[0])
     stack[0, 0] = root_a
@@ -724,8 +649,8 @@ def collect_intersections(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, t
                             return count
             continue
         c1a, c2a, c1b, c2b = child_pairs(nodes_a, bounds_a, nodes_b, bounds_b, a, b, leaf_a, leaf_b)
-        g1, centres1 = _node_gap(bounds_a, c1a, bounds_b, c1b, rot, trans)
-        g2, centres2 = _node_gap(bounds_a, c2a, bounds_b, c2b, rot, trans)
+        g1, centres1 = obb_pair_gap(bounds_a, c1a, bounds_b, c1b, rot, trans)
+        g2, centres2 = obb_pair_gap(bounds_a, c2a, bounds_b, c2b, rot, trans)
         # the pair with the nearer box centres pushed last (searched first): surfaces cross where
         # their clusters are close
         top = push_nearer_last(stack, stack_gap, top, slack, c1a, c1b, g1, centres1, c2a, c2b, g2, centres2)
