@@ -12,12 +12,11 @@ import math
 
 import numpy as np
 
-from .. import _parallel, dispatch
-from .._cache import WeakIdentityCache, shape_key
-from .._kernels import kinds
+from .. import _parallel
 from ..errors import GeometryError, RobotModelError
-from ..shapes import Box, Capsule, ConvexPolyhedron, Cylinder, Shape, Sphere, TriangleMesh, as_shape
+from ..shapes import Box, Capsule, ConvexPolyhedron, Cylinder, Sphere, TriangleMesh
 from . import urdf as _urdf
+from ._common import as_obstacles, cached_bounding_sphere, kernels, local_bounding_sphere
 from . import motion as _motion
 
 ENVIRONMENT = "<environment>"  # the name standing for every obstacle in the allowed-collision matrix
@@ -26,54 +25,6 @@ ENVIRONMENT = "<environment>"  # the name standing for every obstacle in the all
 # 0.1 us per link and configuration, a gradient about 0.1 us per joint on the chains
 _GRAIN_KINEMATICS = 1024
 _GRAIN_GRADIENTS = 256
-
-_KERNELS = None
-
-
-def _kernels():
-    """The compiled kernels, imported on first use (``import touche.robot`` stays light)."""
-    global _KERNELS
-    if _KERNELS is None:
-        from .._kernels import robot
-
-        _KERNELS = robot
-    return _KERNELS
-
-
-def local_bounding_sphere(shape):
-    """(centre (3,), radius) of a ball containing ``shape`` in its own frame; radius inf for an
-    unbounded shape (a plane, a half-space, a line, a ray)."""
-    kind = shape.kind
-    if kind in dispatch.UNBOUNDED:
-        return np.zeros(3), math.inf
-    packed_points = shape._packed[2]
-    params = shape._packed[1]
-    if kind == kinds.ELLIPSOID:  # points: the centre, then the three semi-axes
-        return packed_points[0].copy(), float(np.max(params[:3]))
-    if kind == kinds.MESH:
-        points = shape.vertices
-    elif kind in dispatch.POLYTOPES:
-        points = packed_points[: int(params[0])]
-    else:
-        points = packed_points
-    center = 0.5 * (points.min(axis=0) + points.max(axis=0))
-    radius = float(np.sqrt(((points - center) ** 2).sum(axis=1).max()))
-    if kind in dispatch.RADIUS_PARAM:
-        radius += float(params[0])
-    return center, radius
-
-
-_SPHERES = WeakIdentityCache(limit=256)  # obstacles come back call after call
-
-
-def _cached_bounding_sphere(shape):
-    """local_bounding_sphere, remembered while the shape lives (touche._cache: weak keys)."""
-    key = shape_key(shape)
-    value = _SPHERES.get(key)
-    if value is None:
-        value = _SPHERES.get_or_build(lambda: local_bounding_sphere(shape), key)
-    return value
-
 
 class Geometry:
     """One collision geometry of a link: ``name``, ``link`` (name), ``shape`` (a touche shape in
@@ -442,13 +393,13 @@ class Robot:
     def _link_poses(self, q):
         tree = self._tree
         poses = np.empty((len(q), len(self.link_names), 4, 4))
-        _parallel.run(_kernels().forward_kinematics_many, len(q), tree.parent, tree.joint_type, tree.origin,
+        _parallel.run(kernels().forward_kinematics_many, len(q), tree.parent, tree.joint_type, tree.origin,
                       tree.axis, tree.dof, tree.multiplier, tree.offset, q, poses, grain=_GRAIN_KINEMATICS)
         return poses
 
     def _geometry_poses(self, link_poses):
         poses = np.empty((len(self.geometries), len(link_poses), 4, 4))
-        _parallel.run(_kernels().geometry_poses_many, len(link_poses), link_poses, self._geometry_link,
+        _parallel.run(kernels().geometry_poses_many, len(link_poses), link_poses, self._geometry_link,
                       self._geometry_origin, poses, grain=_GRAIN_KINEMATICS)
         return poses
 
@@ -506,10 +457,10 @@ class Robot:
         centers = np.zeros((max(1, len(obstacles)), 3))
         radii = np.zeros(max(1, len(obstacles)))
         for o, (shape, pose, _) in enumerate(obstacles):
-            center, radius = _cached_bounding_sphere(shape)
+            center, radius = cached_bounding_sphere(shape)
             centers[o] = pose[:3, :3] @ center + pose[:3, 3]
             radii[o] = radius
-        _parallel.run(_kernels().sphere_overlaps_many, count, geometry_poses, self._sphere_center,
+        _parallel.run(kernels().sphere_overlaps_many, count, geometry_poses, self._sphere_center,
                       self._sphere_radius, pair_a, pair_b, centers, radii, out, grain=_GRAIN_KINEMATICS)
         return out
 
@@ -599,7 +550,7 @@ class Robot:
             chain = np.zeros(len(self.link_names))
             for k in range(1, len(self.link_names)):
                 step = float(np.linalg.norm(tree.origin[k, :3, 3]))
-                if tree.joint_type[k] == _kernels().JOINT_PRISMATIC:
+                if tree.joint_type[k] == kernels().JOINT_PRISMATIC:
                     column = tree.dof[k]
                     ends = tree.multiplier[k] * np.array([self.lower[column], self.upper[column]]) + tree.offset[k]
                     step += float(np.abs(ends).max())
@@ -692,7 +643,7 @@ class Robot:
         count, pairs = signed.shape
         gradient = np.empty((count, pairs, self.dof))
         link_b = np.where(pair_b >= 0, self._geometry_link[np.maximum(pair_b, 0)], -1) if pairs else pair_b
-        _parallel.run(_kernels().distance_gradients_many, count, link_poses, tree.parent, tree.joint_type,
+        _parallel.run(kernels().distance_gradients_many, count, link_poses, tree.parent, tree.joint_type,
                       tree.axis, tree.dof, tree.multiplier, self._geometry_link[pair_a], link_b,
                       point_a, point_b, normal, gradient, grain=_GRAIN_GRADIENTS)
         delta = point_b - point_a
@@ -712,40 +663,6 @@ class Robot:
 
 
 _GRADIENT_STEP = 1e-6  # central differences: truncation ~1e-12 and round-off ~1e-10 at unit scale
-
-
-def as_obstacles(obstacles):
-    """A list of (shape, (4, 4) pose, name) from None, a shape, a (shape, pose) pair, a list of
-    these, or a CollisionWorld."""
-    from ..pose import as_matrices
-    from ..world import CollisionWorld
-
-    if obstacles is None:
-        return []
-    if isinstance(obstacles, CollisionWorld):
-        entries = []
-        for handle in obstacles.handles:
-            shape = obstacles._object(handle).shape  # the world keeps each shape with its object
-            entries.append((shape, obstacles.pose(handle), f"world object {handle}"))
-        return entries
-    if isinstance(obstacles, Shape) or _is_shape_and_pose(obstacles):
-        obstacles = [obstacles]
-    entries = []
-    for index, item in enumerate(obstacles):
-        if _is_shape_and_pose(item):
-            shape, pose = item
-        else:
-            shape, pose = item, None
-        shape = shape if isinstance(shape, Shape) else as_shape(shape, f"obstacle {index}")
-        matrix = np.array(as_matrices(pose, f"pose of obstacle {index}"), dtype=np.float64)
-        if matrix.ndim != 2:
-            raise GeometryError(f"obstacle {index}: one pose (4, 4) per obstacle, got shape {matrix.shape}")
-        entries.append((shape, matrix, f"obstacle {index}"))
-    return entries
-
-
-def _is_shape_and_pose(item):
-    return isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Shape) and not isinstance(item[1], Shape)
 
 
 class CollisionReport:

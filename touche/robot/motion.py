@@ -29,6 +29,7 @@ from .._cache import WeakIdentityCache, shape_key
 from .._enums import NamedIntEnum
 from ..errors import GeometryError
 from ..shapes import ConvexPolyhedron, TriangleMesh
+from ._common import as_obstacles, cached_bounding_sphere, kernels as _robot_kernels
 
 # sphere phase: hand over to the narrow phase when the bounding spheres come closer than this
 # fraction of their radii (the stand-in's distance is then usually much larger than the gap), or
@@ -130,11 +131,9 @@ class _ConvexPair:
 
 
 def _rate_bounds(robot, q0, q1, pair_a, pair_b):
-    from .model import _kernels
-
     tree = robot._tree
     bounds = np.empty((len(q0), len(pair_a)))
-    _parallel.run(_kernels().motion_rate_bounds, len(q0), tree.parent, tree.joint_type, tree.origin, tree.dof,
+    _parallel.run(_robot_kernels().motion_rate_bounds, len(q0), tree.parent, tree.joint_type, tree.origin, tree.dof,
                   tree.multiplier, tree.offset, robot._geometry_link, robot._geometry_reach, pair_a, pair_b, q0, q1,
                   bounds, grain=_GRAIN_POSES)
     return bounds
@@ -144,8 +143,6 @@ def rate_bounds(robot, q0, q1, obstacles=None, self_collision=True):
     """(pair names, bounds (n, pairs)): for each segment q0[i] -> q1[i] ((n, dof) float64,
     validated) and each checked pair (the order of ``Robot.distances``), the bound on
     |d distance / ds| the motion checks advance with."""
-    from .model import as_obstacles
-
     names, pair_a, pair_b = robot._pair_table(as_obstacles(obstacles), self_collision)
     return names, _rate_bounds(robot, q0, q1, pair_a, pair_b)
 
@@ -154,15 +151,13 @@ def local_rate_bounds(robot, q0, q1, s, obstacles=None, self_collision=True):
     """(pair names, rate0 (k, pairs), rate1 (k, pairs)): for one segment q0 -> q1 ((dof,)
     float64, validated) at parameters ``s`` (k,), the local bound the motion checks step with:
     |d(s + tau) - d(s)| <= rate0 tau + rate1 tau^2 / 2 for tau >= 0."""
-    from .model import _kernels, as_obstacles
-
     obstacles = as_obstacles(obstacles)
     names, pair_a, pair_b = robot._pair_table(obstacles, self_collision)
     tree = robot._tree
     s = np.ascontiguousarray(s, dtype=np.float64)
     count = len(s) * len(pair_a)
     rate0, rate1 = np.empty(count), np.empty(count)
-    _kernels().motion_pair_poses(
+    _robot_kernels().motion_pair_poses(
         tree.parent, tree.joint_type, tree.origin, tree.axis, tree.dof, tree.multiplier, tree.offset,
         robot._geometry_link, robot._geometry_origin, robot._sphere_center, robot._sphere_radius,
         robot._geometry_reach, pair_a, pair_b, np.ascontiguousarray(q0[None]), np.ascontiguousarray(q1[None]),
@@ -178,9 +173,7 @@ def advance_segments(robot, q0, q1, obstacles, self_collision, tolerance, max_it
     lower bound at the contact (n,), iterations). ``along_path``: the segments are consecutive
     and only the first contact along them matters (later segments are dropped once one is
     found; their status is then meaningless)."""
-    from .model import _kernels, as_obstacles, _cached_bounding_sphere
-
-    kernels = _kernels()
+    kernels = _robot_kernels()
     tree = robot._tree
     obstacles = as_obstacles(obstacles)
     names, pair_a, pair_b = robot._pair_table(obstacles, self_collision)
@@ -199,7 +192,7 @@ def advance_segments(robot, q0, q1, obstacles, self_collision, tolerance, max_it
     obstacle_centers = np.zeros((max(1, len(obstacles)), 3))
     obstacle_radii = np.zeros(max(1, len(obstacles)))
     for o, (shape, pose, _) in enumerate(obstacles):
-        center, radius = _cached_bounding_sphere(shape)
+        center, radius = cached_bounding_sphere(shape)
         obstacle_centers[o] = pose[:3, :3] @ center + pose[:3, 3]
         obstacle_radii[o] = radius
     radius_a = robot._sphere_radius[pair_a] if pairs else np.zeros(0)

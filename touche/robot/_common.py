@@ -1,0 +1,94 @@
+"""What the robot model and its motion checks share: the compiled kernels (imported on first
+use), bounding spheres of shapes, and the obstacles a check takes."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import dispatch
+from .._cache import WeakIdentityCache, shape_key
+from .._kernels import kinds
+from ..errors import GeometryError
+from ..shapes import Shape, as_shape
+
+_KERNELS = None
+
+
+def kernels():
+    """The compiled kernels, imported on first use (``import touche.robot`` stays light)."""
+    global _KERNELS
+    if _KERNELS is None:
+        from .._kernels import robot
+
+        _KERNELS = robot
+    return _KERNELS
+
+
+def local_bounding_sphere(shape):
+    """(centre (3,), radius) of a ball containing ``shape`` in its own frame; radius inf for an
+    unbounded shape (a plane, a half-space, a line, a ray)."""
+    kind = shape.kind
+    if kind in dispatch.UNBOUNDED:
+        return np.zeros(3), math.inf
+    packed_points = shape._packed[2]
+    params = shape._packed[1]
+    if kind == kinds.ELLIPSOID:  # points: the centre, then the three semi-axes
+        return packed_points[0].copy(), float(np.max(params[:3]))
+    if kind == kinds.MESH:
+        points = shape.vertices
+    elif kind in dispatch.POLYTOPES:
+        points = packed_points[: int(params[0])]
+    else:
+        points = packed_points
+    center = 0.5 * (points.min(axis=0) + points.max(axis=0))
+    radius = float(np.sqrt(((points - center) ** 2).sum(axis=1).max()))
+    if kind in dispatch.RADIUS_PARAM:
+        radius += float(params[0])
+    return center, radius
+
+
+_SPHERES = WeakIdentityCache(limit=256)  # obstacles come back call after call
+
+
+def cached_bounding_sphere(shape):
+    """local_bounding_sphere, remembered while the shape lives (touche._cache: weak keys)."""
+    key = shape_key(shape)
+    value = _SPHERES.get(key)
+    if value is None:
+        value = _SPHERES.get_or_build(lambda: local_bounding_sphere(shape), key)
+    return value
+
+
+def as_obstacles(obstacles):
+    """A list of (shape, (4, 4) pose, name) from None, a shape, a (shape, pose) pair, a list of
+    these, or a CollisionWorld."""
+    from ..pose import as_matrices
+    from ..world import CollisionWorld
+
+    if obstacles is None:
+        return []
+    if isinstance(obstacles, CollisionWorld):
+        entries = []
+        for handle in obstacles.handles:
+            shape = obstacles._object(handle).shape  # the world keeps each shape with its object
+            entries.append((shape, obstacles.pose(handle), f"world object {handle}"))
+        return entries
+    if isinstance(obstacles, Shape) or _is_shape_and_pose(obstacles):
+        obstacles = [obstacles]
+    entries = []
+    for index, item in enumerate(obstacles):
+        if _is_shape_and_pose(item):
+            shape, pose = item
+        else:
+            shape, pose = item, None
+        shape = shape if isinstance(shape, Shape) else as_shape(shape, f"obstacle {index}")
+        matrix = np.array(as_matrices(pose, f"pose of obstacle {index}"), dtype=np.float64)
+        if matrix.ndim != 2:
+            raise GeometryError(f"obstacle {index}: one pose (4, 4) per obstacle, got shape {matrix.shape}")
+        entries.append((shape, matrix, f"obstacle {index}"))
+    return entries
+
+
+def _is_shape_and_pose(item):
+    return isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Shape) and not isinstance(item[1], Shape)
