@@ -53,7 +53,8 @@ import numpy as np
 from . import _parallel
 from ._cache import WeakIdentityCache, shape_key
 from ._kernels import kinds
-from .errors import GeometryError
+from ._queryargs import check_empty_rays, query_points, ray_arrays
+from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
 
 LEAF_SIZE = 8
@@ -310,6 +311,11 @@ class RayHits:
         self.face = face
         self.point = point
 
+    @classmethod
+    def empty(cls):
+        """No hits (the answer for an empty batch of rays)."""
+        return cls(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
+
     def __len__(self):
         return len(self.t)
 
@@ -366,9 +372,19 @@ def raycast_arrays(mesh, poses, origins, directions, limits, mode, out_hit, out_
 def raycast_all(mesh, pose, origins, directions, max_t=np.inf):
     """Every triangle hit by each ray: ``touche.raycast(mesh, ..., mode="all")`` (a
     :class:`RayHits`)."""
-    from .query import raycast
+    from .shapes import Shape, as_shape
 
-    return raycast(mesh, pose, origins, directions, max_t, mode="all")
+    shape = mesh if isinstance(mesh, Shape) else as_shape(mesh, "shape")
+    if shape.kind != kinds.MESH:
+        raise UnsupportedQuery("raycast(mode='all')", shape)
+    rays = ray_arrays(pose, origins, directions, max_t)
+    if rays is None:  # an empty batch
+        check_empty_rays(pose, origins, directions)
+        return RayHits.empty()
+    poses, origin_array, direction_array, limits, _ = rays
+    count = len(origin_array)
+    return raycast_arrays(shape, poses, origin_array, direction_array, limits, "all", np.empty(count, dtype=np.bool_),
+                          np.empty(count), np.empty((count, 3)), np.empty((count, 3)), np.empty(count, dtype=np.int64))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -376,9 +392,7 @@ def raycast_all(mesh, pose, origins, directions, max_t=np.inf):
 
 
 def _points_and_poses(pose, points):
-    from .query import _query_points
-
-    queries, single = _query_points(points, "points")
+    queries, single = query_points(points, "points")
     poses = as_matrices(pose, "pose").reshape(-1, 4, 4)
     if poses.shape[0] not in (1, queries.shape[0]):
         raise GeometryError(f"pose batch ({poses.shape[0]}) and points ({queries.shape[0]}) differ in length")

@@ -12,11 +12,12 @@ import math
 import numpy as np
 
 from . import _parallel, dispatch
+from ._queryargs import check_empty_rays, is_empty_batch, query_points, ray_arrays, shape_of
 from ._enums import NamedIntEnum
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
-from .pose import Pose, as_matrices
-from .shapes import Shape, as_shape, check_coordinates
+from .pose import as_matrices
+from .shapes import Shape, as_shape
 
 
 class Status(NamedIntEnum):
@@ -73,28 +74,11 @@ def _batch_size(ta, tb):
     return max(na, nb)
 
 
-def _is_empty_batch(pose):
-    """Whether ``pose`` is a batch of no poses, shape (0, 4, 4) (a filtered batch can be empty)."""
-    # on every call: arrays (and None / Pose) answer without np.shape's conversion attempt
-    if pose is None or type(pose) is Pose:
-        return False
-    if type(pose) is np.ndarray:
-        return pose.shape == (0, 4, 4)
-    return not isinstance(pose, Pose) and _shape_of(pose) == (0, 4, 4)
-
-
-def _shape_of(value):
-    try:
-        return np.shape(value)
-    except ValueError:  # ragged: the normal validation names the problem
-        return None
-
-
 def _empty_pair_batch(pose_a, pose_b):
     """An empty pose batch against the other pose: the other must be a single pose (or empty
     too); a batch of several poses beside an empty one is a length mismatch, as for any batch."""
     for pose, name in ((pose_a, "pose_a"), (pose_b, "pose_b")):
-        if not _is_empty_batch(pose):
+        if not is_empty_batch(pose):
             matrices = as_matrices(pose, name)
             if matrices.ndim == 3 and len(matrices) != 1:
                 raise GeometryError(f"pose batches differ in length: {name} has {len(matrices)}, the other 0")
@@ -107,7 +91,7 @@ def _pair_matrices(pose_a, pose_b, check=False):
     try:
         return as_matrices(pose_a, "pose_a", check=check), as_matrices(pose_b, "pose_b", check=check)
     except GeometryError:
-        if not (_is_empty_batch(pose_a) or _is_empty_batch(pose_b)):
+        if not (is_empty_batch(pose_a) or is_empty_batch(pose_b)):
             raise
     _empty_pair_batch(pose_a, pose_b)
     return None
@@ -244,7 +228,7 @@ def intersects(a, pose_a, b, pose_b):
         raise UnsupportedQuery("intersects", a, b)
     engine = route[0]
     if engine == _ENGINE_MESH_SHAPE or engine == _ENGINE_MESH_MESH:
-        if _is_empty_batch(pose_a) or _is_empty_batch(pose_b):
+        if is_empty_batch(pose_a) or is_empty_batch(pose_b):
             _empty_pair_batch(pose_a, pose_b)
             return np.zeros(0, dtype=np.bool_)
         return _mesh_intersects(a, pose_a, b, pose_b, route)
@@ -306,7 +290,7 @@ def distance(a, pose_a, b, pose_b):
         raise UnsupportedQuery("distance", a, b)
     engine = route[0]
     if engine == _ENGINE_MESH_SHAPE or engine == _ENGINE_MESH_MESH:
-        if _is_empty_batch(pose_a) or _is_empty_batch(pose_b):
+        if is_empty_batch(pose_a) or is_empty_batch(pose_b):
             _empty_pair_batch(pose_a, pose_b)
             return _empty_distance()
         return _mesh_distance(a, pose_a, b, pose_b, route)
@@ -597,36 +581,14 @@ class ClosestPointResult:
         return f"ClosestPointResult(point={self.point!r}, distance={self.distance!r})"
 
 
-def _query_points(points, name, coordinates=True):
-    """(n, 3) writable float64 query points and whether one (3,) point was given. Points are
-    coordinates (|x| <= 1e75, touche's range) unless ``coordinates=False`` (ray directions: any
-    finite magnitude, normalised by the caller)."""
-    try:
-        array = np.asarray(points, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise GeometryError(f"{name} must be numeric (n, 3)") from exc
-    single = array.ndim == 1
-    array = array.reshape(-1, 3) if array.shape[-1:] == (3,) else array
-    array = np.require(array, np.float64, ["C", "W"])  # one kernel type: writable, C order
-    if array.ndim != 2 or array.shape[1] != 3:
-        raise GeometryError(f"{name} must have shape (3,) or (n, 3), got {np.shape(points)}")
-    if array.shape[0] == 0:
-        raise GeometryError(f"{name} is empty")
-    if not np.isfinite(array).all():
-        raise GeometryError(f"{name} contains NaN or inf")
-    if coordinates:
-        check_coordinates(array, name)
-    return array, single
-
-
 def _empty_points_batch(pose, points):
     """No points or no poses: the other side must be a single one (or empty too)."""
-    if not _is_empty_batch(pose):
+    if not is_empty_batch(pose):
         matrices = as_matrices(pose, "pose")
         if matrices.ndim == 3 and len(matrices) != 1:
             raise GeometryError(f"pose batch ({len(matrices)}) and points (0) differ in length")
-    if _shape_of(points) != (0, 3):
-        queries, _ = _query_points(points, "points")
+    if shape_of(points) != (0, 3):
+        queries, _ = query_points(points, "points")
         if len(queries) != 1:
             raise GeometryError(f"pose batch (0) and points ({len(queries)}) differ in length")
 
@@ -634,42 +596,14 @@ def _empty_points_batch(pose, points):
 def _empty_rays(pose, origins, directions, mode):
     """No rays (or no poses): every other argument must be a single one or empty too; the
     answer has the batch shapes with length 0."""
-    sizes = {}
-    if not _is_empty_batch(pose):
-        matrices = as_matrices(pose, "pose")
-        sizes["pose batch"] = len(matrices) if matrices.ndim == 3 else 1
-    for value, name, coordinates in ((origins, "origins", True), (directions, "directions", False)):
-        if _shape_of(value) != (0, 3):
-            sizes[name] = len(_query_points(value, name, coordinates)[0])
-    for name, size in sizes.items():
-        if size != 1:
-            raise GeometryError(f"{name} ({size}) and an empty batch differ in length")
+    check_empty_rays(pose, origins, directions)
     if mode == "all":
         from .meshquery import RayHits
 
-        return RayHits(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
+        return RayHits.empty()
     return RayResult(np.zeros(0, dtype=np.bool_), np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3)),
                      np.zeros(0, dtype=np.int64))
 
-
-def _scaled_directions(directions):
-    """Ray directions (n, 3) divided, row by row, by a power of two near their largest
-    component: squared lengths computed from them (the kernels normalise ``d / |d|``) neither
-    overflow (a direction of 1e200: inf, every ray missed) nor flush to zero (1e-200: a division
-    by zero). Scaling by a power of two is exact, so ordinary directions reach the kernels with
-    the same unit vector, bit for bit, and ``t`` (a distance along the unit direction) is
-    unchanged. A zero row is a GeometryError."""
-    largest = np.abs(directions).max(axis=1)
-    if (largest == 0.0).any():
-        raise GeometryError("directions contains a zero-length direction")
-    if largest.min() >= _DIRECTION_SAFE[0] and largest.max() <= _DIRECTION_SAFE[1]:
-        return directions  # the usual case: nothing to scale (one pass fewer over a big batch)
-    return np.ldexp(directions, -np.frexp(largest)[1][:, None])
-
-
-# Directions whose largest component lies in here have squared lengths (at most 3 * 2^1000,
-# at least 2^-1000) inside float64's normal range: they are passed on as given.
-_DIRECTION_SAFE = (2.0 ** -500, 2.0 ** 500)
 
 
 def closest_point(shape, pose, points):
@@ -689,11 +623,11 @@ def closest_point(shape, pose, points):
     route = _CLOSEST_POINT_ROUTES.get((kinds.POINT, shape.kind))
     if route is None:
         raise UnsupportedQuery("closest_point", shape)
-    if _is_empty_batch(pose) or _shape_of(points) == (0, 3):
+    if is_empty_batch(pose) or shape_of(points) == (0, 3):
         _empty_points_batch(pose, points)
         return ClosestPointResult(np.zeros((0, 3)), np.zeros(0), np.zeros(0, dtype=np.int8))
     t = as_matrices(pose, "pose")
-    queries, single = _query_points(points, "points")
+    queries, single = query_points(points, "points")
     poses = t.reshape(-1, 4, 4)
     if poses.shape[0] not in (1, queries.shape[0]):
         raise GeometryError(f"pose batch ({poses.shape[0]}) and points ({queries.shape[0]}) differ in length")
@@ -768,32 +702,11 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode=
         raise GeometryError(f"mode must be 'first', 'any' or 'all', got {mode!r}")
     if mode == "all" and route.engine != _ENGINE_MESH_TREE:
         raise UnsupportedQuery("raycast(mode='all')", shape)
-    try:
-        t = as_matrices(pose, "pose")
-        origin_array, single_o = _query_points(origins, "origins")
-        direction_array, single_d = _query_points(directions, "directions", coordinates=False)
-    except GeometryError:  # empty batches are refused there: looked for only then (per-call cost)
-        if _is_empty_batch(pose) or _shape_of(origins) == (0, 3) or _shape_of(directions) == (0, 3):
-            return _empty_rays(pose, origins, directions, mode)
-        raise
-    direction_array = _scaled_directions(direction_array)
-    count = max(len(origin_array), len(direction_array))
-    if len(origin_array) not in (1, count) or len(direction_array) not in (1, count):
-        raise GeometryError(f"origins ({len(origin_array)}) and directions ({len(direction_array)}) differ in length")
-    # repeat a single origin / direction (np.broadcast_to would hand the kernels a read-only view,
-    # a second compiled kernel type next to the writable one _query_points guarantees)
-    if len(origin_array) != count:
-        origin_array = np.repeat(origin_array, count, axis=0)
-    if len(direction_array) != count:
-        direction_array = np.repeat(direction_array, count, axis=0)
-    limits = np.atleast_1d(np.asarray(max_t, dtype=np.float64))
-    if limits.ndim != 1 or len(limits) not in (1, count):
-        raise GeometryError(f"max_t must be a scalar or ({count},), got shape {np.shape(max_t)}")
-    if np.isnan(limits).any() or (limits < 0).any():
-        raise GeometryError("max_t must be >= 0 (inf allowed)")
-    poses = t.reshape(-1, 4, 4)
-    if poses.shape[0] not in (1, count):
-        raise GeometryError(f"pose batch ({poses.shape[0]}) and rays ({count}) differ in length")
+    rays = ray_arrays(pose, origins, directions, max_t)
+    if rays is None:  # an empty batch
+        return _empty_rays(pose, origins, directions, mode)
+    poses, origin_array, direction_array, limits, single = rays
+    count = len(origin_array)
     out_hit = np.empty(count, dtype=np.bool_)
     out_t = np.empty(count)
     out_point = np.empty((count, 3))
@@ -815,6 +728,6 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode=
             np.ascontiguousarray(limits), bool(solid), out_hit, out_t, out_point, out_normal, out_face,
             grain=_GRAIN_RAYCAST,
         )
-    if single_o and single_d:
+    if single:
         return RayResult(bool(out_hit[0]), float(out_t[0]), out_point[0], out_normal[0], int(out_face[0]))
     return RayResult(out_hit, out_t, out_point, out_normal, out_face)

@@ -789,6 +789,17 @@ def _new_build_locks_after_fork():
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_new_build_locks_after_fork)
 
+# Builds a mesh's default tree: touche.bvh registers its BVH constructor here when it is imported
+# (``import touche`` imports it, so it is set before any mesh exists), so that the BVH module,
+# which builds on the shapes, is not imported back by them.
+_tree_builder = None
+
+
+def register_tree_builder(builder):
+    """``builder(mesh)`` -> the mesh's default tree (touche.bvh calls this once)."""
+    global _tree_builder
+    _tree_builder = builder
+
 
 class TriangleMesh(Shape):
     """A triangle mesh: a surface (two-sided triangles; the pair verbs see no inside), whose
@@ -841,9 +852,7 @@ class TriangleMesh(Shape):
             with _BVH_BUILD_LOCKS[id(self) % len(_BVH_BUILD_LOCKS)]:
                 tree = self._bvh
                 if tree is None:
-                    from .bvh import BVH
-
-                    tree = BVH(self, None)
+                    tree = _tree_builder(self)
                     object.__setattr__(self, "_bvh", tree)
         return tree
 

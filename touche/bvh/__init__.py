@@ -33,7 +33,7 @@ from .. import _parallel
 from .._locks import Lock
 from ..errors import GeometryError
 from ..pose import as_matrices
-from ..shapes import TriangleMesh, as_shape
+from ..shapes import TriangleMesh, as_shape, register_tree_builder
 
 SPLITS = {"median": 0, "center": 1, "mean": 2, "sah": 3, "bottomup": 4}
 BOUNDING_VOLUMES = {"obb": 0, "aabb": 1, "sphere": 2, "rss": 3, "kdop": 4}
@@ -142,6 +142,9 @@ def _restore_bvh(node_index, node_bounds, tri_vertices, tri_ids, depth, split, l
     tree = object.__new__(BVH)
     tree._set(node_index, node_bounds, tri_vertices, tri_ids, depth, split, leaf_size, kdop, dops, directions)
     return tree
+
+
+register_tree_builder(lambda mesh: BVH(mesh, None))  # TriangleMesh.bvh: the default tree
 
 
 def build(mesh, *, split=DEFAULT_SPLIT, leaf_size=DEFAULT_LEAF_SIZE, kdop=None):

@@ -1,0 +1,116 @@
+"""The verbs' query arguments checked and shaped for the kernels: points, rays and empty
+batches. touche.query and touche.meshquery both take them from here (the mesh functions of
+meshquery do not import the verbs)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import GeometryError
+from .pose import Pose, as_matrices, check_magnitude
+
+
+def query_points(points, name, coordinates=True):
+    """(n, 3) writable float64 query points and whether one (3,) point was given. Points are
+    coordinates (|x| <= 1e75, touche's range) unless ``coordinates=False`` (ray directions: any
+    finite magnitude, normalised by the caller)."""
+    try:
+        array = np.asarray(points, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise GeometryError(f"{name} must be numeric (n, 3)") from exc
+    single = array.ndim == 1
+    array = array.reshape(-1, 3) if array.shape[-1:] == (3,) else array
+    array = np.require(array, np.float64, ["C", "W"])  # one kernel type: writable, C order
+    if array.ndim != 2 or array.shape[1] != 3:
+        raise GeometryError(f"{name} must have shape (3,) or (n, 3), got {np.shape(points)}")
+    if array.shape[0] == 0:
+        raise GeometryError(f"{name} is empty")
+    if not np.isfinite(array).all():
+        raise GeometryError(f"{name} contains NaN or inf")
+    if coordinates:
+        check_magnitude(array, name)
+    return array, single
+
+
+def is_empty_batch(pose):
+    """Whether ``pose`` is a batch of no poses, shape (0, 4, 4) (a filtered batch can be empty)."""
+    # on every call: arrays (and None / Pose) answer without np.shape's conversion attempt
+    if pose is None or type(pose) is Pose:
+        return False
+    if type(pose) is np.ndarray:
+        return pose.shape == (0, 4, 4)
+    return not isinstance(pose, Pose) and shape_of(pose) == (0, 4, 4)
+
+
+def shape_of(value):
+    try:
+        return np.shape(value)
+    except ValueError:  # ragged: the normal validation names the problem
+        return None
+
+
+# Directions whose largest component lies in here have squared lengths (at most 3 * 2^1000,
+# at least 2^-1000) inside float64's normal range: they are passed on as given.
+_DIRECTION_SAFE = (2.0 ** -500, 2.0 ** 500)
+
+
+def scaled_directions(directions):
+    """Ray directions (n, 3) divided, row by row, by a power of two near their largest
+    component: squared lengths computed from them (the kernels normalise ``d / |d|``) neither
+    overflow (a direction of 1e200: inf, every ray missed) nor flush to zero (1e-200: a division
+    by zero). Scaling by a power of two is exact, so ordinary directions reach the kernels with
+    the same unit vector, bit for bit, and ``t`` (a distance along the unit direction) is
+    unchanged. A zero row is a GeometryError."""
+    largest = np.abs(directions).max(axis=1)
+    if (largest == 0.0).any():
+        raise GeometryError("directions contains a zero-length direction")
+    if largest.min() >= _DIRECTION_SAFE[0] and largest.max() <= _DIRECTION_SAFE[1]:
+        return directions  # the usual case: nothing to scale (one pass fewer over a big batch)
+    return np.ldexp(directions, -np.frexp(largest)[1][:, None])
+
+
+def ray_arrays(pose, origins, directions, max_t):
+    """``(poses (1|n, 4, 4), origins (n, 3), directions (n, 3), max_t (1|n,), single)`` for a ray
+    cast (origins and directions broadcast against each other; directions scaled by
+    scaled_directions), or None when a batch is empty (check_empty_rays then says whether the
+    other arguments fit). ``single``: one (3,) origin and one (3,) direction were given."""
+    try:
+        matrices = as_matrices(pose, "pose")
+        origin_array, single_o = query_points(origins, "origins")
+        direction_array, single_d = query_points(directions, "directions", coordinates=False)
+    except GeometryError:  # empty batches are refused there: looked for only then (per-call cost)
+        if is_empty_batch(pose) or shape_of(origins) == (0, 3) or shape_of(directions) == (0, 3):
+            return None
+        raise
+    direction_array = scaled_directions(direction_array)
+    count = max(len(origin_array), len(direction_array))
+    if len(origin_array) not in (1, count) or len(direction_array) not in (1, count):
+        raise GeometryError(f"origins ({len(origin_array)}) and directions ({len(direction_array)}) differ in length")
+    # repeat a single origin / direction (np.broadcast_to would hand the kernels a read-only view,
+    # a second compiled kernel type next to the writable one query_points guarantees)
+    if len(origin_array) != count:
+        origin_array = np.repeat(origin_array, count, axis=0)
+    if len(direction_array) != count:
+        direction_array = np.repeat(direction_array, count, axis=0)
+    limits = np.atleast_1d(np.asarray(max_t, dtype=np.float64))
+    if limits.ndim != 1 or len(limits) not in (1, count):
+        raise GeometryError(f"max_t must be a scalar or ({count},), got shape {np.shape(max_t)}")
+    if np.isnan(limits).any() or (limits < 0).any():
+        raise GeometryError("max_t must be >= 0 (inf allowed)")
+    poses = matrices.reshape(-1, 4, 4)
+    if poses.shape[0] not in (1, count):
+        raise GeometryError(f"pose batch ({poses.shape[0]}) and rays ({count}) differ in length")
+    return poses, origin_array, direction_array, np.ascontiguousarray(limits), single_o and single_d
+
+
+def check_empty_rays(pose, origins, directions):
+    """No rays (or no poses): every other argument must be a single one or empty too."""
+    sizes = {}
+    if not is_empty_batch(pose):
+        matrices = as_matrices(pose, "pose")
+        sizes["pose batch"] = len(matrices) if matrices.ndim == 3 else 1
+    for value, name, coordinates in ((origins, "origins", True), (directions, "directions", False)):
+        if shape_of(value) != (0, 3):
+            sizes[name] = len(query_points(value, name, coordinates)[0])
+    for name, size in sizes.items():
+        if size != 1:
+            raise GeometryError(f"{name} ({size}) and an empty batch differ in length")
