@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from . import _parallel, dispatch
+from . import _parallel, bvh, dispatch, tolerance
 from ._queryargs import check_empty_rays, is_empty_batch, query_points, ray_arrays, shape_of
 from ._enums import NamedIntEnum
 from ._kernels import kinds
@@ -419,8 +419,6 @@ def _tree_arrays(mesh):
 
 def _mesh_intersects(a, pose_a, b, pose_b, route):
     if route.engine == _ENGINE_MESH_MESH:
-        from . import bvh
-
         return bvh.intersects(a, pose_a, b, pose_b)
     shape, pose_s, name_s, mesh, pose_m, name_m, shape_is_a = _mesh_and_shape(a, pose_a, b, pose_b, route)
     ts = as_matrices(pose_s, name_s, check=False)
@@ -475,10 +473,7 @@ def _mesh_distance(a, pose_a, b, pose_b, route):
 
 
 def _mesh_mesh_distance(a, pose_a, b, pose_b):
-    from . import tolerance
-    from .bvh import _distance_arrays
-
-    dist, point_a, point_b, ids, pa, pb, single = _distance_arrays(a, pose_a, b, pose_b)
+    dist, point_a, point_b, ids, pa, pb, single = bvh._distance_arrays(a, pose_a, b, pose_b)
     if single:  # scalar arithmetic: numpy's per-call overhead would be most of a query's time
         return _one_mesh_mesh_distance(a, b, float(dist[0]), point_a[0], point_b[0], ids[0], pa[0], pb[0])
     n = len(dist)
@@ -507,9 +502,7 @@ def _triangle_normals(tree, faces, poses, rows, sign):
     mesh's triangles ``faces`` placed by poses[rows] (or poses[0]), and their lengths (k,).
     Written out term by term in the order _one_mesh_mesh_distance uses, so that a batch and a
     single query give the same bits."""
-    from .bvh import _positions
-
-    tri = tree.tri_vertices[_positions(tree)[faces]]
+    tri = tree.tri_vertices[bvh._positions(tree)[faces]]
     u = tri[:, 1] - tri[:, 0]
     v = tri[:, 2] - tri[:, 0]
     local = (sign * (u[:, 1] * v[:, 2] - u[:, 2] * v[:, 1]), sign * (u[:, 2] * v[:, 0] - u[:, 0] * v[:, 2]),
@@ -525,15 +518,12 @@ def _one_mesh_mesh_distance(a, b, dist, point_a, point_b, ids, pose_a, pose_b):
     """_mesh_mesh_distance for one pose pair, the same numbers: apart, the normal is the unit
     vector between the closest points; meeting, the world normal of A's closest triangle (of
     B's, reversed, when A's has no area; +z when neither has)."""
-    from . import tolerance
-    from .bvh import _positions
-
     if dist > 0.0:
         normal = (point_b - point_a) / dist
     else:
         normal = None
         for tree, index, pose, sign in ((a.bvh, ids[0], pose_a, 1.0), (b.bvh, ids[1], pose_b, -1.0)):
-            (x0, y0, z0), (x1, y1, z1), (x2, y2, z2) = tree.tri_vertices[_positions(tree)[index]].tolist()
+            (x0, y0, z0), (x1, y1, z1), (x2, y2, z2) = tree.tri_vertices[bvh._positions(tree)[index]].tolist()
             ux, uy, uz, vx, vy, vz = x1 - x0, y1 - y0, z1 - z0, x2 - x0, y2 - y0, z2 - z0
             local = (sign * (uy * vz - uz * vy), sign * (uz * vx - ux * vz), sign * (ux * vy - uy * vx))
             rotation = pose[:3, :3].tolist()

@@ -168,6 +168,9 @@ def _mesh(value, name):
 
 
 def _tree(value, name):
+    if type(value) is TriangleMesh:  # the usual case, answered without the checks (per-call cost)
+        tree = value._bvh
+        return tree if tree is not None else value.bvh
     if isinstance(value, BVH):
         return value
     return tree_of(value)
