@@ -140,6 +140,7 @@ class _BSPTree:
                  "center", "eps", "num_triangles", "__weakref__")
 
     def __init__(self, vertices, faces, *, max_candidates, split_weight, seed, axis_cuts, leaf_size=0, max_depth=0):
+        _, vertices, faces = _mesh_arrays((vertices, faces))  # validated float64 / int64 (TriangleMesh's checks)
         max_candidates = _int_option(max_candidates, "max_candidates", 1)
         seed = _int_option(seed, "seed", 0)
         try:
@@ -293,6 +294,7 @@ class SolidBSP(_BSPTree):
                  split_weight=DEFAULT_SPLIT_WEIGHT, seed=0, axis_cuts=True):
         from .shapes import solid_orientation
 
+        _, vertices, faces = _mesh_arrays((vertices, faces))
         if solid_orientation(vertices, faces) < 0:
             faces = np.ascontiguousarray(faces[:, ::-1])
         super().__init__(vertices, faces, max_candidates=max_candidates, split_weight=split_weight, seed=seed,

@@ -63,6 +63,8 @@ STRADDLING = 2
 
 # ---------------------------------------------------------------------------------------------
 # growable arrays (numba has no list of arrays we want to pay compile time for)
+# (explicit copy loops: a slice assignment pulls in numba's broadcasting and its shape errors,
+# about a second of compile per array type)
 @njit(cache=True, nogil=True)
 def _grow_rows(array, needed):
     """``array`` (r, c) with room for ``needed`` rows (doubling), contents kept."""
@@ -70,7 +72,9 @@ def _grow_rows(array, needed):
         return array
     size = max(needed, 2 * array.shape[0], 16)
     bigger = np.empty((size, array.shape[1]), dtype=array.dtype)
-    bigger[: array.shape[0]] = array
+    for i in range(array.shape[0]):
+        for j in range(array.shape[1]):
+            bigger[i, j] = array[i, j]
     return bigger
 
 
@@ -80,8 +84,16 @@ def _grow(array, needed):
         return array
     size = max(needed, 2 * array.shape[0], 16)
     bigger = np.empty(size, dtype=array.dtype)
-    bigger[: array.shape[0]] = array
+    for i in range(array.shape[0]):
+        bigger[i] = array[i]
     return bigger
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _set_row(out, row, point):
+    out[row, 0] = point[0]
+    out[row, 1] = point[1]
+    out[row, 2] = point[2]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -142,27 +154,27 @@ def _split_polygon(vertices, start, count, nx, ny, nz, d, eps, front_out, back_o
         if b_side == FRONT:
             if a_side == BACK:
                 _cut_edge(b, a, nx, ny, nz, d, front_out, n_front)  # front endpoint b first (8.3.5)
-                back_out[n_back] = front_out[n_front]
+                _set_row(back_out, n_back, front_out[n_front])
                 n_front += 1
                 n_back += 1
-            front_out[n_front] = b
+            _set_row(front_out, n_front, b)
             n_front += 1
         elif b_side == BACK:
             if a_side == FRONT:
                 _cut_edge(a, b, nx, ny, nz, d, front_out, n_front)
-                back_out[n_back] = front_out[n_front]
+                _set_row(back_out, n_back, front_out[n_front])
                 n_front += 1
                 n_back += 1
             elif a_side == ON:
-                back_out[n_back] = a
+                _set_row(back_out, n_back, a)
                 n_back += 1
-            back_out[n_back] = b
+            _set_row(back_out, n_back, b)
             n_back += 1
         else:
-            front_out[n_front] = b
+            _set_row(front_out, n_front, b)
             n_front += 1
             if a_side == BACK:
-                back_out[n_back] = b
+                _set_row(back_out, n_back, b)
                 n_back += 1
         a = b
         a_side = b_side
@@ -243,6 +255,7 @@ def build_tree(vertices, triangles, mode, max_candidates, split_weight, seed, le
     back_piece = np.empty((max_vertices, 3))
     candidates = np.empty(max(max_candidates, 1), dtype=np.int64)
     general_planes = np.zeros((3, 4))
+    best_plane = np.zeros(4)
     sample = np.empty(64)
     while n_work > 0:
         n_work -= 1
@@ -294,7 +307,6 @@ def build_tree(vertices, triangles, mode, max_candidates, split_weight, seed, le
                 general_planes[axis, 3] = sample[n_sample // 2]
             best_score = np.inf
             best_one_sided = True
-            best_plane = np.zeros(4)
             for ci in range(n_candidates + n_general):
                 if ci < n_candidates:
                     cand = candidates[ci]
