@@ -541,3 +541,22 @@ def test_solid_pairs_agree_with_manifold3d_intersection_volume():
     assert 0.2 < expected.mean() < 0.8
     # manifold3d works in float32: skip the poses whose overlap is within its rounding of zero
     np.testing.assert_array_equal(ours, expected)
+
+
+def test_rays_do_not_hit_thick_sliver_cells_on_a_real_mesh():
+    """Regression (found on the benchmark panel's torus): two nearly parallel dividing planes make
+    a sliver cell whose eps-thick bands reach far along them; a ray crossing both bands reached
+    the solid sliver 0.03 before the surface. Hits are now checked (touche/_kernels/bsp.py,
+    _ray_solid): every t is the brute-force first hit, within the boundary band."""
+    pytest.importorskip("pybullet_data")
+    from naive_mesh_queries import load_pybullet_mesh
+
+    vertices, faces = load_pybullet_mesh("torus/torus_textured.obj")
+    tree = bsp.SolidBSP(vertices, faces)
+    origins, directions = _rays(vertices, 2000, np.random.default_rng(0))
+    t_ref, _ = naive_bsp.first_hit(vertices, faces, origins, directions)
+    hits = tree.raycast(origins, directions)
+    np.testing.assert_array_equal(hits.hit, np.isfinite(t_ref))
+    both = hits.hit
+    length = np.linalg.norm(directions[both], axis=1)
+    assert (np.abs(hits.t[both] - t_ref[both]) * length).max() <= 1e-7 * _size(vertices)

@@ -318,6 +318,7 @@ class SolidBSP(_BSPTree):
         out_t = np.empty(count)
         out_normal = np.empty((count, 3))
         _parallel.run(_kernels().raycast_solid_many, count, self.node_planes, self.node_children, self.leaf_solid,
+                      self.node_fragments, self.fragment_vertices, self.fragment_offsets, self.fragment_planes,
                       self.root, self.depth, QUERY_THICKNESS_FACTOR * self.eps, self.center, origins, directions,
                       limits, out_t, out_normal, grain=RAY_GRAIN)
         return BSPRayHits(out_t, origins, directions, normal=out_normal)

@@ -569,8 +569,8 @@ def _band_times(dist0, denom, t_min, t_max, eps):
 
 
 @njit(cache=True, nogil=True)
-def _ray_solid(node_planes, node_children, leaf_solid, root, depth, eps, ox, oy, oz, dx, dy, dz, t_max,
-               stack_node, stack_times):
+def _ray_solid(node_planes, node_children, leaf_solid, node_fragments, fragment_vertices, fragment_offsets,
+               fragment_planes, root, depth, eps, ox, oy, oz, dx, dy, dz, t_max, stack_node, stack_times, stack):
     """First t in [0, t_max] where the ray is in a solid leaf (0 when it starts inside), and the
     node whose plane it crossed there (-1: it started inside). Ericson 8.4.2 with three changes:
     - thick planes: an active interval touching a plane's band visits both sides, the near side
@@ -578,7 +578,12 @@ def _ray_solid(node_planes, node_children, leaf_solid, root, depth, eps, ox, oy,
       is the plane's, not the band edge's);
     - the stack keeps each entry's own [t_lo, t_hi] (with bands, intervals overlap);
     - a solid leaf does not end the search: the best t so far prunes every entry starting later,
-      the rest are still visited (an overlapping entry may start earlier).
+      the rest are still visited (an overlapping entry may start earlier);
+    - a solid leaf's entry point is checked before it counts: inside by the point query, or
+      within 2 eps of a boundary fragment. Why: where two dividing planes are nearly parallel
+      (angle a), the cell between them, thickened by eps, reaches eps / a along them: a ray can
+      pass through the thick bands of a sliver cell far from the cell itself (seen on the
+      panel's torus: a solid sliver "hit" 0.03 before the surface, planes 1e-7 apart in angle).
     ``stack_*`` hold at least depth + 1 entries."""
     best_t = np.inf
     best_node = -1
@@ -628,8 +633,12 @@ def _ray_solid(node_planes, node_children, leaf_solid, root, depth, eps, ox, oy,
                 t_lo = np.inf
             continue
         if node < 0 and t_lo <= t_hi and t_lo < best_t and leaf_solid[-1 - node] != 0:
-            best_t = t_lo
-            best_node = enter_node
+            px = ox + t_lo * dx; py = oy + t_lo * dy; pz = oz + t_lo * dz
+            if leaf_solid[_leaf_of(node_planes, node_children, root, eps, px, py, pz)] != 0 or \
+                    _sphere_touches_boundary(node_planes, node_children, node_fragments, root, eps, fragment_vertices,
+                                             fragment_offsets, fragment_planes, px, py, pz, 2.0 * eps, stack):
+                best_t = t_lo
+                best_node = enter_node
         if top == 0:
             break
         top -= 1
@@ -641,18 +650,21 @@ def _ray_solid(node_planes, node_children, leaf_solid, root, depth, eps, ox, oy,
 
 
 @njit(cache=True, nogil=True)
-def raycast_solid_many(node_planes, node_children, leaf_solid, root, depth, eps, center, origins, directions,
-                       max_t, out_t, out_normal, lo, hi):
+def raycast_solid_many(node_planes, node_children, leaf_solid, node_fragments, fragment_vertices, fragment_offsets,
+                       fragment_planes, root, depth, eps, center, origins, directions, max_t, out_t, out_normal,
+                       lo, hi):
     """First entry of each ray into the solid: ``out_t`` (inf: no hit; 0: the origin is inside),
     ``out_normal`` the unit normal of the entered face, facing the ray (zeros when t = 0 inside).
     ``directions`` need not be unit: t is in units of the direction given."""
     stack_node = np.empty(depth + 2, dtype=np.int64)
     stack_times = np.empty((depth + 2, 3))
+    stack = np.empty(depth + 2, dtype=np.int64)
     for i in range(lo, hi):
         ox = origins[i, 0] - center[0]; oy = origins[i, 1] - center[1]; oz = origins[i, 2] - center[2]
         dx = directions[i, 0]; dy = directions[i, 1]; dz = directions[i, 2]
-        t, node = _ray_solid(node_planes, node_children, leaf_solid, root, depth, eps, ox, oy, oz, dx, dy, dz,
-                             max_t[i], stack_node, stack_times)
+        t, node = _ray_solid(node_planes, node_children, leaf_solid, node_fragments, fragment_vertices,
+                             fragment_offsets, fragment_planes, root, depth, eps, ox, oy, oz, dx, dy, dz, max_t[i],
+                             stack_node, stack_times, stack)
         out_t[i] = t
         if node >= 0 and t < np.inf:
             denom = node_planes[node, 0] * dx + node_planes[node, 1] * dy + node_planes[node, 2] * dz
@@ -786,45 +798,47 @@ def _point_polygon_distance_squared(fragment_vertices, start, stop, plane, px, p
 
 
 @njit(cache=True, nogil=True)
+def _sphere_touches_boundary(node_planes, node_children, node_fragments, root, eps, fragment_vertices,
+                             fragment_offsets, fragment_planes, px, py, pz, r, stack):
+    """Whether some stored fragment lies within r of the point: descend with every plane pushed
+    by r (8.4.3), test the fragments of the nodes whose pushed slab holds the point."""
+    top = 0
+    node = root
+    while True:
+        if node >= 0:
+            dist = node_planes[node, 0] * px + node_planes[node, 1] * py + node_planes[node, 2] * pz - node_planes[node, 3]
+            if dist > r + eps:
+                node = node_children[node, 0]
+                continue
+            if dist < -(r + eps):
+                node = node_children[node, 1]
+                continue
+            for f in range(node_fragments[node, 0], node_fragments[node, 0] + node_fragments[node, 1]):
+                if _point_polygon_distance_squared(fragment_vertices, fragment_offsets[f], fragment_offsets[f + 1],
+                                                   fragment_planes[f], px, py, pz) <= r * r:
+                    return True
+            stack[top] = node_children[node, 1]
+            top += 1
+            node = node_children[node, 0]
+            continue
+        if top == 0:
+            return False
+        top -= 1
+        node = stack[top]
+
+
+@njit(cache=True, nogil=True)
 def sphere_intersects_many(node_planes, node_children, node_fragments, leaf_solid, root, depth, eps, center,
                            fragment_vertices, fragment_offsets, fragment_planes, centers, radii, out, lo, hi):
     """Whether each closed sphere meets the solid (touching counts)."""
     stack = np.empty(depth + 2, dtype=np.int64)
     for i in range(lo, hi):
         px = centers[i, 0] - center[0]; py = centers[i, 1] - center[1]; pz = centers[i, 2] - center[2]
-        r = radii[i]
         if leaf_solid[_leaf_of(node_planes, node_children, root, eps, px, py, pz)] != 0:
             out[i] = True
-            continue
-        hit = False
-        top = 0
-        node = root
-        while True:
-            if node >= 0:
-                dist = node_planes[node, 0] * px + node_planes[node, 1] * py + node_planes[node, 2] * pz - node_planes[node, 3]
-                if dist > r + eps:  # the plane pushed by the radius (8.4.3)
-                    node = node_children[node, 0]
-                    continue
-                if dist < -(r + eps):
-                    node = node_children[node, 1]
-                    continue
-                for f in range(node_fragments[node, 0], node_fragments[node, 0] + node_fragments[node, 1]):
-                    if _point_polygon_distance_squared(fragment_vertices, fragment_offsets[f],
-                                                       fragment_offsets[f + 1], fragment_planes[f],
-                                                       px, py, pz) <= r * r:
-                        hit = True
-                        break
-                if hit:
-                    break
-                stack[top] = node_children[node, 1]
-                top += 1
-                node = node_children[node, 0]
-                continue
-            if top == 0:
-                break
-            top -= 1
-            node = stack[top]
-        out[i] = hit
+        else:
+            out[i] = _sphere_touches_boundary(node_planes, node_children, node_fragments, root, eps, fragment_vertices,
+                                              fragment_offsets, fragment_planes, px, py, pz, radii[i], stack)
 
 
 @njit(cache=True, nogil=True)
