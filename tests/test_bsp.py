@@ -560,3 +560,24 @@ def test_rays_do_not_hit_thick_sliver_cells_on_a_real_mesh():
     both = hits.hit
     length = np.linalg.norm(directions[both], axis=1)
     assert (np.abs(hits.t[both] - t_ref[both]) * length).max() <= 1e-7 * _size(vertices)
+
+
+def test_containment_looks_at_every_component_and_respects_cavities():
+    vertices, faces = MESHES["cube"]  # [-0.5, 0.5]^3, outward
+    outer = tc.TriangleMesh(vertices * 4.0, faces, solid=True)
+    # two small cubes in one mesh: one inside the big cube, one far outside; either order
+    for first, second in (([0.0, 0.0, 0.0], [10.0, 0.0, 0.0]), ([10.0, 0.0, 0.0], [0.0, 0.0, 0.0])):
+        pair = tc.TriangleMesh(np.vstack([vertices * 0.2 + first, vertices * 0.2 + second]),
+                               np.vstack([faces, faces + len(vertices)]), solid=True)
+        assert tc.intersects(outer, None, pair, None) is True
+        assert tc.intersects(pair, None, outer, None) is True
+        poses = np.tile(np.eye(4), (3, 1, 1))
+        poses[:, 0, 3] = [0.0, 30.0, -10.0]  # both out at +30; at -10 the outside one comes in
+        assert tc.intersects(outer, None, pair, poses).tolist() == [True, False, True]
+    # a hollow solid: outer shell [-2, 2]^3 outward, cavity [-1, 1]^3 inward
+    hollow = tc.TriangleMesh(np.vstack([vertices * 4.0, vertices * 2.0]), np.vstack([faces, faces[:, ::-1] + 8]),
+                             solid=True)
+    small = tc.TriangleMesh(vertices * 0.2, faces, solid=True)
+    assert tc.intersects(hollow, None, small, None) is False  # in the cavity
+    assert tc.intersects(hollow, None, small, tc.Pose.from_translation([1.5, 0.0, 0.0])) is True  # in the wall
+    assert tc.intersects(hollow, None, small, tc.Pose.from_translation([5.0, 0.0, 0.0])) is False
