@@ -17,6 +17,11 @@ Per mesh, same process, same inputs, timed in interleaved rounds (--repeats, min
   hit; the same for origins outside) on --rays rays from a sphere around the mesh toward its box;
   ratio as above. Agreement of answers is printed beside (points that differ, hit flags that
   differ, max |t| difference).
+With --pairs: solid mesh pairs (issue 19 item 2): ``touche.intersects`` of a mesh with a copy of
+itself at the panel's seeded poses ("far", "near", "overlap", 50 each), surface-only meshes vs
+the same meshes declared solid (``as_solid()``: the surface test, then the containment test when
+the surfaces do not meet), one call per pair ("single") and one call for the 50 ("batch");
+ratio = solid time / surface time (the issue's target: <= 1.5).
 Threads: --threads (default 1: the machine is shared, one thread gives the steadiest ratio).
 The load average before / after is printed: absolute times are noise on a shared machine, the
 ratios from the same rounds are the result.
@@ -60,6 +65,38 @@ def bvh_build(mesh):
     return tree
 
 
+def solid_pairs(names, repeats):
+    print(f"{'mesh':14s} {'poses':8s} {'call':6s} {'surface us/pair':>16s} {'solid us/pair':>14s} "
+          f"{'ratio min/med':>14s}")
+    for entry in panel.meshes(only=names):
+        if not panel.is_closed(entry.faces):
+            continue
+        try:
+            solid_orientation(entry.vertices, entry.faces)
+        except GeometryError:
+            continue
+        plain = tc.TriangleMesh(entry.vertices, entry.faces)
+        solid = plain.as_solid()
+        for kind in ("far", "near", "overlap"):
+            poses = panel.poses(entry, kind, 50, seed=0)
+            tc.intersects(plain, None, plain, poses)
+            tc.intersects(solid, None, solid, poses)
+            for batch in (False, True):
+                def run(mesh):
+                    if batch:
+                        tc.intersects(mesh, None, mesh, poses)
+                    else:
+                        for pose in poses:
+                            tc.intersects(mesh, None, mesh, pose)
+                times = rounds({"surface": lambda: run(plain), "solid": lambda: run(solid)}, repeats)
+                per = {k: np.array(v) / len(poses) * 1e6 for k, v in times.items()}
+                print(f"{entry.name:14s} {kind:8s} {'batch' if batch else 'single':6s} "
+                      f"{min(per['surface']):8.1f}/{np.median(per['surface']):6.1f} "
+                      f"{min(per['solid']):7.1f}/{np.median(per['solid']):6.1f} "
+                      f"{min(per['solid']) / min(per['surface']):6.2f}/"
+                      f"{np.median(per['solid']) / np.median(per['surface']):5.2f}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--points", type=int, default=100_000)
@@ -68,8 +105,14 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--max-build", type=float, default=10.0)
     parser.add_argument("--only", nargs="*")
+    parser.add_argument("--pairs", action="store_true", help="time solid mesh pairs in intersects instead")
     args = parser.parse_args()
     tc.set_num_threads(args.threads)
+    if args.pairs:
+        print(f"load average before: {os.getloadavg()}; threads {args.threads}; repeats {args.repeats} (min / median)")
+        solid_pairs(args.only or ["bunny", "torus", "solo12_hip", "duck", "soccerball"], args.repeats)
+        print(f"load average after: {os.getloadavg()}")
+        return
     print(f"load average before: {os.getloadavg()}; threads {args.threads}; points {args.points:,}; "
           f"rays {args.rays:,}; repeats {args.repeats} (min / median)")
     # compile / load every kernel once on a tiny mesh, outside the timings
