@@ -547,8 +547,8 @@ def _band_times(dist0, denom, t_min, t_max, eps):
     s >= -eps (front side of the thick plane) and s <= eps (back side), and t where s = 0.
     Returns (front_lo, front_hi, back_lo, back_hi, t_cross); an empty side has lo > hi."""
     s_min = dist0 + t_min * denom
-    s_max = dist0 + t_max * denom
-    if denom == 0.0 or (abs(s_min) <= eps and abs(s_max) <= eps):
+    # parallel (denom 0: s_max would be inf * 0 = NaN for a ray), or the whole interval in the band
+    if denom == 0.0 or (abs(s_min) <= eps and abs(dist0 + t_max * denom) <= eps):
         front_lo = t_min if s_min >= -eps else np.inf
         back_lo = t_min if s_min <= eps else np.inf
         return front_lo, t_max, back_lo, t_max, t_min
