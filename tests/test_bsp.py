@@ -581,3 +581,18 @@ def test_containment_looks_at_every_component_and_respects_cavities():
     assert tc.intersects(hollow, None, small, None) is False  # in the cavity
     assert tc.intersects(hollow, None, small, tc.Pose.from_translation([1.5, 0.0, 0.0])) is True  # in the wall
     assert tc.intersects(hollow, None, small, tc.Pose.from_translation([5.0, 0.0, 0.0])) is False
+
+
+def test_a_surface_crossing_itself_is_refused():
+    """Two cubes passing through each other, as one closed, consistently oriented mesh: its
+    surface crosses itself, autopartitioning mislabels cells, and the probe check refuses it."""
+    vertices, faces = MESHES["cube"]
+    crossing = (np.vstack([vertices, vertices + [0.5, 0.3, 0.2]]), np.vstack([faces, faces + 8]))
+    tc.TriangleMesh(*crossing, solid=True)  # closed and oriented: the flag's check passes
+    with pytest.raises(GeometryError, match="crosses itself"):
+        bsp.SolidBSP(*crossing)
+    tree = bsp.SolidBSP(*crossing, check_surface=False)
+    assert tree.inconsistent_faces > 0
+    assert _solid("torus")[2].inconsistent_faces == 0
+    # the winding number still answers, and the solid pair test uses it
+    assert tc.contains(tc.TriangleMesh(*crossing), None, [0.7, 0.5, 0.5])
