@@ -122,6 +122,13 @@ def test_tiny_huge_and_far_meshes(name, scale, offset):
     # t is in units of the direction (|d| ~ the mesh size): compare positions along the ray
     length = np.linalg.norm(directions, axis=1)
     assert np.abs(hits.t[both] - t_ref[both]).max() * length.max() <= 1e-9 * _size(vertices)
+    # spheres: exact answers away from the touching band
+    centers = _box_points(vertices, 300, rng, spread=1.4)
+    radii = rng.uniform(0.0, 0.2, 300) * _size(vertices)
+    gap = naive_bsp.surface_distance(vertices, faces, centers)
+    clear = np.abs(gap - radii) > 1e-9 * _size(vertices)
+    expected = naive_bsp.sphere_meets_solid(vertices, faces, centers, radii)
+    np.testing.assert_array_equal(tree.sphere_intersects(centers, radii)[clear], expected[clear])
 
 
 # ---------------------------------------------------------------------------------------------
