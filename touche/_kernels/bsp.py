@@ -552,9 +552,10 @@ def _band_times(dist0, denom, t_min, t_max, eps):
         front_lo = t_min if s_min >= -eps else np.inf
         back_lo = t_min if s_min <= eps else np.inf
         return front_lo, t_max, back_lo, t_max, t_min
-    t_cross = -dist0 / denom
-    t_front_edge = (-eps - dist0) / denom  # s = -eps
-    t_back_edge = (eps - dist0) / denom  # s = +eps
+    inverse = 1.0 / denom
+    t_cross = -dist0 * inverse
+    t_front_edge = (-eps - dist0) * inverse  # s = -eps
+    t_back_edge = (eps - dist0) * inverse  # s = +eps
     if denom > 0.0:  # s grows: back part first, then front
         back_lo = t_min
         back_hi = min(t_max, t_back_edge)
@@ -613,11 +614,12 @@ def _ray_solid(node_planes, node_children, leaf_solid, node_fragments, fragment_
                     far_enter = node
                 else:
                     far_enter = enter_node
-                stack_node[top] = far
-                stack_times[top, 0] = far_lo
-                stack_times[top, 1] = far_hi
-                stack_times[top, 2] = far_enter
-                top += 1
+                if far >= 0 or leaf_solid[-1 - far] != 0:  # an empty leaf needs no visit
+                    stack_node[top] = far
+                    stack_times[top, 0] = far_lo
+                    stack_times[top, 1] = far_hi
+                    stack_times[top, 2] = far_enter
+                    top += 1
                 node = near
                 t_lo = near_lo
                 t_hi = near_hi
