@@ -603,3 +603,23 @@ def test_a_surface_crossing_itself_is_refused():
     assert _solid("torus")[2].inconsistent_faces == 0
     # the winding number still answers, and the solid pair test uses it
     assert tc.contains(tc.TriangleMesh(*crossing), None, [0.7, 0.5, 0.5])
+
+
+def test_points_on_planes_near_sliver_cells_are_not_inside():
+    """Regression (benchmark panel, diff_pinion): a ray crossing a dividing plane 0.1 away from
+    the gear, next to a nearly parallel plane, was reported to enter the solid there: the
+    book's "within eps of a plane: go back" point rule led its entry point into a solid sliver
+    cell. Points now descend by the exact side (touche/_kernels/bsp.py, _inside)."""
+    pytest.importorskip("pybullet_data")
+    from naive_mesh_queries import load_pybullet_mesh
+
+    vertices, faces = load_pybullet_mesh("differential/diff_pinion.stl")
+    tree = bsp.SolidBSP(vertices, faces)
+    origin = np.array([23.6733745324396, 3.152067517665161, -101.86003930821006])
+    direction = np.array([-0.3486825533272417, 0.23718601744199283, 0.9067321931723842])
+    t_ref, _ = naive_bsp.first_hit(vertices, faces, origin[None], direction[None])
+    hit = tree.raycast(origin, direction)
+    assert hit.t[0] == pytest.approx(t_ref[0], abs=1e-6)
+    # points of the ray up to the hit: outside, as the reference says
+    ts = np.linspace(0.0, t_ref[0] - 1e-3, 200)
+    assert not tree.contains(origin + ts[:, None] * direction).any()

@@ -40,10 +40,13 @@ leaves room for triangles down to h ~ 1e-5 L; below 1e-9 L the tree cannot tell 
 build thickness (8.4.2: the query's epsilon must exceed the construction's, so that fragments
 lying up to eps off their cell are still reached).
 
-Boundary convention (solid trees, 8.4.1): a point within eps of a dividing plane goes to the
-BACK (solid) side, so points on the surface are inside (closed set, as everywhere in touche) and
-points OUTSIDE within about eps of the surface may be reported inside too ("boundary band",
-~1e-9 of the mesh size). ``raycast`` reports t = 0 for a ray starting inside or on the surface,
+Boundary convention (solid trees, 8.4.1): points on the surface are inside (closed set, as
+everywhere in touche) and points OUTSIDE within eps of the surface may be reported inside too
+("boundary band", ~1e-9 of the mesh size). A point descends by the exact side of each plane,
+and one that came within eps of a plane on the way (maybe on the surface) and reached an empty
+leaf is inside iff a boundary fragment lies within eps (touche/_kernels/bsp.py ``_inside``: the
+book's "within eps: go back" rule misclassifies points near thin cells between nearly parallel
+planes, as far as eps / angle from them). ``raycast`` reports t = 0 for a ray starting inside or on the surface,
 and a ray grazing a face or running along it touches the solid (hit). Sphere and polytope
 queries count touching as meeting.
 
@@ -337,7 +340,8 @@ class SolidBSP(_BSPTree):
         queries, single = _points(points, "points")
         out = np.empty(len(queries), dtype=np.bool_)
         _parallel.run(_kernels().contains_many, len(queries), self.node_planes, self.node_children, self.leaf_solid,
-                      self.root, self.eps, self.center, queries, out, grain=POINT_GRAIN)
+                      self.node_fragments, self.fragment_vertices, self.fragment_offsets, self.fragment_planes,
+                      self.root, self.depth, self.eps, self.center, queries, out, grain=POINT_GRAIN)
         return bool(out[0]) if single else out
 
     def raycast(self, origins, directions, max_t=np.inf):
@@ -395,8 +399,8 @@ class SolidBSP(_BSPTree):
         out = np.empty(len(matrices), dtype=np.bool_)
         _parallel.run(_kernels().polytope_intersects_many, len(matrices), self.node_planes, self.node_children,
                       self.node_fragments, self.leaf_solid, self.root, self.depth, QUERY_THICKNESS_FACTOR * self.eps,
-                      self.center, self.fragment_vertices, self.fragment_offsets, vertices, planes, matrices, out,
-                      grain=VOLUME_GRAIN)
+                      self.center, self.fragment_vertices, self.fragment_offsets, self.fragment_planes, vertices, planes,
+                      matrices, out, grain=VOLUME_GRAIN)
         return bool(out[0]) if single else out
 
 

@@ -505,12 +505,43 @@ def locate_many(node_planes, node_children, root, eps, center, points, out_leaf,
 
 
 @njit(cache=True, nogil=True)
-def contains_many(node_planes, node_children, leaf_solid, root, eps, center, points, out, lo, hi):
-    """Solid-leaf point containment (Ericson 8.4.1)."""
+def _inside(node_planes, node_children, leaf_solid, node_fragments, fragment_vertices, fragment_offsets,
+            fragment_planes, root, eps, x, y, z, stack):
+    """Whether the point is in the closed solid (Ericson 8.4.1), robust to thin cells.
+
+    Deviation from the book's thick-plane descent ("within eps of a plane: go back"): where two
+    dividing planes are nearly parallel (angle a), a point within eps of both can be sent into
+    the sliver cell between them as far as eps / a from it (found on the benchmark panel: a
+    point 0.1 off a 44-unit gear classified solid). So: descend by the plane's exact sign (no
+    thickness: off the surface the cell reached is the point's own, up to rounding); a solid leaf
+    means inside; an empty one means outside, unless the path came within eps of a plane, where
+    the point may lie on the surface: then inside iff a boundary fragment lies within eps
+    (the exact distance, _sphere_touches_boundary). Points on the surface are inside, points
+    outside within eps of it may be (the boundary band)."""
+    node = root
+    near = False
+    while node >= 0:
+        dist = node_planes[node, 0] * x + node_planes[node, 1] * y + node_planes[node, 2] * z - node_planes[node, 3]
+        if abs(dist) <= eps:
+            near = True
+        node = node_children[node, 1] if dist <= 0.0 else node_children[node, 0]
+    if leaf_solid[-1 - node] != 0:
+        return True
+    if not near:
+        return False
+    return _sphere_touches_boundary(node_planes, node_children, node_fragments, root, eps, fragment_vertices,
+                                    fragment_offsets, fragment_planes, x, y, z, eps, stack)
+
+
+@njit(cache=True, nogil=True)
+def contains_many(node_planes, node_children, leaf_solid, node_fragments, fragment_vertices, fragment_offsets,
+                  fragment_planes, root, depth, eps, center, points, out, lo, hi):
+    """Solid-leaf point containment (``_inside``)."""
+    stack = np.empty(depth + 2, dtype=np.int64)
     for i in range(lo, hi):
-        leaf = _leaf_of(node_planes, node_children, root, eps, points[i, 0] - center[0],
-                        points[i, 1] - center[1], points[i, 2] - center[2])
-        out[i] = leaf_solid[leaf] != 0
+        out[i] = _inside(node_planes, node_children, leaf_solid, node_fragments, fragment_vertices, fragment_offsets,
+                         fragment_planes, root, eps, points[i, 0] - center[0], points[i, 1] - center[1],
+                         points[i, 2] - center[2], stack)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -580,11 +611,13 @@ def _ray_solid(node_planes, node_children, leaf_solid, node_fragments, fragment_
     - the stack keeps each entry's own [t_lo, t_hi] (with bands, intervals overlap);
     - a solid leaf does not end the search: the best t so far prunes every entry starting later,
       the rest are still visited (an overlapping entry may start earlier);
-    - a solid leaf's entry point is checked before it counts: inside by the point query, or
-      within 2 eps of a boundary fragment. Why: where two dividing planes are nearly parallel
-      (angle a), the cell between them, thickened by eps, reaches eps / a along them: a ray can
-      pass through the thick bands of a sliver cell far from the cell itself (seen on the
-      panel's torus: a solid sliver "hit" 0.03 before the surface, planes 1e-7 apart in angle).
+    - a solid leaf's entry point is checked before it counts: within 2 eps of a boundary
+      fragment (an entry from outside is a point of the surface), or, at t = 0, inside (the ray
+      starts in the solid). Why: where two dividing planes are nearly parallel (angle a), the
+      cell between them, thickened by eps, reaches eps / a along them: a ray can pass through
+      the thick bands of a sliver cell far from the cell itself (seen on the panel's torus: a
+      solid sliver "hit" 0.03 before the surface, planes 1e-7 apart in angle). A point query at
+      the entry point would not do: it lies on a plane, where the same slivers catch it.
     ``stack_*`` hold at least depth + 1 entries."""
     best_t = np.inf
     best_node = -1
@@ -636,9 +669,11 @@ def _ray_solid(node_planes, node_children, leaf_solid, node_fragments, fragment_
             continue
         if node < 0 and t_lo <= t_hi and t_lo < best_t and leaf_solid[-1 - node] != 0:
             px = ox + t_lo * dx; py = oy + t_lo * dy; pz = oz + t_lo * dz
-            if leaf_solid[_leaf_of(node_planes, node_children, root, eps, px, py, pz)] != 0 or \
-                    _sphere_touches_boundary(node_planes, node_children, node_fragments, root, eps, fragment_vertices,
-                                             fragment_offsets, fragment_planes, px, py, pz, 2.0 * eps, stack):
+            # an entry from outside is a point of the surface; t = 0 may also be a start inside
+            if _sphere_touches_boundary(node_planes, node_children, node_fragments, root, eps, fragment_vertices,
+                                        fragment_offsets, fragment_planes, px, py, pz, 2.0 * eps, stack) or (
+                    t_lo == 0.0 and _inside(node_planes, node_children, leaf_solid, node_fragments, fragment_vertices,
+                                            fragment_offsets, fragment_planes, root, eps, px, py, pz, stack)):
                 best_t = t_lo
                 best_node = enter_node
         if top == 0:
@@ -836,7 +871,8 @@ def sphere_intersects_many(node_planes, node_children, node_fragments, leaf_soli
     stack = np.empty(depth + 2, dtype=np.int64)
     for i in range(lo, hi):
         px = centers[i, 0] - center[0]; py = centers[i, 1] - center[1]; pz = centers[i, 2] - center[2]
-        if leaf_solid[_leaf_of(node_planes, node_children, root, eps, px, py, pz)] != 0:
+        if _inside(node_planes, node_children, leaf_solid, node_fragments, fragment_vertices, fragment_offsets,
+                   fragment_planes, root, eps, px, py, pz, stack):
             out[i] = True
         else:
             out[i] = _sphere_touches_boundary(node_planes, node_children, node_fragments, root, eps, fragment_vertices,
@@ -887,8 +923,8 @@ def _polygon_meets_polytope(fragment_vertices, start, stop, planes, scratch_a, s
 
 @njit(cache=True, nogil=True)
 def polytope_intersects_many(node_planes, node_children, node_fragments, leaf_solid, root, depth, eps, center,
-                             fragment_vertices, fragment_offsets, polytope_vertices, polytope_planes, poses,
-                             out, lo, hi):
+                             fragment_vertices, fragment_offsets, fragment_planes, polytope_vertices, polytope_planes,
+                             poses, out, lo, hi):
     """Whether the convex polytope (local ``vertices (k, 3)``, ``planes (f, 4)`` outward, inside
     n . x <= d) placed by each pose (in the tree's frame) meets the solid. Steps: its vertices
     and planes moved into the tree's local frame; any vertex inside -> True; else descend with
@@ -917,7 +953,8 @@ def polytope_intersects_many(node_planes, node_children, node_fragments, leaf_so
             planes[q, 3] = polytope_planes[q, 3] + planes[q, 0] * tx + planes[q, 1] * ty + planes[q, 2] * tz
         hit = False
         for j in range(k):
-            if leaf_solid[_leaf_of(node_planes, node_children, root, eps, moved[j, 0], moved[j, 1], moved[j, 2])] != 0:
+            if _inside(node_planes, node_children, leaf_solid, node_fragments, fragment_vertices, fragment_offsets,
+                       fragment_planes, root, eps, moved[j, 0], moved[j, 1], moved[j, 2], stack):
                 hit = True
                 break
         if hit:
