@@ -3,7 +3,7 @@
 ``walk()`` calls every public entry point the way a user would: every verb on every pair of shape
 kinds (both orders) with the pose forms a user passes (None, a ``touche.Pose``, a raw (4, 4)
 array, a batch (n, 4, 4), a Pose batch), every motion class, every module (convex, planar,
-pairwise, lp, bounding, bvh, meshquery, broadphase, CollisionWorld, mesh, clearance) and the
+pairwise, lp, bounding, bvh, meshquery, bsp, broadphase, CollisionWorld, mesh, clearance) and the
 command line, plus the input variants users hand over (lists, int / float32 arrays, read-only,
 Fortran-order and sliced arrays, a single point vs points, scalar vs array limits). A test can
 then assert that after ``touche.warmup()`` no numba kernel compiles during the walk.
@@ -929,6 +929,49 @@ def section_meshquery():
     _clearance(soup, None, CUBE_MESH, RAW)
 
 
+def section_bsp():
+    """touche.bsp (issue 19): the three tree types from every mesh form, every query with the
+    input variants, and solid meshes in mesh-mesh intersects."""
+    from touche import bsp
+
+    import trimesh
+
+    solid = bsp.SolidBSP.from_mesh(CUBE_MESH)
+    bsp.SolidBSP(CUBE_V.tolist(), CUBE_F.astype(np.int32), split_weight=0.5, max_candidates=2, seed=3)
+    bsp.SolidBSP.from_mesh(trimesh.Trimesh(CUBE_V, CUBE_F, process=False), axis_cuts=False)
+    node = bsp.NodeBSP.from_mesh((CUBE_V.astype(np.float32), CUBE_F))
+    leaf = bsp.LeafBSP.from_mesh(SHAPES["mesh"], leaf_size=2, max_depth=4)
+    for points in _point_variants():
+        solid.contains(points)
+        solid.locate(points)
+        leaf.locate(points)
+        solid.sphere_intersects(points, 0.2)
+    solid.sphere_intersects(POINTS, [0.1, 0.2, 0.3])
+    solid.sphere_intersects(POINTS.astype(np.float32), np.array([1, 0, 2]))
+    for limit in _limit_variants():
+        for tree in (solid, node, leaf):
+            tree.raycast(ORIGINS, DIRECTIONS, limit)
+    for vector in _vector_variants():
+        solid.raycast(ORIGINS[0], vector)
+        node.raycast(ORIGINS.astype(np.float32), vector)
+    for pose in _pose_variants():
+        solid.polytope_intersects(SHAPES["box"], pose)
+    for batch in _batch_variants():
+        solid.polytope_intersects(SHAPES["polyhedron"], batch)
+    for name in ("triangle", "tetrahedron", "polygon", "aabb"):
+        if name in SHAPES:
+            solid.polytope_intersects(SHAPES[name], POSE)
+    solid.fragments()
+    leaf.leaf_polygons(0)
+    repr(solid)
+    cube = CUBE_MESH.as_solid()
+    tc.TriangleMesh(CUBE_V, CUBE_F, solid=True)
+    tc.intersects(cube, None, cube, POSE)
+    tc.intersects(cube, None, CUBE_MESH, FAR)
+    tc.intersects(cube, BATCH, cube, None)
+    tc.intersects(CUBE_MESH, POSE_BATCH, cube, FAR)
+
+
 def section_broadphase():
     from touche import broadphase
 
@@ -1579,6 +1622,7 @@ SECTIONS = [
     ("bounding", section_bounding),
     ("bvh", section_bvh),
     ("meshquery", section_meshquery),
+    ("bsp", section_bsp),
     ("broadphase", section_broadphase),
     ("world", section_world),
     ("mesh", section_mesh),

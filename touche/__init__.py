@@ -10,7 +10,8 @@ time_of_impact (batches run in one compiled call). Modules: touche.convex (GJK /
 casting), touche.planar (2D separating axes), touche.pairwise (raw-array OBB / triangle tests),
 touche.lp (Seidel LP, Chung-Wang),
 touche.bounding (bounding volumes: AABB, spheres, OBBs, k-DOPs, capsules, lozenges), touche.bvh
-(mesh-mesh BVH queries), touche.meshquery, touche.mesh, touche.broadphase. Thread and process
+(mesh-mesh BVH queries), touche.meshquery, touche.mesh, touche.broadphase, touche.bsp (BSP trees,
+Ericson ch. 8: solid-leaf, node- and leaf-storing; imported on first access). Thread and process
 safety: README "Threads and processes".
 """
 from .errors import GeometryError, ToucheError, UnsupportedQuery

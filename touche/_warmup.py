@@ -410,6 +410,22 @@ def _step_bvh_module():
     tc.contains(a, poses, [[0.1, 0.1, 0.1]] * 2)
 
 
+def _step_bsp():
+    import touche as tc
+    from touche import bsp
+
+    mesh = _tetra()
+    points = np.array([[0.1, 0.1, 0.1], [2.0, 0.0, 0.0]])
+    solid = bsp.SolidBSP.from_mesh(mesh)
+    solid.contains(points)
+    solid.locate(points)
+    solid.raycast(points, [1.0, 0.0, 0.0])
+    solid.sphere_intersects(points, 0.1)
+    solid.polytope_intersects(tc.Box([1.0, 1.0, 1.0]), _poses())
+    for kind in (bsp.NodeBSP, bsp.LeafBSP):
+        kind.from_mesh(mesh).raycast(points, [1.0, 0.0, 0.0])
+
+
 def _step_world():
     import touche as tc
     from touche import broadphase
@@ -454,6 +470,7 @@ STEPS = [
     ("closest points and rays", _step_points_and_rays),
     ("mesh inside / winding number", _step_mesh_points),
     ("robots", _step_robots),
+    ("BSP trees", _step_bsp),
 ]
 
 
@@ -560,7 +577,7 @@ def run(jobs=None, progress=True, steps=None, stream=None):
 ENGINE_STEPS = 2
 WITHOUT_ENGINES = {
     "touche.bvh and mesh queries", "planar, pairwise, lp", "bounding volumes", "STL clearance", "mesh preparation",
-    "mesh inside / winding number",
+    "mesh inside / winding number", "BSP trees",
 }
 
 

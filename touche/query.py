@@ -419,7 +419,12 @@ def _tree_arrays(mesh):
 
 def _mesh_intersects(a, pose_a, b, pose_b, route):
     if route.engine == _ENGINE_MESH_MESH:
-        return bvh.intersects(a, pose_a, b, pose_b)
+        surface = bvh.intersects(a, pose_a, b, pose_b)
+        if a.solid or b.solid:  # issue 19: a solid holding the other mesh wholly inside
+            from .solids import contained_pairs
+
+            return contained_pairs(a, pose_a, b, pose_b, surface)
+        return surface
     shape, pose_s, name_s, mesh, pose_m, name_m, shape_is_a = _mesh_and_shape(a, pose_a, b, pose_b, route)
     ts = as_matrices(pose_s, name_s, check=False)
     tm = as_matrices(pose_m, name_m, check=False)

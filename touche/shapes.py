@@ -807,10 +807,11 @@ class TriangleMesh(Shape):
     ``touche.signed_distance_points``). ``vertices (n, 3)``, ``faces (m, 3)`` int indices.
     Zero-area triangles are kept. ``TriangleMesh.from_trimesh(mesh)`` and any ``trimesh.Trimesh`` passed to a query work."""
 
-    __slots__ = ("_bvh",)
+    __slots__ = ("_bvh", "solid")
 
-    def __init__(self, vertices, faces):
+    def __init__(self, vertices, faces, *, solid=False):
         object.__setattr__(self, "_bvh", None)
+        object.__setattr__(self, "solid", False)
         vertices = _points(vertices, "vertices", 3)
         _check_span(vertices, "vertices")
         try:
@@ -829,10 +830,24 @@ class TriangleMesh(Shape):
                 f"min {faces_array.min()}, max {faces_array.max()}"
             )
         self._pack(kinds.MESH, (), vertices, faces_array)
+        if solid:
+            solid_orientation(vertices, faces_array)  # GeometryError naming the problem
+            object.__setattr__(self, "solid", True)
 
     @classmethod
-    def from_trimesh(cls, mesh):
-        return cls(np.asarray(mesh.vertices), np.asarray(mesh.faces))
+    def from_trimesh(cls, mesh, *, solid=False):
+        return cls(np.asarray(mesh.vertices), np.asarray(mesh.faces), solid=solid)
+
+    def as_solid(self):
+        """This mesh declared SOLID: the volume it bounds, not only its surface (``solid``
+        True). Then ``touche.intersects`` of two meshes is also true when one solid holds the
+        other (or a mesh) wholly inside, with no surface contact. The mesh must be closed, edge-
+        manifold and consistently oriented (vertices with identical coordinates welded first):
+        ``GeometryError`` naming the problem otherwise (:func:`solid_orientation`). Returns a new
+        TriangleMesh sharing nothing mutable; ``self`` is returned when already solid."""
+        if self.solid:
+            return self
+        return TriangleMesh(self._packed[2], self._packed[3], solid=True)
 
     @property
     def vertices(self):
@@ -859,6 +874,41 @@ class TriangleMesh(Shape):
 
     def _describe(self):
         return f"{len(self.points)} vertices, {len(self.triangles)} faces"
+
+
+def solid_orientation(vertices, faces):
+    """+1 if the closed mesh faces outward, -1 if inward; ``GeometryError`` naming the first
+    problem found when the triangles do not bound a solid: an open edge (used by one triangle),
+    a non-manifold edge (three or more), two neighbours with inconsistent orientation (a shared
+    edge walked the same way by both), or no enclosed volume. Vertices with identical
+    coordinates are welded first; zero-length edges are skipped."""
+    welded, inverse = np.unique(np.asarray(vertices, dtype=np.float64), axis=0, return_inverse=True)
+    faces = inverse.reshape(-1)[np.asarray(faces, dtype=np.int64)]
+    directed = faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
+    directed = directed[directed[:, 0] != directed[:, 1]]
+    if len(directed) == 0:
+        raise GeometryError("not a solid: every triangle has zero area")
+    undirected = np.sort(directed, axis=1)
+    edges, counts = np.unique(undirected, axis=0, return_counts=True)
+    if (counts == 1).any():
+        edge = edges[np.argmax(counts == 1)]
+        raise GeometryError(f"not a solid: the mesh is open ({int((counts == 1).sum())} edges used by one "
+                            f"triangle only, e.g. between welded vertices {edge[0]} and {edge[1]})")
+    if (counts > 2).any():
+        edge = edges[np.argmax(counts > 2)]
+        raise GeometryError(f"not a solid: the mesh is non-manifold ({int((counts > 2).sum())} edges shared "
+                            f"by three or more triangles, e.g. between welded vertices {edge[0]} and {edge[1]})")
+    _, directed_counts = np.unique(directed, axis=0, return_counts=True)
+    if (directed_counts > 1).any():
+        raise GeometryError(f"not a solid: inconsistent orientation ({int((directed_counts > 1).sum())} edges "
+                            "walked in the same direction by both of their triangles; flip the faces of one side)")
+    a, b, c = (welded[faces[:, i]] for i in range(3))
+    center = welded.mean(axis=0)  # relative to a near point: less cancellation
+    volume = np.einsum("ij,ij->", a - center, np.cross(b - center, c - center)) / 6.0
+    size = float(np.ptp(welded, axis=0).max())
+    if not abs(volume) > 1e-12 * size ** 3:
+        raise GeometryError("not a solid: the mesh encloses no volume")
+    return 1 if volume > 0.0 else -1
 
 
 def as_shape(value, name="shape"):
