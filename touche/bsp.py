@@ -62,6 +62,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _parallel
+from ._queryargs import query_points
 from .errors import GeometryError
 
 PLANE_THICKNESS = 1e-9  # relative to the mesh's size (module doc: why)
@@ -129,9 +130,7 @@ def _int_option(value, name, low):
 
 
 def _points(points, name):
-    from .query import _query_points
-
-    return _query_points(points, name)
+    return query_points(points, name)
 
 
 class _BSPTree:
@@ -208,10 +207,8 @@ class _BSPTree:
         return int(out[0]) if single else out
 
     def _rays(self, origins, directions, max_t):
-        from .query import _query_points
-
-        origins, single = _query_points(origins, "origins")
-        directions, _ = _query_points(directions, "directions", coordinates=False)
+        origins, single = query_points(origins, "origins")
+        directions, _ = query_points(directions, "directions", coordinates=False)
         if len(directions) == 1 and len(origins) > 1:
             directions = np.ascontiguousarray(np.broadcast_to(directions, origins.shape))
         if len(directions) != len(origins):
