@@ -118,3 +118,41 @@ def test_fast_pair_tables_match_what_the_kernels_handle():
             assert handled == ((ka, kb) in fast_intersect_pairs), (ka, kb)
             handled_distance = fast_distance(*a._packed[:3], np.eye(4), *b._packed[:3], far)[0]
             assert handled_distance == ((ka, kb) in fast_distance_pairs), (ka, kb)  # separated: handled iff listed
+
+
+FAMILY_PAIRS = [("point", "sphere"), ("sphere", "sphere"), ("sphere", "point"), ("box", "box"), ("box", "aabb")]
+
+
+@pytest.mark.parametrize("name_a, name_b", FAMILY_PAIRS)
+def test_family_entries_equal_the_general_closed_form_entry(name_a, name_b):
+    """The small entries a first query compiles alone (point cores, two boxes) answer as the
+    general closed-form entry does, bit for bit, through the public verbs and directly."""
+    from touche._kernels import batch
+
+    a, b = SHAPES[name_a], SHAPES[name_b]
+    rng = np.random.default_rng([len(name_a), len(name_b), 7])
+    scale = 0.4 * (a.scale + b.scale)
+    poses = tc.Pose.random(500, scale=scale, seed=int(rng.integers(1 << 30))).matrix
+    pa, pb = a._packed, b._packed
+    point_cores = {tc.Point, tc.Sphere}
+    hits = 0
+    for pose in poses:
+        general = batch.checked_fast_intersects(pa[0], pa[1], pa[2], np.eye(4), pb[0], pb[1], pb[2], pose)
+        assert general in (0, 1)
+        hits += general
+        assert tc.intersects(a, None, b, pose) == bool(general)
+        if type(a) in point_cores and type(b) in point_cores:
+            radius_a = float(pa[1][0]) if type(a) is tc.Sphere else 0.0
+            radius_b = float(pb[1][0]) if type(b) is tc.Sphere else 0.0
+            assert batch.checked_point_core_intersects(pa[2], radius_a, np.eye(4), pb[2], radius_b, pose) == general
+            out_general, out_family = np.empty(10), np.empty(10)
+            status_general = batch.checked_fast_distance_into(pa[0], pa[1], pa[2], a.scale, np.eye(4), pb[0], pb[1],
+                                                              pb[2], b.scale, pose, out_general)
+            status_family = batch.checked_point_core_distance_into(pa[1], pa[2], radius_a, a.scale, np.eye(4), pb[1],
+                                                                   pb[2], radius_b, b.scale, pose, out_family)
+            assert status_family == status_general
+            if status_general != batch.NOT_HANDLED:
+                assert np.array_equal(out_family, out_general)
+        else:
+            assert batch.checked_box_box_intersects(pa[1], np.eye(4), pb[1], pose) == general
+    assert 0 < hits < len(poses)  # both answers occur

@@ -240,7 +240,12 @@ def intersects(a, pose_a, b, pose_b):
     if ta.ndim == 2 and tb.ndim == 2:
         if engine == _ENGINE_CLOSED_FORM:
             pa, pb = a._packed, b._packed
-            answer = batch.checked_fast_intersects(pa[0], pa[1], pa[2], ta, pb[0], pb[1], pb[2], tb)
+            if pa[0] in dispatch.POINT_CORE and pb[0] in dispatch.POINT_CORE:  # their own small kernels
+                answer = batch.checked_point_core_intersects(pa[2], _radius(a), ta, pb[2], _radius(b), tb)
+            elif pa[0] == kinds.BOX and pb[0] == kinds.BOX:
+                answer = batch.checked_box_box_intersects(pa[1], ta, pb[1], tb)
+            else:
+                answer = batch.checked_fast_intersects(pa[0], pa[1], pa[2], ta, pb[0], pb[1], pb[2], tb)
             if answer == batch.NOT_HANDLED:  # never expected: the registry lists what the closed forms handle
                 answer = batch.checked_intersects_one(_pair_engine(batch, a, b, True), *a._packed, ta, *b._packed, tb)
         else:
@@ -304,9 +309,14 @@ def distance(a, pose_a, b, pose_b):
         status = batch.NOT_HANDLED
         if engine == _ENGINE_CLOSED_FORM:  # short entry: fewer arguments to unbox
             pa, pb = a._packed, b._packed
-            status = batch.checked_fast_distance_into(
-                pa[0], pa[1], pa[2], a.scale, ta, pb[0], pb[1], pb[2], b.scale, tb, buffer
-            )
+            if pa[0] in dispatch.POINT_CORE and pb[0] in dispatch.POINT_CORE:  # its own small kernel
+                status = batch.checked_point_core_distance_into(
+                    pa[1], pa[2], _radius(a), a.scale, ta, pb[1], pb[2], _radius(b), b.scale, tb, buffer
+                )
+            else:
+                status = batch.checked_fast_distance_into(
+                    pa[0], pa[1], pa[2], a.scale, ta, pb[0], pb[1], pb[2], b.scale, tb, buffer
+                )
         if status == batch.NOT_HANDLED:
             status = batch.checked_distance_into(_pair_engine(batch, a, b, False), *a._packed, a.scale, ta, *b._packed,
                                                  b.scale, tb, buffer)
@@ -415,6 +425,11 @@ def _mesh_and_shape(a, pose_a, b, pose_b, route):
 def _tree_arrays(mesh):
     tree = mesh.bvh
     return tree.node_index, tree.node_bounds, tree.tri_vertices, tree.tri_ids, tree.depth
+
+
+def _radius(shape):
+    """A point core's radius: the sphere's, 0 for a point."""
+    return float(shape._packed[1][0]) if shape.kind == kinds.SPHERE else 0.0
 
 
 def _mesh_intersects(a, pose_a, b, pose_b, route):

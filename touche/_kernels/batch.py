@@ -18,7 +18,7 @@ from numba.extending import intrinsic, overload  # noqa: E402
 from .jit import njit
 
 from . import kinds
-from .fastpaths import fast_distance, fast_intersects
+from .fastpaths import box_box_overlap, fast_distance, fast_intersects, point_core_distance, point_core_overlap
 from .posecheck import is_rigid_transform
 from .touching import touching_tolerance
 from .pairs import engine_address, call_pair_engine, apply_point, apply_vector  # noqa: F401  (engine_address: for Python)
@@ -142,6 +142,44 @@ def checked_fast_distance_into(ka, pa, pta, sa, ta, kb, pb, ptb, sb, tb, out):
     if not is_rigid_transform(tb):
         return INVALID_POSE_B
     handled, signed, point_a, point_b, normal = fast_distance(ka, pa, pta, ta, kb, pb, ptb, tb)
+    if not handled:
+        return NOT_HANDLED
+    _fill(out, signed, point_a, point_b, normal)
+    return _status_of(signed, touching_tolerance(sa, ta, sb, tb))
+
+
+# Two pair families have entries of their own (the same numbers as checked_fast_intersects): a
+# first query on them compiles a small kernel, not the closed forms of every pair.
+@njit(cache=True, nogil=True)
+def checked_point_core_intersects(pta, ra, ta, ptb, rb, tb):
+    """checked_fast_intersects for two point cores (points, spheres: radius ``ra`` / ``rb``)."""
+    if not is_rigid_transform(ta):
+        return INVALID_POSE_A
+    if not is_rigid_transform(tb):
+        return INVALID_POSE_B
+    return 1 if point_core_overlap(pta, ra, ta, ptb, rb, tb) else 0
+
+
+@njit(cache=True, nogil=True)
+def checked_box_box_intersects(pa, ta, pb, tb):
+    """checked_fast_intersects for two boxes."""
+    if not is_rigid_transform(ta):
+        return INVALID_POSE_A
+    if not is_rigid_transform(tb):
+        return INVALID_POSE_B
+    return 1 if box_box_overlap(pa, ta, pb, tb) else 0
+
+
+@njit(cache=True, nogil=True)
+def checked_point_core_distance_into(pa, pta, ra, sa, ta, pb, ptb, rb, sb, tb, out):
+    """checked_fast_distance_into for two point cores (points, spheres: radius ``ra`` / ``rb``,
+    0 for a point), the same numbers: a first sphere-sphere query compiles this small kernel
+    and not the closed forms of every pair."""
+    if not is_rigid_transform(ta):
+        return INVALID_POSE_A
+    if not is_rigid_transform(tb):
+        return INVALID_POSE_B
+    handled, signed, point_a, point_b, normal = point_core_distance(pa, pta, ta, ra, pb, ptb, tb, rb)
     if not handled:
         return NOT_HANDLED
     _fill(out, signed, point_a, point_b, normal)

@@ -69,6 +69,25 @@ def _segment_world(points, t):
 
 
 @njit(cache=True, nogil=True)
+def point_core_overlap(pta, radius_a, ta, ptb, radius_b, tb):
+    """Whether two point cores (points or spheres of these radii) overlap (closed)."""
+    reach = radius_a + radius_b
+    squared = 0.0
+    for i in range(3):
+        delta = _world(ta, pta[0], i) - _world(tb, ptb[0], i)
+        squared += delta * delta
+    return squared <= reach * reach
+
+
+@njit(cache=True, nogil=True)
+def box_box_overlap(pa, ta, pb, tb):
+    """Whether two boxes (packed parameters, poses) overlap (closed)."""
+    center_a, half_a = _box_params(pa)
+    center_b, half_b = _box_params(pb)
+    return _obb_obb(ta, center_a, half_a, tb, center_b, half_b)
+
+
+@njit(cache=True, nogil=True)
 def fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
     """(handled, result) for the pairs touche.dispatch routes here for intersects (either order;
     overlap is symmetric)."""
@@ -80,12 +99,8 @@ def fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
 @njit(cache=True, nogil=True)
 def _fast_intersects_ordered(ka, pa, pta, ta, kb, pb, ptb, tb):
     if kb <= kinds.SPHERE:  # point / sphere pairs
-        reach = (pa[0] if ka == kinds.SPHERE else 0.0) + (pb[0] if kb == kinds.SPHERE else 0.0)
-        squared = 0.0
-        for i in range(3):
-            delta = _world(ta, pta[0], i) - _world(tb, ptb[0], i)
-            squared += delta * delta
-        return True, squared <= reach * reach
+        return True, point_core_overlap(pta, pa[0] if ka == kinds.SPHERE else 0.0, ta,
+                                        ptb, pb[0] if kb == kinds.SPHERE else 0.0, tb)
     if (ka == kinds.CAPSULE or ka == kinds.SEGMENT) and kb == kinds.BOX:
         radius = pa[0] if ka == kinds.CAPSULE else 0.0
         center, half = _box_params(pb)
@@ -102,9 +117,7 @@ def _fast_intersects_ordered(ka, pa, pta, ta, kb, pb, ptb, tb):
         squared = _sqdist_point_box(_world(ta, pta[0], 0), _world(ta, pta[0], 1), _world(ta, pta[0], 2), tb, center, half)
         return True, squared <= radius * radius
     if ka == kinds.BOX and kb == kinds.BOX:
-        center_a, half_a = _box_params(pa)
-        center_b, half_b = _box_params(pb)
-        return True, _obb_obb(ta, center_a, half_a, tb, center_b, half_b)
+        return True, box_box_overlap(pa, ta, pb, tb)
     segment_a = ka == kinds.CAPSULE or ka == kinds.SEGMENT
     segment_b = kb == kinds.CAPSULE or kb == kinds.SEGMENT
     if (segment_a or ka <= kinds.SPHERE) and segment_b:
@@ -136,17 +149,24 @@ def _separated_result(core_a, ra, core_b, rb):
 
 
 @njit(cache=True, nogil=True)
+def point_core_distance(pa, pta, ta, radius_a, pb, ptb, tb, radius_b):
+    """(handled, signed, point_a, point_b, normal) for two point cores (points or spheres of
+    these radii) at positive distance; coincident centres are left to the engine."""
+    c1 = np.empty(3)
+    c2 = np.empty(3)
+    for i in range(3):
+        c1[i] = _world(ta, pta[0], i)
+        c2[i] = _world(tb, ptb[0], i)
+    return _separated_result(c1, radius_a, c2, radius_b)
+
+
+@njit(cache=True, nogil=True)
 def _fast_distance_ordered(ka, pa, pta, ta, kb, pb, ptb, tb):
     radius_a = pa[0] if (ka == kinds.SPHERE or ka == kinds.CAPSULE) else 0.0
     radius_b = pb[0] if (kb == kinds.SPHERE or kb == kinds.CAPSULE) else 0.0
     segment_b = kb == kinds.CAPSULE or kb == kinds.SEGMENT
     if ka <= kinds.SPHERE and kb <= kinds.SPHERE:
-        c1 = np.empty(3)
-        c2 = np.empty(3)
-        for i in range(3):
-            c1[i] = _world(ta, pta[0], i)
-            c2[i] = _world(tb, ptb[0], i)
-        return _separated_result(c1, radius_a, c2, radius_b)
+        return point_core_distance(pa, pta, ta, radius_a, pb, ptb, tb, radius_b)
     if ka <= kinds.SPHERE and kb == kinds.BOX:
         center, half = _box_params(pb)
         c = np.empty(3)
