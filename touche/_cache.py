@@ -104,6 +104,15 @@ class WeakIdentityCache:
             return None
         return self._lookup(self._entries, tuple(map(id, keys)), keys)
 
+    def for_shape(self, shape, build):
+        """The value for ``shape`` (keyed by :func:`shape_key`), made by ``build(shape)`` on the
+        first request; the fast path takes no lock and makes no closure."""
+        key = shape_key(shape)
+        value = self.get(key)
+        if value is not None:
+            return value
+        return self.get_or_build(lambda: build(shape), key)
+
     def get_or_build(self, build, *keys):
         """The value for ``keys``, made by ``build()`` on the first request (once, whatever the
         number of threads asking; an exception in ``build`` reaches every waiting caller and

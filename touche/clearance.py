@@ -33,8 +33,10 @@ import numpy as np
 from . import _parallel
 from . import bvh as _bvh
 from ._cache import WeakIdentityCache, shape_key
+from ._kernels import kernel_loader
+from ._record import Record
 from .errors import GeometryError
-from .pose import as_matrices
+from .pose import as_matrices, nonnegative_number
 from .query import _pair_matrices
 
 # A part's tree is a touche.bvh tree: by default the mesh's own (``mesh.bvh``, shared with every
@@ -55,16 +57,7 @@ _GRAIN_TRIANGLES = 128  # S3 on two triangles: ~1 us
 # deleted mesh takes them with it; the cached value holds arrays only (a ClearancePart holds its
 # mesh, which would keep the key alive)
 _prepared = WeakIdentityCache()
-_kernel_module = None
-
-
-def _kernels():
-    global _kernel_module
-    if _kernel_module is None:
-        from ._kernels import clearance as module
-
-        _kernel_module = module
-    return _kernel_module
+_kernels = kernel_loader("clearance")
 
 
 def _as_mesh(value, name):
@@ -190,16 +183,10 @@ def _stack_rows(depth_a, depth_b):
 def _max_distance(value):
     if value is None:
         return np.inf
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise GeometryError(f"max_distance must be a number, got {value!r}") from None
-    if np.isnan(value) or value < 0:
-        raise GeometryError(f"max_distance must be >= 0, got {value!r}")
-    return value
+    return nonnegative_number(value, "max_distance", finite=False)
 
 
-class Clearance:
+class Clearance(Record):
     """Result of :func:`clearance`.
 
     ``intersecting``: the surfaces share a point (touching counts). ``distance``: 0 when
@@ -219,21 +206,7 @@ class Clearance:
 
     __slots__ = ("intersecting", "distance", "point_a", "point_b", "triangle_a", "triangle_b", "pairs", "segments",
                  "work", "facet_a", "facet_b", "facet_pairs")
-
-    def __init__(self, intersecting, distance, point_a, point_b, triangle_a, triangle_b, pairs=None, segments=None,
-                 work=None, facet_a=None, facet_b=None, facet_pairs=None):
-        self.intersecting = intersecting
-        self.distance = distance
-        self.point_a = point_a
-        self.point_b = point_b
-        self.triangle_a = triangle_a
-        self.triangle_b = triangle_b
-        self.pairs = pairs
-        self.segments = segments
-        self.work = work
-        self.facet_a = facet_a
-        self.facet_b = facet_b
-        self.facet_pairs = facet_pairs
+    _optional = ("pairs", "segments", "work", "facet_a", "facet_b", "facet_pairs")
 
     @property
     def vector(self):
@@ -366,18 +339,11 @@ def _curve(arrays, pose_a, pose_b, stack_rows, part_a, part_b):
         if m <= 0:  # the two methods disagree only within rounding: keep the common point found
             segments[row, 0] = segments[row, 1] = points[row]
             continue
-        pts = set_points[row, :m]
-        if m == 1:
-            segments[row, 0] = segments[row, 1] = pts[0]
-            continue
-        gaps = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
-        i, j = np.unravel_index(np.argmax(gaps), gaps.shape)
-        segments[row, 0] = pts[i]
-        segments[row, 1] = pts[j]
+        segments[row] = _bvh.longest_chord(set_points[row, :m])
     return pairs, segments
 
 
-class ClearanceTable:
+class ClearanceTable(Record):
     """Result of :func:`clearance_all`: one row per pair of parts. ``pairs (k, 2)`` part indices
     (A, B); ``intersecting (k,)``, ``distance (k,)``, ``point_a``, ``point_b (k, 3)``,
     ``vector (k, 3)`` (B to A), ``triangle_a``, ``triangle_b (k,)`` and ``facet_a``,
@@ -385,18 +351,7 @@ class ClearanceTable:
 
     __slots__ = ("pairs", "intersecting", "distance", "point_a", "point_b", "triangle_a", "triangle_b", "facet_a",
                  "facet_b")
-
-    def __init__(self, pairs, intersecting, distance, point_a, point_b, triangle_a, triangle_b, facet_a=None,
-                 facet_b=None):
-        self.pairs = pairs
-        self.intersecting = intersecting
-        self.distance = distance
-        self.point_a = point_a
-        self.point_b = point_b
-        self.triangle_a = triangle_a
-        self.triangle_b = triangle_b
-        self.facet_a = facet_a
-        self.facet_b = facet_b
+    _optional = ("facet_a", "facet_b")
 
     @property
     def vector(self):

@@ -29,9 +29,10 @@ import numbers
 import numpy as np
 
 from . import _parallel, dispatch
-from ._kernels import kinds
+from ._kernels import kernel_loader, kinds
+from ._record import Record
 from .errors import GeometryError, UnsupportedQuery
-from .pose import as_matrices
+from .pose import as_matrices, nonnegative_number
 from .query import Status, _batch_size, _pair_engine, _pair_matrices, _raise_invalid_pose, _shape
 from .shapes import check_size
 
@@ -40,7 +41,7 @@ from .shapes import check_size
 _CONTACT_ROUTES = dispatch.routes(dispatch.CONTACTS)
 
 
-class ContactManifold:
+class ContactManifold(Record):
     """Result of :func:`contacts`.
 
     One pair: ``points`` (k, 3), ``depths`` (k,), ``normal`` (3,), ``count`` (int k),
@@ -52,20 +53,18 @@ class ContactManifold:
 
     __slots__ = ("points", "depths", "normal", "count", "status")
 
-    def __init__(self, points, depths, normal, count, status):
+    _batch_field = "count"
+
+    def __init__(self, points, depths, normal, count, status):  # Record's generic one costs ~0.5 us a call
         self.points = points
         self.depths = depths
         self.normal = normal
         self.count = count
         self.status = status
 
-    def __repr__(self):
-        if isinstance(self.count, np.ndarray):
-            return f"ContactManifold(batch of {len(self.count)})"
-        return (
-            f"ContactManifold(count={self.count}, depths={np.round(self.depths, 6).tolist()}, "
-            f"normal={np.round(self.normal, 6).tolist()}, status={self.status.name})"
-        )
+    def _describe(self):
+        return (f"count={self.count}, depths={np.round(self.depths, 6).tolist()}, "
+                f"normal={np.round(self.normal, 6).tolist()}, status={self.status.name}")
 
 
 # Batches run through touche._parallel.run: pose pairs per chunk (the smallest chunk worth handing
@@ -73,16 +72,8 @@ class ContactManifold:
 # thread).
 _GRAIN_MANIFOLD = 16  # a contact manifold: a few microseconds
 
-_KERNEL = None
 
-
-def _kernel():
-    global _KERNEL
-    if _KERNEL is None:
-        from ._kernels import manifold
-
-        _KERNEL = manifold
-    return _KERNEL
+_kernel = kernel_loader("manifold")
 
 
 def _check_options(max_points, margin):
@@ -90,12 +81,7 @@ def _check_options(max_points, margin):
         raise GeometryError(f"max_points must be an integer >= 1, got {max_points!r}")
     if max_points < 1:
         raise GeometryError(f"max_points must be >= 1, got {max_points}")
-    try:
-        margin = float(margin)
-    except (TypeError, ValueError) as exc:
-        raise GeometryError(f"margin must be a number, got {margin!r}") from exc
-    if not np.isfinite(margin) or margin < 0.0:
-        raise GeometryError(f"margin must be finite and >= 0, got {margin!r}")
+    margin = nonnegative_number(margin, "margin")
     check_size(margin, "margin", zero_ok=True)
     return int(max_points), margin
 

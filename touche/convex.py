@@ -21,9 +21,10 @@ import numpy as np
 from . import _parallel, dispatch
 from . import tolerance as _tolerance
 from ._enums import NamedIntEnum
-from ._kernels import kinds
+from ._kernels import kernel_loader, kinds
+from ._record import Record
 from .errors import GeometryError, UnsupportedQuery
-from .pose import as_matrices
+from .pose import as_matrices, nonnegative_number, pose_pair
 from .shapes import Shape, as_shape
 
 
@@ -55,19 +56,12 @@ class CastStatus(NamedIntEnum):
 GJK_GRAIN = 64
 _GJK_STATUS = {s.value: s for s in GJKStatus}
 _CAST_STATUS = {s.value: s for s in CastStatus}
-_KERNELS = None
 
 
-def _kernels():
-    global _KERNELS
-    if _KERNELS is None:
-        from ._kernels import gjk as module
-
-        _KERNELS = module
-    return _KERNELS
+_kernels = kernel_loader("gjk")
 
 
-class GJKResult:
+class GJKResult(Record):
     """Result of :func:`gjk` / :func:`penetration`.
 
     One pair: ``signed_distance`` (float; negative = -penetration depth), ``point_a``,
@@ -83,15 +77,6 @@ class GJKResult:
 
     __slots__ = ("signed_distance", "point_a", "point_b", "normal", "status", "iterations", "warm_start")
 
-    def __init__(self, signed_distance, point_a, point_b, normal, status, iterations, warm_start):
-        self.signed_distance = signed_distance
-        self.point_a = point_a
-        self.point_b = point_b
-        self.normal = normal
-        self.status = status
-        self.iterations = iterations
-        self.warm_start = warm_start
-
     @property
     def distance(self):
         """Distance (>= 0; 0 when overlapping)."""
@@ -106,17 +91,15 @@ class GJKResult:
             -self.signed_distance, 0.0
         )
 
-    def __repr__(self):
-        if isinstance(self.signed_distance, np.ndarray):
-            return f"GJKResult(batch of {len(self.signed_distance)})"
-        return (
-            f"GJKResult(signed_distance={self.signed_distance:.6g}, status={self.status.name}, "
-            f"iterations={self.iterations}, point_a={np.round(self.point_a, 6).tolist()}, "
-            f"point_b={np.round(self.point_b, 6).tolist()}, normal={np.round(self.normal, 6).tolist()})"
-        )
+    _batch_field = "signed_distance"
+
+    def _describe(self):
+        return (f"signed_distance={self.signed_distance:.6g}, status={self.status.name}, "
+                f"iterations={self.iterations}, point_a={np.round(self.point_a, 6).tolist()}, "
+                f"point_b={np.round(self.point_b, 6).tolist()}, normal={np.round(self.normal, 6).tolist()}")
 
 
-class CastResult:
+class CastResult(Record):
     """Result of :func:`shape_cast`: ``status`` (:class:`CastStatus`), ``t`` (first contact
     time; inf on a miss), ``point`` (a contact point on A's surface at time t, world), ``normal``
     (from A to B at contact; NaN on a miss and when already overlapping without a separating
@@ -124,16 +107,10 @@ class CastResult:
 
     __slots__ = ("status", "t", "point", "normal")
 
-    def __init__(self, status, t, point, normal):
-        self.status = status
-        self.t = t
-        self.point = point
-        self.normal = normal
+    _batch_field = "t"
 
-    def __repr__(self):
-        if isinstance(self.t, np.ndarray):
-            return f"CastResult(batch of {len(self.t)})"
-        return f"CastResult(status={self.status.name}, t={self.t:.6g}, point={self.point}, normal={self.normal})"
+    def _describe(self):
+        return f"status={self.status.name}, t={self.t:.6g}, point={self.point}, normal={self.normal}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -144,17 +121,6 @@ def _convex_pair(verb, a, b):
     if a.kind not in dispatch.FINITE_CONVEX or b.kind not in dispatch.FINITE_CONVEX:
         raise UnsupportedQuery(verb, a, b)
     return a, b
-
-
-def _poses(pose_a, pose_b):
-    ta = as_matrices(pose_a, "pose_a")
-    tb = as_matrices(pose_b, "pose_b")
-    na = ta.shape[0] if ta.ndim == 3 else 1
-    nb = tb.shape[0] if tb.ndim == 3 else 1
-    if na != nb and na != 1 and nb != 1:
-        raise GeometryError(f"pose batches differ in length: pose_a has {na}, pose_b has {nb}")
-    single = ta.ndim == 2 and tb.ndim == 2
-    return ta, tb, max(na, nb), single
 
 
 def _tolerance_of(a, b, ta, tb):
@@ -214,7 +180,7 @@ def _distance(verb, a, pose_a, b, pose_b, warm_start):
             as_matrices(pose_b, "pose_b")
             raise GeometryError("pose_a or pose_b is not a rigid transform")  # pragma: no cover
         return _SingleGJKResult(out, _GJK_STATUS[status], warm)
-    ta, tb, count, single = _poses(ta if ta.ndim == 3 else pose_a, tb if tb.ndim == 3 else pose_b)
+    ta, tb, count, single = pose_pair(ta if ta.ndim == 3 else pose_a, tb if tb.ndim == 3 else pose_b)
     tol = _tolerance_of(a, b, ta, tb)
     warm = _warm_array(warm_start, count, single)
     signed = np.empty(count)
@@ -285,7 +251,7 @@ def penetration(a, pose_a, b, pose_b):
 def intersects(a, pose_a, b, pose_b):
     """Boolean GJK (closed sets: touching counts): bool, or a (n,) bool array for a batch."""
     a, b = _convex_pair("intersects", a, b)
-    ta, tb, count, single = _poses(pose_a, pose_b)
+    ta, tb, count, single = pose_pair(pose_a, pose_b)
     k = _kernels()
     pa, pb = a._packed, b._packed
     if single:
@@ -301,15 +267,10 @@ def shape_cast(a, pose_a, velocity_a, b, pose_b, velocity_b, t_max):
     fixed) over ``[0, t_max]``; see :class:`CastResult`. Velocities (3,) or (n, 3), poses as in
     :func:`gjk`; any batch makes the result arrays."""
     a, b = _convex_pair("shape_cast", a, b)
-    ta, tb, count, single = _poses(pose_a, pose_b)
+    ta, tb, count, single = pose_pair(pose_a, pose_b)
     va, single_va = _velocity(velocity_a, "velocity_a")
     vb, single_vb = _velocity(velocity_b, "velocity_b")
-    try:
-        limit = float(t_max)
-    except (TypeError, ValueError) as exc:
-        raise GeometryError(f"t_max must be a number, got {t_max!r}") from exc
-    if not np.isfinite(limit) or limit < 0.0:
-        raise GeometryError(f"t_max must be finite and >= 0, got {t_max!r}")
+    limit = nonnegative_number(t_max, "t_max")
     sizes = {count if not single else 1, 1 if single_va else len(va), 1 if single_vb else len(vb)} - {1}
     if len(sizes) > 1:
         raise GeometryError(f"batch sizes differ: poses {count}, velocities {len(va.reshape(-1, 3))}, {len(vb.reshape(-1, 3))}")

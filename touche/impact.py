@@ -23,9 +23,11 @@ import numpy as np
 from . import _parallel, dispatch
 from ._cache import WeakIdentityCache, shape_key
 from ._enums import NamedIntEnum
-from ._kernels import kinds
+from ._kernels import kernel_loader, kinds
+from ._record import Record
 from .errors import GeometryError, UnsupportedQuery
 from .motion import CallableMotion, as_motion
+from .pose import nonnegative_number
 from .shapes import Shape, TriangleMesh, as_shape
 
 
@@ -81,16 +83,7 @@ _CLOSED_FORM_CODES = {
 }
 
 
-_KERNELS = None
-
-
-def _kernels():
-    global _KERNELS
-    if _KERNELS is None:
-        from ._kernels import sat_moving
-
-        _KERNELS = sat_moving
-    return _KERNELS
+_kernels = kernel_loader("sat_moving")
 
 
 def _shape(value, name):
@@ -106,7 +99,7 @@ def _capacity(a, b):
     return max(nva + nvb, 2 * (npa + npb), 4)
 
 
-class ImpactResult:
+class ImpactResult(Record):
     """Result of :func:`time_of_impact`.
 
     One pair: ``status`` (:class:`ImpactStatus`), ``time`` (first contact; 0 when already
@@ -129,42 +122,27 @@ class ImpactResult:
     """
 
     __slots__ = ("status", "time", "last_time", "normal", "point", "points", "kind", "count", "triangles")
-
-    def __init__(self, status, time, last_time, normal, point, points, kind, count, triangles=None):
-        self.status = status
-        self.time = time
-        self.last_time = last_time
-        self.normal = normal
-        self.point = point
-        self.points = points
-        self.kind = kind
-        self.count = count
-        self.triangles = triangles
+    _optional = ("triangles",)
 
     @property
     def status_names(self):
         """``status`` as names: a str for one pair, a (n,) str array for a batch."""
         return ImpactStatus.names(self.status)
 
-    def __repr__(self):
-        if isinstance(self.time, np.ndarray):
-            return f"ImpactResult(batch of {len(self.time)})"
-        return (f"ImpactResult(status={self.status.name}, time={self.time!r}, kind={self.kind.name}, "
-                f"point={np.round(self.point, 6).tolist()}, normal={np.round(self.normal, 6).tolist()})")
+    _batch_field = "time"
+
+    def _describe(self):
+        return (f"status={self.status.name}, time={self.time!r}, kind={self.kind.name}, "
+                f"point={np.round(self.point, 6).tolist()}, normal={np.round(self.normal, 6).tolist()}")
 
 
-class IntersectionResult:
+class IntersectionResult(Record):
     """Result of :func:`intersection`: ``kind`` (:class:`SetKind`) and ``points`` (m, 3): a point,
     a segment's two ends, a polygon's vertices in order around it, or a polyhedron's vertices
     (``faces`` gives its hull triangles, computed with scipy on demand). Batch: ``kind`` (n,)
     int8, ``count`` (n,), ``points`` (n, K, 3) NaN-padded."""
 
     __slots__ = ("kind", "points", "count")
-
-    def __init__(self, kind, points, count):
-        self.kind = kind
-        self.points = points
-        self.count = count
 
     @property
     def faces(self):
@@ -175,20 +153,10 @@ class IntersectionResult:
 
         return ConvexHull(self.points).simplices
 
-    def __repr__(self):
-        if isinstance(self.kind, np.ndarray):
-            return f"IntersectionResult(batch of {len(self.kind)})"
-        return f"IntersectionResult(kind={self.kind.name}, {len(self.points)} points)"
+    _batch_field = "kind"
 
-
-def _t_max(value):
-    try:
-        limit = float(value)
-    except (TypeError, ValueError) as exc:
-        raise GeometryError(f"t_max must be a number, got {value!r}") from exc
-    if np.isnan(limit) or limit < 0.0:
-        raise GeometryError(f"t_max must be >= 0 (inf allowed), got {value!r}")
-    return limit
+    def _describe(self):
+        return f"kind={self.kind.name}, {len(self.points)} points"
 
 
 def _motion(value, name):
@@ -263,7 +231,7 @@ def time_of_impact(a, motion_a, b, motion_b, t_max, tolerance=None):
     """
     a = _shape(a, "a")
     b = _shape(b, "b")
-    limit = _t_max(t_max)
+    limit = nonnegative_number(t_max, "t_max", finite=False)
     time_tolerance = _time_tolerance(tolerance)
     ma = as_motion(motion_a, "motion_a")
     mb = as_motion(motion_b, "motion_b")
@@ -466,11 +434,7 @@ _HULLS = WeakIdentityCache()
 def _ball(shape):
     """Local bounding sphere (cx, cy, cz, r) of a finite shape, radius included (cached per
     shape: shapes are immutable)."""
-    key = shape_key(shape)
-    cached = _BALLS.get(key)
-    if cached is not None:
-        return cached
-    return _BALLS.get_or_build(lambda: _bounding_ball(shape), key)
+    return _BALLS.for_shape(shape, _bounding_ball)
 
 
 def _bounding_ball(shape):
@@ -584,8 +548,11 @@ def _single_point_result(code, out, flip):
                         SetKind.POINT if found else SetKind.EMPTY, int(found))
 
 
-def _point_result(status, time, point, normal, single):
-    found = (status == kinds.HIT) | (status == kinds.ALREADY_TOUCHING)
+def _point_result(status, time, point, normal, single, found=None):
+    """ImpactResult of one contact point per pair; ``found``: the pairs with a contact point
+    (default: HIT or ALREADY_TOUCHING)."""
+    if found is None:
+        found = (status == kinds.HIT) | (status == kinds.ALREADY_TOUCHING)
     kind = np.where(found, kinds.SET_POINT, kinds.SET_EMPTY).astype(np.int8)
     last = np.full(len(time), np.nan)
     if single:
@@ -703,11 +670,7 @@ def _mesh_hull(mesh):
     planes (ConvexPolyhedron's facet merge is quadratic in the facet count: a minute for a
     7,000-facet hull). ``slack``: the largest distance of a mesh vertex outside the hull's
     planes (Qhull's rounding), added to the hulls' margin so the hull still bounds the mesh."""
-    key = shape_key(mesh)
-    cached = _HULLS.get(key)
-    if cached is not None:
-        return cached
-    return _HULLS.get_or_build(lambda: _pack_hull(mesh), key)
+    return _HULLS.for_shape(mesh, _pack_hull)
 
 
 def _pack_hull(mesh):
@@ -734,7 +697,6 @@ def _pack_hull(mesh):
         params = np.concatenate([[len(vertices), 0, 0, 0], starts, both[:, 1]]).astype(np.float64)
         packed = (kinds.POLYHEDRON, params, vertices, _hull_slack(hull.equations, points) * 2.0)
     return packed
-
 
 
 _GRAIN_SLACK = 2048  # facets per chunk of the hull slack (tens of microseconds each)
@@ -937,15 +899,7 @@ def _cast(a, ta, va, b, tb, vb, limit, count, single):
     _parallel.run(gjk.gjk_shape_cast_many, count, a._packed[0], a._packed[1], a._packed[2], ta, va,
                   b._packed[0], b._packed[1], b._packed[2], tb, vb, limit, tolerance,
                   status, time, point, normal, grain=16)
-    found = status != kinds.MISS
-    kind = np.where(found, kinds.SET_POINT, kinds.SET_EMPTY).astype(np.int8)
-    last = np.full(count, np.nan)
-    if single:
-        n = int(found[0])
-        return ImpactResult(ImpactStatus(int(status[0])), float(time[0]), float(last[0]), normal[0],
-                            point[0], point[:n].copy(), SetKind(int(kind[0])), n)
-    points = np.where(found[:, None, None], point[:, None, :], np.nan)
-    return ImpactResult(status, time, last, normal, point, points, kind, found.astype(np.int64))
+    return _point_result(status, time, point, normal, single, found=status != kinds.MISS)
 
 
 def intersection(a, pose_a, b, pose_b):

@@ -32,8 +32,10 @@ import numpy as np
 
 from . import _parallel, dispatch
 from ._enums import NamedIntEnum
+from ._kernels import kernel_loader
+from ._record import Record
 from .errors import GeometryError, UnsupportedQuery
-from .pose import as_matrices
+from .pose import pose_pair
 from .shapes import Shape, as_shape
 
 # Batches run through touche._parallel.run: items per chunk (the smallest chunk worth handing to a
@@ -42,16 +44,8 @@ from .shapes import Shape, as_shape
 _GRAIN_INTERSECT = 8  # LP / Chung-Wang plus LP on two polytopes: several us
 _GRAIN_SEPARATING = 32  # Chung-Wang iterations
 
-_LP = None
 
-
-def _kernels():
-    global _LP
-    if _LP is None:
-        from ._kernels import lp as kernel
-
-        _LP = kernel
-    return _LP
+_kernels = kernel_loader("lp")
 
 
 class LPStatus(NamedIntEnum):
@@ -77,7 +71,7 @@ class SeparationStatus(NamedIntEnum):
     MAX_ITERATIONS = 2
 
 
-class LPResult:
+class LPResult(Record):
     """``status`` (:class:`LPStatus`), ``x`` (d,) float64 and ``value`` (float).
 
     OPTIMAL: ``x`` is an optimal point (within the tolerance of every constraint), ``value`` =
@@ -86,16 +80,11 @@ class LPResult:
 
     __slots__ = ("status", "x", "value")
 
-    def __init__(self, status, x, value):
-        self.status = status
-        self.x = x
-        self.value = value
-
-    def __repr__(self):
-        return f"LPResult(status={self.status.name}, x={self.x.tolist()}, value={self.value!r})"
+    def _describe(self):
+        return f"status={self.status.name}, x={self.x.tolist()}, value={self.value!r}"
 
 
-class FeasibleResult:
+class FeasibleResult(Record):
     """``status`` (:class:`Feasibility`), ``x`` (d,) and ``radius``: the largest ball about
     ``x`` inside the set (the Chebyshev centre, capped at 1 + max |b_j| / |a_j| for unbounded
     sets). ``radius > 0``: ``x`` is strictly interior; ``radius`` ~ 0 (within the tolerance):
@@ -103,16 +92,11 @@ class FeasibleResult:
 
     __slots__ = ("status", "x", "radius")
 
-    def __init__(self, status, x, radius):
-        self.status = status
-        self.x = x
-        self.radius = radius
-
-    def __repr__(self):
-        return f"FeasibleResult(status={self.status.name}, x={self.x.tolist()}, radius={self.radius!r})"
+    def _describe(self):
+        return f"status={self.status.name}, x={self.x.tolist()}, radius={self.radius!r}"
 
 
-class SeparationResult:
+class SeparationResult(Record):
     """``status`` (:class:`SeparationStatus`), ``vector`` (unit, world frame: A lies below B
     along it when SEPARATED; otherwise the last candidate, usable as a warm start) and
     ``iterations`` (reflections made). A batch of n gives (n,) int8 status, (n, 3) vectors and
@@ -120,31 +104,21 @@ class SeparationResult:
 
     __slots__ = ("status", "vector", "iterations")
 
-    def __init__(self, status, vector, iterations):
-        self.status = status
-        self.vector = vector
-        self.iterations = iterations
+    _batch_field = "iterations"
 
-    def __repr__(self):
-        if isinstance(self.iterations, np.ndarray):
-            return f"SeparationResult(batch of {len(self.iterations)})"
-        return f"SeparationResult(status={self.status.name}, vector={self.vector.tolist()}, iterations={self.iterations})"
+    def _describe(self):
+        return f"status={self.status.name}, vector={self.vector.tolist()}, iterations={self.iterations}"
 
 
-class FMResult:
+class FMResult(Record):
     """:func:`fourier_motzkin`: ``status`` (:class:`Feasibility`), ``lower`` and ``upper``
     bounds of the last variable over the feasible set (-inf / inf when unbounded; floats, or
     Fractions with ``exact=True``)."""
 
     __slots__ = ("status", "lower", "upper")
 
-    def __init__(self, status, lower, upper):
-        self.status = status
-        self.lower = lower
-        self.upper = upper
-
-    def __repr__(self):
-        return f"FMResult(status={self.status.name}, lower={self.lower}, upper={self.upper})"
+    def _describe(self):
+        return f"status={self.status.name}, lower={self.lower}, upper={self.upper}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -248,14 +222,8 @@ def _polytope(value, name):
 
 
 def _poses(pose_a, pose_b):
-    ta = as_matrices(pose_a, "pose_a")
-    tb = as_matrices(pose_b, "pose_b")
-    na = ta.shape[0] if ta.ndim == 3 else 1
-    nb = tb.shape[0] if tb.ndim == 3 else 1
-    if na != nb and na != 1 and nb != 1:
-        raise GeometryError(f"pose batches differ in length: pose_a has {na}, pose_b has {nb}")
-    single = ta.ndim == 2 and tb.ndim == 2
-    return np.ascontiguousarray(ta.reshape(-1, 4, 4)), np.ascontiguousarray(tb.reshape(-1, 4, 4)), max(na, nb), single
+    ta, tb, count, single = pose_pair(pose_a, pose_b)
+    return np.ascontiguousarray(ta.reshape(-1, 4, 4)), np.ascontiguousarray(tb.reshape(-1, 4, 4)), count, single
 
 
 _METHODS = {"lp": 0, "chung-wang": 1}

@@ -52,8 +52,9 @@ import numpy as np
 
 from . import _parallel
 from ._cache import WeakIdentityCache, shape_key
-from ._kernels import kinds
+from ._kernels import kernel_loader, kinds
 from ._queryargs import check_empty_rays, query_points, ray_arrays
+from ._record import Record
 from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
 
@@ -68,16 +69,8 @@ CLOSEST_GRAIN = 16  # closest points: ~4 us near the surface, 40-100 us far or d
 WINDING_GRAIN = 16  # exact winding numbers: ~13 us near or inside (0.06 us outside the root box)
 CROSSINGS_GRAIN = 128  # signed ray crossings: ~0.5 us inside (0.07 us outside the root box)
 
-_KERNELS = None
 
-
-def _kernels():
-    global _KERNELS
-    if _KERNELS is None:
-        from ._kernels import bvh_mesh
-
-        _KERNELS = bvh_mesh
-    return _KERNELS
+_kernels = kernel_loader("bvh_mesh")
 
 
 class MeshTree:
@@ -122,11 +115,19 @@ class MeshTree:
         built on the first such ray query. ``nodes`` (K, 32) float32 rows: node_boxes in columns
         0:24 and, through the int32 view ``nodes_i`` of the same memory, node_kids in 24:32 (one
         128-byte row per node visit)."""
-        if self._ray_tree is None:
+        return self._once("_ray_tree", self._build_ray_tree)
+
+    def _once(self, attribute, build):
+        """The member ``attribute``, made by ``build()`` on first use (once, whatever the number
+        of threads asking)."""
+        value = getattr(self, attribute)
+        if value is None:
             with _lock_for(self):
-                if self._ray_tree is None:
-                    self._ray_tree = self._build_ray_tree()
-        return self._ray_tree
+                value = getattr(self, attribute)
+                if value is None:
+                    value = build()
+                    setattr(self, attribute, value)
+        return value
 
     def _build_ray_tree(self):
         points, triangles = self._mesh_points(), self._mesh_triangles()
@@ -148,11 +149,7 @@ class MeshTree:
         """``(welded_vertices, welded_faces, closed, orientation)``: vertices with identical
         coordinates merged; closed = every directed edge appears once and its reverse once;
         orientation = sign of the enclosed volume (+1 outward-facing, -1 inward; +1 if open)."""
-        if self._topology is None:
-            with _lock_for(self):
-                if self._topology is None:
-                    self._topology = self._build_topology()
-        return self._topology
+        return self._once("_topology", self._build_topology)
 
     def _build_topology(self):
         points, triangles = self._mesh_points(), self._mesh_triangles()
@@ -175,11 +172,7 @@ class MeshTree:
         """``(cap_start, cap_count, cap_edges, cap_weight, welded_vertices, plan)`` for
         bvh_mesh.winding_on_tree (fans over every node's boundary edges; ``plan``: how a node
         seen from outside its box is summed most cheaply, bvh_mesh.outside_plan)."""
-        if self._winding is None:
-            with _lock_for(self):
-                if self._winding is None:
-                    self._winding = self._build_winding()
-        return self._winding
+        return self._once("_winding", self._build_winding)
 
     def _build_winding(self):
         welded, faces, _, _ = self.topology()
@@ -296,7 +289,7 @@ def is_closed(mesh):
 # rays (query.raycast routes meshes here)
 
 
-class RayHits:
+class RayHits(Record):
     """Every hit of a batch of rays (``touche.raycast(..., mode="all")``), flat and sorted by ray
     index, then t, then face: ``ray (k,) int64`` index of the ray, ``t (k,)`` distance along the
     unit direction, ``face (k,) int64`` triangle index, ``point (k, 3)`` world hit point. A ray
@@ -304,12 +297,6 @@ class RayHits:
     rounding). ``counts(n)`` gives hits per ray."""
 
     __slots__ = ("ray", "t", "face", "point")
-
-    def __init__(self, ray, t, face, point):
-        self.ray = ray
-        self.t = t
-        self.face = face
-        self.point = point
 
     @classmethod
     def empty(cls):

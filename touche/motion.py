@@ -295,13 +295,31 @@ def _keyframe_poses(poses):
     return real_array(poses, "poses")
 
 
-class Keyframes(Motion):
+class _Stacked(Motion):
+    """A model given by one stack of 4x4 blocks, (m, 4, 4), or a batch of them, (n, m, 4, 4):
+    the member named by ``_blocks``."""
+
+    __slots__ = ()
+    _blocks = None
+
+    @property
+    def is_batch(self):
+        return getattr(self, self._blocks).ndim == 4
+
+    @property
+    def batch_size(self):
+        blocks = getattr(self, self._blocks)
+        return blocks.shape[0] if blocks.ndim == 4 else 1
+
+
+class Keyframes(_Stacked):
     """Piecewise motion through ``poses`` (k, 4, 4) at increasing ``times`` (k,), k >= 2, or a
     batch ``poses`` (n, k, 4, 4) sharing the times. Between keyframes the rotation is slerped
     (constant world angular velocity, the shortest rotation) and the origin moves linearly;
     outside [times[0], times[-1]] the first / last pose is held."""
 
     __slots__ = ("times", "poses", "_packed")
+    _blocks = "poses"
 
     def __init__(self, times, poses):
         times = real_array(times, "times", copy=True).reshape(-1)
@@ -315,14 +333,6 @@ class Keyframes(Motion):
         self.poses = _frozen(np.array(flat.reshape(poses.shape), order="C"))
         self.pose = _frozen(self.poses[..., 0, :, :].copy())
         self._packed = self._pack()
-
-    @property
-    def is_batch(self):
-        return self.poses.ndim == 4
-
-    @property
-    def batch_size(self):
-        return self.poses.shape[0] if self.is_batch else 1
 
     def _pack(self):
         poses = self.poses.reshape(-1, len(self.times), 4, 4)
@@ -442,13 +452,14 @@ class Integrated(Keyframes):
         return f"Integrated({batch}{len(self.times) - 1} RK4 steps on [0, {self.times[-1]}])"
 
 
-class QuadraticMatrix(Motion):
+class QuadraticMatrix(_Stacked):
     """Affine motion ``M(t) = m0 + t m1 + t^2 m2`` (S4): each coefficient (4, 4) with last row
     [0, 0, 0, 1] for m0 and zeros for m1, m2; or one array ``coefficients`` (3, 4, 4) / a batch
     (n, 3, 4, 4) as the first argument. M(t) need not be rigid: a box under it is a moving
     parallelepiped. Answered exactly for box-box pairs (touche/_kernels/ccd.py)."""
 
     __slots__ = ("coefficients",)
+    _blocks = "coefficients"
     kernel_form = False
     impact_family = QUADRATIC
 
@@ -487,14 +498,6 @@ class QuadraticMatrix(Motion):
         out[:, 0] = pose
         out[:, 1, :3, 3] = v
         return cls(out if motion.batch_size > 1 or np.ndim(motion.pose) == 3 or np.ndim(motion.velocity) == 2 else out[0])
-
-    @property
-    def is_batch(self):
-        return self.coefficients.ndim == 4
-
-    @property
-    def batch_size(self):
-        return self.coefficients.shape[0] if self.is_batch else 1
 
     def pose_at(self, t):
         t = float(t)

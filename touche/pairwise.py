@@ -26,16 +26,19 @@ from __future__ import annotations
 import numpy as np
 
 from . import _parallel, tolerance
-from ._kernels import kinds
+from ._kernels import kernel_loader
+from ._kernels.kinds import (  # the status and set codes: public here
+    ALREADY_TOUCHING, HIT, MISS, SET_EMPTY, SET_POINT, SET_POLYGON, SET_SEGMENT)
+from ._record import Record
 from .errors import GeometryError
 
-MISS = kinds.MISS
-HIT = kinds.HIT
-ALREADY_TOUCHING = kinds.ALREADY_TOUCHING
-SET_EMPTY = kinds.SET_EMPTY
-SET_POINT = kinds.SET_POINT
-SET_SEGMENT = kinds.SET_SEGMENT
-SET_POLYGON = kinds.SET_POLYGON
+__all__ = [
+    "MISS", "HIT", "ALREADY_TOUCHING", "SET_EMPTY", "SET_POINT", "SET_SEGMENT", "SET_POLYGON", "MAX_SET_POINTS",
+    "PairwiseImpactResult", "obb_obb_intersects", "triangle_obb_intersects", "triangle_triangle_intersects",
+    "triangle_triangle_intersection", "obb_obb_time_of_impact", "triangle_obb_time_of_impact",
+    "triangle_triangle_time_of_impact",
+]
+
 MAX_SET_POINTS = 6
 # Batches run through touche._parallel.run: items per chunk (the smallest chunk worth handing to a
 # thread, some tens of microseconds of work; a batch of at most one grain stays in the calling
@@ -44,36 +47,22 @@ _GRAIN_OVERLAP = 2048  # static SAT tests: ~50-100 ns each
 _GRAIN_INTERSECTION = 512  # triangle-triangle intersection sets
 _GRAIN_IMPACT = 256  # moving SAT under translation
 
-_KERNELS = None
+
+_kernels = kernel_loader("sat_fast")
 
 
-def _kernels():
-    global _KERNELS
-    if _KERNELS is None:
-        from ._kernels import sat_fast
-
-        _KERNELS = sat_fast
-    return _KERNELS
-
-
-class PairwiseImpactResult:
+class PairwiseImpactResult(Record):
     """First contact under constant velocities; see the module docstring. Batch: ``status``
     (n,) int64, ``time`` (n,), ``point`` (n, 3), ``normal`` (n, 3)."""
 
     __slots__ = ("status", "time", "point", "normal")
 
-    def __init__(self, status, time, point, normal):
-        self.status = status
-        self.time = time
-        self.point = point
-        self.normal = normal
+    _batch_field = "status"
 
-    def __repr__(self):
-        if np.ndim(self.status) == 0:
-            names = {MISS: "MISS", HIT: "HIT", ALREADY_TOUCHING: "ALREADY_TOUCHING"}
-            return (f"PairwiseImpactResult(status={names.get(int(self.status), self.status)}, time={self.time!r}, "
-                    f"point={np.round(self.point, 9).tolist()}, normal={np.round(self.normal, 9).tolist()})")
-        return f"PairwiseImpactResult(batch of {len(self.status)})"
+    def _describe(self):
+        names = {MISS: "MISS", HIT: "HIT", ALREADY_TOUCHING: "ALREADY_TOUCHING"}
+        return (f"status={names.get(int(self.status), self.status)}, time={self.time!r}, "
+                f"point={np.round(self.point, 9).tolist()}, normal={np.round(self.normal, 9).tolist()}")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -28,7 +28,8 @@ import numpy as np
 
 from . import _parallel
 from ._enums import NamedIntEnum
-from ._kernels import kinds
+from ._kernels import kernel_loader, kinds
+from ._record import Record
 from .errors import GeometryError
 
 # touche/__init__ has run before this submodule loads: reuse its enum once the 3D
@@ -56,16 +57,8 @@ _GRAIN_INTERSECTS = 2048  # static SAT test of two polygons: ~50-100 ns
 _GRAIN_IMPACT = 512  # moving SAT with the contact set
 _GRAIN_INTERSECTION = 512  # intersection set of two polygons
 
-_KERNELS = None
 
-
-def _kernels():
-    global _KERNELS
-    if _KERNELS is None:
-        from ._kernels import sat2d
-
-        _KERNELS = sat2d
-    return _KERNELS
+_kernels = kernel_loader('sat2d')
 
 
 # ------------------------------------------------------------------------------------- validation
@@ -168,7 +161,7 @@ def intersects(poly_a, poly_b):
     return out if batch else bool(out[0])
 
 
-class PlanarImpactResult:
+class PlanarImpactResult(Record):
     """Result of :func:`time_of_impact`.
 
     One pair: ``status`` (:class:`ImpactStatus`), ``t_first``, ``t_last`` (float; NaN on MISS;
@@ -185,21 +178,11 @@ class PlanarImpactResult:
 
     __slots__ = ("status", "t_first", "t_last", "normal", "kind", "points")
 
-    def __init__(self, status, t_first, t_last, normal, kind, points):
-        self.status = status
-        self.t_first = t_first
-        self.t_last = t_last
-        self.normal = normal
-        self.kind = kind
-        self.points = points
+    _batch_field = "t_first"
 
-    def __repr__(self):
-        if isinstance(self.t_first, np.ndarray):
-            return f"PlanarImpactResult(batch of {len(self.t_first)})"
-        return (
-            f"PlanarImpactResult(status={self.status.name}, t_first={self.t_first:.6g}, t_last={self.t_last:.6g}, "
-            f"normal={np.round(self.normal, 6).tolist()}, kind={self.kind}, points={np.round(self.points, 6).tolist()})"
-        )
+    def _describe(self):
+        return (f"status={self.status.name}, t_first={self.t_first:.6g}, t_last={self.t_last:.6g}, "
+                f"normal={np.round(self.normal, 6).tolist()}, kind={self.kind}, points={np.round(self.points, 6).tolist()}")
 
 
 def time_of_impact(poly_a, velocity_a, poly_b, velocity_b, t_max):

@@ -9,6 +9,8 @@ as in coal / Eigen constructors) or ``order="xyzw"`` (scalar last, as in scipy a
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import tolerance
@@ -34,6 +36,20 @@ def real_array(value, name, copy=False):
         return np.asarray(array, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise GeometryError(f"{name} must be numeric, got {type(value).__name__}") from exc
+
+
+def nonnegative_number(value, name, finite=True):
+    """``value`` as a float >= 0, finite (or, with ``finite=False``, possibly inf); GeometryError
+    for anything else (NaN, negative, not a number)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError) as exc:
+        raise GeometryError(f"{name} must be a number, got {value!r}") from exc
+    if finite and not math.isfinite(number):  # math, not numpy: a scalar check on every call
+        raise GeometryError(f"{name} must be finite and >= 0, got {number!r}")
+    if not number >= 0.0:  # NaN too
+        raise GeometryError(f"{name} must be >= 0" + ("" if finite else " (inf allowed)") + f", got {number!r}")
+    return number
 
 
 def _as_float_array(value, name):
@@ -335,3 +351,15 @@ def as_matrices(pose, name="pose", check=True):
         if posecheck.first_invalid_transform(pose.reshape(-1, 4, 4)) < 0:
             return pose
     return np.array(validate_matrices(pose, name), dtype=np.float64, order="C", copy=True)
+
+
+def pose_pair(pose_a, pose_b):
+    """``(ta, tb, count, single)``: the matrices of two pose arguments (each (4, 4) or (n, 4, 4);
+    a batch of one broadcasts), the batch size and whether both are single poses."""
+    ta = as_matrices(pose_a, "pose_a")
+    tb = as_matrices(pose_b, "pose_b")
+    na = ta.shape[0] if ta.ndim == 3 else 1
+    nb = tb.shape[0] if tb.ndim == 3 else 1
+    if na != nb and na != 1 and nb != 1:
+        raise GeometryError(f"pose batches differ in length: pose_a has {na}, pose_b has {nb}")
+    return ta, tb, max(na, nb), ta.ndim == 2 and tb.ndim == 2

@@ -56,9 +56,10 @@ import numpy as np
 from . import dispatch
 from ._kernels import kinds
 from ._locks import ReadWriteLock
+from ._record import Record
 from .broadphase.base import IdError
 from .errors import GeometryError, UnsupportedQuery
-from .pose import as_matrices
+from .pose import as_matrices, nonnegative_number
 from .shapes import Shape, as_shape, check_coordinates, unit_vector
 
 _UNBOUNDED = dispatch.UNBOUNDED
@@ -77,7 +78,7 @@ def _kernel():
     return broadphase_world
 
 
-class CollisionEvent:
+class CollisionEvent(Record):
     """One contact found by :meth:`CollisionWorld.step`.
 
     ``a < b`` are the object handles; ``time`` in [0, dt], relative to the start of the step, is
@@ -90,11 +91,6 @@ class CollisionEvent:
     """
 
     __slots__ = ("a", "b", "time", "points", "normal", "depth", "status", "user_data_a", "user_data_b")
-
-    def __init__(self, a, b, time, points, normal, depth, status, user_data_a, user_data_b):
-        self.a, self.b, self.time = a, b, time
-        self.points, self.normal, self.depth, self.status = points, normal, depth, status
-        self.user_data_a, self.user_data_b = user_data_a, user_data_b
 
     @property
     def pair(self):
@@ -745,12 +741,7 @@ class CollisionWorld:
     def step(self, dt):
         """Advance the world by ``dt`` (>= 0) and return the events (list of
         :class:`CollisionEvent`, sorted by time then handles). See the module doc."""
-        try:
-            dt = float(dt)
-        except (TypeError, ValueError) as exc:
-            raise GeometryError(f"dt must be a number, got {dt!r}") from exc
-        if not np.isfinite(dt) or dt < 0.0:
-            raise GeometryError(f"dt must be finite and >= 0, got {dt}")
+        dt = nonnegative_number(dt, "dt")
         with self._lock.write():
             return self._step_locked(dt)
 

@@ -25,6 +25,7 @@ through the package's ``__getattr__`` while ``batch`` is not yet an attribute of
 (A direct ``from touche._kernels.batch import x`` would bypass it: touche does not use that
 form outside the kernel modules themselves.)
 """
+import functools
 import hashlib
 import importlib
 import json
@@ -55,6 +56,12 @@ def load(name):
         return module
     with IMPORT_LOCK:
         return importlib.import_module(f"{__name__}.{name}")
+
+
+def kernel_loader(name):
+    """A function returning the kernel module ``touche._kernels.<name>``, imported on its first
+    call: public modules hold one per kernel module they use, so ``import touche`` stays light."""
+    return functools.partial(load, name)
 
 
 def __getattr__(name):

@@ -30,16 +30,9 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 ensure_fresh_cache()
 from .jit import njit  # noqa: E402
 
-from touche._kernels import kinds  # noqa: E402
+from touche._kernels.kinds import (  # noqa: E402, F401  (the status and set codes, also read from here)
+    ALREADY_TOUCHING, HIT, MISS, SET_EMPTY, SET_POINT, SET_POLYGON, SET_SEGMENT)
 from touche.tolerance import ABSOLUTE, RELATIVE  # noqa: E402
-
-MISS = kinds.MISS
-HIT = kinds.HIT
-ALREADY_TOUCHING = kinds.ALREADY_TOUCHING
-SET_EMPTY = kinds.SET_EMPTY
-SET_POINT = kinds.SET_POINT
-SET_SEGMENT = kinds.SET_SEGMENT
-SET_POLYGON = kinds.SET_POLYGON
 
 # Layout of one row of the time-of-impact output (float64, TOI_WIDTH columns).
 TOI_STATUS = 0

@@ -47,6 +47,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kdop import KDOP_DIRECTIONS
+from .._kernels import kernel_loader
 from ..errors import GeometryError
 from ._volumes import AABB, KDOP, OBB, RSS, Capsule, Lozenge, Sphere, _as_points
 
@@ -57,16 +58,8 @@ __all__ = [
     "capsule", "lozenge", "rss", "merge",
 ]
 
-_KB = None
 
-
-def _kernels():
-    global _KB
-    if _KB is None:
-        from .._kernels import bounding as kernel
-
-        _KB = kernel
-    return _KB
+_kernels = kernel_loader("bounding")
 
 
 def _points(points):
@@ -84,8 +77,6 @@ def _seed(seed):
     if not 0 <= value < 2**32:
         raise GeometryError(f"seed must be in [0, 2**32), got {value}")
     return value
-
-
 
 
 # ---------------------------------------------------------------------------------------------

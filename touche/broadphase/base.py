@@ -18,6 +18,7 @@ import numpy as np
 
 from .._locks import ReadWriteLock
 from ..errors import GeometryError
+from ..pose import nonnegative_number
 
 _NO_PAIRS = np.zeros((0, 2), dtype=np.int64)
 
@@ -346,12 +347,7 @@ class BroadPhase:
     def query_sphere(self, center, radius):
         """Ids (ascending) of the objects whose box touches the closed ball (center, radius)."""
         center = _vector(center, "center")
-        try:
-            radius = float(radius)
-        except (TypeError, ValueError) as exc:
-            raise GeometryError(f"radius must be a number, got {radius!r}") from exc
-        if not np.isfinite(radius) or radius < 0.0:
-            raise GeometryError(f"radius must be finite and >= 0, got {radius}")
+        radius = nonnegative_number(radius, "radius")
         with self._reading():
             if not self._slot_of:
                 return _NO_IDS.copy()

@@ -30,7 +30,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _parallel
+from .._kernels import kernel_loader
 from .._locks import Lock
+from .._record import Record
 from ..errors import GeometryError
 from ..pose import as_matrices
 from ..shapes import TriangleMesh, as_shape, register_tree_builder
@@ -46,26 +48,8 @@ INTERSECTS_GRAIN = 4
 DISTANCE_GRAIN = 1
 COLLIDE_CHUNK = 4096  # rows per resumed traversal call when a callback may stop the search
 
-_build_kernels = None
-_query_kernels = None
-
-
-def _build():
-    global _build_kernels
-    if _build_kernels is None:
-        from .._kernels import bvh_build
-
-        _build_kernels = bvh_build
-    return _build_kernels
-
-
-def _query():
-    global _query_kernels
-    if _query_kernels is None:
-        from .._kernels import bvh_query
-
-        _query_kernels = bvh_query
-    return _query_kernels
+_build = kernel_loader("bvh_build")
+_query = kernel_loader("bvh_query")
 
 
 class BVH:
@@ -234,20 +218,13 @@ def intersects(a, pose_a, b, pose_b, *, bv="obb"):
     return bool(hit[0]) if single else hit
 
 
-class MeshDistance:
+class MeshDistance(Record):
     """Result of :func:`distance`: ``distance`` (0 when the surfaces touch or cross), closest
     points ``point_a``, ``point_b`` (world frame) and the triangle ids ``triangle_a``,
     ``triangle_b`` of the closest pair (for crossing surfaces: one crossing pair and a common
     point). Scalars / (3,) for one pose pair; (n,), (n, 3) and (n,) for a batch."""
 
     __slots__ = ("distance", "point_a", "point_b", "triangle_a", "triangle_b")
-
-    def __init__(self, distance, point_a, point_b, triangle_a, triangle_b):
-        self.distance = distance
-        self.point_a = point_a
-        self.point_b = point_b
-        self.triangle_a = triangle_a
-        self.triangle_b = triangle_b
 
     def __repr__(self):
         return f"MeshDistance(distance={self.distance!r}, triangle_a={self.triangle_a!r}, triangle_b={self.triangle_b!r})"
@@ -370,7 +347,7 @@ class CoherentPair:
         return f"CoherentPair({self.tree_a!r}, {self.tree_b!r}, front {self.front_size})"
 
 
-class Collision:
+class Collision(Record):
     """One reported pair of :func:`collide` (what a callback receives).
 
     ``item_a``, ``item_b``: triangle ids, or node ids when that side stopped at its depth limit
@@ -382,22 +359,13 @@ class Collision:
 
     __slots__ = ("item_a", "item_b", "a_is_node", "b_is_node", "point", "normal_a", "normal_b")
 
-    def __init__(self, item_a, item_b, a_is_node, b_is_node, point, normal_a, normal_b):
-        self.item_a = item_a
-        self.item_b = item_b
-        self.a_is_node = a_is_node
-        self.b_is_node = b_is_node
-        self.point = point
-        self.normal_a = normal_a
-        self.normal_b = normal_b
-
     def __repr__(self):
         kind_a = "node" if self.a_is_node else "triangle"
         kind_b = "node" if self.b_is_node else "triangle"
         return f"Collision({kind_a} {self.item_a}, {kind_b} {self.item_b}, point={self.point})"
 
 
-class CollisionResult:
+class CollisionResult(Record):
     """Result of :func:`collide`: ``pairs (k, 2)`` int64 (triangle ids, or node ids where
     ``node_pairs (k, 2)`` bool says so), ``segments (k, 2, 3)`` the world-frame intersection
     segment of each triangle pair (both ends equal for a point contact; for a coplanar overlap the
@@ -405,12 +373,6 @@ class CollisionResult:
     stopped the search or ``max_pairs`` was reached)."""
 
     __slots__ = ("pairs", "node_pairs", "segments", "complete")
-
-    def __init__(self, pairs, node_pairs, segments, complete):
-        self.pairs = pairs
-        self.node_pairs = node_pairs
-        self.segments = segments
-        self.complete = complete
 
     def __len__(self):
         return len(self.pairs)
@@ -527,15 +489,18 @@ def _segments(ta, tb, pose_a, pose_b, rot, trans, table):
         m = number[row]
         if m <= 0:
             continue
-        pts = points[row, :m]
-        if m == 1:
-            segments[k, 0] = segments[k, 1] = pts[0]
-            continue
-        gaps = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
-        i, j = np.unravel_index(np.argmax(gaps), gaps.shape)
-        segments[k, 0] = pts[i]
-        segments[k, 1] = pts[j]
+        segments[k] = longest_chord(points[row, :m])
     return segments
+
+
+def longest_chord(points):
+    """The two points (2, 3) of ``points`` (m >= 1, 3) farthest apart (a lone point twice): the
+    segment that stands for an intersection set of triangles."""
+    if len(points) == 1:
+        return points[[0, 0]]
+    gaps = np.linalg.norm(points[:, None, :] - points[None, :, :], axis=2)
+    i, j = np.unravel_index(np.argmax(gaps), gaps.shape)
+    return points[[i, j]]
 
 
 def _unit(vector):

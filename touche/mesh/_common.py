@@ -5,17 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-_KERNELS = None
+from .._kernels import kernel_loader
 
 
-def _kernels():
-    """touche._kernels.meshprep, imported on first use (keeps ``import touche`` light)."""
-    global _KERNELS
-    if _KERNELS is None:
-        from .._kernels import meshprep
-
-        _KERNELS = meshprep
-    return _KERNELS
+_kernels = kernel_loader("meshprep")
 
 
 def newell_normal(polygon):
