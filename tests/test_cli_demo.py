@@ -98,3 +98,46 @@ def test_a_file_in_place_of_the_folder(tmp_path):
     assert code == EXIT_USAGE and "is a file" in err and "[1/8]" not in out
     code, out, err = _run("demo", "--html", blocker / "pictures")  # cannot be made: bad input, before the tour
     assert code == EXIT_BAD_INPUT and "cannot write the pictures" in err and "[1/8]" not in out
+
+
+# ---------------------------------------------------------------------------------------------
+# touche demo robot
+def test_robot_tour_reports_what_the_robot_checks_answer():
+    """`touche demo robot` runs on the Panda of example-robot-data; its figures are those of
+    the robot API on the same seeded configurations (counted again here), and the motion
+    segments it calls free are free when sampled densely."""
+    import numpy as np
+
+    from touche import demo, robot
+
+    if robot.example_robot_data() is None:
+        pytest.skip("example-robot-data is not installed")
+    result = CliRunner().invoke(cli, ["demo", "robot", "--count", "400"])
+    assert result.exit_code == EXIT_OK, result.output
+    lines = []
+    figures = demo.run_robot(lambda text="": lines.append(text), count=400)
+    share = robot.example_robot_data()
+    panda = robot.load_urdf(share / "panda_description/urdf/panda.urdf", share / "panda_description/srdf/panda.srdf")
+    q = panda.lower + (panda.upper - panda.lower) * np.random.default_rng(0).random((400, panda.dof))
+    scene = demo.shelf([0.55, 0.0, 0.0])
+    hits = panda.in_collision(q, scene)
+    assert figures["colliding"] == int(hits.sum()) and 0 < figures["colliding"] < 400
+    assert f"{figures['colliding']:,} in collision" in result.output
+    free = np.flatnonzero(~hits)
+    assert figures["nearest"] == pytest.approx(float(panda.distances(q[free[:20]], scene).minimum.min()), abs=1e-12)
+    assert figures["motions_in_collision"] + figures["motions_free"] <= 100
+    motion = panda.check_motion(q[free[:100]], q[free[100:200]], scene)
+    certified = np.flatnonzero(motion.status == robot.MotionStatus.FREE)[:5]
+    s = np.linspace(0.0, 1.0, 401)[:, None]
+    for k in certified:  # a dense sampling of the certified-free segments finds nothing
+        path = q[free[k]] + s * (q[free[100 + k]] - q[free[k]])
+        assert not panda.in_collision(path, scene).any()
+
+
+def test_robot_tour_without_example_robot_data_exits_5(monkeypatch):
+    from touche import robot
+
+    monkeypatch.setattr(robot, "example_robot_data", lambda: None)
+    result = CliRunner().invoke(cli, ["demo", "robot"])
+    assert result.exit_code == EXIT_MISSING_EXTRA
+    assert "pip install example-robot-data" in result.output

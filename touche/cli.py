@@ -1,6 +1,7 @@
 """The ``touche`` command (click).
 
     touche demo [--html DIR]         a tour of every capability on generated shapes and parts
+    touche demo robot                a Panda against a shelf: configurations, pairs, distances, motions
     touche warmup                    compile every kernel into numba's on-disk cache
     touche check A.stl B.stl         do two parts intersect? intersection curve, clearance
     touche inspect M.stl             holes, T-junctions, orientation, Euler checks (Ericson ch. 12)
@@ -227,13 +228,33 @@ def _warmup(out, jobs=None):
 
 
 @cli.command()
+@click.argument("tour", type=click.Choice(["all", "robot"]), default="all")
 @click.option("--html", "html_dir", type=click.Path(file_okay=False),
               help="also write an interactive 3D picture of each section into this folder (index.html links them)")
-def demo(html_dir):
+@click.option("--count", type=click.IntRange(min=200), default=100_000, show_default=True,
+              help="robot tour: random configurations to check")
+def demo(tour, html_dir, count):
     """A tour of every capability on generated shapes and parts: primitives, convex shapes,
-    meshes, contacts, intersection sets, time of impact, broad phase and worlds, STL clearance."""
+    meshes, contacts, intersection sets, time of impact, broad phase and worlds, STL clearance.
+    `touche demo robot`: a Franka Panda (example-robot-data) against a shelf: random
+    configurations, colliding pairs, distances, motion segments."""
     from . import report
 
+    if tour == "robot":
+        from . import demo as demo_module
+
+        notice = _CompileNotice(sys.stderr)
+
+        def line(text=""):
+            notice.clear()
+            print(text, flush=True)
+
+        try:
+            with notice:
+                demo_module.run_robot(line, count)
+        except demo_module.MissingRobotData as exc:
+            raise _Failure(str(exc), EXIT_MISSING_EXTRA) from exc
+        return
     try:
         _demo(sys.stdout, html_dir)
     except report.MissingDependency as exc:

@@ -10,9 +10,11 @@ the joint values.
 See docs/robots.md.
 """
 from ..errors import RobotModelError
+from ._common import example_robot_data
 from .model import (ENVIRONMENT, CollisionReport, Geometry, Robot, RobotDistances, SampledCollisions, as_obstacles,
                     load_urdf, warmup)
 from .motion import MotionResult, MotionStatus, PathResult
 
 __all__ = ["ENVIRONMENT", "CollisionReport", "Geometry", "MotionResult", "MotionStatus", "PathResult", "Robot",
-           "RobotDistances", "RobotModelError", "SampledCollisions", "as_obstacles", "load_urdf", "warmup"]
+           "RobotDistances", "RobotModelError", "SampledCollisions", "as_obstacles", "example_robot_data", "load_urdf",
+           "warmup"]

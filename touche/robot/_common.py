@@ -92,3 +92,18 @@ def as_obstacles(obstacles):
 
 def _is_shape_and_pose(item):
     return isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Shape) and not isinstance(item[1], Shape)
+
+
+def example_robot_data():
+    """The ``robots`` folder of the example-robot-data package (a cmeel package: installed under
+    ``<site-packages>/cmeel.prefix/share/example-robot-data/robots``), or None when it is not
+    installed (``pip install example-robot-data``)."""
+    import site
+    import sys
+    from pathlib import Path
+
+    for folder in [*site.getsitepackages(), *sys.path]:
+        robots = Path(folder) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
+        if robots.is_dir():
+            return robots
+    return None
