@@ -686,3 +686,217 @@ def _robot_builder(pairs, names):
     if "gradient" not in names:
         fixed["gradient"] = None
     return _Columns("touche.robot.model", "RobotDistances", names, fixed)
+
+
+# ------------------------------------------------------------------------------------------------
+# assembly clearance at scale
+CLEARANCE_DTYPE = np.dtype([
+    ("part_a", np.int64), ("part_b", np.int64), ("intersecting", np.bool_), ("distance", np.float64),
+    ("point_a", np.float64, (3,)), ("point_b", np.float64, (3,)), ("triangle_a", np.int64), ("triangle_b", np.int64),
+    ("facet_a", np.int64), ("facet_b", np.int64),
+])
+DEFAULT_PARTS_PER_GROUP = 64
+DEFAULT_PAIRS_PER_TASK = 512
+
+
+def _threshold(value):
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise GeometryError(f"threshold must be a number, got {value!r}") from None
+    if not (value >= 0.0 and math.isfinite(value)):
+        raise GeometryError(f"threshold must be a finite distance >= 0, got {value!r}")
+    return value
+
+
+def _part_poses(poses, count):
+    from .pose import as_matrices
+
+    if poses is None:
+        return np.repeat(np.eye(4)[None], count, axis=0)
+    if isinstance(poses, (list, tuple)):
+        if len(poses) != count:
+            raise GeometryError(f"poses has {len(poses)} entries for {count} parts")
+        return np.stack([np.asarray(as_matrices(p, f"poses[{i}]")).reshape(4, 4) for i, p in enumerate(poses)])
+    matrices = np.asarray(as_matrices(poses, "poses"))
+    if matrices.ndim != 3 or len(matrices) != count:
+        raise GeometryError(f"poses must be ({count}, 4, 4) for {count} parts, got {matrices.shape}")
+    return np.ascontiguousarray(matrices, dtype=np.float64)
+
+
+def _prepare_group(items, poses, pad):
+    """Load (paths) and prepare one group of parts, and their world boxes grown by ``pad`` on
+    every side: the group stays on the worker that made it, the boxes go to the client."""
+    from .clearance import prepare
+
+    with _parallel.serial():
+        parts = [prepare(item) for item in items]
+    boxes = np.empty((len(parts), 6))
+    for row, (part, pose) in enumerate(zip(parts, poses)):
+        world = part.mesh.vertices @ pose[:3, :3].T + pose[:3, 3]
+        low, high = world.min(axis=0), world.max(axis=0)
+        # the kernels place the vertices with their own arithmetic: a relative margin covers the
+        # last bits, so that a pair at exactly the threshold is never culled
+        slack = pad + 1e-9 * (1.0 + float(np.abs(world).max()))
+        boxes[row, :3] = low - slack
+        boxes[row, 3:] = high + slack
+    return parts, boxes
+
+
+def _group_boxes(group):
+    return group[1]
+
+
+def _clearance_task(groups, group_ids, group_poses, group_size, pairs, threshold):
+    """The clearance of ``pairs`` (global part indices, rows i < j) whose parts lie in
+    ``groups`` (with their poses): the single-machine touche.clearance.clearance_all on them,
+    the rows within the threshold kept, in global part indices."""
+    from .clearance import clearance_all as clearance_pairs
+
+    offsets = np.zeros(max(group_ids) + 1, dtype=np.int64)
+    parts = []
+    for group, group_id in zip(groups, group_ids):
+        offsets[group_id] = len(parts)
+        parts.extend(group[0])
+    local = offsets[pairs // group_size] + pairs % group_size
+    local_poses = np.ascontiguousarray(np.concatenate(group_poses))
+    with _parallel.serial():
+        table = clearance_pairs(parts, local_poses, pairs=local, max_distance=threshold)
+    keep = table.distance <= threshold
+    rows = np.empty(int(keep.sum()), dtype=CLEARANCE_DTYPE)
+    rows["part_a"], rows["part_b"] = pairs[keep, 0], pairs[keep, 1]
+    for name in ("intersecting", "distance", "point_a", "point_b", "triangle_a", "triangle_b", "facet_a", "facet_b"):
+        rows[name] = getattr(table, name)[keep]
+    return rows
+
+
+def _candidate_pairs(boxes):
+    """Every pair of parts whose grown boxes overlap (touching counts): (k, 2), i < j, sorted."""
+    from .broadphase import SortAndSweep
+
+    if len(boxes) < 2:
+        return np.zeros((0, 2), dtype=np.int64)
+    sweep = SortAndSweep()
+    sweep.rebuild(np.ascontiguousarray(boxes))
+    return np.asarray(sweep.pairs(), dtype=np.int64).reshape(-1, 2)
+
+
+def _pair_tasks(pairs, group_size, pairs_per_task):
+    """The pairs cut into tasks: grouped by the group of their first part, then of their second,
+    at most ``pairs_per_task`` a task; each task names the groups it needs."""
+    group_a, group_b = pairs[:, 0] // group_size, pairs[:, 1] // group_size
+    order = np.lexsort((pairs[:, 1], pairs[:, 0], group_b, group_a))
+    pairs = pairs[order]
+    group_a = group_a[order]
+    tasks = []
+    starts = np.flatnonzero(np.r_[True, group_a[1:] != group_a[:-1]])
+    ends = np.r_[starts[1:], len(pairs)]
+    for start, end in zip(starts, ends):
+        for first in range(start, end, pairs_per_task):
+            chunk = pairs[first:min(end, first + pairs_per_task)]
+            needed = np.unique(chunk // group_size)
+            tasks.append((chunk, [int(g) for g in needed]))
+    return tasks
+
+
+def clearance_all(parts, threshold, *, poses=None, client=None, parts_per_group=DEFAULT_PARTS_PER_GROUP,
+                  pairs_per_task=DEFAULT_PAIRS_PER_TASK, progress=None):
+    """Every pair of ``parts`` whose surfaces come within ``threshold`` of each other, on the
+    workers of ``client`` (None: the default client if one exists, else dask's default
+    scheduler on this machine).
+
+    ``parts``: a list of N parts, each a ``TriangleMesh``, a ``ClearancePart``, ``(vertices,
+    faces)`` or a mesh file path (read by the worker that prepares it: on a cluster the path
+    must be readable there); ``poses``: None (all at the identity), ``(N, 4, 4)`` or a list of
+    N poses; ``threshold``: a finite distance >= 0 (0 finds the parts that touch or
+    intersect).
+
+    Method: the parts are cut into groups of ``parts_per_group`` (in the given order: list
+    neighbouring parts next to each other for less traffic); each group is loaded and prepared
+    once, on one worker, which also sends back the parts' world boxes grown by
+    ``threshold / 2``; a broad phase over the boxes (touche.broadphase.SortAndSweep) gives the
+    candidate pairs; they are cut into tasks of at most ``pairs_per_task`` pairs that need few
+    groups (grouped by the group of each member), and each task runs
+    ``touche.clearance.clearance_all`` on its pairs with ``max_distance=threshold``: the same
+    numbers as ``touche.clearance(a, pose_a, b, pose_b, max_distance=threshold)`` on each
+    pair, bit for bit. A group travels to the workers that need it and stays there while they
+    do (Dask keeps a task's inputs in the worker's memory).
+
+    ``progress``: None or ``progress(done, total)``, called as tasks finish (the group tasks
+    and the pair tasks).
+
+    Returns a numpy structured array of dtype :data:`CLEARANCE_DTYPE`, one row per pair within
+    the threshold, sorted by (part_a, part_b): ``part_a < part_b`` (indices into ``parts``),
+    ``intersecting``, ``distance``, ``point_a`` / ``point_b`` (world), ``triangle_a`` /
+    ``triangle_b`` and ``facet_a`` / ``facet_b`` (the faces in the files' numbering), as in
+    :class:`touche.clearance.ClearanceTable`.
+
+    Errors: ``GeometryError`` for a bad threshold, poses, or part; ``MeshFormatError`` for a
+    file that cannot be read (raised by the worker that reads it)."""
+    threshold = _threshold(threshold)
+    parts = list(parts)
+    count = len(parts)
+    matrices = _part_poses(poses, count)
+    for name, value in (("parts_per_group", parts_per_group), ("pairs_per_task", pairs_per_task)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise GeometryError(f"{name} must be an integer >= 1, got {value!r}")
+    group_size = int(parts_per_group)
+    client = _resolve_client(client)
+    bounds = list(range(0, count, group_size)) + [count]
+    group_slices = [slice(bounds[k], bounds[k + 1]) for k in range(len(bounds) - 1)]
+    group_poses = [matrices[s] for s in group_slices]
+    pad = 0.5 * threshold
+    report = progress if progress is not None else (lambda done, total: None)
+
+    if client is None:
+        from dask.callbacks import Callback
+
+        group_tasks = [dask.delayed(_prepare_group, pure=True)(parts[s], group_poses[k], pad)
+                       for k, s in enumerate(group_slices)]
+        groups = dask.compute(*group_tasks) if group_tasks else []
+        pairs = _candidate_pairs(np.concatenate([g[1] for g in groups]) if groups else np.zeros((0, 6)))
+        tasks = _pair_tasks(pairs, group_size, int(pairs_per_task))
+        total = len(groups) + len(tasks)
+        report(len(groups), total)
+        pair_tasks = [dask.delayed(_clearance_task, pure=True)([groups[g] for g in needed], needed,
+                                                               [group_poses[g] for g in needed], group_size, chunk,
+                                                               threshold)
+                      for chunk, needed in tasks]
+        done = [len(groups)]
+
+        class _Count(Callback):
+            def _posttask(self, key, result, dsk, state, worker_id):
+                name = key[0] if isinstance(key, tuple) else key
+                if str(name).startswith("_clearance_task"):
+                    done[0] += 1
+                    report(done[0], total)
+
+        with _Count():
+            results = dask.compute(*pair_tasks) if pair_tasks else []
+    else:
+        from distributed import as_completed
+
+        # the parts travel once, in groups, to the worker that prepares them (no copy per task)
+        items = client.scatter([parts[s] for s in group_slices]) if group_slices else []
+        groups = [client.submit(_prepare_group, item, group_poses[k], pad, pure=False) for k, item in enumerate(items)]
+        box_futures = [client.submit(_group_boxes, g) for g in groups]
+        done = 0
+        boxes = [None] * len(box_futures)
+        index_of = {f.key: k for k, f in enumerate(box_futures)}
+        for future in as_completed(box_futures):
+            boxes[index_of[future.key]] = future.result()
+            done += 1
+            report(done, len(groups))
+        pairs = _candidate_pairs(np.concatenate(boxes) if boxes else np.zeros((0, 6)))
+        tasks = _pair_tasks(pairs, group_size, int(pairs_per_task))
+        total = len(groups) + len(tasks)
+        futures = [client.submit(_clearance_task, [groups[g] for g in needed], needed, [group_poses[g] for g in needed],
+                                 group_size, chunk, threshold, pure=False)
+                   for chunk, needed in tasks]
+        results = []
+        for future in as_completed(futures):
+            results.append(future.result())
+            done += 1
+            report(done, total)
+    table = np.concatenate(results) if results else np.zeros(0, dtype=CLEARANCE_DTYPE)
+    return table[np.lexsort((table["part_b"], table["part_a"]))]
