@@ -673,7 +673,7 @@ def _run_pose_chunks(client, td, verb, side, a, b, poses, chunks, todo, chunk_pa
     window = 2 * max(1, sum(client.nthreads().values()))
     pending = list(todo)
     index_of = {}
-    running = as_completed()
+    running = as_completed(loop=client.loop)
 
     def submit(index):
         first, end = chunks[index]

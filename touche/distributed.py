@@ -149,19 +149,37 @@ def _content_digest(value):
     return digest.hexdigest()
 
 
+# futures of the values shipped lately, per client and content: a value shared again (the same
+# mesh for the next job) is not shipped again. The oldest are released past the limit. Keys get a
+# random suffix: a released key being forgotten by the scheduler while the same contents are
+# scattered again under the same key would lose the new copy.
+_SHIPPED = {}
+_SHIPPED_LIMIT = 64
+
+
 def share(value, client=None):
     """Ship ``value`` (a shape, a ClearancePart, a robot, ...) once to every worker and return
-    a :class:`Shared` (pass it to the verbs in place of the value to reuse one copy over many
-    calls). Without a client, nothing is shipped. A mesh's BVH is built first, here, so that it
-    travels with the mesh."""
+    a :class:`Shared` (pass it to the verbs in place of the value). Equal contents shared again
+    on the same client reuse the copy already on the workers (the last 64 values shared are
+    kept there). Without a client, nothing is shipped. A mesh's BVH is built first, here, so
+    that it travels with the mesh."""
+    import uuid
+
     if isinstance(value, Shared):
         return value
     client = _resolve_client(client)
     _build_derived(value)
     if client is None:
         return Shared(value, value)
-    key = f"touche-{type(value).__name__}-{_content_digest(value)}"
-    future = client.scatter({key: value}, broadcast=True)[key]
+    digest = _content_digest(value)
+    cache_key = (client.id, digest)
+    future = _SHIPPED.pop(cache_key, None)
+    if future is None or future.status in ("lost", "error", "cancelled") or client.status != "running":
+        key = f"touche-{type(value).__name__}-{digest[:16]}-{uuid.uuid4().hex[:8]}"
+        future = client.scatter({key: value}, broadcast=True)[key]
+    _SHIPPED[cache_key] = future  # most recent last
+    while len(_SHIPPED) > _SHIPPED_LIMIT:
+        _SHIPPED.pop(next(iter(_SHIPPED)))
     return Shared(value, future)
 
 
@@ -883,7 +901,7 @@ def clearance_all(parts, threshold, *, poses=None, client=None, parts_per_group=
         done = 0
         boxes = [None] * len(box_futures)
         index_of = {f.key: k for k, f in enumerate(box_futures)}
-        for future in as_completed(box_futures):
+        for future in as_completed(box_futures, loop=client.loop):
             boxes[index_of[future.key]] = future.result()
             done += 1
             report(done, len(groups))
@@ -894,7 +912,7 @@ def clearance_all(parts, threshold, *, poses=None, client=None, parts_per_group=
                                  group_size, chunk, threshold, pure=False)
                    for chunk, needed in tasks]
         results = []
-        for future in as_completed(futures):
+        for future in as_completed(futures, loop=client.loop):
             results.append(future.result())
             done += 1
             report(done, total)
