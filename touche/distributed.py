@@ -260,6 +260,47 @@ def _pack(result, fields):
     return records
 
 
+class _Slot:
+    """In an argument template: the k-th block ("block") or shipped value ("shipped") of the
+    chunk's task."""
+
+    __slots__ = ("kind", "index")
+
+    def __init__(self, kind, index):
+        self.kind = kind
+        self.index = index
+
+    def __reduce__(self):
+        return (_Slot, (self.kind, self.index))
+
+    def __dask_tokenize__(self):
+        return ("touche-slot", self.kind, self.index)
+
+
+def _is_future(value):
+    return type(value).__name__ == "Future" and type(value).__module__.startswith("distributed")
+
+
+def _fill(value, blocks, shipped):
+    if isinstance(value, _Slot):
+        return blocks[value.index] if value.kind == "block" else shipped[value.index]
+    if isinstance(value, tuple) and len(value) == 4 and value[0] == _MOTION:
+        return (_MOTION, value[1], tuple(_fill(v, blocks, shipped) for v in value[2]),
+                {k: _fill(v, blocks, shipped) for k, v in value[3].items()})
+    return value
+
+
+def _run_blocks(verb, fields, arg_template, kwarg_template, block_count, *values):
+    """The task of one chunk (see _Job.run): the blocks (the first: the rows' indices) and the
+    shipped values put back into the verb's arguments, then :func:`_run_chunk`."""
+    blocks, shipped = values[:block_count], values[block_count:]
+    rows = blocks[0]
+    first = int(rows[0]) if len(rows) else 0
+    args = tuple(_fill(v, blocks, shipped) for v in arg_template)
+    kwargs = {k: _fill(v, blocks, shipped) for k, v in kwarg_template.items()}
+    return _run_chunk(verb, fields, (first, first + len(rows)), args, kwargs)
+
+
 def _run_chunk(verb, fields, rows, args, kwargs):
     """One chunk: the single-machine verb on its rows (in this thread only), packed as records.
     ``rows`` (first, end) name the chunk in an error."""
@@ -347,31 +388,44 @@ class _Job:
                 other.array = other.array.rechunk({0: chunks})
         return n, chunks
 
-    def run(self, args, kwargs, fields, out_dtype, row_shape=()):
-        """The chunked result: a dask array of records (``fields``) or of ``out_dtype`` rows."""
+    def run(self, args, kwargs, fields, out_dtype):
+        """The chunked result: a dask array (n,) of records (``fields``) or of ``out_dtype``.
+
+        One task per chunk (``dask.array.blockwise``; fused with the blockwise steps that make
+        its inputs, e.g. a ``from_array`` or a ``map_blocks``): the batch arrays' blocks, the
+        rows' first index (an ``arange`` block, for error messages) and the shipped values'
+        futures are its top-level arguments; a template of the verb's arguments says where
+        each goes."""
         n, chunks = self.length()
-        args = [self._ship(v) for v in args]
-        kwargs = {k: self._ship(v) for k, v in kwargs.items()}
-        blocks = {id(b): b.array.to_delayed().reshape(-1) for b in self.batches}
-        pieces = []
-        first = 0
-        for index, rows in enumerate(chunks):
-            def pick(value):
-                if isinstance(value, _Batch):
-                    return blocks[id(value)][index]
-                if isinstance(value, tuple) and len(value) == 4 and value[0] == _MOTION:
-                    return (_MOTION, value[1], tuple(pick(v) for v in value[2]),
-                            {k: pick(v) for k, v in value[3].items()})
-                return value
-            task = dask.delayed(_run_chunk, pure=True)(
-                self.verb, fields, (first, first + rows), tuple(pick(v) for v in args), {k: pick(v) for k, v in kwargs.items()})
-            dtype = out_dtype if fields is None else np.dtype([(name, d, s) for name, d, s in fields])
-            pieces.append(da.from_delayed(task, shape=(rows,) + tuple(row_shape), dtype=dtype))
-            first += rows
-        if not pieces:
-            dtype = out_dtype if fields is None else np.dtype([(name, d, s) for name, d, s in fields])
-            return da.zeros((0,) + tuple(row_shape), dtype=dtype)
-        return da.concatenate(pieces, axis=0) if len(pieces) > 1 else pieces[0]
+        dtype = np.dtype(out_dtype) if fields is None else np.dtype([(name, d, shape) for name, d, shape in fields])
+        arrays = [da.arange(n, chunks=(chunks,), dtype=np.int64)] + [b.array for b in self.batches]
+        slot_of_batch = {id(b): k + 1 for k, b in enumerate(self.batches)}
+        shipped = []
+
+        def template(value):
+            if isinstance(value, _Batch):
+                return _Slot("block", slot_of_batch[id(value)])
+            if isinstance(value, tuple) and len(value) == 4 and value[0] == _MOTION:
+                return (_MOTION, value[1], tuple(template(v) for v in value[2]),
+                        {k: template(v) for k, v in value[3].items()})
+            value = self._ship(value)
+            if _is_future(value):  # a top-level argument: Dask makes it a dependency
+                shipped.append(value)
+                return _Slot("shipped", len(shipped) - 1)
+            return value
+
+        arg_template = tuple(template(v) for v in args)
+        kwarg_template = {k: template(v) for k, v in kwargs.items()}
+        letters = iter("abcdefghjklmnopqrstuvwxyz")  # every trailing axis its own index ('i': rows)
+        array_arguments = []
+        for array in arrays:
+            array_arguments += [array, "i" + "".join(next(letters) for _ in range(array.ndim - 1))]
+        return da.blockwise(
+            _run_blocks, "i",
+            self.verb, None, fields, None, arg_template, None, kwarg_template, None, len(arrays), None,
+            *array_arguments, *[item for future in shipped for item in (future, None)],
+            dtype=dtype, concatenate=True, meta=np.empty((0,), dtype=dtype), token=f"touche-{self.verb}",
+        )
 
     def _ship(self, value):
         """Large values once per worker (Shared); motions' large parts stay as they are (small)."""
@@ -490,7 +544,7 @@ def intersects(a, pose_a, b, pose_b, *, client=None, chunk_rows=DEFAULT_CHUNK_RO
     job = _Job("intersects", client, chunk_rows)
     args = (a, job.batch(pose_a, "pose_a", (4, 4)), b, job.batch(pose_b, "pose_b", (4, 4)))
     job.check(verb, *args)
-    return job.run(args, {}, None, np.dtype(np.bool_))
+    return job.run(args, {}, None, np.bool_)
 
 
 def distance(a, pose_a, b, pose_b, *, client=None, chunk_rows=DEFAULT_CHUNK_ROWS):
@@ -601,7 +655,7 @@ def robot_in_collision(robot, q, obstacles=None, *, self_collision=True, allow_o
     batch = job.batch(q, "q", (local.dof,))
     _check_robot(local, batch, obstacles)
     kwargs = {"self_collision": self_collision, "allow_outside_limits": allow_outside_limits}
-    return job.run((robot, batch, _ShippedObstacles(obstacles)), kwargs, None, np.dtype(np.bool_))
+    return job.run((robot, batch, _ShippedObstacles(obstacles)), kwargs, None, np.bool_)
 
 
 def robot_distances(robot, q, obstacles=None, *, self_collision=True, gradients=False, allow_outside_limits=False,
