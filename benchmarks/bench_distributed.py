@@ -7,12 +7,12 @@ Prints, each measured ``--repeats`` times (min / median), with the machine's loa
 before each section (other processes share the cores: the figures are what this machine gave):
 
 1. distance job: ``--poses`` capsule-box poses (generated chunk by chunk on the workers from a
-   seed, so that the client's network is not what is measured; the results stay on the workers,
-   ``persist``) on 1 worker process vs 2 (threads_per_worker=1), wall time and speed-up; the
+   seed and kept there before the clock starts, so that the client's network is not what is
+   measured; the results stay on the workers, ``persist``) on 1 worker process vs 2 (threads_per_worker=1), wall time and speed-up; the
    compute time of each chunk inside its worker (Dask's task stream) against the wall time per
    chunk (job wall x workers / chunks): the overhead per chunk at the default chunk size; the
    size of one chunk's results and the time to gather it to the client;
-2. clearance job: ``--parts`` meshes (uv spheres of 320 triangles and boxes, seeded placement)
+2. clearance job: ``--parts`` meshes (uv spheres of ``--part-triangles`` triangles and boxes, seeded placement)
    through ``touche.distributed.clearance_all``, 1 worker vs 2, and its serial single-machine
    reference time (touche.clearance.clearance_all on the same candidate pairs, one thread);
 3. memory: each worker's RSS before and after a 100k-triangle mesh is shared, and after a
@@ -100,7 +100,10 @@ def distance_job(workers, count, chunk_rows):
     local, client = cluster(workers)
     try:
         td.warm(client, steps=("distance / intersects: batches",))
-        poses = pose_array(count, chunk_rows)
+        # the poses are made on the workers first and kept there (as a job reading its input
+        # from the workers' disks would have it): the timing is the touche job alone
+        poses = client.persist(pose_array(count, chunk_rows))
+        wait(poses)
         client.get_task_stream()  # starts the scheduler's task-stream recorder (first call)
         started_at = time.time()
         started = time.perf_counter()
@@ -108,33 +111,43 @@ def distance_job(workers, count, chunk_rows):
         records = client.persist(result.records)
         wait(records)
         wall = time.perf_counter() - started
-        stream = client.get_task_stream(start=started_at)
-        chunk_seconds, make_seconds = [], []
-        for record in stream:
+        chunk_seconds = []
+        for record in client.get_task_stream(start=started_at):
             key = record["key"]
-            name = str(key[0] if isinstance(key, tuple) else key)
-            compute = sum(p["stop"] - p["start"] for p in record["startstops"] if p["action"] == "compute")
-            if "run_chunk" in name:
-                chunk_seconds.append(compute)
-            elif "random_poses_block" in name:
-                make_seconds.append(compute)
+            if str(key[0] if isinstance(key, tuple) else key).startswith("touche-distance"):
+                chunk_seconds.append(sum(p["stop"] - p["start"] for p in record["startstops"] if p["action"] == "compute"))
         first = records.blocks[0]
         started = time.perf_counter()
         one = client.compute(first).result()
         gather = time.perf_counter() - started
-        del records
-        return {"wall": wall, "chunks": len(poses.chunks[0]), "chunk_compute": chunk_seconds,
-                "pose_making": make_seconds, "result_bytes": one.nbytes, "gather_seconds": gather}
+        del records, poses
+        return {"wall": wall, "chunks": len(result.records.chunks[0]), "chunk_compute": chunk_seconds,
+                "result_bytes": one.nbytes, "gather_seconds": gather}
     finally:
         client.close()
         local.close()
 
 
-def assembly(count, seed=0):
-    """``count`` parts: uv spheres (320 triangles) and boxes, radius ~0.5, placed in a cube so
-    that each part has a few neighbours within 0.2."""
+def plain_chunk_seconds(chunk_rows, repeats=3):
+    """The same chunk's verb call in this process, no Dask (one thread)."""
+    from touche import _parallel
+
+    poses = random_poses_block(np.arange(chunk_rows), 0)
+    with _parallel.serial():
+        tc.distance(CAPSULE, poses[:10], BOX, None)
+        times = []
+        for _ in range(repeats):
+            started = time.perf_counter()
+            tc.distance(CAPSULE, poses, BOX, None)
+            times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def assembly(count, seed=0, triangles=320):
+    """``count`` parts: uv spheres (``triangles`` triangles) and boxes, radius ~0.5, placed in a
+    cube so that each part has a few neighbours within 0.2."""
     rng = np.random.default_rng(seed)
-    sphere_v, sphere_f = uv_sphere(320)
+    sphere_v, sphere_f = uv_sphere(triangles)
     box_v = np.array([[x, y, z] for x in (-0.4, 0.4) for y in (-0.4, 0.4) for z in (-0.4, 0.4)])
     box_f = np.array([[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
                       [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]])
@@ -235,6 +248,7 @@ def main():
     parser.add_argument("--poses", type=float, default=1e7)
     parser.add_argument("--chunk-rows", type=int, default=None)
     parser.add_argument("--parts", type=int, default=2000)
+    parser.add_argument("--part-triangles", type=int, default=320)
     parser.add_argument("--threshold", type=float, default=0.2)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--sections", default="distance,clearance,memory,scheduler")
@@ -248,6 +262,8 @@ def main():
 
     if "distance" in sections:
         print(f"\n1. distance, capsule-box, {count:,} poses in chunks of {chunk_rows:,}  [{load()}]")
+        print(f"  one chunk's tc.distance in a plain process (no Dask, one thread): "
+              f"{plain_chunk_seconds(chunk_rows) * 1e3:.1f} ms")
         walls = {1: [], 2: []}
         for repeat in range(args.repeats):
             for workers in (1, 2):
@@ -256,22 +272,19 @@ def main():
                 compute = job["chunk_compute"]
                 wall_per_chunk = job["wall"] * workers / job["chunks"]
                 mean_compute = statistics.mean(compute)
-                making = statistics.mean(job["pose_making"]) if job["pose_making"] else 0.0
                 print(f"  run {repeat + 1}, {workers} worker(s): {job['wall']:.2f} s wall, "
-                      f"{count / job['wall'] / 1e6:.2f} M poses/s; per chunk: compute {mean_compute * 1e3:.1f} ms "
-                      f"(median {statistics.median(compute) * 1e3:.1f}), making its poses {making * 1e3:.1f} ms, "
+                      f"{count / job['wall'] / 1e6:.2f} M poses/s; per chunk: compute in the worker "
+                      f"{mean_compute * 1e3:.1f} ms (median {statistics.median(compute) * 1e3:.1f}), "
                       f"wall per chunk x workers {wall_per_chunk * 1e3:.1f} ms -> overhead "
-                      f"{100 * (wall_per_chunk / mean_compute - 1):.1f} % of compute "
-                      f"({100 * (wall_per_chunk / (mean_compute + making) - 1):.1f} % beyond compute + pose making); "
-                      f"one chunk's results {job['result_bytes'] / 1e6:.1f} MB gathered in "
-                      f"{job['gather_seconds'] * 1e3:.0f} ms  [{load()}]")
+                      f"{100 * (wall_per_chunk / mean_compute - 1):.1f} % of compute; one chunk's results "
+                      f"{job['result_bytes'] / 1e6:.1f} MB gathered in {job['gather_seconds'] * 1e3:.0f} ms  [{load()}]")
         speedups = [a / b for a, b in zip(walls[1], walls[2])]
         print(f"  1 worker: {summary(walls[1])} s; 2 workers: {summary(walls[2])} s; speed-up per run "
               f"{', '.join(f'{s:.2f}x' for s in speedups)} (min-to-min {min(walls[1]) / min(walls[2]):.2f}x)")
 
     if "clearance" in sections:
-        parts, poses = assembly(args.parts)
-        print(f"\n2. clearance, {args.parts} parts (uv spheres of 320 triangles and boxes), threshold "
+        parts, poses = assembly(args.parts, triangles=args.part_triangles)
+        print(f"\n2. clearance, {args.parts} parts (uv spheres of {args.part_triangles} triangles and boxes), threshold "
               f"{args.threshold}  [{load()}]")
         serial_clearance(parts[:50], poses[:50], args.threshold)  # kernels loaded: not timed
         seconds, found, candidates = serial_clearance(parts, poses, args.threshold)
