@@ -186,10 +186,11 @@ def serial_clearance(parts, poses, threshold):
     started = time.perf_counter()
     with _parallel.serial():
         prepared = [prepare(p) for p in parts]  # as the workers do: each part's tree built once
-        boxes = np.concatenate([td._prepare_group(prepared[k:k + 64], poses[k:k + 64], 0.5 * threshold)[1]
+        boxes = np.concatenate([td._prepare_group(f"bench-{k}", prepared[k:k + 64], poses[k:k + 64], 0.5 * threshold)[0]
                                 for k in range(0, len(parts), 64)])
         pairs = td._candidate_pairs(boxes)
         table = clearance_all(prepared, poses, pairs=pairs, max_distance=threshold)
+    td._forget_groups([f"bench-{k}" for k in range(0, len(parts), 64)])
     return time.perf_counter() - started, int((table.distance <= threshold).sum()), len(pairs)
 
 

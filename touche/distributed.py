@@ -69,9 +69,10 @@ try:
 except ImportError:  # pragma: no cover - dask without distributed: the threaded scheduler only
     _WorkerPlugin = object
 
-# Rows per chunk when a batch arrives as a numpy array (a dask array keeps its own chunks). At
-# the box-mesh distance cost measured by benchmarks/bench_distributed.py (~4 us a pose) a chunk
-# of 100,000 poses computes in ~0.4 s, against a few milliseconds of Dask overhead per task.
+# Rows per chunk when a batch arrives as a numpy array (a dask array keeps its own chunks). The
+# cheapest pairs cost ~1-2 us a pose (capsule-box distance, benchmarks/bench_distributed.py), so a
+# chunk of 100,000 computes in 0.1-0.2 s against 2-4 ms of Dask's cost per task measured there;
+# costlier pairs (a box against a 2,000-triangle mesh: ~200 us a pose) only make it longer.
 DEFAULT_CHUNK_ROWS = 100_000
 
 # The warmup steps (touche._warmup.STEPS names) that :func:`warm` runs on every worker by
@@ -796,13 +797,63 @@ def _part_poses(poses, count):
     return np.ascontiguousarray(matrices, dtype=np.float64)
 
 
-def _prepare_group(items, poses, pad):
-    """Load (paths) and prepare one group of parts, and their world boxes grown by ``pad`` on
-    every side: the group stays on the worker that made it, the boxes go to the client."""
+# Each worker process prepares a group of parts (reads its files, builds each part's clearance
+# tree) once and keeps it here, keyed by the group's key (the key under which the client
+# scattered the group): the prepared parts are ~12x the size of the meshes (S3's per-triangle
+# data and the tree; 6.2 MB against 0.5 MB for 64 spheres of 320 triangles), so a worker
+# prepares a group it needs rather than fetching it prepared from another worker. The oldest
+# groups are dropped past _GROUP_CACHE_BYTES; clearance_all forgets its groups when it ends.
+_GROUP_CACHE = {}
+_GROUP_CACHE_BYTES = 1 << 30
+_GROUP_LOCK = None
+
+
+def _group_lock():
+    global _GROUP_LOCK
+    if _GROUP_LOCK is None:
+        import threading
+
+        _GROUP_LOCK = threading.Lock()
+    return _GROUP_LOCK
+
+
+def _prepared_group(key, items):
+    """The prepared parts of group ``key`` in this process (prepared on first use)."""
     from .clearance import prepare
 
+    entry = _GROUP_CACHE.get(key)
+    if entry is not None:
+        return entry[0]
     with _parallel.serial():
         parts = [prepare(item) for item in items]
+    size = sum(p.node_index.nbytes + p.node_bounds.nbytes + p.triangles.nbytes + p.mesh.points.nbytes for p in parts)
+    with _group_lock():
+        entry = _GROUP_CACHE.setdefault(key, (parts, size))  # a thread that prepared it first wins
+        while len(_GROUP_CACHE) > 1 and sum(e[1] for e in _GROUP_CACHE.values()) > _GROUP_CACHE_BYTES:
+            _GROUP_CACHE.pop(next(iter(_GROUP_CACHE)))
+    return entry[0]
+
+
+def _forget_groups(keys):
+    with _group_lock():
+        for key in keys:
+            _GROUP_CACHE.pop(key, None)
+
+
+def _where_am_i():
+    """This worker's address (None outside a distributed worker)."""
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except (ImportError, ValueError):
+        return None
+
+
+def _prepare_group(key, items, poses, pad):
+    """Prepare one group of parts (kept in this worker, see _prepared_group) and return their
+    world boxes grown by ``pad`` on every side, and this worker's address."""
+    parts = _prepared_group(key, items)
     boxes = np.empty((len(parts), 6))
     for row, (part, pose) in enumerate(zip(parts, poses)):
         world = part.mesh.vertices @ pose[:3, :3].T + pose[:3, 3]
@@ -812,28 +863,26 @@ def _prepare_group(items, poses, pad):
         slack = pad + 1e-9 * (1.0 + float(np.abs(world).max()))
         boxes[row, :3] = low - slack
         boxes[row, 3:] = high + slack
-    return parts, boxes
+    return boxes, _where_am_i()
 
 
-def _group_boxes(group):
-    return group[1]
-
-
-def _clearance_task(groups, group_ids, group_poses, group_size, pairs, threshold):
-    """The clearance of ``pairs`` (global part indices, rows i < j) whose parts lie in
-    ``groups`` (with their poses): the single-machine touche.clearance.clearance_all on them,
-    the rows within the threshold kept, in global part indices."""
+def _clearance_task(keys, item_groups, group_ids, group_poses, group_size, pairs, threshold):
+    """The clearance of ``pairs`` (global part indices, rows i < j) whose parts lie in the
+    groups ``group_ids`` (their keys, items and poses): the single-machine
+    touche.clearance.clearance_all on the parts these pairs use, the rows within the threshold
+    kept, in global part indices."""
     from .clearance import clearance_all as clearance_pairs
 
-    offsets = np.zeros(max(group_ids) + 1, dtype=np.int64)
-    parts = []
-    for group, group_id in zip(groups, group_ids):
-        offsets[group_id] = len(parts)
-        parts.extend(group[0])
-    local = offsets[pairs // group_size] + pairs % group_size
-    local_poses = np.ascontiguousarray(np.concatenate(group_poses))
+    used = np.unique(pairs)
+    local_index = np.searchsorted(used, pairs)
+    position = {group_id: k for k, group_id in enumerate(group_ids)}
+    parts, poses = [], np.empty((len(used), 4, 4))
+    for row, part in enumerate(used):
+        k = position[int(part) // group_size]
+        parts.append(_prepared_group(keys[k], item_groups[k])[int(part) % group_size])
+        poses[row] = group_poses[k][int(part) % group_size]
     with _parallel.serial():
-        table = clearance_pairs(parts, local_poses, pairs=local, max_distance=threshold)
+        table = clearance_pairs(parts, poses, pairs=local_index, max_distance=threshold)
     keep = table.distance <= threshold
     rows = np.empty(int(keep.sum()), dtype=CLEARANCE_DTYPE)
     rows["part_a"], rows["part_b"] = pairs[keep, 0], pairs[keep, 1]
@@ -884,15 +933,18 @@ def clearance_all(parts, threshold, *, poses=None, client=None, parts_per_group=
     intersect).
 
     Method: the parts are cut into groups of ``parts_per_group`` (in the given order: list
-    neighbouring parts next to each other for less traffic); each group is loaded and prepared
-    once, on one worker, which also sends back the parts' world boxes grown by
-    ``threshold / 2``; a broad phase over the boxes (touche.broadphase.SortAndSweep) gives the
-    candidate pairs; they are cut into tasks of at most ``pairs_per_task`` pairs that need few
-    groups (grouped by the group of each member), and each task runs
+    neighbouring parts next to each other for fewer groups per task); each group travels once
+    to the workers, as given (meshes or paths: small), and each worker that needs a group
+    prepares it once (reads the files, builds the trees) and keeps it for the whole job (a
+    per-process cache keyed by the group's key; prepared parts are ~12x the meshes' size, so
+    they are never shipped). The first tasks prepare every group and send back the
+    parts' world boxes grown by ``threshold / 2``; a broad phase over them
+    (touche.broadphase.SortAndSweep) gives the candidate pairs; they are cut into tasks of at
+    most ``pairs_per_task`` pairs grouped by the group of each member, sent preferably to the
+    worker that prepared the first member's group, and each task runs
     ``touche.clearance.clearance_all`` on its pairs with ``max_distance=threshold``: the same
     numbers as ``touche.clearance(a, pose_a, b, pose_b, max_distance=threshold)`` on each
-    pair, bit for bit. A group travels to the workers that need it and stays there while they
-    do (Dask keeps a task's inputs in the worker's memory).
+    pair, bit for bit.
 
     ``progress``: None or ``progress(done, total)``, called as tasks finish (the group tasks
     and the pair tasks).
@@ -921,54 +973,79 @@ def clearance_all(parts, threshold, *, poses=None, client=None, parts_per_group=
     report = progress if progress is not None else (lambda done, total: None)
 
     if client is None:
+        import uuid
+
         from dask.callbacks import Callback
 
-        group_tasks = [dask.delayed(_prepare_group, pure=True)(parts[s], group_poses[k], pad)
+        keys = [f"touche-parts-{uuid.uuid4().hex}" for _ in group_slices]
+        group_tasks = [dask.delayed(_prepare_group, pure=False)(keys[k], parts[s], group_poses[k], pad)
                        for k, s in enumerate(group_slices)]
-        groups = dask.compute(*group_tasks) if group_tasks else []
-        pairs = _candidate_pairs(np.concatenate([g[1] for g in groups]) if groups else np.zeros((0, 6)))
-        tasks = _pair_tasks(pairs, group_size, int(pairs_per_task))
-        total = len(groups) + len(tasks)
-        report(len(groups), total)
-        pair_tasks = [dask.delayed(_clearance_task, pure=True)([groups[g] for g in needed], needed,
-                                                               [group_poses[g] for g in needed], group_size, chunk,
-                                                               threshold)
-                      for chunk, needed in tasks]
-        done = [len(groups)]
+        try:
+            boxes = [b for b, _ in dask.compute(*group_tasks)] if group_tasks else []
+            pairs = _candidate_pairs(np.concatenate(boxes) if boxes else np.zeros((0, 6)))
+            tasks = _pair_tasks(pairs, group_size, int(pairs_per_task))
+            total = len(group_slices) + len(tasks)
+            report(len(group_slices), total)
+            pair_tasks = [dask.delayed(_clearance_task, pure=False)(
+                [keys[g] for g in needed], [parts[group_slices[g]] for g in needed], needed,
+                [group_poses[g] for g in needed], group_size, chunk, threshold) for chunk, needed in tasks]
+            done = [len(group_slices)]
 
-        class _Count(Callback):
-            def _posttask(self, key, result, dsk, state, worker_id):
-                name = key[0] if isinstance(key, tuple) else key
-                if str(name).startswith("_clearance_task"):
-                    done[0] += 1
-                    report(done[0], total)
+            class _Count(Callback):
+                def _posttask(self, key, result, dsk, state, worker_id):
+                    name = key[0] if isinstance(key, tuple) else key
+                    if str(name).startswith("_clearance_task"):
+                        done[0] += 1
+                        report(done[0], total)
 
-        with _Count():
-            results = dask.compute(*pair_tasks) if pair_tasks else []
+            with _Count():
+                results = dask.compute(*pair_tasks) if pair_tasks else []
+        finally:
+            _forget_groups(keys)
     else:
         from distributed import as_completed
 
-        # the parts travel once, in groups, to the worker that prepares them (no copy per task)
-        items = client.scatter([parts[s] for s in group_slices]) if group_slices else []
-        groups = [client.submit(_prepare_group, item, group_poses[k], pad, pure=False) for k, item in enumerate(items)]
-        box_futures = [client.submit(_group_boxes, g) for g in groups]
-        done = 0
-        boxes = [None] * len(box_futures)
-        index_of = {f.key: k for k, f in enumerate(box_futures)}
-        for future in as_completed(box_futures, loop=client.loop):
-            boxes[index_of[future.key]] = future.result()
-            done += 1
-            report(done, len(groups))
-        pairs = _candidate_pairs(np.concatenate(boxes) if boxes else np.zeros((0, 6)))
-        tasks = _pair_tasks(pairs, group_size, int(pairs_per_task))
-        total = len(groups) + len(tasks)
-        futures = [client.submit(_clearance_task, [groups[g] for g in needed], needed, [group_poses[g] for g in needed],
-                                 group_size, chunk, threshold, pure=False)
-                   for chunk, needed in tasks]
-        results = []
-        for future in as_completed(futures, loop=client.loop):
-            results.append(future.result())
-            done += 1
-            report(done, total)
+        # the parts travel once, in groups, as they are (meshes or paths), each worker a run of
+        # consecutive groups: neighbouring parts (listed together) are then prepared by the same
+        # worker, which also gets the pairs between them (random keys: hashing the contents
+        # would pickle every mesh once more on the client)
+        addresses = sorted(client.scheduler_info()["workers"])
+        owner = [addresses[k * len(addresses) // len(group_slices)] for k in range(len(group_slices))]
+        items = [None] * len(group_slices)
+        for address in addresses:
+            mine = [k for k in range(len(group_slices)) if owner[k] == address]
+            if mine:
+                for k, future in zip(mine, client.scatter([parts[group_slices[k]] for k in mine], workers=[address],
+                                                          hash=False)):
+                    items[k] = future
+        keys = [str(item.key) for item in items]
+        try:
+            box_futures = [client.submit(_prepare_group, keys[k], item, group_poses[k], pad, pure=False,
+                                         workers=[owner[k]], allow_other_workers=True)
+                           for k, item in enumerate(items)]
+            index_of = {f.key: k for k, f in enumerate(box_futures)}
+            boxes, home = [None] * len(items), [None] * len(items)
+            done = 0
+            for future in as_completed(box_futures, loop=client.loop):
+                k = index_of[future.key]
+                boxes[k], home[k] = future.result()
+                done += 1
+                report(done, len(items))
+            pairs = _candidate_pairs(np.concatenate(boxes) if boxes else np.zeros((0, 6)))
+            tasks = _pair_tasks(pairs, group_size, int(pairs_per_task))
+            total = len(items) + len(tasks)
+            # a task goes preferably to the worker that prepared the group of its first parts
+            futures = [client.submit(_clearance_task, [keys[g] for g in needed], [items[g] for g in needed], needed,
+                                     [group_poses[g] for g in needed], group_size, chunk, threshold, pure=False,
+                                     workers=[home[needed[0]]] if home[needed[0]] else None,
+                                     allow_other_workers=True)
+                       for chunk, needed in tasks]
+            results = []
+            for future in as_completed(futures, loop=client.loop):
+                results.append(future.result())
+                done += 1
+                report(done, total)
+        finally:
+            client.run(_forget_groups, keys)
     table = np.concatenate(results) if results else np.zeros(0, dtype=CLEARANCE_DTYPE)
     return table[np.lexsort((table["part_b"], table["part_a"]))]
