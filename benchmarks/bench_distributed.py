@@ -128,6 +128,36 @@ def distance_job(workers, count, chunk_rows):
         local.close()
 
 
+def _plain_process(chunk_rows, chunks, out):
+    from touche import _parallel
+
+    poses = random_poses_block(np.arange(chunk_rows), 0)
+    with _parallel.serial():
+        tc.distance(CAPSULE, poses[:10], BOX, None)
+        started = time.perf_counter()
+        for _ in range(chunks):
+            tc.distance(CAPSULE, poses, BOX, None)
+    out.put((time.perf_counter() - started) / chunks)
+
+
+def machine_control(chunk_rows, chunks=10):
+    """The same chunks in 1 plain process, then in 2 at once (no Dask): seconds per chunk. What
+    two processes get from this machine's cores at the moment, whatever Dask does."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    result = {}
+    for processes in (1, 2):
+        out = context.Queue()
+        workers = [context.Process(target=_plain_process, args=(chunk_rows, chunks, out)) for _ in range(processes)]
+        for worker in workers:
+            worker.start()
+        result[processes] = [out.get() for _ in workers]
+        for worker in workers:
+            worker.join()
+    return result
+
+
 def plain_chunk_seconds(chunk_rows, repeats=3):
     """The same chunk's verb call in this process, no Dask (one thread)."""
     from touche import _parallel
@@ -267,6 +297,11 @@ def main():
               f"{plain_chunk_seconds(chunk_rows) * 1e3:.1f} ms")
         walls = {1: [], 2: []}
         for repeat in range(args.repeats):
+            control = machine_control(chunk_rows)
+            alone, together = control[1][0], max(control[2])
+            print(f"  control, no Dask: a chunk takes {alone * 1e3:.1f} ms in one process alone, "
+                  f"{', '.join(f'{t * 1e3:.1f}' for t in control[2])} ms in each of two processes at once "
+                  f"(the machine gives two processes {2 * alone / together:.2f}x one)  [{load()}]")
             for workers in (1, 2):
                 job = distance_job(workers, count, chunk_rows)
                 walls[workers].append(job["wall"])

@@ -510,6 +510,7 @@ def bench(triangles):
 def batch():
     """Batch jobs on Dask: a local cluster on all cores, or a cluster's scheduler (--scheduler).
 
+    \b
     touche batch poses POSES.npy A.stl B.stl -o out.npz     distance (or intersects) per pose
     touche batch clearance PARTS_DIR --threshold 0.5 -o table.csv
 

@@ -6,7 +6,7 @@
     from touche import distributed as td
 
     client = Client("tcp://scheduler:8786")          # or no client: dask's threads on this machine
-    poses = da.from_array(np.load("poses.npy", mmap_mode="r"), chunks=(100_000, 4, 4))
+    poses = da.from_array(np.load("poses.npy", mmap_mode="r"), chunks=(250_000, 4, 4))
     r = td.distance(mesh, None, tc.Box([1, 1, 1]), poses, client=client)
     r.signed_distance                                 # a dask array (n,)
     answer = r.compute()                              # a touche.DistanceResult, equal bit for bit to
@@ -70,10 +70,11 @@ except ImportError:  # pragma: no cover - dask without distributed: the threaded
     _WorkerPlugin = object
 
 # Rows per chunk when a batch arrives as a numpy array (a dask array keeps its own chunks). The
-# cheapest pairs cost ~1-2 us a pose (capsule-box distance, benchmarks/bench_distributed.py), so a
-# chunk of 100,000 computes in 0.1-0.2 s against 2-4 ms of Dask's cost per task measured there;
-# costlier pairs (a box against a 2,000-triangle mesh: ~200 us a pose) only make it longer.
-DEFAULT_CHUNK_ROWS = 100_000
+# cheapest pairs cost ~1-2 us a pose (capsule-box distance, benchmarks/bench_distributed.py), and
+# Dask costs ~8-12 ms per chunk there (5-7 % of a 100,000-pose chunk): a chunk of 250,000 computes
+# in 0.25-0.5 s, so that cost stays under ~3 %; costlier pairs (a box against a 2,000-triangle
+# mesh: ~200 us a pose) only make it longer. Inputs and results: 32 MB and 20 MB a chunk.
+DEFAULT_CHUNK_ROWS = 250_000
 
 # The warmup steps (touche._warmup.STEPS names) that :func:`warm` runs on every worker by
 # default: the kernels behind the batch verbs, clearance and robots. With a warm on-disk cache
