@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import subprocess
 import sys
 
@@ -35,10 +36,12 @@ CHUNK = 160  # 4 chunks, the last one short
 
 
 def _poses(count, seed, spread=1.3):
+    """Seeded rigid poses: random rotations, translations in [-spread, spread]^3."""
+    from scipy.spatial.transform import Rotation
+
     rng = np.random.default_rng(seed)
     poses = np.repeat(np.eye(4)[None], count, axis=0)
-    for k, rotvec in enumerate(rng.uniform(-np.pi, np.pi, (count, 3))):
-        poses[k, :3, :3] = np.asarray(tc.Pose.from_rotvec(rotvec).matrix)[:3, :3]
+    poses[:, :3, :3] = Rotation.from_rotvec(rng.uniform(-np.pi, np.pi, (count, 3))).as_matrix()
     poses[:, :3, 3] = rng.uniform(-spread, spread, (count, 3))
     return poses
 
@@ -317,6 +320,48 @@ def test_batch_poses_resumes_without_redoing_finished_chunks(client, tmp_path):
     # another job's chunks are refused, not mixed in
     code, text = _batch("poses", poses_path, a, b, "--chunk-rows", 50, "--scheduler", address, "-o", output)
     assert code == 3 and "another job" in text
+
+
+def test_batch_poses_survives_a_worker_killed_mid_job(client, tmp_path):
+    """A worker process dies after the first chunk is written: the chunks it held (their poses
+    were scattered to it) are sent again, and the results equal the single-machine call."""
+    import threading
+    import time
+
+    rows = 64_000  # 8 chunks of ~0.2 s each (a mesh against a mesh: ~23 us a pose)
+    poses = _poses(rows, 5)
+    poses_path = tmp_path / "poses.npy"
+    np.save(poses_path, poses)
+    big = tc.TriangleMesh(*uv_sphere(2000))
+    a, b = tc.mesh.save(big, tmp_path / "a.stl"), tc.mesh.save(MESH, tmp_path / "b.stl")
+    output = str(tmp_path / "out.npz")
+    killed = []
+    pids = client.run(os.getpid)  # this file's cluster: its worker processes, by id
+
+    def kill_after_the_first_chunk():
+        folder = output + ".chunks"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if os.path.isdir(folder) and any(name.startswith("chunk") for name in os.listdir(folder)):
+                victim = sorted(pids)[0]
+                os.kill(pids[victim], signal.SIGKILL)
+                killed.append(os.path.exists(output))  # whether the job had already ended
+                return
+            time.sleep(0.005)
+
+    killer = threading.Thread(target=kill_after_the_first_chunk)
+    killer.start()
+    code, text = _batch("poses", poses_path, a, b, "--chunk-rows", 8000, "--scheduler", client.scheduler.address,
+                        "-o", output)
+    killer.join()
+    assert code == 0, text
+    assert killed == [False], killed  # killed mid-job
+    assert "(8 computed, 0 done earlier)" in text
+    result = np.load(output)
+    _same(type("Loaded", (), {k: result[k] for k in result.files}),
+          tc.distance(tc.mesh.load(a), None, tc.mesh.load(b), poses),
+          ("signed_distance", "point_a", "point_b", "normal", "status", "distance"))
+    client.wait_for_workers(2, timeout=60)
 
 
 def test_batch_clearance_writes_the_table(client, tmp_path):

@@ -658,9 +658,14 @@ def batch_poses(poses_path, shape_a, shape_b, output, verb, side, chunk_rows, sc
     return EXIT_OK
 
 
+_CHUNK_ATTEMPTS = 3  # a chunk whose worker died is sent again, at most this many times
+
+
 def _run_pose_chunks(client, td, verb, side, a, b, poses, chunks, todo, chunk_path):
+    from concurrent.futures import CancelledError
+
     import numpy as np
-    from distributed import as_completed
+    from distributed import KilledWorker, as_completed
 
     td.warm(client, steps=("distance / intersects: batches", "meshes: BVH pairs and rays"))
     shared_a, shared_b = td.share(a, client), td.share(b, client)
@@ -676,9 +681,21 @@ def _run_pose_chunks(client, td, verb, side, a, b, poses, chunks, todo, chunk_pa
     index_of = {}
     running = as_completed(loop=client.loop)
 
+    def scatter(block):
+        # straight to a worker (not through the scheduler); a worker that has just died is
+        # still listed for a moment: try again, on the workers there are
+        for attempt in range(_CHUNK_ATTEMPTS):
+            try:
+                return client.scatter(block, direct=True)
+            except OSError:
+                if attempt + 1 == _CHUNK_ATTEMPTS:
+                    raise
+                time.sleep(0.5 * (attempt + 1))
+                client.wait_for_workers(1, timeout=120)
+
     def submit(index):
         first, end = chunks[index]
-        block = client.scatter(np.ascontiguousarray(poses[first:end], dtype=np.float64), direct=True)
+        block = scatter(np.ascontiguousarray(poses[first:end], dtype=np.float64))
         args = (shared_a.ref, None, shared_b.ref, block) if side == "b" else (shared_a.ref, block, shared_b.ref, None)
         future = client.submit(td._run_chunk, verb, fields, (first, end), args, {}, pure=False)
         index_of[future.key] = index
@@ -687,10 +704,20 @@ def _run_pose_chunks(client, td, verb, side, a, b, poses, chunks, todo, chunk_pa
     for _ in range(min(window, len(pending))):
         submit(pending.pop(0))
     progress = _BatchProgress("touche batch", len(todo))
+    attempts = {}
     try:
         for future in running:
             index = index_of.pop(future.key)
-            records = future.result()
+            try:
+                records = future.result()
+            except (CancelledError, KilledWorker) as lost:
+                # the chunk's poses were scattered to one worker: when it dies they are lost with
+                # it (Dask can re-run a task, not re-create scattered data): send them again
+                attempts[index] = attempts.get(index, 0) + 1
+                if attempts[index] > _CHUNK_ATTEMPTS:
+                    raise RuntimeError(f"chunk {index} failed {attempts[index]} times: {lost}") from lost
+                submit(index)
+                continue
             columns = {"intersects": records} if fields is None else {name: np.ascontiguousarray(records[name])
                                                                        for name, _, _ in fields}
             _write_atomically(chunk_path(index), lambda handle: np.savez(handle, **columns))

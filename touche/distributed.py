@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import pickle
 import sys
 import time
