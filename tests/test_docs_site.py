@@ -81,7 +81,7 @@ def test_every_page_of_the_nav_is_built(site):
     pages = list(_nav_pages(_config()["nav"]))
     wanted = {"index.md", "getting-started.md", "concepts.md", "primitives.md", "convex.md", "meshes.md",
               "time-of-impact.md", "broad-phase.md", "clearance.md", "cli.md", "gallery.md", "benchmarks.md",
-              "KERNELS.md"}
+              "KERNELS.md", "DISTRIBUTED.md"}
     assert wanted <= set(pages), wanted - set(pages)
     assert any(page.startswith("api/") for page in pages)
     for page in pages:

@@ -20,6 +20,7 @@ use. A batch call made from inside a pool thread runs serially (no nested waitin
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import threading
@@ -69,6 +70,20 @@ def set_num_threads(threads):
     if threads < 1:
         raise ValueError(f"threads must be >= 1, got {threads}")
     _threads = threads
+
+
+@contextlib.contextmanager
+def serial():
+    """Inside this block, batch calls made from this thread run in this thread only (no pool
+    hand-off): for callers that already run one batch per core themselves, such as a Dask
+    worker thread (touche.distributed), where the pool would only oversubscribe the cores.
+    The results are the same either way (every item is computed alone)."""
+    previous = getattr(_local, "inside", False)
+    _local.inside = True
+    try:
+        yield
+    finally:
+        _local.inside = previous
 
 
 def _get_pool(workers):

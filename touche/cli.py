@@ -7,6 +7,7 @@
     touche inspect M.stl             holes, T-junctions, orientation, Euler checks (Ericson ch. 12)
     touche repair IN.stl OUT.stl     weld, crack T-junctions, fill holes, orient
     touche bench                     time mesh reading / preparation / clearance on this machine
+    touche batch poses|clearance     batch jobs on Dask (a local cluster, or --scheduler ADDRESS)
 
 Exit codes (also in ``touche --help``): 0 success (``check``: no contact), 1 ``check`` found
 contact (intersecting, touching, or closer than ``--min-clearance``; ``inspect --strict``: problems
@@ -522,6 +523,309 @@ def bench(triangles):
     for name, seconds in timings:
         click.echo(f"  {name:<28} {seconds * 1e3:10.1f} ms")
     return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------
+# batch jobs on Dask (touche.distributed)
+@cli.group()
+def batch():
+    """Batch jobs on Dask: a local cluster on all cores, or a cluster's scheduler (--scheduler).
+
+    \b
+    touche batch poses POSES.npy A.stl B.stl -o out.npz     distance (or intersects) per pose
+    touche batch clearance PARTS_DIR --threshold 0.5 -o table.csv
+
+    A poses job writes each finished chunk to OUT.chunks/ (atomically): run the same command
+    again after an interruption and it computes only the missing chunks."""
+
+
+def _client_for(scheduler, workers):
+    """(client, cluster or None): the scheduler at ADDRESS, else a local cluster of one
+    single-threaded worker process per core (or ``workers``)."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as exc:
+        raise _Failure("touche batch needs dask and distributed: pip install 'touche[distributed]'",
+                       EXIT_MISSING_EXTRA) from exc
+    if scheduler:
+        try:
+            return Client(scheduler, timeout="30s"), None
+        except OSError as exc:
+            raise _Failure(f"cannot reach the scheduler at {scheduler}: {exc}", EXIT_BAD_INPUT) from exc
+    from ._warmup import default_jobs
+
+    cluster = LocalCluster(n_workers=workers or default_jobs(), threads_per_worker=1, processes=True,
+                           dashboard_address=None)
+    return Client(cluster), cluster
+
+
+class _BatchProgress:
+    """A bar on a terminal; elsewhere one quiet line at the end (written by the caller)."""
+
+    def __init__(self, label, total):
+        self.bar = None
+        if hasattr(sys.stderr, "isatty") and sys.stderr.isatty() and total:
+            self.bar = click.progressbar(length=total, label=label, file=sys.stderr)
+            self.bar.__enter__()
+
+    def advance(self, steps=1):
+        if self.bar is not None:
+            self.bar.update(steps)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+
+def _write_atomically(path, save):
+    """``save(handle)`` into a temporary file beside ``path``, then rename it over ``path``: a
+    reader (or a rerun) sees the whole file or none."""
+    folder = os.path.dirname(os.path.abspath(path))
+    temporary = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    with open(temporary, "wb") as handle:
+        save(handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def _job_fingerprint(poses_path, shape_paths, verb, chunk_rows, count):
+    import hashlib
+
+    digest = hashlib.sha1()
+    for path in (poses_path, *shape_paths):
+        stat = os.stat(path)
+        digest.update(f"{os.path.abspath(path)}|{stat.st_size}|{stat.st_mtime_ns}".encode())
+    return {"verb": verb, "chunk_rows": chunk_rows, "poses": count, "inputs": digest.hexdigest()}
+
+
+@batch.command("poses")
+@click.argument("poses_path", metavar="POSES.npy", type=click.Path(dir_okay=False))
+@click.argument("shape_a", type=click.Path())
+@click.argument("shape_b", type=click.Path())
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="results file (.npz)")
+@click.option("--verb", type=click.Choice(["distance", "intersects"]), default="distance", show_default=True)
+@click.option("--side", type=click.Choice(["b", "a"]), default="b", show_default=True,
+              help="which shape the poses move (the other stays at the identity)")
+@click.option("--chunk-rows", type=click.IntRange(min=1), default=None,
+              help="poses per chunk (default: touche.distributed.DEFAULT_CHUNK_ROWS)")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="a Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: a local cluster on all cores)")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="local cluster: worker processes (default: the cores)")
+@click.option("--max-chunks", type=click.IntRange(min=1), default=None,
+              help="compute at most this many missing chunks, then stop (a staged run; rerun to continue)")
+@click.option("--keep-chunks", is_flag=True, help="keep OUTPUT.chunks/ after writing the results file")
+def batch_poses(poses_path, shape_a, shape_b, output, verb, side, chunk_rows, scheduler, workers, max_chunks,
+                keep_chunks):
+    """For every pose in POSES.npy ((n, 4, 4) float64), the distance (or intersection) of
+    SHAPE_A and SHAPE_B (mesh files) with the pose applied to one of them; written to OUTPUT
+    (.npz: the fields of touche.DistanceResult, or 'intersects')."""
+    import numpy as np
+
+    from . import distributed as td
+    from .errors import GeometryError
+
+    chunk_rows = chunk_rows or td.DEFAULT_CHUNK_ROWS
+    try:
+        poses = np.load(poses_path, mmap_mode="r")
+    except (OSError, ValueError) as exc:
+        raise _Failure(f"{poses_path}: not a readable .npy array ({exc})", EXIT_BAD_INPUT) from exc
+    if poses.ndim != 3 or poses.shape[1:] != (4, 4):
+        raise GeometryError(f"{poses_path}: poses must have shape (n, 4, 4), got {poses.shape}")
+    a, b = _load(shape_a), _load(shape_b)
+    count = len(poses)
+    chunks = [(first, min(count, first + chunk_rows)) for first in range(0, count, chunk_rows)]
+    folder = output + ".chunks"
+    os.makedirs(folder, exist_ok=True)
+    fingerprint = _job_fingerprint(poses_path, (shape_a, shape_b), verb, chunk_rows, count)
+    job_file = os.path.join(folder, "job.json")
+    if os.path.exists(job_file):
+        with open(job_file) as handle:
+            if json.load(handle) != fingerprint:
+                raise _Failure(f"{folder} holds chunks of another job (other inputs, verb or --chunk-rows): "
+                               "remove it to start afresh", EXIT_BAD_INPUT)
+    else:
+        _write_atomically(job_file, lambda handle: handle.write(json.dumps(fingerprint).encode()))
+
+    def chunk_path(index):
+        return os.path.join(folder, f"chunk-{index:06d}.npz")
+
+    missing = [k for k in range(len(chunks)) if not os.path.exists(chunk_path(k))]
+    skipped = len(chunks) - len(missing)
+    todo = missing[:max_chunks] if max_chunks else missing
+    started = time.perf_counter()
+    if todo:
+        client, cluster = _client_for(scheduler, workers)
+        try:
+            _run_pose_chunks(client, td, verb, side, a, b, poses, chunks, todo, chunk_path)
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    left = len(missing) - len(todo)
+    elapsed = time.perf_counter() - started
+    if left:
+        click.echo(f"touche batch: {len(todo)} chunks computed, {skipped} done earlier, {left} left "
+                   f"({elapsed:.1f} s); run the same command again to continue", err=True)
+        return EXIT_OK
+    _merge_chunks(output, [chunk_path(k) for k in range(len(chunks))])
+    if not keep_chunks:
+        for k in range(len(chunks)):
+            os.remove(chunk_path(k))
+        os.remove(job_file)
+        os.rmdir(folder)
+    click.echo(f"touche batch: {count:,} poses in {len(chunks)} chunks ({len(todo)} computed, {skipped} done "
+               f"earlier) in {elapsed:.1f} s -> {output}", err=True)
+    return EXIT_OK
+
+
+_CHUNK_ATTEMPTS = 3  # a chunk whose worker died is sent again, at most this many times
+
+
+def _run_pose_chunks(client, td, verb, side, a, b, poses, chunks, todo, chunk_path):
+    from concurrent.futures import CancelledError
+
+    import numpy as np
+    from distributed import KilledWorker, as_completed
+
+    td.warm(client, steps=("distance / intersects: batches", "meshes: BVH pairs and rays"))
+    shared_a, shared_b = td.share(a, client), td.share(b, client)
+    fields = None
+    if verb == "distance":
+        fields = [(name, column.dtype, column.shape[1:]) for name, column in (
+            ("signed_distance", np.zeros(0)), ("point_a", np.zeros((0, 3))), ("point_b", np.zeros((0, 3))),
+            ("normal", np.zeros((0, 3))), ("status", np.zeros(0, dtype=np.int8)))]
+    # a window of chunks in flight: the poses file is read chunk by chunk (never all in memory),
+    # and a finished chunk is written before more are sent
+    window = 2 * max(1, sum(client.nthreads().values()))
+    pending = list(todo)
+    index_of = {}
+    running = as_completed(loop=client.loop)
+
+    def scatter(block):
+        # straight to a worker (not through the scheduler); a worker that has just died is
+        # still listed for a moment: try again, on the workers there are
+        for attempt in range(_CHUNK_ATTEMPTS):
+            try:
+                return client.scatter(block, direct=True)
+            except OSError:
+                if attempt + 1 == _CHUNK_ATTEMPTS:
+                    raise
+                time.sleep(0.5 * (attempt + 1))
+                client.wait_for_workers(1, timeout=120)
+
+    def submit(index):
+        first, end = chunks[index]
+        block = scatter(np.ascontiguousarray(poses[first:end], dtype=np.float64))
+        args = (shared_a.ref, None, shared_b.ref, block) if side == "b" else (shared_a.ref, block, shared_b.ref, None)
+        future = client.submit(td._run_chunk, verb, fields, (first, end), args, {}, pure=False)
+        index_of[future.key] = index
+        running.add(future)
+
+    for _ in range(min(window, len(pending))):
+        submit(pending.pop(0))
+    progress = _BatchProgress("touche batch", len(todo))
+    attempts = {}
+    try:
+        for future in running:
+            index = index_of.pop(future.key)
+            try:
+                records = future.result()
+            except (CancelledError, KilledWorker) as lost:
+                # the chunk's poses were scattered to one worker: when it dies they are lost with
+                # it (Dask can re-run a task, not re-create scattered data): send them again
+                attempts[index] = attempts.get(index, 0) + 1
+                if attempts[index] > _CHUNK_ATTEMPTS:
+                    raise RuntimeError(f"chunk {index} failed {attempts[index]} times: {lost}") from lost
+                submit(index)
+                continue
+            columns = {"intersects": records} if fields is None else {name: np.ascontiguousarray(records[name])
+                                                                       for name, _, _ in fields}
+            _write_atomically(chunk_path(index), lambda handle: np.savez(handle, **columns))
+            future.release()
+            progress.advance()
+            if pending:
+                submit(pending.pop(0))
+    finally:
+        progress.close()
+
+
+def _merge_chunks(output, paths):
+    import numpy as np
+
+    pieces = [np.load(path) for path in paths]
+    names = pieces[0].files
+    merged = {name: np.concatenate([piece[name] for piece in pieces]) for name in names}
+    if "signed_distance" in merged:  # as DistanceResult.distance: 0 when penetrating
+        merged["distance"] = np.where(merged["status"] == 2, 0.0, np.maximum(merged["signed_distance"], 0.0))
+    _write_atomically(output, lambda handle: np.savez(handle, **merged))
+
+
+@batch.command("clearance")
+@click.argument("parts_folder", type=click.Path(file_okay=False, exists=True))
+@click.option("--threshold", type=float, required=True, callback=_non_negative_distance,
+              help="report every pair of parts closer than this (0: touching or intersecting)")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="table file (.csv or .npz)")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="a Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: a local cluster on all cores)")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="local cluster: worker processes (default: the cores)")
+@click.option("--parts-per-group", type=click.IntRange(min=1), default=None, help="parts loaded together (default 64)")
+def batch_clearance(parts_folder, threshold, output, scheduler, workers, parts_per_group):
+    """Every pair of the STL / OBJ parts in PARTS_FOLDER (at their file coordinates) closer than
+    --threshold: a table (.csv: one row per pair with the file names; .npz: the columns of
+    touche.distributed.CLEARANCE_DTYPE and the part names)."""
+    import numpy as np
+
+    from . import distributed as td
+
+    names = sorted(name for name in os.listdir(parts_folder)
+                   if name.lower().endswith((".stl", ".obj")) and os.path.isfile(os.path.join(parts_folder, name)))
+    if len(names) < 2:
+        raise _Failure(f"{parts_folder}: needs at least 2 .stl / .obj files, found {len(names)}", EXIT_BAD_INPUT)
+    if not output.lower().endswith((".csv", ".npz")):
+        raise click.BadParameter("must end in .csv or .npz", param_hint="--output")
+    paths = [os.path.abspath(os.path.join(parts_folder, name)) for name in names]
+    started = time.perf_counter()
+    client, cluster = _client_for(scheduler, workers)
+    state = {"bar": None}
+
+    def progress(done, total):
+        if state["bar"] is None:
+            state["bar"] = _BatchProgress("touche batch clearance", total)
+            state["done"] = 0
+        if state["bar"].bar is not None and total != state["bar"].bar.length:
+            state["bar"].bar.length = total
+        state["bar"].advance(done - state["done"])
+        state["done"] = done
+
+    try:
+        td.warm(client, steps=("STL clearance", "mesh preparation"))
+        table = td.clearance_all(paths, threshold, client=client, progress=progress,
+                                 parts_per_group=parts_per_group or td.DEFAULT_PARTS_PER_GROUP)
+    finally:
+        if state["bar"] is not None:
+            state["bar"].close()
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    if output.lower().endswith(".npz"):
+        _write_atomically(output, lambda handle: np.savez(handle, table=table, names=np.array(names)))
+    else:
+        _write_atomically(output, lambda handle: handle.write(_clearance_csv(table, names).encode()))
+    click.echo(f"touche batch: {len(names)} parts, {len(table)} pairs within {threshold:g} "
+               f"({int(table['intersecting'].sum())} intersecting) in {time.perf_counter() - started:.1f} s -> {output}",
+               err=True)
+    return EXIT_OK
+
+
+def _clearance_csv(table, names):
+    lines = ["part_a,part_b,name_a,name_b,intersecting,distance,ax,ay,az,bx,by,bz,facet_a,facet_b"]
+    for row in table:
+        a, b = int(row["part_a"]), int(row["part_b"])
+        coordinates = ",".join(repr(float(x)) for x in (*row["point_a"], *row["point_b"]))
+        lines.append(f"{a},{b},{names[a]},{names[b]},{int(row['intersecting'])},{float(row['distance'])!r},"
+                     f"{coordinates},{int(row['facet_a'])},{int(row['facet_b'])}")
+    return "\n".join(lines) + "\n"
 
 
 def main(argv=None):

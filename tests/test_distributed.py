@@ -1,0 +1,423 @@
+"""touche.distributed and ``touche batch`` (issue 21): every verb over dask arrays gives the
+single-machine answer bit for bit (same dtypes), on a local cluster of 2 worker processes and on
+dask's threaded scheduler; a worker killed mid-job changes nothing; clearance_all equals a serial
+loop over touche.clearance on every pair; an interrupted ``touche batch poses`` does not redo its
+finished chunks; bad input raises the single-machine verb's exception.
+
+One cluster for the whole file (module fixture): LocalCluster(n_workers=2, processes=True,
+threads_per_worker=1). Inputs are small; the file runs in ~30 s on 2 busy cores.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import touche as tc
+from touche import robot
+from touche.demo import uv_sphere
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+td = pytest.importorskip("touche.distributed")
+
+MESH = tc.TriangleMesh(*uv_sphere(200))
+SMALL_MESH = tc.TriangleMesh(*uv_sphere(60))
+BOX = tc.Box([0.5, 0.6, 0.7])
+SPHERE = tc.Sphere(0.4)
+CAPSULE = tc.Capsule(0.2, 0.5)
+ROWS = 600
+CHUNK = 160  # 4 chunks, the last one short
+
+
+def _poses(count, seed, spread=1.3):
+    """Seeded rigid poses: random rotations, translations in [-spread, spread]^3."""
+    from scipy.spatial.transform import Rotation
+
+    rng = np.random.default_rng(seed)
+    poses = np.repeat(np.eye(4)[None], count, axis=0)
+    poses[:, :3, :3] = Rotation.from_rotvec(rng.uniform(-np.pi, np.pi, (count, 3))).as_matrix()
+    poses[:, :3, 3] = rng.uniform(-spread, spread, (count, 3))
+    return poses
+
+
+POSES = _poses(ROWS, 1)
+POSES_B = _poses(ROWS, 2)
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None)
+    # not the default client: the "threads" runs below must see no client (dask's own scheduler)
+    with distributed.Client(cluster, set_as_default=False) as connected:
+        yield connected
+    cluster.close()
+
+
+@pytest.fixture(params=["cluster", "threads"])
+def scheduler(request):
+    """The 2-process cluster, or no client (dask's threaded scheduler)."""
+    if request.param == "threads":
+        return None
+    return request.getfixturevalue("client")
+
+
+def _same(got, expected, names):
+    """Every field equal bit for bit (NaN where NaN) with the same dtype."""
+    for name in names:
+        a, b = np.asarray(getattr(got, name)), np.asarray(getattr(expected, name))
+        assert a.dtype == b.dtype, (name, a.dtype, b.dtype)
+        assert a.shape == b.shape, (name, a.shape, b.shape)
+        assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), name
+
+
+def _compute(array, scheduler):
+    """A dask array from a verb given ``scheduler``: computed there (a Future of a shipped shape
+    lives on that cluster; without a client, dask's threads)."""
+    return scheduler.compute(array).result() if scheduler is not None else array.compute()
+
+
+def _chunked(array, chunk=CHUNK):
+    return da.from_array(array, chunks=(chunk,) + array.shape[1:])
+
+
+DISTANCE_FIELDS = ("signed_distance", "point_a", "point_b", "normal", "status", "distance", "depth")
+
+
+@pytest.mark.parametrize("a, b", [(BOX, MESH), (MESH, SMALL_MESH), (BOX, SPHERE), (CAPSULE, BOX)],
+                         ids=["box-mesh", "mesh-mesh", "box-sphere", "capsule-box"])
+def test_distance_and_intersects_equal_the_single_machine_call(scheduler, a, b):
+    expected = tc.distance(a, POSES, b, None)
+    result = td.distance(a, _chunked(POSES), b, None, client=scheduler)
+    assert isinstance(result.signed_distance, da.Array) and result.point_a.shape == (ROWS, 3)
+    _same(result.compute(), expected, DISTANCE_FIELDS)
+    statuses = set(np.unique(expected.status).tolist())
+    assert len(statuses) >= 2, statuses  # both apart and touching / penetrating rows
+    # a derived field computed lazily, chunk by chunk, is the same too
+    assert np.array_equal(_compute(result.distance, scheduler), expected.distance)
+    # both poses batched (chunked differently: rechunked to match)
+    both = td.distance(a, _chunked(POSES), b, _chunked(POSES_B, 250), client=scheduler).compute()
+    _same(both, tc.distance(a, POSES, b, POSES_B), DISTANCE_FIELDS)
+    hits = td.intersects(a, None, b, _chunked(POSES), client=scheduler)
+    reference = tc.intersects(a, None, b, POSES)
+    computed = _compute(hits, scheduler)
+    assert computed.dtype == reference.dtype and np.array_equal(computed, reference)
+    assert 0.02 < reference.mean() < 0.98
+
+
+def test_points_rays_and_time_of_impact_equal_the_single_machine_call(scheduler):
+    rng = np.random.default_rng(7)
+    points = rng.uniform(-1.5, 1.5, (ROWS, 3))
+    _same(td.closest_point(MESH, None, _chunked(points), client=scheduler).compute(),
+          tc.closest_point(MESH, None, points), ("point", "distance", "status"))
+    _same(td.closest_point(BOX, _chunked(POSES), _chunked(points, 100), client=scheduler).compute(),
+          tc.closest_point(BOX, POSES, points), ("point", "distance", "status"))
+    origins = points * 2.0
+    directions = -origins + rng.normal(size=(ROWS, 3))  # mostly towards the mesh: hits and misses
+    limits = rng.uniform(0.5, 4.0, ROWS)
+    expected = tc.raycast(MESH, None, origins, directions, limits)
+    got = td.raycast(MESH, None, _chunked(origins), _chunked(directions, 100), _chunked(limits), client=scheduler)
+    _same(got.compute(), expected, ("hit", "t", "point", "normal", "face"))
+    assert 0.05 < expected.hit.mean() < 0.95
+    _same(td.raycast(BOX, None, _chunked(origins), [-1.0, 0.0, 0.0], client=scheduler).compute(),
+          tc.raycast(BOX, None, origins, [-1.0, 0.0, 0.0]), ("hit", "t", "point", "normal", "face"))
+    velocities = rng.normal(size=(ROWS, 3))
+    expected = tc.time_of_impact(BOX, None, SMALL_MESH, tc.Linear(velocities, POSES), 2.0)
+    got = td.time_of_impact(BOX, None, SMALL_MESH, td.motion(tc.Linear, _chunked(velocities), _chunked(POSES)), 2.0,
+                            client=scheduler).compute()
+    names = [name for name in ("status", "time", "last_time", "normal", "point", "points", "kind", "count", "triangles")
+             if getattr(expected, name) is not None]
+    _same(got, expected, names)
+    assert len(set(np.unique(expected.status).tolist())) >= 2
+
+
+ARM = """<robot name="arm">
+  <link name="base"><collision><geometry><box size="0.4 0.4 0.1"/></geometry></collision></link>
+  <link name="l1"><collision><origin xyz="0 0 0.25"/><geometry><capsule radius="0.05" length="0.4"/></geometry></collision></link>
+  <link name="l2"><collision><origin xyz="0.2 0 0"/><geometry><box size="0.4 0.08 0.06"/></geometry></collision></link>
+  <link name="l3"><collision><geometry><sphere radius="0.06"/></geometry></collision></link>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><origin xyz="0 0 0.05"/><axis xyz="0 0 1"/><limit lower="-3" upper="3"/></joint>
+  <joint name="j2" type="revolute"><parent link="l1"/><child link="l2"/><origin xyz="0 0 0.45"/><axis xyz="0 1 0"/><limit lower="-3" upper="3"/></joint>
+  <joint name="j3" type="revolute"><parent link="l2"/><child link="l3"/><origin xyz="0.4 0 0"/><axis xyz="0 1 0"/><limit lower="-3" upper="3"/></joint>
+</robot>"""
+
+
+def test_robot_checks_equal_the_single_machine_call(scheduler):
+    model = robot.load_urdf(text=ARM)
+    q = np.random.default_rng(3).uniform(-3, 3, (ROWS, model.dof))
+    obstacles = [(SMALL_MESH, tc.Pose.from_translation([0.4, 0.0, 0.5]))]
+    expected = model.in_collision(q, obstacles)
+    got = td.robot_in_collision(model, _chunked(q), obstacles, client=scheduler)
+    got = _compute(got, scheduler)
+    assert got.dtype == expected.dtype and np.array_equal(got, expected)
+    assert 0.05 < expected.mean() < 0.95
+    expected = model.distances(q, obstacles, gradients=True)
+    result = td.robot_distances(model, _chunked(q), obstacles, gradients=True, client=scheduler)
+    assert result.pairs == expected.pairs
+    _same(result.compute(), expected,
+          ("signed_distance", "point_a", "point_b", "normal", "status", "gradient", "distance", "minimum", "closest_pair"))
+    assert np.array_equal(_compute(result.minimum, scheduler), expected.minimum)
+
+
+def test_shapes_travel_once_per_worker_not_per_task(client):
+    """The mesh (with its BVH) is scattered to both workers once; the task graph of an 8-chunk
+    job refers to it by key and holds no copy of it."""
+    mesh = tc.TriangleMesh(*uv_sphere(2000))
+    shared = td.share(mesh, client)
+    assert mesh._bvh is not None  # built on the client: it travels with the mesh
+    holders = client.who_has(shared.ref)[shared.ref.key]
+    assert len(holders) == 2
+    result = td.distance(BOX, _chunked(POSES, 75), shared, None, client=client)
+    graph_bytes = len(pickle.dumps(dict(result.records.__dask_graph__()), protocol=5))
+    mesh_bytes = len(pickle.dumps(mesh, protocol=5))
+    assert graph_bytes < mesh_bytes / 2, (graph_bytes, mesh_bytes)
+    # the workers hold the very object of the key (one per worker), BVH included
+    built = client.run(lambda dask_worker: sum(type(v).__name__ == "TriangleMesh" and v._bvh is not None
+                                               for v in dask_worker.data.values()))
+    assert all(count >= 1 for count in built.values())
+    _same(result.compute(), tc.distance(BOX, POSES, mesh, None), DISTANCE_FIELDS)
+
+
+def _kill_once(block, marker, victim_chunk, block_info=None):
+    """Runs before the chunk's query: the first time chunk ``victim_chunk`` runs, its worker
+    process dies (os._exit), as on a machine failure; the marker file makes it happen once."""
+    if block_info[0]["chunk-location"][0] == victim_chunk and not os.path.exists(marker):
+        with open(marker, "w") as handle:
+            handle.write(str(os.getpid()))
+        os._exit(1)
+    return block
+
+
+def test_a_worker_killed_mid_job_changes_nothing(client, tmp_path):
+    marker = str(tmp_path / "killed")
+    poses = _chunked(POSES, 60).map_blocks(_kill_once, marker, 5, dtype=np.float64)
+    result = td.distance(MESH, None, SMALL_MESH, poses, client=client).compute()
+    with open(marker) as handle:  # the worker did die: its process id
+        killed_pid = int(handle.read())
+    _same(result, tc.distance(MESH, None, SMALL_MESH, POSES), DISTANCE_FIELDS)
+    client.wait_for_workers(2, timeout=60)
+    assert killed_pid not in client.run(os.getpid).values()  # its process is gone (the nanny started another)
+
+
+# ------------------------------------------------------------------------------------------------
+# clearance_all
+def _box_mesh(low, high):
+    (x0, y0, z0), (x1, y1, z1) = low, high
+    vertices = np.array([[x, y, z] for x in (x0, x1) for y in (y0, y1) for z in (z0, z1)], dtype=np.float64)
+    faces = [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
+             [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]]
+    return tc.TriangleMesh(vertices, faces)
+
+
+def _assembly(seed=11, count=36):
+    """Seeded spheres scattered in a box, plus boxes placed on purpose: two touching face to
+    face, two exactly THRESHOLD apart, one a hair beyond it, one far from everything."""
+    rng = np.random.default_rng(seed)
+    parts, poses = [], []
+    for _ in range(count):
+        vertices, faces = uv_sphere(int(rng.integers(40, 120)))
+        parts.append(tc.TriangleMesh(vertices * rng.uniform(0.3, 0.7), faces))
+        pose = np.eye(4)
+        pose[:3, 3] = rng.uniform(0.0, 6.0, 3)
+        poses.append(pose)
+    placed = [_box_mesh((10, 0, 0), (11, 1, 1)), _box_mesh((11, 0, 0), (12, 1, 1)),       # touching
+              _box_mesh((20, 0, 0), (21, 1, 1)), _box_mesh((21.25, 0, 0), (22, 1, 1)),    # exactly 0.25
+              _box_mesh((30, 0, 0), (31, 1, 1)), _box_mesh((31.25 + 1e-9, 0, 0), (32, 1, 1)),  # just beyond
+              _box_mesh((50, 50, 50), (51, 51, 51))]                                       # far
+    parts += placed
+    poses += [np.eye(4)] * len(placed)
+    return parts, np.array(poses)
+
+
+THRESHOLD = 0.25
+
+
+def _naive_clearance(parts, poses, threshold):
+    """Every pair, one touche.clearance call each: the rows within the threshold."""
+    from touche.clearance import clearance
+
+    rows = []
+    for i in range(len(parts)):
+        for j in range(i + 1, len(parts)):
+            r = clearance(parts[i], poses[i], parts[j], poses[j], max_distance=threshold)
+            if r.distance <= threshold:
+                rows.append((i, j, r.intersecting, r.distance, r.point_a, r.point_b, r.triangle_a, r.triangle_b))
+    return rows
+
+
+def test_clearance_all_equals_a_serial_loop_over_every_pair(scheduler):
+    parts, poses = _assembly()
+    expected = _naive_clearance(parts, poses, THRESHOLD)
+    calls = []
+    table = td.clearance_all(parts, THRESHOLD, poses=poses, client=scheduler, parts_per_group=8, pairs_per_task=6,
+                             progress=lambda done, total: calls.append((done, total)))
+    assert table.dtype == td.CLEARANCE_DTYPE
+    assert len(table) == len(expected)
+    for row, (i, j, hit, dist, point_a, point_b, tri_a, tri_b) in zip(table, expected):
+        assert (row["part_a"], row["part_b"]) == (i, j)
+        assert row["intersecting"] == hit and row["distance"] == dist  # bit for bit
+        assert np.array_equal(row["point_a"], point_a) and np.array_equal(row["point_b"], point_b)
+        assert (row["triangle_a"], row["triangle_b"]) == (tri_a, tri_b)
+    count = len(parts) - 7
+    pairs = {(int(a), int(b)) for a, b in zip(table["part_a"], table["part_b"])}
+    assert (count, count + 1) in pairs and table["intersecting"][list(zip(table["part_a"], table["part_b"])).index(
+        (count, count + 1))]
+    assert (count + 4, count + 5) not in pairs and not any(count + 6 in p for p in pairs)
+    assert 0 < table["intersecting"].sum() < len(table)  # both intersecting and merely close pairs
+    assert calls and calls[-1][0] == calls[-1][1]  # progress reached the end
+
+
+def test_clearance_all_bad_input():
+    parts, poses = _assembly(count=4)
+    with pytest.raises(tc.GeometryError, match="threshold"):
+        td.clearance_all(parts, -1.0, poses=poses)
+    with pytest.raises(tc.GeometryError, match="poses"):
+        td.clearance_all(parts, 0.1, poses=poses[:3])
+
+
+# ------------------------------------------------------------------------------------------------
+# the command line
+def _batch(*args):
+    from click.testing import CliRunner
+
+    from touche.cli import cli
+
+    result = CliRunner().invoke(cli, ["batch", *map(str, args)], catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def test_batch_poses_resumes_without_redoing_finished_chunks(client, tmp_path):
+    address = client.scheduler.address
+    poses_path = tmp_path / "poses.npy"
+    np.save(poses_path, POSES)
+    a, b = tc.mesh.save(MESH, tmp_path / "a.stl"), tc.mesh.save(SMALL_MESH, tmp_path / "b.stl")
+    output = str(tmp_path / "out.npz")
+    common = [poses_path, a, b, "--chunk-rows", 100, "--scheduler", address]
+    code, text = _batch("poses", *common, "-o", output, "--max-chunks", 2, "--keep-chunks")
+    assert code == 0 and "2 chunks computed, 0 done earlier, 4 left" in text, text
+    folder = output + ".chunks"
+    first = {name: os.stat(os.path.join(folder, name)).st_mtime_ns for name in os.listdir(folder) if name.startswith("chunk")}
+    assert len(first) == 2 and not os.path.exists(output)
+    code, text = _batch("poses", *common, "-o", output, "--keep-chunks")
+    assert code == 0 and "(4 computed, 2 done earlier)" in text, text
+    for name, stamp in first.items():  # finished chunks were not rewritten
+        assert os.stat(os.path.join(folder, name)).st_mtime_ns == stamp
+    whole = str(tmp_path / "whole.npz")
+    code, text = _batch("poses", *common, "-o", whole)
+    assert code == 0 and "(6 computed, 0 done earlier)" in text and not os.path.exists(whole + ".chunks")
+    resumed, uninterrupted = np.load(output), np.load(whole)
+    assert resumed.files == uninterrupted.files
+    for name in resumed.files:
+        assert np.array_equal(resumed[name], uninterrupted[name])
+    _same(type("Loaded", (), {k: resumed[k] for k in resumed.files}),
+          tc.distance(tc.mesh.load(a), None, tc.mesh.load(b), POSES),
+          ("signed_distance", "point_a", "point_b", "normal", "status", "distance"))
+    # another job's chunks are refused, not mixed in
+    code, text = _batch("poses", poses_path, a, b, "--chunk-rows", 50, "--scheduler", address, "-o", output)
+    assert code == 3 and "another job" in text
+
+
+def test_batch_poses_survives_a_worker_killed_mid_job(client, tmp_path):
+    """A worker process dies after the first chunk is written: the chunks it held (their poses
+    were scattered to it) are sent again, and the results equal the single-machine call."""
+    import threading
+    import time
+
+    rows = 64_000  # 8 chunks of ~0.2 s each (a mesh against a mesh: ~23 us a pose)
+    poses = _poses(rows, 5)
+    poses_path = tmp_path / "poses.npy"
+    np.save(poses_path, poses)
+    big = tc.TriangleMesh(*uv_sphere(2000))
+    a, b = tc.mesh.save(big, tmp_path / "a.stl"), tc.mesh.save(MESH, tmp_path / "b.stl")
+    output = str(tmp_path / "out.npz")
+    killed = []
+    pids = client.run(os.getpid)  # this file's cluster: its worker processes, by id
+
+    def kill_after_the_first_chunk():
+        folder = output + ".chunks"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if os.path.isdir(folder) and any(name.startswith("chunk") for name in os.listdir(folder)):
+                victim = sorted(pids)[0]
+                os.kill(pids[victim], signal.SIGKILL)
+                killed.append(os.path.exists(output))  # whether the job had already ended
+                return
+            time.sleep(0.005)
+
+    killer = threading.Thread(target=kill_after_the_first_chunk)
+    killer.start()
+    code, text = _batch("poses", poses_path, a, b, "--chunk-rows", 8000, "--scheduler", client.scheduler.address,
+                        "-o", output)
+    killer.join()
+    assert code == 0, text
+    assert killed == [False], killed  # killed mid-job
+    assert "(8 computed, 0 done earlier)" in text
+    result = np.load(output)
+    _same(type("Loaded", (), {k: result[k] for k in result.files}),
+          tc.distance(tc.mesh.load(a), None, tc.mesh.load(b), poses),
+          ("signed_distance", "point_a", "point_b", "normal", "status", "distance"))
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_batch_clearance_writes_the_table(client, tmp_path):
+    parts, poses = _assembly(seed=5, count=10)
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    names = []
+    for k, (part, pose) in enumerate(zip(parts, poses)):
+        names.append(f"part{k:02d}.stl")
+        tc.mesh.save((part.vertices @ pose[:3, :3].T + pose[:3, 3], part.faces), folder / names[-1])
+    output = tmp_path / "table.csv"
+    code, text = _batch("clearance", folder, "--threshold", THRESHOLD, "-o", output, "--scheduler",
+                        client.scheduler.address)
+    assert code == 0, text
+    lines = output.read_text().splitlines()
+    loaded = [tc.mesh.load(folder / name) for name in names]
+    expected = _naive_clearance(loaded, [np.eye(4)] * len(loaded), THRESHOLD)
+    assert len(lines) == 1 + len(expected) and len(expected) > 0
+    for line, (i, j, hit, dist, *_rest) in zip(lines[1:], expected):
+        fields = line.split(",")
+        assert (int(fields[0]), int(fields[1]), fields[2], fields[3]) == (i, j, names[i], names[j])
+        assert float(fields[5]) == dist and int(fields[4]) == int(hit)
+
+
+# ------------------------------------------------------------------------------------------------
+# bad input: the single-machine verb's exception
+def test_wrong_shapes_raise_the_single_machine_error_at_graph_build():
+    wrong = da.zeros((10, 3, 4), chunks=5)
+    with pytest.raises(tc.GeometryError) as single:
+        tc.distance(BOX, np.zeros((1, 3, 4)), SPHERE, None)
+    with pytest.raises(tc.GeometryError) as chunked:
+        td.distance(BOX, wrong, SPHERE, None)
+    assert str(chunked.value) == str(single.value)
+    with pytest.raises(tc.GeometryError, match="differ in length"):
+        td.distance(BOX, _chunked(POSES), SPHERE, _chunked(POSES[:100]))
+    with pytest.raises(tc.GeometryError, match="points"):
+        td.closest_point(MESH, None, da.zeros((10, 2), chunks=5))
+    with pytest.raises(tc.UnsupportedQuery, match="Plane and Plane"):
+        td.time_of_impact(tc.Plane([0, 0, 1], 0.0), _chunked(POSES), tc.Plane([0, 0, 1], 1.0), None, 1.0)
+    model = robot.load_urdf(text=ARM)
+    with pytest.raises(tc.GeometryError, match="has 3 values"):
+        td.robot_in_collision(model, da.zeros((10, 2), chunks=5))
+
+
+def test_nan_poses_raise_the_single_machine_error_at_compute(scheduler):
+    poses = POSES.copy()
+    poses[250, 0, 3] = np.nan
+    with pytest.raises(tc.GeometryError) as single:
+        tc.distance(BOX, poses, MESH, None)
+    result = td.distance(BOX, _chunked(poses), MESH, None, client=scheduler)  # builds: values unseen
+    with pytest.raises(tc.GeometryError) as chunked:
+        result.compute()
+    message = str(chunked.value)
+    assert str(single.value) in message and "rows 160 to 319" in message
+
+
+def test_import_touche_does_not_import_dask():
+    code = "import sys, touche; touche.distance; assert 'dask' not in sys.modules and 'distributed' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))

@@ -1,0 +1,1051 @@
+"""Batch jobs on Dask: touche's verbs over dask arrays, and assembly clearance at scale.
+
+    import dask.array as da
+    from distributed import Client
+    import touche as tc
+    from touche import distributed as td
+
+    client = Client("tcp://scheduler:8786")          # or no client: dask's threads on this machine
+    poses = da.from_array(np.load("poses.npy", mmap_mode="r"), chunks=(250_000, 4, 4))
+    r = td.distance(mesh, None, tc.Box([1, 1, 1]), poses, client=client)
+    r.signed_distance                                 # a dask array (n,)
+    answer = r.compute()                              # a touche.DistanceResult, equal bit for bit to
+                                                      # tc.distance(mesh, None, box, poses)
+    table = td.clearance_all(parts, 0.5, client=client)   # every pair of parts closer than 0.5
+
+Verbs: :func:`intersects`, :func:`distance`, :func:`closest_point`, :func:`raycast`,
+:func:`time_of_impact`, :func:`robot_in_collision`, :func:`robot_distances`; each takes the
+single-machine verb's arguments where any batch argument may be a dask array chunked along its
+first axis (the other arguments are single values, given to every chunk), plus ``client``
+(a ``distributed.Client``; None: the default client if one exists, else dask's default
+scheduler). Each returns a :class:`ChunkedResult` (or a dask bool array for the booleans):
+the single-machine result's fields as dask arrays, and ``compute()`` giving the single-machine
+result object itself. Every chunk runs the single-machine verb on its rows, so the answers are
+the single-machine answers, bit for bit, whatever the chunks and the scheduler.
+
+How the known traps are avoided:
+
+- shapes go to the workers ONCE PER WORKER: :func:`share` scatters them with ``broadcast=True``
+  under a key made from their contents, and every task receives that one in-memory object (a
+  mesh carries its BVH, built once on the client, so no worker rebuilds it; a part prepared for
+  clearance carries its tree);
+- compiled kernels are never pickled: tasks name touche's public functions (pickled by module
+  and name), so each worker process loads the kernels from the shared on-disk cache on first
+  use; :func:`warm` loads them up front on every worker, and on workers that join later;
+- Dask gives the parallelism (one task per worker thread): inside a task touche runs the chunk
+  in that thread only (``touche._parallel.serial``), instead of a second pool on the same cores.
+
+Errors: the single-machine verb's, from the public boundary: at graph build for what can be
+checked without the data (shapes, pairs, the trailing shape and dtype of a dask array, single
+poses), at compute for the values (NaN poses, joint values out of limits), the same exception
+class with the chunk's rows added to the message.
+
+Importing this module imports dask (``pip install 'touche[distributed]'``); ``import touche``
+does not.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import pickle
+import sys
+import time
+
+import numpy as np
+
+try:
+    import dask
+    import dask.array as da
+except ImportError as _missing:  # pragma: no cover - the extra is not installed
+    raise ImportError("touche.distributed needs dask: pip install 'touche[distributed]' "
+                      "(dask[array] and distributed)") from _missing
+
+from . import _parallel
+from .errors import GeometryError
+
+try:
+    from distributed import WorkerPlugin as _WorkerPlugin
+except ImportError:  # pragma: no cover - dask without distributed: the threaded scheduler only
+    _WorkerPlugin = object
+
+# Rows per chunk when a batch arrives as a numpy array (a dask array keeps its own chunks). The
+# cheapest pairs cost ~1-2 us a pose (capsule-box distance, benchmarks/bench_distributed.py), and
+# Dask costs ~8-12 ms per chunk there (5-7 % of a 100,000-pose chunk): a chunk of 250,000 computes
+# in 0.25-0.5 s, so that cost stays under ~3 %; costlier pairs (a box against a 2,000-triangle
+# mesh: ~200 us a pose) only make it longer. Inputs and results: 32 MB and 20 MB a chunk.
+DEFAULT_CHUNK_ROWS = 250_000
+
+# The warmup steps (touche._warmup.STEPS names) that :func:`warm` runs on every worker by
+# default: the kernels behind the batch verbs, clearance and robots. With a warm on-disk cache
+# they load in ~2 s per worker process.
+DEFAULT_WARM_STEPS = (
+    "distance / intersects: batches",
+    "meshes: BVH pairs and rays",
+    "closed-form pairs (points, spheres, capsules, boxes)",
+    "closest points and rays",
+    "time of impact",
+    "STL clearance",
+    "robots",
+)
+
+
+# ------------------------------------------------------------------------------------------------
+# the client, and values shipped once per worker
+def _resolve_client(client):
+    """``client``, else the default distributed client when one exists, else None (dask's default
+    scheduler)."""
+    if client is not None:
+        return client
+    if "distributed" in sys.modules:
+        from distributed import default_client
+
+        try:
+            return default_client()
+        except ValueError:
+            return None
+    return None
+
+
+class Shared:
+    """A value shipped once to every worker: ``value`` the local object, ``ref`` what the tasks
+    receive (a ``distributed.Future`` of the broadcast copy, or the value itself without a
+    client)."""
+
+    __slots__ = ("value", "ref")
+
+    def __init__(self, value, ref):
+        self.value = value
+        self.ref = ref
+
+    def __repr__(self):
+        return f"Shared({type(self.value).__name__}, {'scattered' if self.ref is not self.value else 'local'})"
+
+
+def _build_derived(value):
+    """Build what the workers would otherwise build once per task or per process: a mesh's BVH
+    (it pickles with the mesh), the BVHs of a robot's mesh geometries."""
+    from .shapes import TriangleMesh
+
+    if isinstance(value, TriangleMesh):
+        value.bvh  # noqa: B018  (built and kept on the mesh)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _build_derived(item)
+    elif hasattr(value, "geometries"):  # a touche.robot.Robot
+        for geometry in value.geometries:
+            _build_derived(geometry.shape)
+
+
+def _content_digest(value):
+    """A hash of ``value``'s contents: equal contents share one key on the cluster."""
+    from .shapes import Shape
+
+    digest = hashlib.sha1()
+    if isinstance(value, Shape):
+        digest.update(type(value).__name__.encode())
+        for array in value._packed[1:]:
+            digest.update(np.ascontiguousarray(array).view(np.uint8))
+    else:
+        digest.update(pickle.dumps(value, protocol=5))
+    return digest.hexdigest()
+
+
+# futures of the values shipped lately, per client and content: a value shared again (the same
+# mesh for the next job) is not shipped again. The oldest are released past the limit. Keys get a
+# random suffix: a released key being forgotten by the scheduler while the same contents are
+# scattered again under the same key would lose the new copy.
+_SHIPPED = {}
+_SHIPPED_LIMIT = 64
+
+
+def share(value, client=None):
+    """Ship ``value`` (a shape, a ClearancePart, a robot, ...) once to every worker and return
+    a :class:`Shared` (pass it to the verbs in place of the value). Equal contents shared again
+    on the same client reuse the copy already on the workers (the last 64 values shared are
+    kept there). Without a client, nothing is shipped. A mesh's BVH is built first, here, so
+    that it travels with the mesh."""
+    import uuid
+
+    if isinstance(value, Shared):
+        return value
+    client = _resolve_client(client)
+    _build_derived(value)
+    if client is None:
+        return Shared(value, value)
+    digest = _content_digest(value)
+    cache_key = (client.id, digest)
+    future = _SHIPPED.pop(cache_key, None)
+    if future is None or future.status in ("lost", "error", "cancelled") or client.status != "running":
+        key = f"touche-{type(value).__name__}-{digest[:16]}-{uuid.uuid4().hex[:8]}"
+        future = client.scatter({key: value}, broadcast=True)[key]
+    _SHIPPED[cache_key] = future  # most recent last
+    while len(_SHIPPED) > _SHIPPED_LIMIT:
+        _SHIPPED.pop(next(iter(_SHIPPED)))
+    return Shared(value, future)
+
+
+def _local(value):
+    return value.value if isinstance(value, Shared) else value
+
+
+# ------------------------------------------------------------------------------------------------
+# warming the kernels on every worker
+def _run_warm_steps(names):
+    from . import _warmup
+
+    wanted = [index for index, (name, _) in enumerate(_warmup.STEPS) if name in names]
+    unknown = set(names) - {_warmup.STEPS[index][0] for index in wanted}
+    if unknown:
+        raise ValueError(f"unknown warmup steps: {sorted(unknown)}")
+    started = time.perf_counter()
+    _warmup.run(jobs=1, progress=False, steps=wanted)
+    return time.perf_counter() - started
+
+
+class WarmKernels(_WorkerPlugin):
+    """A Dask worker plugin: on every worker (those there now and those that join or restart
+    later) load the kernels of the given warmup steps from the on-disk cache."""
+
+    name = "touche-warm-kernels"
+
+    def __init__(self, steps=DEFAULT_WARM_STEPS):
+        self.steps = tuple(steps)
+
+    def setup(self, worker):
+        _run_warm_steps(self.steps)
+
+
+def warm(client=None, steps=DEFAULT_WARM_STEPS):
+    """Load the kernels of ``steps`` (names of ``touche._warmup.STEPS``) in every worker process
+    of ``client`` now and in every worker that starts later (a worker plugin); without a client,
+    in this process. Loading from a warm on-disk cache takes ~2 s per process for the default
+    steps; on an empty cache the first worker compiles (minutes) -- run ``touche warmup`` once
+    per machine (or shared cache directory) first."""
+    client = _resolve_client(client)
+    if client is None:
+        _run_warm_steps(tuple(steps))
+        return
+    client.register_plugin(WarmKernels(steps))
+
+
+# ------------------------------------------------------------------------------------------------
+# chunks
+def _verb(name):
+    """The single-machine function a chunk runs, looked up in the worker by name."""
+    import touche
+
+    if name == "robot_in_collision":
+        return lambda robot, *args, **kwargs: robot.in_collision(*args, **kwargs)
+    if name == "robot_distances":
+        return lambda robot, *args, **kwargs: robot.distances(*args, **kwargs)
+    return getattr(touche, name)
+
+
+_MOTION = "__touche_motion__"  # tags a motion to build in the chunk: (tag, class, args, kwargs)
+
+
+def _build_motions(value):
+    if isinstance(value, tuple) and len(value) == 4 and value[0] == _MOTION:
+        return value[1](*value[2], **value[3])
+    return value
+
+
+def _pack(result, fields):
+    """The records (one per row) of a verb's result: the fields side by side in one array."""
+    if fields is None:
+        return np.asarray(result)
+    columns = [np.asarray(getattr(result, name)) for name, _, _ in fields]
+    records = np.empty(len(columns[0]), dtype=[(name, dtype, shape) for name, dtype, shape in fields])
+    for (name, _, _), column in zip(fields, columns):
+        records[name] = column
+    return records
+
+
+class _Slot:
+    """In an argument template: the k-th block ("block") or shipped value ("shipped") of the
+    chunk's task."""
+
+    __slots__ = ("kind", "index")
+
+    def __init__(self, kind, index):
+        self.kind = kind
+        self.index = index
+
+    def __reduce__(self):
+        return (_Slot, (self.kind, self.index))
+
+    def __dask_tokenize__(self):
+        return ("touche-slot", self.kind, self.index)
+
+
+def _is_future(value):
+    return type(value).__name__ == "Future" and type(value).__module__.startswith("distributed")
+
+
+def _fill(value, blocks, shipped):
+    if isinstance(value, _Slot):
+        return blocks[value.index] if value.kind == "block" else shipped[value.index]
+    if isinstance(value, tuple) and len(value) == 4 and value[0] == _MOTION:
+        return (_MOTION, value[1], tuple(_fill(v, blocks, shipped) for v in value[2]),
+                {k: _fill(v, blocks, shipped) for k, v in value[3].items()})
+    return value
+
+
+def _run_blocks(verb, fields, arg_template, kwarg_template, block_count, *values):
+    """The task of one chunk (see _Job.run): the blocks (the first: the rows' indices) and the
+    shipped values put back into the verb's arguments, then :func:`_run_chunk`."""
+    blocks, shipped = values[:block_count], values[block_count:]
+    rows = blocks[0]
+    first = int(rows[0]) if len(rows) else 0
+    args = tuple(_fill(v, blocks, shipped) for v in arg_template)
+    kwargs = {k: _fill(v, blocks, shipped) for k, v in kwarg_template.items()}
+    return _run_chunk(verb, fields, (first, first + len(rows)), args, kwargs)
+
+
+def _run_chunk(verb, fields, rows, args, kwargs):
+    """One chunk: the single-machine verb on its rows (in this thread only), packed as records.
+    ``rows`` (first, end) name the chunk in an error."""
+    args = [_build_motions(value) for value in args]
+    kwargs = {key: _build_motions(value) for key, value in kwargs.items()}
+    with _parallel.serial():
+        try:
+            result = _verb(verb)(*args, **kwargs)
+        except GeometryError as error:
+            raise type(error)(f"{error} (in the chunk of rows {rows[0]} to {rows[1] - 1})") from None
+    return _pack(result, fields)
+
+
+class _Batch:
+    """A batch argument: a dask array chunked along its first axis only."""
+
+    __slots__ = ("array", "name")
+
+    def __init__(self, array, name):
+        self.array = array
+        self.name = name
+
+
+class _Job:
+    """Collects a verb's arguments (batches, shipped shapes, single values), checks them with
+    the single-machine verb on an empty batch, and builds the chunked graph."""
+
+    def __init__(self, verb, client, chunk_rows):
+        self.verb = verb
+        self.client = _resolve_client(client)
+        if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) or chunk_rows < 1:
+            raise GeometryError(f"chunk_rows must be an integer >= 1, got {chunk_rows!r}")
+        self.chunk_rows = int(chunk_rows)
+        self.batches = []
+
+    def batch(self, value, name, trailing, dtype=np.float64):
+        """A dask array (or a numpy batch of more than one row) becomes a batch; anything else is
+        a single value given to every chunk (the single-machine verb then checks it)."""
+        if isinstance(value, da.Array):
+            if value.ndim != 1 + len(trailing) or tuple(value.shape[1:]) != tuple(trailing):
+                return _WrongShape(value, name, trailing)
+            if not (np.issubdtype(value.dtype, np.number) or np.issubdtype(value.dtype, np.bool_)):
+                raise GeometryError(f"{name} must be numeric, got a dask array of dtype {value.dtype}")
+            if any(math.isnan(c) for c in value.chunks[0]):
+                raise GeometryError(f"{name}: the dask array's chunk sizes are unknown (call compute_chunk_sizes())")
+            array = value.astype(dtype) if value.dtype != dtype else value
+            array = array.rechunk({axis: -1 for axis in range(1, value.ndim)})
+        elif isinstance(value, np.ndarray) and value.ndim == 1 + len(trailing) and len(value) > 1 \
+                and tuple(value.shape[1:]) == tuple(trailing):
+            array = da.from_array(np.asarray(value, dtype=dtype), chunks=(self.chunk_rows,) + tuple(trailing))
+        else:
+            return value
+        marker = _Batch(array, name)
+        self.batches.append(marker)
+        return marker
+
+    def check(self, function, *args, **kwargs):
+        """The single-machine verb on the arguments with every batch emptied: its exceptions for
+        wrong pairs, shapes and single values, and its (empty) result for the field layout."""
+        for value in list(args) + list(kwargs.values()):
+            if isinstance(value, _WrongShape):
+                value.raise_like(function, args, kwargs, self)
+        return function(*[self._empty(v) for v in args], **{k: self._empty(v) for k, v in kwargs.items()})
+
+    def _empty(self, value):
+        if isinstance(value, _Batch):
+            return np.zeros((0,) + value.array.shape[1:], dtype=value.array.dtype)
+        if isinstance(value, tuple) and len(value) == 4 and value[0] == _MOTION:
+            return value[1](*[self._empty(v) for v in value[2]], **{k: self._empty(v) for k, v in value[3].items()})
+        return _local(value)
+
+    def length(self):
+        """The common batch length (checked), and the chunks: the first batch's."""
+        if not self.batches:
+            raise GeometryError(f"touche.distributed.{self.verb}: no argument is a batch (give a dask array)")
+        first = self.batches[0]
+        n = first.array.shape[0]
+        for other in self.batches[1:]:
+            if other.array.shape[0] != n:
+                raise GeometryError(f"batches differ in length: {first.name} has {n}, {other.name} has "
+                                    f"{other.array.shape[0]}")
+        chunks = first.array.chunks[0]
+        for other in self.batches:
+            if other.array.chunks[0] != chunks:
+                other.array = other.array.rechunk({0: chunks})
+        return n, chunks
+
+    def run(self, args, kwargs, fields, out_dtype):
+        """The chunked result: a dask array (n,) of records (``fields``) or of ``out_dtype``.
+
+        One task per chunk (``dask.array.blockwise``; fused with the blockwise steps that make
+        its inputs, e.g. a ``from_array`` or a ``map_blocks``): the batch arrays' blocks, the
+        rows' first index (an ``arange`` block, for error messages) and the shipped values'
+        futures are its top-level arguments; a template of the verb's arguments says where
+        each goes."""
+        n, chunks = self.length()
+        dtype = np.dtype(out_dtype) if fields is None else np.dtype([(name, d, shape) for name, d, shape in fields])
+        arrays = [da.arange(n, chunks=(chunks,), dtype=np.int64)] + [b.array for b in self.batches]
+        slot_of_batch = {id(b): k + 1 for k, b in enumerate(self.batches)}
+        shipped = []
+
+        def template(value):
+            if isinstance(value, _Batch):
+                return _Slot("block", slot_of_batch[id(value)])
+            if isinstance(value, tuple) and len(value) == 4 and value[0] == _MOTION:
+                return (_MOTION, value[1], tuple(template(v) for v in value[2]),
+                        {k: template(v) for k, v in value[3].items()})
+            value = self._ship(value)
+            if _is_future(value):  # a top-level argument: Dask makes it a dependency
+                shipped.append(value)
+                return _Slot("shipped", len(shipped) - 1)
+            return value
+
+        arg_template = tuple(template(v) for v in args)
+        kwarg_template = {k: template(v) for k, v in kwargs.items()}
+        letters = iter("abcdefghjklmnopqrstuvwxyz")  # every trailing axis its own index ('i': rows)
+        array_arguments = []
+        for array in arrays:
+            array_arguments += [array, "i" + "".join(next(letters) for _ in range(array.ndim - 1))]
+        return da.blockwise(
+            _run_blocks, "i",
+            self.verb, None, fields, None, arg_template, None, kwarg_template, None, len(arrays), None,
+            *array_arguments, *[item for future in shipped for item in (future, None)],
+            dtype=dtype, concatenate=True, meta=np.empty((0,), dtype=dtype), token=f"touche-{self.verb}",
+        )
+
+    def _ship(self, value):
+        """Large values once per worker (Shared); motions' large parts stay as they are (small)."""
+        from .shapes import Shape
+
+        if isinstance(value, Shared):
+            return value.ref
+        if isinstance(value, _ShippedObstacles):
+            return None if value.obstacles is None else share(value.obstacles, self.client).ref
+        if isinstance(value, Shape) or hasattr(value, "geometries"):
+            return share(value, self.client).ref
+        return value
+
+
+class _WrongShape:
+    """A dask array whose trailing shape is not the verb's: the single-machine verb on a numpy
+    array of that shape raises the error a user of the single-machine verb would see."""
+
+    def __init__(self, array, name, trailing):
+        self.array = array
+        self.name = name
+        self.trailing = trailing
+
+    def raise_like(self, function, args, kwargs, job):
+        sample = np.zeros((1,) + tuple(self.array.shape[1:]))
+
+        def substitute(value):
+            return sample if value is self else job._empty(value)
+
+        function(*[substitute(v) for v in args], **{k: substitute(v) for k, v in kwargs.items()})
+        raise GeometryError(f"{self.name} must be a dask array of shape (n, {', '.join(map(str, self.trailing))}), "
+                            f"got {self.array.shape}")
+
+
+def _fields(result, names):
+    """(name, dtype, row shape) of each field of an (empty) single-machine batch result."""
+    fields = []
+    for name in names:
+        column = np.asarray(getattr(result, name))
+        fields.append((name, column.dtype, column.shape[1:]))
+    return fields
+
+
+# ------------------------------------------------------------------------------------------------
+# results
+class ChunkedResult:
+    """The chunked form of a single-machine batch result (``kind``: its class).
+
+    Each field of ``kind`` is a dask array (``r.signed_distance``, ``r.point_a``, ...), taken
+    from ``records``, one dask array of records (a numpy structured dtype, one record per row:
+    a chunk is computed once however many fields are asked for). Derived properties of
+    ``kind`` (``distance``, ``depth``, ``minimum``, ...) are dask arrays too, computed chunk by
+    chunk by ``kind``'s own code. ``compute()`` returns the ``kind`` object itself, with numpy
+    arrays: the single-machine call's answer."""
+
+    def __init__(self, kind, records, fields, build, client=None, extra=None):
+        self.kind = kind
+        self.records = records
+        self.fields = tuple(name for name, _, _ in fields)
+        self._build = build
+        self._client = client
+        self.extra = extra or {}
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name in ("kind", "records", "fields", "extra"):
+            raise AttributeError(name)
+        if name in self.fields:
+            return self.records[name]
+        if name in self.extra:
+            return self.extra[name]
+        if isinstance(getattr(self.kind, name, None), property):
+            sample = np.asarray(getattr(self._build(np.zeros(0, dtype=self.records.dtype)), name))
+            return self.records.map_blocks(_derived_block, self._build, name, dtype=sample.dtype,
+                                           chunks=(self.records.chunks[0],) + sample.shape[1:],
+                                           new_axis=list(range(1, sample.ndim)) or None)
+        raise AttributeError(f"{type(self).__name__} of {self.kind.__name__} has no field {name!r}")
+
+    def __len__(self):
+        return self.records.shape[0]
+
+    def compute(self, **kwargs):
+        """The single-machine result object (numpy arrays), computed on ``client`` (the one the
+        verb was given or found) or dask's default scheduler."""
+        if self._client is not None:
+            records = self._client.compute(self.records, **kwargs).result()
+        else:
+            records = self.records.compute(**kwargs)
+        return self._build(records)
+
+    def persist(self):
+        """Start computing (on the client) and keep the chunks in the workers' memory."""
+        self.records = self._client.persist(self.records) if self._client is not None else self.records.persist()
+        return self
+
+    def __repr__(self):
+        return (f"ChunkedResult({self.kind.__name__}, {self.records.shape[0]} rows in "
+                f"{len(self.records.chunks[0])} chunks, fields {', '.join(self.fields)})")
+
+
+def _derived_block(records, build, name):
+    return np.asarray(getattr(build(records), name))
+
+
+def _column(records, name):
+    return np.ascontiguousarray(records[name])
+
+
+# ------------------------------------------------------------------------------------------------
+# the verbs
+def intersects(a, pose_a, b, pose_b, *, client=None, chunk_rows=DEFAULT_CHUNK_ROWS):
+    """:func:`touche.intersects` over a batch: ``pose_a`` and / or ``pose_b`` a dask array
+    ``(n, 4, 4)`` (or a numpy batch, chunked by ``chunk_rows``); the other a single pose or a
+    batch of the same length. Returns a dask bool array ``(n,)``."""
+    from .query import intersects as verb
+
+    job = _Job("intersects", client, chunk_rows)
+    args = (a, job.batch(pose_a, "pose_a", (4, 4)), b, job.batch(pose_b, "pose_b", (4, 4)))
+    job.check(verb, *args)
+    return job.run(args, {}, None, np.bool_)
+
+
+def distance(a, pose_a, b, pose_b, *, client=None, chunk_rows=DEFAULT_CHUNK_ROWS):
+    """:func:`touche.distance` over a batch (poses as for :func:`intersects`). Returns a
+    :class:`ChunkedResult` of :class:`touche.DistanceResult`: ``signed_distance (n,)``,
+    ``point_a``, ``point_b``, ``normal (n, 3)``, ``status (n,)`` int8, and ``distance`` /
+    ``depth``."""
+    from .query import DistanceResult, distance as verb
+
+    names = ("signed_distance", "point_a", "point_b", "normal", "status")
+    job = _Job("distance", client, chunk_rows)
+    args = (a, job.batch(pose_a, "pose_a", (4, 4)), b, job.batch(pose_b, "pose_b", (4, 4)))
+    fields = _fields(job.check(verb, *args), names)
+    records = job.run(args, {}, fields, None)
+    return ChunkedResult(DistanceResult, records, fields, _BUILD_DISTANCE, job.client)
+
+
+def closest_point(shape, pose, points, *, client=None, chunk_rows=DEFAULT_CHUNK_ROWS):
+    """:func:`touche.closest_point` over a batch: ``points`` a dask array ``(n, 3)`` and / or
+    ``pose`` ``(n, 4, 4)``. Returns a :class:`ChunkedResult` of
+    :class:`touche.ClosestPointResult`: ``point (n, 3)``, ``distance (n,)``, ``status (n,)``."""
+    from .query import closest_point as verb
+
+    job = _Job("closest_point", client, chunk_rows)
+    args = (shape, job.batch(pose, "pose", (4, 4)), job.batch(points, "points", (3,)))
+    fields = _fields(job.check(verb, *args), _CLOSEST_NAMES)
+    records = job.run(args, {}, fields, None)
+    return ChunkedResult(_closest_kind(), records, fields, _BUILD_CLOSEST, job.client)
+
+
+def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode="first", client=None,
+            chunk_rows=DEFAULT_CHUNK_ROWS):
+    """:func:`touche.raycast` over a batch: ``origins`` / ``directions`` dask arrays ``(n, 3)``,
+    ``max_t`` a scalar or ``(n,)``, ``pose`` single or ``(n, 4, 4)``; ``mode`` "first" or "any"
+    ("all" gives a ragged answer: use the single-machine verb per chunk). Returns a
+    :class:`ChunkedResult` of :class:`touche.RayResult`: ``hit``, ``t``, ``point``, ``normal``,
+    ``face``."""
+    from .query import raycast as verb
+
+    if mode == "all":
+        raise GeometryError("touche.distributed.raycast: mode='all' gives a ragged answer; use mode 'first' or 'any'")
+    job = _Job("raycast", client, chunk_rows)
+    args = (shape, job.batch(pose, "pose", (4, 4)), job.batch(origins, "origins", (3,)),
+            job.batch(directions, "directions", (3,)), job.batch(max_t, "max_t", ()))
+    kwargs = {"solid": solid, "mode": mode}
+    fields = _fields(job.check(verb, *args, **kwargs), _RAY_NAMES)
+    records = job.run(args, kwargs, fields, None)
+    return ChunkedResult(_ray_kind(), records, fields, _BUILD_RAY, job.client)
+
+
+def motion(kind, *args, **kwargs):
+    """A batch of motions for :func:`time_of_impact`: ``kind`` a touche motion class
+    (``touche.Linear``, ``Screw``, ``Keyframes``, ...) and its arguments, of which any batch
+    (velocities ``(n, 3)``, poses ``(n, 4, 4)``, ...) may be a dask array; each chunk builds
+    ``kind(*args, **kwargs)`` on its rows."""
+    return (_MOTION, kind, args, kwargs)
+
+
+def time_of_impact(a, motion_a, b, motion_b, t_max, tolerance=None, *, client=None, chunk_rows=DEFAULT_CHUNK_ROWS):
+    """:func:`touche.time_of_impact` over a batch of motions: ``motion_a`` / ``motion_b`` a
+    touche motion (one, for every row), a pose, a dask array of poses ``(n, 4, 4)`` (static),
+    or :func:`motion` ``(touche.Linear, velocities, poses)`` with dask arrays among its
+    arguments. Returns a :class:`ChunkedResult` of :class:`touche.ImpactResult`."""
+    from .impact import time_of_impact as verb
+
+    job = _Job("time_of_impact", client, chunk_rows)
+
+    def batched(value, name):
+        if isinstance(value, tuple) and len(value) == 4 and value[0] == _MOTION:
+            trailing = _MOTION_TRAILING.get(value[1].__name__, {})
+            positional = tuple(_motion_argument(job, v, f"{name} argument {i}", trailing.get(i))
+                               for i, v in enumerate(value[2]))
+            named = {k: _motion_argument(job, v, f"{name} {k}", trailing.get(k)) for k, v in value[3].items()}
+            return (_MOTION, value[1], positional, named)
+        return job.batch(value, name, (4, 4))
+
+    args = (a, batched(motion_a, "motion_a"), b, batched(motion_b, "motion_b"), t_max, tolerance)
+    empty = job.check(verb, *args)
+    names = tuple(name for name in _IMPACT_NAMES if getattr(empty, name, None) is not None)
+    fields = _fields(empty, names)
+    records = job.run(args, {}, fields, None)
+    return ChunkedResult(_impact_kind(), records, fields, _impact_builder(names), job.client)
+
+
+# the batch arguments of each motion class (position or keyword -> row shape)
+_MOTION_TRAILING = {
+    "Static": {0: (4, 4), "pose": (4, 4)},
+    "Linear": {0: (3,), "velocity": (3,), 1: (4, 4), "pose": (4, 4)},
+    "Screw": {0: (3,), "velocity": (3,), 1: (3,), "angular_velocity": (3,), 2: (4, 4), "pose": (4, 4)},
+}
+
+
+def _motion_argument(job, value, name, trailing):
+    if isinstance(value, da.Array):
+        if trailing is None:
+            trailing = tuple(value.shape[1:])
+        return job.batch(value, name, trailing)
+    return value
+
+
+def robot_in_collision(robot, q, obstacles=None, *, self_collision=True, allow_outside_limits=False, client=None,
+                       chunk_rows=DEFAULT_CHUNK_ROWS):
+    """:meth:`touche.robot.Robot.in_collision` over a dask array of configurations ``q``
+    ``(n, dof)``; the robot and the obstacles go to each worker once. Returns a dask bool
+    array ``(n,)``."""
+    local = _local(robot)
+    job = _Job("robot_in_collision", client, chunk_rows)
+    batch = job.batch(q, "q", (local.dof,))
+    _check_robot(local, batch, obstacles)
+    kwargs = {"self_collision": self_collision, "allow_outside_limits": allow_outside_limits}
+    return job.run((robot, batch, _ShippedObstacles(obstacles)), kwargs, None, np.bool_)
+
+
+def robot_distances(robot, q, obstacles=None, *, self_collision=True, gradients=False, allow_outside_limits=False,
+                    client=None, chunk_rows=DEFAULT_CHUNK_ROWS):
+    """:meth:`touche.robot.Robot.distances` over a dask array of configurations ``q``
+    ``(n, dof)``. Returns a :class:`ChunkedResult` of :class:`touche.robot.RobotDistances`
+    (``signed_distance (n, P)``, ``point_a`` / ``point_b`` / ``normal (n, P, 3)``,
+    ``status (n, P)``, ``gradient (n, P, dof)`` with ``gradients=True``; ``pairs`` the P
+    (name, name) pairs; ``distance``, ``minimum``, ``closest_pair``)."""
+    from .robot.model import RobotDistances
+
+    local = _local(robot)
+    job = _Job("robot_distances", client, chunk_rows)
+    batch = job.batch(q, "q", (local.dof,))
+    _check_robot(local, batch, obstacles)
+    kwargs = {"self_collision": self_collision, "gradients": gradients, "allow_outside_limits": allow_outside_limits}
+    # one configuration inside the limits, on the client: the pair names and the row shapes
+    sample = np.clip(np.zeros(local.dof), local.lower, local.upper)[None]
+    example = local.distances(sample, _local(obstacles) if isinstance(obstacles, Shared) else obstacles,
+                              self_collision=self_collision, gradients=gradients)
+    names = tuple(name for name in _ROBOT_NAMES if getattr(example, name) is not None)
+    fields = [(name, np.asarray(getattr(example, name)).dtype, np.asarray(getattr(example, name)).shape[1:])
+              for name in names]
+    records = job.run((robot, batch, _ShippedObstacles(obstacles)), kwargs, fields, None)
+    build = _robot_builder(example.pairs, names)
+    return ChunkedResult(RobotDistances, records, fields, build, job.client, extra={"pairs": example.pairs})
+
+
+def _check_robot(robot, batch, obstacles):
+    from .robot.model import as_obstacles
+
+    if isinstance(batch, _WrongShape):
+        robot.configurations(np.zeros((1,) + tuple(batch.array.shape[1:])))
+        raise GeometryError(f"q must be a dask array of shape (n, {robot.dof}), got {batch.array.shape}")
+    as_obstacles(_local(obstacles))
+
+
+class _ShippedObstacles:
+    """Marks the obstacles argument: shipped once per worker like a shape."""
+
+    def __init__(self, obstacles):
+        self.obstacles = obstacles
+
+
+# ------------------------------------------------------------------------------------------------
+# result layouts (records -> the single-machine result object)
+_CLOSEST_NAMES = ("point", "distance", "status")
+_RAY_NAMES = ("hit", "t", "point", "normal", "face")
+_IMPACT_NAMES = ("status", "time", "last_time", "normal", "point", "points", "kind", "count", "triangles")
+_ROBOT_NAMES = ("signed_distance", "point_a", "point_b", "normal", "status", "gradient")
+
+
+def _closest_kind():
+    from .query import ClosestPointResult
+
+    return ClosestPointResult
+
+
+def _ray_kind():
+    from .query import RayResult
+
+    return RayResult
+
+
+def _impact_kind():
+    from .impact import ImpactResult
+
+    return ImpactResult
+
+
+class _Columns:
+    """records -> ``kind(**columns)`` for a result class named by ``module:name``; picklable
+    (the derived-property blocks carry it to the workers)."""
+
+    def __init__(self, module, name, names, fixed=None):
+        self.module = module
+        self.name = name
+        self.names = tuple(names)
+        self.fixed = fixed or {}
+
+    def __call__(self, records):
+        import importlib
+
+        kind = getattr(importlib.import_module(self.module), self.name)
+        return kind(**self.fixed, **{name: _column(records, name) for name in self.names})
+
+
+_BUILD_DISTANCE = _Columns("touche.query", "DistanceResult", ("signed_distance", "point_a", "point_b", "normal", "status"))
+_BUILD_CLOSEST = _Columns("touche.query", "ClosestPointResult", _CLOSEST_NAMES)
+_BUILD_RAY = _Columns("touche.query", "RayResult", _RAY_NAMES)
+
+
+def _impact_builder(names):
+    fixed = {name: None for name in _IMPACT_NAMES if name not in names}
+    return _Columns("touche.impact", "ImpactResult", names, fixed)
+
+
+def _robot_builder(pairs, names):
+    fixed = {"pairs": pairs}
+    if "gradient" not in names:
+        fixed["gradient"] = None
+    return _Columns("touche.robot.model", "RobotDistances", names, fixed)
+
+
+# ------------------------------------------------------------------------------------------------
+# assembly clearance at scale
+CLEARANCE_DTYPE = np.dtype([
+    ("part_a", np.int64), ("part_b", np.int64), ("intersecting", np.bool_), ("distance", np.float64),
+    ("point_a", np.float64, (3,)), ("point_b", np.float64, (3,)), ("triangle_a", np.int64), ("triangle_b", np.int64),
+    ("facet_a", np.int64), ("facet_b", np.int64),
+])
+DEFAULT_PARTS_PER_GROUP = 64
+DEFAULT_PAIRS_PER_TASK = 512
+
+
+def _threshold(value):
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise GeometryError(f"threshold must be a number, got {value!r}") from None
+    if not (value >= 0.0 and math.isfinite(value)):
+        raise GeometryError(f"threshold must be a finite distance >= 0, got {value!r}")
+    return value
+
+
+def _part_poses(poses, count):
+    from .pose import as_matrices
+
+    if poses is None:
+        return np.repeat(np.eye(4)[None], count, axis=0)
+    if isinstance(poses, (list, tuple)):
+        if len(poses) != count:
+            raise GeometryError(f"poses has {len(poses)} entries for {count} parts")
+        return np.stack([np.asarray(as_matrices(p, f"poses[{i}]")).reshape(4, 4) for i, p in enumerate(poses)])
+    matrices = np.asarray(as_matrices(poses, "poses"))
+    if matrices.ndim != 3 or len(matrices) != count:
+        raise GeometryError(f"poses must be ({count}, 4, 4) for {count} parts, got {matrices.shape}")
+    return np.ascontiguousarray(matrices, dtype=np.float64)
+
+
+# Each worker process prepares a group of parts (reads its files, builds each part's clearance
+# tree) once and keeps it here, keyed by the group's key (the key under which the client
+# scattered the group): the prepared parts are ~12x the size of the meshes (S3's per-triangle
+# data and the tree; 6.2 MB against 0.5 MB for 64 spheres of 320 triangles), so a worker
+# prepares a group it needs rather than fetching it prepared from another worker. The oldest
+# groups are dropped past _GROUP_CACHE_BYTES; clearance_all forgets its groups when it ends.
+_GROUP_CACHE = {}
+_GROUP_CACHE_BYTES = 1 << 30
+_GROUP_LOCK = None
+
+
+def _group_lock():
+    global _GROUP_LOCK
+    if _GROUP_LOCK is None:
+        import threading
+
+        _GROUP_LOCK = threading.Lock()
+    return _GROUP_LOCK
+
+
+def _prepared_group(key, items):
+    """The prepared parts of group ``key`` in this process (prepared on first use)."""
+    from .clearance import prepare
+
+    entry = _GROUP_CACHE.get(key)
+    if entry is not None:
+        return entry[0]
+    with _parallel.serial():
+        parts = [prepare(item) for item in items]
+    size = sum(p.node_index.nbytes + p.node_bounds.nbytes + p.triangles.nbytes + p.mesh.points.nbytes for p in parts)
+    with _group_lock():
+        entry = _GROUP_CACHE.setdefault(key, (parts, size))  # a thread that prepared it first wins
+        while len(_GROUP_CACHE) > 1 and sum(e[1] for e in _GROUP_CACHE.values()) > _GROUP_CACHE_BYTES:
+            _GROUP_CACHE.pop(next(iter(_GROUP_CACHE)))
+    return entry[0]
+
+
+def _forget_groups(keys):
+    with _group_lock():
+        for key in keys:
+            _GROUP_CACHE.pop(key, None)
+
+
+def _where_am_i():
+    """This worker's address (None outside a distributed worker)."""
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except (ImportError, ValueError):
+        return None
+
+
+def _prepare_group(key, items, poses, pad):
+    """Prepare one group of parts (kept in this worker, see _prepared_group) and return their
+    world boxes grown by ``pad`` on every side, and this worker's address."""
+    parts = _prepared_group(key, items)
+    boxes = np.empty((len(parts), 6))
+    for row, (part, pose) in enumerate(zip(parts, poses)):
+        world = part.mesh.vertices @ pose[:3, :3].T + pose[:3, 3]
+        low, high = world.min(axis=0), world.max(axis=0)
+        # the kernels place the vertices with their own arithmetic: a relative margin covers the
+        # last bits, so that a pair at exactly the threshold is never culled
+        slack = pad + 1e-9 * (1.0 + float(np.abs(world).max()))
+        boxes[row, :3] = low - slack
+        boxes[row, 3:] = high + slack
+    return boxes, _where_am_i()
+
+
+def _clearance_task(keys, item_groups, group_ids, group_poses, group_size, pairs, threshold):
+    """The clearance of ``pairs`` (global part indices, rows i < j) whose parts lie in the
+    groups ``group_ids`` (their keys, items and poses): the single-machine
+    touche.clearance.clearance_all on the parts these pairs use, the rows within the threshold
+    kept, in global part indices."""
+    from .clearance import clearance_all as clearance_pairs
+
+    used = np.unique(pairs)
+    local_index = np.searchsorted(used, pairs)
+    position = {group_id: k for k, group_id in enumerate(group_ids)}
+    parts, poses = [], np.empty((len(used), 4, 4))
+    for row, part in enumerate(used):
+        k = position[int(part) // group_size]
+        parts.append(_prepared_group(keys[k], item_groups[k])[int(part) % group_size])
+        poses[row] = group_poses[k][int(part) % group_size]
+    with _parallel.serial():
+        table = clearance_pairs(parts, poses, pairs=local_index, max_distance=threshold)
+    keep = table.distance <= threshold
+    rows = np.empty(int(keep.sum()), dtype=CLEARANCE_DTYPE)
+    rows["part_a"], rows["part_b"] = pairs[keep, 0], pairs[keep, 1]
+    for name in ("intersecting", "distance", "point_a", "point_b", "triangle_a", "triangle_b", "facet_a", "facet_b"):
+        rows[name] = getattr(table, name)[keep]
+    return rows
+
+
+def _candidate_pairs(boxes):
+    """Every pair of parts whose grown boxes overlap (touching counts): (k, 2), i < j, sorted."""
+    from .broadphase import SortAndSweep
+
+    if len(boxes) < 2:
+        return np.zeros((0, 2), dtype=np.int64)
+    sweep = SortAndSweep()
+    sweep.rebuild(np.ascontiguousarray(boxes))
+    return np.asarray(sweep.pairs(), dtype=np.int64).reshape(-1, 2)
+
+
+def _pair_tasks(pairs, group_size, pairs_per_task):
+    """The pairs cut into tasks: grouped by the group of their first part, then of their second,
+    at most ``pairs_per_task`` a task; each task names the groups it needs."""
+    group_a, group_b = pairs[:, 0] // group_size, pairs[:, 1] // group_size
+    order = np.lexsort((pairs[:, 1], pairs[:, 0], group_b, group_a))
+    pairs = pairs[order]
+    group_a = group_a[order]
+    tasks = []
+    starts = np.flatnonzero(np.r_[True, group_a[1:] != group_a[:-1]])
+    ends = np.r_[starts[1:], len(pairs)]
+    for start, end in zip(starts, ends):
+        for first in range(start, end, pairs_per_task):
+            chunk = pairs[first:min(end, first + pairs_per_task)]
+            needed = np.unique(chunk // group_size)
+            tasks.append((chunk, [int(g) for g in needed]))
+    return tasks
+
+
+def clearance_all(parts, threshold, *, poses=None, client=None, parts_per_group=DEFAULT_PARTS_PER_GROUP,
+                  pairs_per_task=DEFAULT_PAIRS_PER_TASK, progress=None):
+    """Every pair of ``parts`` whose surfaces come within ``threshold`` of each other, on the
+    workers of ``client`` (None: the default client if one exists, else dask's default
+    scheduler on this machine).
+
+    ``parts``: a list of N parts, each a ``TriangleMesh``, a ``ClearancePart``, ``(vertices,
+    faces)`` or a mesh file path (read by the worker that prepares it: on a cluster the path
+    must be readable there); ``poses``: None (all at the identity), ``(N, 4, 4)`` or a list of
+    N poses; ``threshold``: a finite distance >= 0 (0 finds the parts that touch or
+    intersect).
+
+    Method: the parts are cut into groups of ``parts_per_group`` (in the given order: list
+    neighbouring parts next to each other for fewer groups per task); each group travels once
+    to the workers, as given (meshes or paths: small), and each worker that needs a group
+    prepares it once (reads the files, builds the trees) and keeps it for the whole job (a
+    per-process cache keyed by the group's key; prepared parts are ~12x the meshes' size, so
+    they are never shipped). The first tasks prepare every group and send back the
+    parts' world boxes grown by ``threshold / 2``; a broad phase over them
+    (touche.broadphase.SortAndSweep) gives the candidate pairs; they are cut into tasks of at
+    most ``pairs_per_task`` pairs grouped by the group of each member, sent preferably to the
+    worker that prepared the first member's group, and each task runs
+    ``touche.clearance.clearance_all`` on its pairs with ``max_distance=threshold``: the same
+    numbers as ``touche.clearance(a, pose_a, b, pose_b, max_distance=threshold)`` on each
+    pair, bit for bit.
+
+    ``progress``: None or ``progress(done, total)``, called as tasks finish (the group tasks
+    and the pair tasks).
+
+    Returns a numpy structured array of dtype :data:`CLEARANCE_DTYPE`, one row per pair within
+    the threshold, sorted by (part_a, part_b): ``part_a < part_b`` (indices into ``parts``),
+    ``intersecting``, ``distance``, ``point_a`` / ``point_b`` (world), ``triangle_a`` /
+    ``triangle_b`` and ``facet_a`` / ``facet_b`` (the faces in the files' numbering), as in
+    :class:`touche.clearance.ClearanceTable`.
+
+    Errors: ``GeometryError`` for a bad threshold, poses, or part; ``MeshFormatError`` for a
+    file that cannot be read (raised by the worker that reads it)."""
+    threshold = _threshold(threshold)
+    parts = list(parts)
+    count = len(parts)
+    matrices = _part_poses(poses, count)
+    for name, value in (("parts_per_group", parts_per_group), ("pairs_per_task", pairs_per_task)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise GeometryError(f"{name} must be an integer >= 1, got {value!r}")
+    group_size = int(parts_per_group)
+    client = _resolve_client(client)
+    bounds = list(range(0, count, group_size)) + [count]
+    group_slices = [slice(bounds[k], bounds[k + 1]) for k in range(len(bounds) - 1)]
+    group_poses = [matrices[s] for s in group_slices]
+    pad = 0.5 * threshold
+    report = progress if progress is not None else (lambda done, total: None)
+
+    if client is None:
+        import uuid
+
+        from dask.callbacks import Callback
+
+        keys = [f"touche-parts-{uuid.uuid4().hex}" for _ in group_slices]
+        group_tasks = [dask.delayed(_prepare_group, pure=False)(keys[k], parts[s], group_poses[k], pad)
+                       for k, s in enumerate(group_slices)]
+        try:
+            boxes = [b for b, _ in dask.compute(*group_tasks)] if group_tasks else []
+            pairs = _candidate_pairs(np.concatenate(boxes) if boxes else np.zeros((0, 6)))
+            tasks = _pair_tasks(pairs, group_size, int(pairs_per_task))
+            total = len(group_slices) + len(tasks)
+            report(len(group_slices), total)
+            pair_tasks = [dask.delayed(_clearance_task, pure=False)(
+                [keys[g] for g in needed], [parts[group_slices[g]] for g in needed], needed,
+                [group_poses[g] for g in needed], group_size, chunk, threshold) for chunk, needed in tasks]
+            done = [len(group_slices)]
+
+            class _Count(Callback):
+                def _posttask(self, key, result, dsk, state, worker_id):
+                    name = key[0] if isinstance(key, tuple) else key
+                    if str(name).startswith("_clearance_task"):
+                        done[0] += 1
+                        report(done[0], total)
+
+            with _Count():
+                results = dask.compute(*pair_tasks) if pair_tasks else []
+        finally:
+            _forget_groups(keys)
+    else:
+        from distributed import as_completed
+
+        # the parts travel once, in groups, as they are (meshes or paths), each worker a run of
+        # consecutive groups: neighbouring parts (listed together) are then prepared by the same
+        # worker, which also gets the pairs between them (random keys: hashing the contents
+        # would pickle every mesh once more on the client)
+        addresses = sorted(client.scheduler_info()["workers"])
+        owner = [addresses[k * len(addresses) // len(group_slices)] for k in range(len(group_slices))]
+        items = [None] * len(group_slices)
+        for address in addresses:
+            mine = [k for k in range(len(group_slices)) if owner[k] == address]
+            if mine:
+                for k, future in zip(mine, client.scatter([parts[group_slices[k]] for k in mine], workers=[address],
+                                                          hash=False)):
+                    items[k] = future
+        keys = [str(item.key) for item in items]
+        try:
+            box_futures = [client.submit(_prepare_group, keys[k], item, group_poses[k], pad, pure=False,
+                                         workers=[owner[k]], allow_other_workers=True)
+                           for k, item in enumerate(items)]
+            index_of = {f.key: k for k, f in enumerate(box_futures)}
+            boxes, home = [None] * len(items), [None] * len(items)
+            done = 0
+            for future in as_completed(box_futures, loop=client.loop):
+                k = index_of[future.key]
+                boxes[k], home[k] = future.result()
+                done += 1
+                report(done, len(items))
+            pairs = _candidate_pairs(np.concatenate(boxes) if boxes else np.zeros((0, 6)))
+            tasks = _pair_tasks(pairs, group_size, int(pairs_per_task))
+            total = len(items) + len(tasks)
+            # a task goes preferably to the worker that prepared the group of its first parts
+            futures = [client.submit(_clearance_task, [keys[g] for g in needed], [items[g] for g in needed], needed,
+                                     [group_poses[g] for g in needed], group_size, chunk, threshold, pure=False,
+                                     workers=[home[needed[0]]] if home[needed[0]] else None,
+                                     allow_other_workers=True)
+                       for chunk, needed in tasks]
+            results = []
+            for future in as_completed(futures, loop=client.loop):
+                results.append(future.result())
+                done += 1
+                report(done, total)
+        finally:
+            client.run(_forget_groups, keys)
+    table = np.concatenate(results) if results else np.zeros(0, dtype=CLEARANCE_DTYPE)
+    return table[np.lexsort((table["part_b"], table["part_a"]))]
