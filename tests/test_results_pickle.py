@@ -116,3 +116,13 @@ def test_deep_copies_do_not_share_arrays():
     assert result.point_a[0] != 1e9
     again = pickle.loads(pickle.dumps(result))
     assert again.distance == result.distance and again.status == result.status
+
+
+@pytest.mark.parametrize("error", [tc.GeometryError("bad pose"), tc.MeshFormatError("a.stl: truncated"),
+                                   tc.UnsupportedQuery("contacts", tc.Plane([0, 0, 1], 0.0), tc.Plane([0, 0, 1], 1.0))])
+def test_errors_cross_process_boundaries(error):
+    """touche's exceptions pickle with their class and message (dask and warmup workers send them
+    back to the caller)."""
+    again = pickle.loads(pickle.dumps(error))
+    assert type(again) is type(error) and str(again) == str(error)
+    assert getattr(again, "verb", None) == getattr(error, "verb", None)

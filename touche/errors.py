@@ -17,6 +17,18 @@ class UnsupportedQuery(ToucheError, NotImplementedError):
         super().__init__(f"touche.{verb} is not supported for {names}")
         self.verb = verb
 
+    def __reduce__(self):
+        # pickled with its message (it crosses process boundaries: dask workers, warmup workers);
+        # the shapes it was made from are not kept
+        return (_unsupported_query, (self.verb, str(self)))
+
+
+def _unsupported_query(verb, message):
+    error = UnsupportedQuery.__new__(UnsupportedQuery)
+    Exception.__init__(error, message)
+    error.verb = verb
+    return error
+
 
 class MeshFormatError(ToucheError, ValueError):
     """A mesh file that cannot be read: truncated, inconsistent counts, NaN/inf coordinates,
