@@ -202,7 +202,13 @@ def _coal_collide_with_margin(ga, poses_a, gb, poses_b, margin):
 def _coal_mesh(mesh):
     model = coal.BVHModelOBBRSS()
     model.beginModel(len(mesh.triangles), len(mesh.vertices))
-    model.addSubModel(np.ascontiguousarray(mesh.vertices), np.ascontiguousarray(mesh.triangles))
+    vertices = coal.StdVec_Vec3s()
+    for p in mesh.vertices:
+        vertices.append(np.array(p, dtype=np.float64))
+    triangles = coal.StdVec_Triangle()
+    for f in mesh.triangles:
+        triangles.append(coal.Triangle(int(f[0]), int(f[1]), int(f[2])))
+    model.addSubModel(vertices, triangles)
     model.endModel()
     return model
 
@@ -221,7 +227,7 @@ def test_margin_agrees_with_coal_security_margin(names):
     poses_a = _poses(rng, 60, 0.2)
     poses_b = _poses(rng, 60, 2.0)
     exact = NM.exact_distances(a, poses_a, b, poses_b)
-    margin = 0.3
+    margin = float(np.median(exact))  # about half the poses within it
     ours = tc.intersects(a, poses_a, b, poses_b, margin=margin)
     theirs = _coal_collide_with_margin(coal_shapes[names[0]], poses_a, coal_shapes[names[1]], poses_b, margin)
     clear = np.abs(exact - margin) > 1e-6

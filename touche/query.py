@@ -384,7 +384,7 @@ def signed_distance(a, pose_a, b, pose_b):
 
 def _checked_margin(margin):
     """``margin`` as a float: one finite number >= 0, else GeometryError."""
-    if isinstance(margin, (bool, np.bool_)):
+    if isinstance(margin, (bool, np.bool_, str, bytes)):  # numpy would read True as 1, "1" as 1.0
         raise GeometryError(f"margin must be a finite number >= 0, got {margin!r}")
     try:
         value = np.asarray(margin, dtype=np.float64)
