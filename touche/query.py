@@ -384,6 +384,8 @@ def signed_distance(a, pose_a, b, pose_b):
 
 def _checked_margin(margin):
     """``margin`` as a float: one finite number >= 0, else GeometryError."""
+    if margin.__class__ is float and 0.0 <= margin < math.inf:  # the usual case, without numpy
+        return margin
     if isinstance(margin, (bool, np.bool_, str, bytes)):  # numpy would read True as 1, "1" as 1.0
         raise GeometryError(f"margin must be a finite number >= 0, got {margin!r}")
     try:
