@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT))  # after PYTHONPATH: --zero-path compares two trees through it
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
@@ -53,7 +53,13 @@ def _coal_geometry(shape):
     if isinstance(shape, tc.TriangleMesh):
         model = coal.BVHModelOBBRSS()
         model.beginModel(len(shape.triangles), len(shape.vertices))
-        model.addSubModel(np.ascontiguousarray(shape.vertices), np.ascontiguousarray(shape.triangles))
+        vertices = coal.StdVec_Vec3s()
+        for p in shape.vertices:
+            vertices.append(np.array(p, dtype=np.float64))
+        triangles = coal.StdVec_Triangle()
+        for f in shape.triangles:
+            triangles.append(coal.Triangle(int(f[0]), int(f[1]), int(f[2])))
+        model.addSubModel(vertices, triangles)
         model.endModel()
         return model
     from coal_adapter import coal_geometry
@@ -112,9 +118,11 @@ def _interleaved(methods, rounds):
     return {name: float(np.median(values)) for name, values in times.items()}
 
 
-def bench(rounds, count):
+def bench(rounds, count, only=None):
     print(f"{'workload':34s} {'method':46s} {'us/pair':>10s} {'ratio':>8s}")
     for name, a, b, poses_a, poses_b in workloads(count):
+        if only is not None and only not in name:
+            continue
         n = len(poses_a)
         exact = tc.distance(a, poses_a, b, poses_b).distance
         margin = float(np.median(exact))
@@ -197,11 +205,12 @@ def main():
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--poses", type=int, default=400)
     parser.add_argument("--zero-path", action="store_true")
+    parser.add_argument("--only", default=None, help="run the workloads whose name contains this text")
     args = parser.parse_args()
     if args.zero_path:
         zero_path(args.rounds, args.poses * 5)
     else:
-        bench(args.rounds, args.poses)
+        bench(args.rounds, args.poses, args.only)
 
 
 if __name__ == "__main__":

@@ -557,7 +557,9 @@ def _lower_bound(a, pose_a, b, pose_b, route):
             return _empty_distance()
         if isinstance(values, np.ndarray):
             return _bound_result(values, False)
-        return _bound_result(np.array([values]), True)
+        buffer = np.full(10, np.nan)  # one allocation: the single result's fields are views of it
+        buffer[0] = values
+        return _SingleDistanceResult(buffer, Status.SEPARATED if values > 0.0 else Status.TOUCHING)
     # closed forms and a shape against a mesh: the exact distance is the bound
     return distance(a, pose_a, b, pose_b)
 
