@@ -413,6 +413,15 @@ def section_distance():
                    *_DISTANCE_FIELDS)
 
 
+def section_margins_and_bounds():
+    """intersects(margin=) and distance(lower_bound_only=True) on every pair (issue 19)."""
+    for a, b in _pairs():
+        for pose_a, pose_b in ((None, RAW), (POSE_BATCH, POSE)):
+            _answered(dispatch.INTERSECTS, a.kind, b.kind, tc.intersects, a, pose_a, b, pose_b, margin=0.25)
+            _touch(_answered(dispatch.DISTANCE, a.kind, b.kind, tc.distance, a, pose_a, b, pose_b,
+                             lower_bound_only=True), *_DISTANCE_FIELDS)
+
+
 def section_signed_distance():
     for a, b in _pairs():
         _answered(dispatch.SIGNED_DISTANCE, a.kind, b.kind, tc.signed_distance, a, None, b, RAW)
@@ -1599,6 +1608,7 @@ SECTIONS = [
     ("intersects", section_intersects),
     ("distance", section_distance),
     ("signed_distance", section_signed_distance),
+    ("margins_and_bounds", section_margins_and_bounds),
     ("contacts", section_contacts),
     ("intersection", section_intersection),
     ("time_of_impact_pairs", section_time_of_impact_pairs),

@@ -172,6 +172,9 @@ def _step_engine_single():
             tc.distance(shapes[a], moved, shapes[b], None)
     tc.distance(shapes["cylinder"], None, shapes["box"], None)  # GJK / EPA
     tc.intersects(shapes["cylinder"], None, shapes["box"], None)
+    # margins and lower bounds of the GJK-backed families (batch.checked_threshold_one)
+    tc.intersects(shapes["box"], moved, shapes["hull"], None, margin=0.1)
+    tc.distance(shapes["box"], moved, shapes["hull"], None, lower_bound_only=True)
 
 
 def _step_engine_batch():
@@ -181,6 +184,7 @@ def _step_engine_batch():
     poses = _poses()
     tc.intersects(shapes["sphere"], poses, shapes["box"], None)
     tc.distance(shapes["sphere"], poses, shapes["box"], None)
+    tc.intersects(shapes["box"], poses, shapes["box"], None, margin=0.1)  # batch.threshold_many
 
 
 def _step_points_and_rays():
@@ -201,6 +205,8 @@ def _step_mesh_pairs():
     tc.intersects(mesh, None, mesh, poses)
     tc.distance(mesh, None, mesh, None)
     tc.distance(mesh, None, mesh, poses)
+    tc.intersects(mesh, None, mesh, poses, margin=0.1)  # bvh_query.tree_threshold_many
+    tc.distance(mesh, None, mesh, None, lower_bound_only=True)
     shapes = _shapes()
     for name in ("sphere", "box"):
         tc.intersects(shapes[name], None, mesh, None)

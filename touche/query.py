@@ -202,8 +202,9 @@ def _pair_engine(drivers, a, b, intersects_only):
     return drivers.engine_address(a.kind, a._packed[1], b.kind, b._packed[1], intersects_only)
 
 
-def intersects(a, pose_a, b, pose_b):
-    """Whether two shapes overlap (closed sets: touching counts).
+def intersects(a, pose_a, b, pose_b, *, margin=0.0):
+    """Whether two shapes overlap (closed sets: touching counts), or with ``margin`` > 0 whether
+    they are within ``margin`` of each other (``distance <= margin``).
 
     Arguments:
 
@@ -212,20 +213,35 @@ def intersects(a, pose_a, b, pose_b):
       (identity) or a batch ``(n, 4, 4)``; a batch against a single pose broadcasts, two
       batches must have the same length, an empty batch ``(0, 4, 4)`` gives empty results.
 
+    - ``margin``: a safety margin, one finite float >= 0 for the whole batch (a distance in
+      the shapes' units). ``margin=0`` is the overlap test itself, through the same code.
+
     Returns a Python ``bool`` for one pair, or a ``(n,)`` bool array when a pose is a batch
     (``(0,)`` for an empty batch). Meshes are surfaces: a mesh wholly inside another shape
-    does not intersect it.
+    does not intersect it (a solid mesh holding the other does, at any margin).
+
+    How a margin is answered (docs/margins.md): a sphere, capsule, point, segment or half-space
+    on either side is grown by the margin (a point becomes a sphere, a segment a capsule, a
+    plane moves out) and the overlap test runs on it -- exact; polytope and curved pairs run GJK
+    until its upper distance bound is within the margin or its lower bound beyond it; two meshes
+    descend both trees pruning node pairs farther apart than the margin. The other pairs (a
+    plane, ray or line against a polytope or curved solid, a polytope or curved solid against a
+    mesh) compare the exact distance with the margin.
 
     Errors: ``GeometryError`` for a pose that is not a finite rigid transform (NaN, a scaled or
-    sheared rotation, coordinates beyond ``touche.tolerance.MAX_COORDINATE``) or batches of
-    different lengths; ``UnsupportedQuery`` for a pair no engine answers (see
-    ``touche.SUPPORTED_PAIRS``).
+    sheared rotation, coordinates beyond ``touche.tolerance.MAX_COORDINATE``), batches of
+    different lengths, or a margin that is not one finite number >= 0; ``UnsupportedQuery``
+    for a pair no engine answers (see ``touche.SUPPORTED_PAIRS``).
     """
     a = _shape(a, "a")
     b = _shape(b, "b")
     route = _INTERSECTS_ROUTES.get((a.kind, b.kind))
     if route is None:
         raise UnsupportedQuery("intersects", a, b)
+    if margin.__class__ is not float or margin != 0.0:  # one test on the margin-free path
+        margin = _checked_margin(margin)
+        if margin != 0.0:
+            return _intersects_within(a, pose_a, b, pose_b, route, margin)
     engine = route[0]
     if engine == _ENGINE_MESH_SHAPE or engine == _ENGINE_MESH_MESH:
         if is_empty_batch(pose_a) or is_empty_batch(pose_b):
@@ -263,7 +279,7 @@ def intersects(a, pose_a, b, pose_b):
     return out
 
 
-def distance(a, pose_a, b, pose_b):
+def distance(a, pose_a, b, pose_b, *, lower_bound_only=False):
     """Distance, closest points, normal and status of two shapes.
 
     Arguments:
@@ -283,6 +299,16 @@ def distance(a, pose_a, b, pose_b):
     depth is unbounded (a line or plane through a solid) ``signed_distance`` is NaN or -inf and
     the points are NaN.
 
+    ``lower_bound_only=True`` asks only for a certified lower bound, cheaper than the distance
+    where a cheaper route exists: ``distance`` (= ``signed_distance``) is a value L with
+    0 <= L <= the distance (up to floating-point rounding, ~1e-12 relative), and L = 0 only
+    when the shapes touch or overlap (status ``TOUCHING``; ``SEPARATED`` when L > 0). Polytope
+    and curved pairs stop GJK once its lower bound is within 10 % of its upper bound (points
+    and normal NaN); two meshes take the smallest node-pair bound a few levels below the roots
+    (points and normal NaN). The pairs with closed forms, planes, rays and lines against
+    polytopes, and a shape against a mesh return their exact distance and points (it is its
+    own lower bound). See docs/margins.md.
+
     Errors: ``GeometryError`` for a pose that is not a finite rigid transform (NaN, a scaled or
     sheared rotation, coordinates beyond ``touche.tolerance.MAX_COORDINATE``) or batches of
     different lengths; ``UnsupportedQuery`` for a pair no engine answers (see
@@ -293,6 +319,8 @@ def distance(a, pose_a, b, pose_b):
     route = _DISTANCE_ROUTES.get((a.kind, b.kind))
     if route is None:
         raise UnsupportedQuery("distance", a, b)
+    if lower_bound_only:
+        return _lower_bound(a, pose_a, b, pose_b, route)
     engine = route[0]
     if engine == _ENGINE_MESH_SHAPE or engine == _ENGINE_MESH_MESH:
         if is_empty_batch(pose_a) or is_empty_batch(pose_b):
@@ -358,6 +386,195 @@ def signed_distance(a, pose_a, b, pose_b):
     if (a.kind, b.kind) not in _SIGNED_DISTANCE_ROUTES:
         raise UnsupportedQuery("signed_distance", a, b)
     return distance(a, pose_a, b, pose_b).signed_distance
+
+
+# ---------------------------------------------------------------------------------------------
+# safety margins and certified lower bounds (issue 19; docs/margins.md)
+
+
+def _checked_margin(margin):
+    """``margin`` as a float: one finite number >= 0, else GeometryError."""
+    if margin.__class__ is float and 0.0 <= margin < math.inf:  # the usual case, without numpy
+        return margin
+    if isinstance(margin, (bool, np.bool_, str, bytes)):  # numpy would read True as 1, "1" as 1.0
+        raise GeometryError(f"margin must be a finite number >= 0, got {margin!r}")
+    try:
+        value = np.asarray(margin, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise GeometryError(f"margin must be a finite number >= 0, got {margin!r}") from None
+    if value.ndim != 0:
+        raise GeometryError(f"margin must be one number for the whole query, got an array of shape {value.shape}")
+    value = float(value)
+    if not (math.isfinite(value) and value >= 0.0):
+        raise GeometryError(f"margin must be a finite number >= 0, got {margin!r}")
+    return value
+
+
+# kinds that stay in their family when grown by a ball (a Minkowski sum): the margin test of a
+# pair with one of them is the overlap test of the grown shape, exact
+_GROWN_KIND = {kinds.POINT: kinds.SPHERE, kinds.SPHERE: kinds.SPHERE, kinds.SEGMENT: kinds.CAPSULE,
+               kinds.CAPSULE: kinds.CAPSULE, kinds.HALFSPACE: kinds.HALFSPACE}
+
+
+class _Grown(Shape):
+    """A shape grown by a margin, packed as the kind it becomes (for the verbs' kernels only)."""
+
+    __slots__ = ()
+
+
+def _grown(shape, margin):
+    kind, params, points, triangles, edges = shape._packed
+    grown = object.__new__(_Grown)
+    if kind == kinds.HALFSPACE:  # points = (a point of the plane, the outward normal)
+        params = params.copy()
+        points = points.copy()
+        points[0] += margin * points[1]
+    else:  # a point or a segment gets a radius; a sphere or a capsule a larger one
+        params = np.array([params[0] + margin if len(params) else margin])
+    new_kind = _GROWN_KIND[kind]
+    object.__setattr__(grown, "_packed", (new_kind, params, points, triangles, edges))
+    object.__setattr__(grown, "kind", new_kind)
+    object.__setattr__(grown, "scale", shape.scale + margin)
+    return grown
+
+
+def _gjk_family(a, b):
+    """Whether the pair engine answers a margin / lower bound of (a, b) by GJK bounds (its
+    polytope and GJK-boolean families; see pairs.LOWER_BOUND_QUERY)."""
+    from ._kernels import pairs
+
+    family = pairs._FAMILIES[a.kind, b.kind, True]
+    return family is pairs.POLYTOPE_ENGINE or family is pairs.GJK_BOOLEAN_ENGINE
+
+
+def _within_from_distance(result, margin):
+    """``distance <= margin`` from a DistanceResult (an unknown depth, NaN, overlaps)."""
+    signed = result.signed_distance
+    if isinstance(signed, np.ndarray):
+        return ~(signed > margin)
+    return not (signed > margin)
+
+
+def _threshold_values(a, pose_a, b, pose_b, threshold):
+    """The pair engine's threshold answer (pairs.LOWER_BOUND_QUERY): a float for one pair, a
+    (n,) array for a batch, None for an empty batch."""
+    matrices = _pair_matrices(pose_a, pose_b)
+    if matrices is None:
+        return None
+    ta, tb = matrices
+    batch = _kernels()
+    engine = _pair_engine(batch, a, b, True)
+    if ta.ndim == 2 and tb.ndim == 2:
+        value = batch.checked_threshold_one(engine, *a._packed, ta, *b._packed, tb, threshold)
+        if value < 0.0:
+            _raise_invalid_pose(int(value), pose_a, pose_b)
+        return value
+    ta = as_matrices(ta, "pose_a") if ta.ndim == 2 else ta
+    tb = as_matrices(tb, "pose_b") if tb.ndim == 2 else tb
+    count = _batch_size(ta, tb)
+    out = np.empty(count)
+    _parallel.run(batch.threshold_many, count, engine, *a._packed, ta.reshape(-1, 4, 4), *b._packed,
+                  tb.reshape(-1, 4, 4), threshold, out, grain=_GRAIN_INTERSECTS)
+    return out
+
+
+def _mesh_mesh_threshold(a, pose_a, b, pose_b, threshold):
+    """bvh_query.tree_threshold_many for two meshes: (values (n,), single)."""
+    ta = bvh._tree(a, "a")
+    tb = bvh._tree(b, "b")
+    pa, pb, n, single = bvh._poses(pose_a, pose_b)
+    out = np.empty(n)
+    args = (ta.node_index, ta.node_bounds, ta.tri_vertices, pa, tb.node_index, tb.node_bounds, tb.tri_vertices, pb,
+            ta._stack_rows(tb), threshold, out)
+    if n == 1:
+        bvh._query().tree_threshold_many(*args, 0, 1)
+    else:
+        _parallel.run(bvh._query().tree_threshold_many, n, *args, grain=bvh.DISTANCE_GRAIN)
+    return out, single
+
+
+def _intersects_within(a, pose_a, b, pose_b, route, margin):
+    """intersects with a margin > 0 (see intersects: the cheapest exact route per pair)."""
+    if a.kind in _GROWN_KIND:
+        return intersects(_grown(a, margin), pose_a, b, pose_b)
+    if b.kind in _GROWN_KIND:
+        return intersects(a, pose_a, _grown(b, margin), pose_b)
+    engine = route.engine
+    if engine == _ENGINE_MESH_MESH:
+        if is_empty_batch(pose_a) or is_empty_batch(pose_b):
+            _empty_pair_batch(pose_a, pose_b)
+            return np.zeros(0, dtype=np.bool_)
+        values, single = _mesh_mesh_threshold(a, pose_a, b, pose_b, margin)
+        surface = bool(values[0] == 0.0) if single else values == 0.0
+        if a.solid or b.solid:  # a solid holding the other mesh: within any margin
+            from .solids import contained_pairs
+
+            return contained_pairs(a, pose_a, b, pose_b, surface)
+        return surface
+    if engine == _ENGINE_MESH_SHAPE:
+        # no grown form of a polytope / curved solid: the overlap descent (cheap, and settles
+        # most overlapping poses), then the exact distance for the rest
+        overlap = intersects(a, pose_a, b, pose_b)
+        if isinstance(overlap, np.ndarray):
+            result = overlap.copy()
+            rest = np.flatnonzero(~overlap)
+            if len(rest):
+                result[rest] = _within_from_distance(distance(a, _pose_list(pose_a, rest), b, _pose_list(pose_b, rest)),
+                                                     margin)
+            return result
+        return overlap or _within_from_distance(distance(a, pose_a, b, pose_b), margin)
+    if _gjk_family(a, b):
+        values = _threshold_values(a, pose_a, b, pose_b, margin)
+        if values is None:
+            return np.zeros(0, dtype=np.bool_)
+        return values == 0.0 if isinstance(values, np.ndarray) else bool(values == 0.0)
+    # planes, rays and lines against polytopes and curved solids: the closed forms' distance
+    return _within_from_distance(distance(a, pose_a, b, pose_b), margin)
+
+
+def _pose_list(pose, rows):
+    """The rows ``rows`` of a pose batch; a single pose (or a batch of one) as it is."""
+    matrices = as_matrices(pose, "pose")
+    if matrices.ndim == 3 and len(matrices) > 1:
+        return matrices[rows]
+    return matrices
+
+
+def _bound_result(values, single):
+    """A DistanceResult holding lower bounds only (NaN points and normal)."""
+    status = np.where(values > 0.0, Status.SEPARATED, Status.TOUCHING).astype(np.int8)
+    if single:
+        value = float(values[0])
+        unknown = np.full(3, np.nan)
+        return DistanceResult(value, unknown, unknown.copy(), unknown.copy(), _STATUS[int(status[0])])
+    count = len(values)
+    unknown = np.full((count, 3), np.nan)
+    return DistanceResult(values, unknown, unknown.copy(), unknown.copy(), status)
+
+
+def _lower_bound(a, pose_a, b, pose_b, route):
+    """distance(..., lower_bound_only=True) (see distance)."""
+    engine = route.engine
+    if engine == _ENGINE_MESH_MESH:
+        if is_empty_batch(pose_a) or is_empty_batch(pose_b):
+            _empty_pair_batch(pose_a, pose_b)
+            return _empty_distance()
+        values, single = _mesh_mesh_threshold(a, pose_a, b, pose_b, _LOWER_BOUND_QUERY)
+        return _bound_result(values, single)
+    if engine != _ENGINE_MESH_SHAPE and _gjk_family(a, b):
+        values = _threshold_values(a, pose_a, b, pose_b, _LOWER_BOUND_QUERY)
+        if values is None:
+            return _empty_distance()
+        if isinstance(values, np.ndarray):
+            return _bound_result(values, False)
+        buffer = np.full(10, np.nan)  # one allocation: the single result's fields are views of it
+        buffer[0] = values
+        return _SingleDistanceResult(buffer, Status.SEPARATED if values > 0.0 else Status.TOUCHING)
+    # closed forms and a shape against a mesh: the exact distance is the bound
+    return distance(a, pose_a, b, pose_b)
+
+
+_LOWER_BOUND_QUERY = -1.0  # = touche._kernels.pairs.LOWER_BOUND_QUERY (this module loads no kernel)
 
 
 class _SingleDistanceResult(DistanceResult):

@@ -205,6 +205,32 @@ def intersects_one(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb)
 
 
 @njit(cache=True, nogil=True)
+def checked_threshold_one(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, threshold):
+    """One pair's margin test or lower bound from Python (``threshold``: pairs.LOWER_BOUND_QUERY
+    or a margin > 0; ``engine``: a GJK-backed family, see pairs.py): the engine's first field
+    (margin: 0.0 within, inf beyond; lower bound: L >= 0), or INVALID_POSE_A / _B."""
+    if not is_rigid_transform(ta):
+        return float(INVALID_POSE_A)
+    if not is_rigid_transform(tb):
+        return float(INVALID_POSE_B)
+    return call_pair_engine(engine, (True, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, threshold))[0]
+
+
+@njit(cache=True, nogil=True)
+def threshold_many(engine, ka, pa, pta, tra, eda, tas, kb, pb, ptb, trb, edb, tbs, threshold, out, lo, hi):
+    """checked_threshold_one over pairs lo .. hi - 1 of a batch (poses validated by the caller;
+    run through touche._parallel.run): ``out (n,)`` float64."""
+    pa, pta, tra, eda, tas = borrowed(pa), borrowed(pta), borrowed(tra), borrowed(eda), borrowed(tas)
+    pb, ptb, trb, edb, tbs = borrowed(pb), borrowed(ptb), borrowed(trb), borrowed(edb), borrowed(tbs)
+    out = borrowed(out)
+    step_a = 1 if tas.shape[0] > 1 else 0
+    step_b = 1 if tbs.shape[0] > 1 else 0
+    for i in range(lo, hi):
+        out[i] = call_pair_engine(engine, (True, ka, pa, pta, tra, eda, tas[i * step_a], kb, pb, ptb, trb, edb,
+                                           tbs[i * step_b], threshold))[0]
+
+
+@njit(cache=True, nogil=True)
 def distance_many(engine, ka, pa, pta, tra, eda, sa, tas, kb, pb, ptb, trb, edb, sb, tbs,
                   out_signed, out_point_a, out_point_b, out_normal, out_status, lo, hi):
     """Pairs lo .. hi - 1 of a batch (run through touche._parallel.run)."""

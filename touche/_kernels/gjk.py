@@ -1347,6 +1347,63 @@ def gjk_pair_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
 
 
 # ----------------------------------------------------------------------------------------------
+# distance bounds: safety margins and certified lower bounds (issue 19)
+#
+# GJK keeps an upper bound |v| and a lower bound max(v.w / |v|) of the core distance at every
+# step (van den Bergen's mu, as in _gjk); a margin test or a lower-bound query needs no more than
+# those two numbers, so it stops long before the distance converges:
+#   1. margin test (stop_below = margin, relative_gap = inf): stop as soon as the upper bound
+#      is <= margin (within) or the lower bound > margin (beyond);
+#   2. lower bound (stop_below = 0, relative_gap = g): stop when the cores are proven to meet
+#      (the bound is 0) or the lower bound is positive and within g of the upper bound.
+# The radii of spheres and capsules are margins here as everywhere in this file: the loop runs
+# on the cores and subtracts the radii from both bounds.
+@njit(cache=True, nogil=True)
+def gjk_distance_bounds(ka, pa, pta, ta, kb, pb, ptb, tb, stop_below, relative_gap):
+    """``(lower, upper, rounding)``: bounds of the distance of a convex pair (finite shapes),
+    lower >= 0, found by GJK and stopped by the rule above; ``rounding`` is the scale of the
+    rounding of both bounds (INTERSECT_RELATIVE x the largest support point seen), for a caller
+    that must decide when neither stop was reached (iteration limit, rounding stall)."""
+    m = np.empty((4, 4))
+    s = np.empty((4, 10))
+    hints = np.zeros(2, dtype=np.int64)
+    relative_into(ta, tb, m)
+    reach = margin_of(ka, pa) + margin_of(kb, pb)
+    _support_pair_called(ka, pa, pta, m, kb, pb, ptb, -(m[0, 3] + 1e-3), -m[1, 3], -m[2, 3], hints, 0, s)
+    count, vx, vy, vz = _reduce(s, 1)
+    vv = vx * vx + vy * vy + vz * vz
+    size2 = s[0, 0] * s[0, 0] + s[0, 1] * s[0, 1] + s[0, 2] * s[0, 2]
+    lower = 0.0
+    for _ in range(GJK_MAX_ITERATIONS):
+        if count == 4 or vv == 0.0:  # the origin is in A - B: the cores meet
+            return 0.0, 0.0, INTERSECT_RELATIVE * np.sqrt(size2)
+        vlen = np.sqrt(vv)
+        upper = vlen - reach
+        if upper <= stop_below:
+            return max(lower - reach, 0.0), max(upper, 0.0), INTERSECT_RELATIVE * np.sqrt(size2)
+        _support_pair_called(ka, pa, pta, m, kb, pb, ptb, -vx, -vy, -vz, hints, count, s)
+        wx, wy, wz = s[count, 0], s[count, 1], s[count, 2]
+        size2 = max(size2, wx * wx + wy * wy + wz * wz)
+        lower = max(lower, (vx * wx + vy * wy + vz * wz) / vlen)
+        bound = lower - reach
+        if bound > stop_below and upper - bound <= relative_gap * upper:
+            return bound, upper, INTERSECT_RELATIVE * np.sqrt(size2)
+        duplicate = False
+        for r in range(count):
+            if s[r, 0] == wx and s[r, 1] == wy and s[r, 2] == wz:
+                duplicate = True
+        if duplicate:  # no new support point: the bounds are as close as rounding allows
+            break
+        new_count, nx, ny, nz = _reduce(s, count + 1)
+        nvv = nx * nx + ny * ny + nz * nz
+        if nvv >= vv and new_count < 4:  # no progress (rounding)
+            break
+        count = new_count
+        vx, vy, vz, vv = nx, ny, nz, nvv
+    return max(lower - reach, 0.0), max(np.sqrt(vv) - reach, 0.0), INTERSECT_RELATIVE * np.sqrt(size2)
+
+
+# ----------------------------------------------------------------------------------------------
 # shape cast: conservative advancement on the Minkowski difference (Ericson 9.5.7)
 @njit(cache=True, nogil=True)
 def gjk_shape_cast(ka, pa, pta, ta, va, kb, pb, ptb, tb, vb, t_max, tolerance):

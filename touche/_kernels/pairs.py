@@ -39,7 +39,7 @@ from .closest import (
     closest_points_triangle_triangle,
     linear_linear_parameters,
 )
-from .gjk import gjk_pair_distance, gjk_pair_intersects, gjk_pair_separation
+from .gjk import gjk_distance_bounds, gjk_pair_distance, gjk_pair_intersects, gjk_pair_separation
 from .overlap import test_obb_obb, test_triangle_obb, test_triangle_triangle
 from .sat import sat_convex
 from .vec import cross as _cross
@@ -1316,6 +1316,43 @@ def _boolean_answer(overlapping):
     return np.inf, unused, unused, unused, kinds.SEPARATED
 
 
+# Margins and lower bounds (issue 19) travel through the boolean call too: with
+# ``intersects_only`` the engine's float argument (the touching tolerance of a distance, unused
+# by a boolean) is the query's THRESHOLD: 0.0 is today's overlap test; a margin > 0 asks whether
+# the distance is <= margin (answered like the overlap test: 0.0 within, inf beyond);
+# LOWER_BOUND_QUERY asks for a certified lower bound L of the distance (first field, 0 <= L <=
+# distance up to rounding; NaN points and normal; SEPARATED when L > 0, else TOUCHING: they
+# touch or overlap). Only the GJK-backed families (polytope_engine, gjk_boolean_engine) take a
+# non-zero threshold: the closed forms are exact and cheap, so the verbs answer their pairs from
+# the distance (touche/query.py), and a shape swept by a radius is inflated there instead.
+# Carrying the threshold in an existing argument keeps the engine's one signature (a new
+# argument would recompile every driver of every family).
+LOWER_BOUND_QUERY = -1.0
+# a lower-bound query stops when its bound is within this fraction of GJK's upper bound: a few
+# iterations for polytopes, far fewer than the 1e-12 relative convergence of a distance
+LOWER_BOUND_RELATIVE = 0.1
+
+
+@njit(cache=True, nogil=True)
+def _gjk_threshold_answer(ka, pa, pta, ta, kb, pb, ptb, tb, threshold):
+    """The margin test (threshold > 0) or the lower bound (LOWER_BOUND_QUERY) of a pair GJK
+    answers, through gjk.gjk_distance_bounds (rays and lines clipped as for the distance)."""
+    ka, pa, pta, _ = _bounded_for_gjk(ka, pa, pta, ta, kb, pb, ptb, tb)
+    kb, pb, ptb, _ = _bounded_for_gjk(kb, pb, ptb, tb, ka, pa, pta, ta)
+    unused = _nan3()
+    if threshold < 0.0:
+        lower, _, _ = gjk_distance_bounds(ka, pa, pta, ta, kb, pb, ptb, tb, 0.0, LOWER_BOUND_RELATIVE)
+        return lower, unused, unused, unused, kinds.SEPARATED if lower > 0.0 else kinds.TOUCHING
+    lower, upper, rounding = gjk_distance_bounds(ka, pa, pta, ta, kb, pb, ptb, tb, threshold, np.inf)
+    if upper <= threshold:
+        within = True
+    elif lower > threshold:
+        within = False
+    else:  # stopped by rounding between the bounds: decide as the overlap test does
+        within = upper <= threshold + rounding
+    return _boolean_answer(within)
+
+
 @njit(cache=True, nogil=True)
 def closed_engine(intersects_only, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance):
     """Pairs of _core_closed: no polytope pair, nothing that needs GJK, no mesh."""
@@ -1329,6 +1366,8 @@ def polytope_engine(intersects_only, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb
     """Two polytopes: overlap by SAT (no polyhedron: that is the GJK boolean's), distance by GJK
     and the SAT depth (not for big hulls: that is the GJK engine's)."""
     if intersects_only:
+        if tolerance != 0.0:  # a margin or a lower bound (see LOWER_BOUND_QUERY)
+            return _gjk_threshold_answer(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance)
         return _boolean_answer(_cores_intersect(_core_polytopes, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb))
     return _small_polytopes_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance)
 
@@ -1348,6 +1387,8 @@ def gjk_boolean_engine(intersects_only, ka, pa, pta, tra, eda, ta, kb, pb, ptb, 
     """Overlap of the pairs pair_intersects gives to GJK (no EPA: a boolean needs no depth).
     Distances are the GJK engine's; asked for one, it answers UNSUPPORTED."""
     if intersects_only:
+        if tolerance != 0.0:  # a margin or a lower bound (see LOWER_BOUND_QUERY)
+            return _gjk_threshold_answer(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance)
         return _boolean_answer(_gjk_intersects(ka, pa, pta, ta, kb, pb, ptb, tb))
     return np.nan, _nan3(), _nan3(), _nan3(), kinds.UNSUPPORTED
 
