@@ -92,8 +92,9 @@ def test_persistent_cache_serves_identical_sources_anywhere_and_never_stale_code
     # an edit that changes the answer: a new folder for the module, never the old code
     batch = second / "touche" / "_kernels" / "batch.py"
     text = batch.read_text()
-    assert "return 1 if result else 0" in text
-    batch.write_text(text.replace("return 1 if result else 0", "return 0 if result else 1", 1))
+    entry = "return 1 if point_core_overlap(pta, ra, ta, ptb, rb, tb) else 0"  # the query's kernel
+    assert entry in text
+    batch.write_text(text.replace(entry, entry.replace("return 1 if", "return 0 if").replace("else 0", "else 1"), 1))
     hit, compiled = _run_query(second, cache)
     assert not hit and compiled > 0
     # NUMBA_CACHE_DIR wins: the per-user folder gets nothing new
