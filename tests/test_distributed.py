@@ -194,6 +194,9 @@ def _kill_once(block, marker, victim_chunk, block_info=None):
 
 
 def test_a_worker_killed_mid_job_changes_nothing(client, tmp_path):
+    # both workers up first: scattered shapes (touche.distributed.share) live on the workers that
+    # were there when they were shipped, and cannot be recomputed if those all die
+    client.wait_for_workers(2, timeout=60)
     marker = str(tmp_path / "killed")
     poses = _chunked(POSES, 60).map_blocks(_kill_once, marker, 5, dtype=np.float64)
     result = td.distance(MESH, None, SMALL_MESH, poses, client=client).compute()

@@ -178,6 +178,11 @@ def share(value, client=None):
     if future is None or future.status in ("lost", "error", "cancelled") or client.status != "running":
         key = f"touche-{type(value).__name__}-{digest[:16]}-{uuid.uuid4().hex[:8]}"
         future = client.scatter({key: value}, broadcast=True)[key]
+    else:
+        # scattered data cannot be recomputed: a worker that restarted since the last job has no
+        # copy, and if the workers holding one then died the job would fail. Every job starts with
+        # a copy on every worker (a no-op when they all have it).
+        client.replicate([future])
     _SHIPPED[cache_key] = future  # most recent last
     while len(_SHIPPED) > _SHIPPED_LIMIT:
         _SHIPPED.pop(next(iter(_SHIPPED)))
