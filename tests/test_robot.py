@@ -6,8 +6,6 @@ with touche's single-pair verbs), pybullet's forward kinematics (getLinkState), 
 (collision pairs and distances on example-robot-data's Panda with its SRDF; skipped without
 ``pin``), finite differences for the gradients.
 """
-import os
-import site
 from pathlib import Path
 
 import numpy as np
@@ -24,15 +22,7 @@ PANDA_BULLET = DATA / "franka_panda" / "panda.urdf"
 KUKA = DATA / "kuka_iiwa" / "model.urdf"
 
 
-def _example_robot_data():
-    for folder in site.getsitepackages():
-        share = Path(folder) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
-        if share.is_dir():
-            return share
-    return None
-
-
-ERD = _example_robot_data()
+ERD = robot.example_robot_data()
 needs_erd = pytest.mark.skipif(ERD is None, reason="example-robot-data is not installed (pip install example-robot-data)")
 
 

@@ -6,8 +6,6 @@ and UR5 (skipped without it) and the synthetic robot of test_robot.py (prismatic
 joints). The grazing motions are built so that 100-step sampling misses them: a thin plate
 placed where a vertex of a link passes between two samples.
 """
-import site
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,15 +17,7 @@ from touche.robot.motion import MotionStatus, local_rate_bounds, rate_bounds
 import naive_robot as N
 
 
-def _example_robot_data():
-    for folder in site.getsitepackages():
-        share = Path(folder) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
-        if share.is_dir():
-            return share
-    return None
-
-
-ERD = _example_robot_data()
+ERD = robot.example_robot_data()
 needs_erd = pytest.mark.skipif(ERD is None, reason="example-robot-data is not installed (pip install example-robot-data)")
 FILES = {"panda": ("panda_description/urdf/panda.urdf", "panda_description/srdf/panda.srdf", [0.55, 0.0, 0.0]),
          "ur5": ("ur_description/urdf/ur5_robot.urdf", "ur_description/srdf/ur5.srdf", [0.0, 0.55, 0.0])}
