@@ -55,6 +55,26 @@ def _fcl_model(fcl, mesh):
     return model
 
 
+def _single_calls(fcl, part_a, part_b, mesh_a, mesh_b, poses, object_a, objects_b):
+    """The timed single-call loops over ``poses``: touche.clearance, python-fcl's distance (the
+    same poses as ``objects_b``) and touche.bvh.distance."""
+
+    def touche_single():
+        for p in poses:
+            tc.clearance(part_a, None, part_b, p)
+
+    def fcl_single():
+        request = fcl.DistanceRequest(enable_nearest_points=True)
+        for ob in objects_b:
+            fcl.distance(object_a, ob, request, fcl.DistanceResult())
+
+    def bvh_single():
+        for p in poses:
+            tc.bvh.distance(mesh_a, None, mesh_b, p)
+
+    return touche_single, fcl_single, bvh_single
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
@@ -89,21 +109,10 @@ def main(argv=None):
         objects_b = [fcl.CollisionObject(model_b, fcl.Transform(p[:3, :3], p[:3, 3])) for p in poses]
         tc.bvh.distance(a, None, b, poses[0])  # builds and keeps the BVH module's trees
 
-        def touche_single():
-            for p in poses:
-                tc.clearance(part_a, None, part_b, p)
+        touche_single, fcl_single, bvh_single = _single_calls(fcl, part_a, part_b, a, b, poses, object_a, objects_b)
 
         def touche_batch():
             tc.clearance(part_a, None, part_b, poses)
-
-        def fcl_single():
-            request = fcl.DistanceRequest(enable_nearest_points=True)
-            for ob in objects_b:
-                fcl.distance(object_a, ob, request, fcl.DistanceResult())
-
-        def bvh_single():
-            for p in poses:
-                tc.bvh.distance(a, None, b, p)
 
         # the same answers first
         ours = tc.clearance(part_a, None, part_b, poses)
@@ -170,20 +179,7 @@ def panel_main(args):
             separated = ~ours.intersecting
             worst = float(np.max(np.abs(ours.distance[separated] - fcl_distance[separated]), initial=0.0) / m.size)
 
-            def touche_single():
-                for p in poses:
-                    tc.clearance(part, None, part, p)
-
-            def fcl_single():
-                request = fcl.DistanceRequest(enable_nearest_points=True)
-                for ob in objects_b:
-                    fcl.distance(object_a, ob, request, fcl.DistanceResult())
-
-            def bvh_single():
-                for p in poses:
-                    tc.bvh.distance(mesh, None, mesh, p)
-
-            contenders = (touche_single, fcl_single, bvh_single)
+            contenders = _single_calls(fcl, part, part, mesh, mesh, poses, object_a, objects_b)
             for fn in contenders:
                 fn()
             best = [np.inf] * len(contenders)
