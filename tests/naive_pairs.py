@@ -55,6 +55,9 @@ from touche._kernels import kinds as K
 
 # ------------------------------------------------------------------------------------------------
 # shapes in the world
+_HULL_CORES = (K.POINT, K.SEGMENT, K.TRIANGLE, K.TETRAHEDRON, K.BOX, K.POLYGON, K.POLYHEDRON)
+
+
 def world(shape, T):
     """World description of a touche shape placed by the 4x4 pose T (see the module docstring)."""
     T = np.asarray(T, float)
@@ -93,6 +96,9 @@ def world(shape, T):
         n = R @ shape.normal
         d = float(n @ pts(shape.normal * shape.offset)[0])
         return dict(type="plane", n=n, d=d, half=k == K.HALFSPACE, kind=k)
+    if k == K.ROUNDED and shape.core.kind in _HULL_CORES:  # a hull grown by a ball
+        core = world(shape.core, T)
+        return dict(core, r=core["r"] + shape.radius, kind=k)
     if k == K.MESH:
         return dict(type="mesh", V=pts(shape.vertices), F=np.asarray(shape.faces), kind=k)
     raise ValueError(k)

@@ -67,6 +67,7 @@ def _instances(seed):
         tc.Cylinder(size(0.3, 0.5), size(0.6, 1.2)),
         tc.Cone(size(0.3, 0.6), size(0.6, 1.2)),
         tc.Ellipsoid(rng.uniform(0.3, 0.7, 3)),
+        tc.RoundedBox(rng.uniform(0.6, 1.4, 3), size(0.05, 0.25)),
         tc.Plane(unit(), float(rng.uniform(-0.2, 0.2))),
         tc.HalfSpace(unit(), float(rng.uniform(-0.2, 0.2))),
         tc.TriangleMesh(octahedron, faces),
@@ -578,7 +579,7 @@ def test_every_verb_has_entries_and_refusals_where_expected():
     """The counts the registry holds (a changed registration shows up here first)."""
     counts = {verb: len(dispatch.routes(verb)) for verb in dispatch.VERBS}
     assert counts == {
-        "intersects": 289, "distance": 289, "signed_distance": 289, "closest_point": 17, "raycast": 13,
-        "contacts": 192, "intersection": 25, "time_of_impact[translation]": 221,
-        "time_of_impact[rigid]": 221, "time_of_impact[callable]": 221, "time_of_impact[quadratic]": 1,
+        "intersects": 324, "distance": 324, "signed_distance": 324, "closest_point": 18, "raycast": 14,
+        "contacts": 221, "intersection": 25, "time_of_impact[translation]": 252,
+        "time_of_impact[rigid]": 252, "time_of_impact[callable]": 252, "time_of_impact[quadratic]": 1,
     }

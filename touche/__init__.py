@@ -45,6 +45,8 @@ from .shapes import (
     Plane,
     Point,
     Ray,
+    Rounded,
+    RoundedBox,
     Segment,
     Shape,
     Sphere,
@@ -118,7 +120,7 @@ __all__ = [
     "time_of_impact",
     "AABB", "Box", "Capsule", "ClosestPointResult", "Cone", "ConvexPolygon", "ConvexPolyhedron",
     "Cylinder", "DistanceResult", "Ellipsoid", "ForkedWhileWriting", "GeometryError", "HalfSpace", "Line", "Plane", "Point", "Pose",
-    "Ray", "RayResult", "SUPPORTED_PAIRS", "Segment", "Shape", "Sphere", "Status", "Tetrahedron",
+    "Ray", "RayResult", "Rounded", "RoundedBox", "SUPPORTED_PAIRS", "Segment", "Shape", "Sphere", "Status", "Tetrahedron",
     "ToucheError", "Triangle", "TriangleMesh", "UnsupportedQuery", "as_shape", "closest_point",
     "distance", "get_num_threads", "intersects", "raycast", "set_num_threads", "signed_distance", "warmup",
 ]

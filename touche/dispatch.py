@@ -45,13 +45,15 @@ ALL_KINDS = frozenset(range(kinds.NUM_KINDS))
 POINT_CORE = frozenset((kinds.POINT, kinds.SPHERE))  # a point, plus a radius for the sphere
 LINEAR_CORE = frozenset((kinds.SEGMENT, kinds.CAPSULE, kinds.RAY, kinds.LINE))  # p + t d, t in an interval
 POLYTOPES = frozenset((kinds.TRIANGLE, kinds.TETRAHEDRON, kinds.BOX, kinds.POLYGON, kinds.POLYHEDRON))
-SMOOTH = frozenset((kinds.CYLINDER, kinds.CONE, kinds.ELLIPSOID))  # curved solids known by their support only
+# curved solids known by their support mapping only (a Rounded shape: its core's, plus a ball)
+SMOOTH = frozenset((kinds.CYLINDER, kinds.CONE, kinds.ELLIPSOID, kinds.ROUNDED))
 PLANES = frozenset((kinds.PLANE, kinds.HALFSPACE))  # half-space-like: one unbounded plane
 MESHES = frozenset((kinds.MESH,))
 ENGINE_ORDER = (POINT_CORE, LINEAR_CORE, POLYTOPES, SMOOTH, PLANES, MESHES)
 
-# Rounded shapes: a core swept by a ball (the radius is params[0] and adds to every distance).
-ROUNDED = frozenset((kinds.SPHERE, kinds.CAPSULE))
+# Rounded shapes: a core swept by a ball (the radius is params[0] and adds to every distance):
+# spheres (a point core), capsules (a segment core) and touche.Rounded (any finite convex core).
+ROUNDED = frozenset((kinds.SPHERE, kinds.CAPSULE, kinds.ROUNDED))
 # Kinds whose params[0] is a radius about their packed points (rounded shapes, and the discs of
 # cylinders and cones): it enters their size and bounding balls.
 RADIUS_PARAM = ROUNDED | frozenset((kinds.CYLINDER, kinds.CONE))

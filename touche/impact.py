@@ -28,7 +28,7 @@ from ._record import Record
 from .errors import GeometryError, UnsupportedQuery
 from .motion import CallableMotion, as_motion
 from .pose import nonnegative_number
-from .shapes import Shape, TriangleMesh, as_shape
+from .shapes import Shape, TriangleMesh, as_shape, local_bounding_sphere
 
 
 class ImpactStatus(NamedIntEnum):
@@ -438,20 +438,13 @@ def _ball(shape):
 
 
 def _bounding_ball(shape):
-    kind, params, points = shape._packed[:3]
+    kind = shape.kind
     if kind in _PLANES:
         ball = np.zeros(4)
     elif kind == kinds.MESH:
         ball = np.ascontiguousarray(shape.bvh.node_bounds[0, 27:31], dtype=np.float64).copy()
     else:
-        if kind == kinds.ELLIPSOID:
-            center = points[0]
-            radius = float(np.linalg.norm(points[1:4], axis=1).sum())
-        else:
-            center = 0.5 * (points.min(axis=0) + points.max(axis=0))
-            radius = float(np.linalg.norm(points - center, axis=1).max())
-            if kind in dispatch.RADIUS_PARAM:
-                radius += float(params[0])
+        center, radius = local_bounding_sphere(shape)
         ball = np.array([center[0], center[1], center[2], radius * (1.0 + 1e-12)])
     return ball
 

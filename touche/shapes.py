@@ -145,13 +145,7 @@ class Shape:
             view = array.view()
             view.setflags(write=False)
             object.__setattr__(self, name, view)
-        # model size for tolerances: farthest coordinate plus the sweep radius
-        size = float(np.abs(points).max()) if points.size else 0.0
-        if kind in RADIUS_PARAM:
-            size += float(params[0])
-        elif kind == kinds.ELLIPSOID:
-            size = float(np.abs(points[0]).max() + np.abs(points[1:]).max() * np.sqrt(3.0))
-        object.__setattr__(self, "scale", size)
+        object.__setattr__(self, "scale", _scale_of(kind, params, points))
 
     def __setattr__(self, name, value):
         raise AttributeError(f"{type(self).__name__} is immutable")
@@ -170,6 +164,18 @@ class Shape:
 
     def _describe(self):
         return ""
+
+
+def _scale_of(kind, params, points):
+    """Model size for tolerances: the farthest coordinate plus the sweep radius."""
+    if kind == kinds.ROUNDED:
+        return _scale_of(int(params[1]), params[kinds.ROUNDED_HEADER:], points) + float(params[0])
+    if kind == kinds.ELLIPSOID:
+        return float(np.abs(points[0]).max() + np.abs(points[1:]).max() * np.sqrt(3.0))
+    size = float(np.abs(points).max()) if points.size else 0.0
+    if kind in RADIUS_PARAM:
+        size += float(params[0])
+    return size
 
 
 def _restore(cls, packed, extra):
@@ -771,6 +777,132 @@ class ConvexPolyhedron(Shape):
 
     def _describe(self):
         return f"{len(self.vertices)} vertices, {len(self.face_planes)} facets"
+
+
+# --------------------------------------------------------------------------------------------
+# rounded shapes: a finite convex core grown by a ball
+_POINT_OR_SEGMENT_OR_SOLID = frozenset((kinds.POINT, kinds.SEGMENT, kinds.TRIANGLE, kinds.TETRAHEDRON, kinds.BOX,
+                                        kinds.POLYGON, kinds.POLYHEDRON, kinds.CYLINDER, kinds.CONE, kinds.ELLIPSOID))
+
+
+class Rounded(Shape):
+    """The finite convex ``shape`` grown by a ball of ``radius`` (their Minkowski sum): every point
+    within ``radius`` of the shape -- the "convex radius" of Jolt and Bullet. Every distance is the
+    core's minus ``radius``, exactly, and a contact normal is the core's.
+
+    ``shape``: a point, segment, triangle, tetrahedron, box, convex polygon or polyhedron,
+    cylinder, cone or ellipsoid. A sphere, capsule or Rounded shape is unwrapped to its own core
+    (a point, a segment) and its radius added, so a rounding never nests. ``radius >= 0``.
+    ``core`` is the shape being grown, ``radius`` the ball's radius. Planes, rays, lines and
+    meshes are refused (an unbounded or non-convex core).
+
+    Packed (touche/_kernels/kinds.py): kind ROUNDED, ``params = [radius, core kind, core
+    params...]``, the core's points, triangles and edges."""
+
+    __slots__ = ("core",)
+
+    def __init__(self, shape, radius):
+        radius = _finite_array(radius, "radius", ())
+        radius = float(radius)
+        if radius < 0.0:
+            raise GeometryError(f"radius must be >= 0, got {radius!r}")
+        check_size(radius, "radius", zero_ok=True)
+        if not isinstance(shape, Shape):
+            raise GeometryError(f"Rounded needs a touche shape, got {type(shape).__name__}")
+        kind = shape.kind
+        if kind == kinds.SPHERE:
+            core, radius = Point(shape.center), radius + shape.radius
+        elif kind == kinds.CAPSULE:
+            core, radius = Segment(shape.a, shape.b), radius + shape.radius
+        elif kind == kinds.ROUNDED:
+            core, radius = shape.core, radius + shape.radius
+        elif kind in _POINT_OR_SEGMENT_OR_SOLID:
+            core = shape
+        else:
+            raise GeometryError(f"Rounded needs a finite convex shape, got {type(shape).__name__} (planes, rays, "
+                                "lines and meshes have no convex core to grow)")
+        check_size(radius, "radius", zero_ok=True)
+        self._init_rounded(core, radius)
+
+    def _init_rounded(self, core, radius):
+        core_kind, core_params, core_points, core_triangles, core_edges = core._packed
+        params = np.concatenate([[radius, float(core_kind)], core_params])
+        self._pack(kinds.ROUNDED, params, core_points, core_triangles, core_edges)
+        object.__setattr__(self, "core", core)
+
+    def __reduce__(self):
+        return (_restore_rounded, (type(self), self.core, self.radius))
+
+    @property
+    def radius(self):
+        return float(self.params[0])
+
+    def _describe(self):
+        return f"{self.core!r}, radius={self.radius}"
+
+
+def _restore_rounded(cls, core, radius):
+    shape = object.__new__(cls)
+    shape._init_rounded(core, radius)
+    return shape
+
+
+class RoundedBox(Rounded):
+    """A box of full side lengths ``extents`` (centred at ``center``) whose edges and corners are
+    rounded with ``radius``: the Box of sides ``extents - 2 radius`` grown by ``radius``, so the
+    outer size stays ``extents`` (the convention of Jolt's and Bullet's convex radius).
+    ``0 <= 2 radius < min(extents)``."""
+
+    __slots__ = ()
+
+    def __init__(self, extents, radius, center=(0.0, 0.0, 0.0)):
+        extents = _array(extents, "extents", (3,))
+        radius = float(_finite_array(radius, "radius", ()))
+        if radius < 0.0 or not 2.0 * radius < extents.min():
+            raise GeometryError(f"RoundedBox needs 0 <= 2 radius < min(extents), got radius {radius!r} and "
+                                f"extents {extents.tolist()}")
+        check_size(radius, "radius", zero_ok=True)
+        self._init_rounded(Box(extents - 2.0 * radius, center), radius)
+
+    @property
+    def extents(self):
+        return self.core.extents + 2.0 * self.radius
+
+    @property
+    def half_extents(self):
+        return 0.5 * self.extents
+
+    @property
+    def center(self):
+        return self.core.center
+
+    def _describe(self):
+        return f"extents={self.extents.tolist()}, radius={self.radius}, center={self.center.tolist()}"
+
+
+def local_bounding_sphere(shape):
+    """``(centre (3,), radius)`` of a ball holding ``shape`` in its own frame; radius inf for an
+    unbounded shape (a plane, a half-space, a line, a ray)."""
+    kind = shape.kind
+    if kind in (kinds.PLANE, kinds.HALFSPACE, kinds.RAY, kinds.LINE):
+        return np.zeros(3), float("inf")
+    if kind == kinds.ROUNDED:
+        center, radius = local_bounding_sphere(shape.core)
+        return center, radius + shape.radius
+    params, packed_points = shape._packed[1], shape._packed[2]
+    if kind == kinds.ELLIPSOID:  # points: the centre, then the three semi-axes
+        return packed_points[0].copy(), float(np.max(params[:3]))
+    if kind == kinds.MESH:
+        points = shape.vertices
+    elif kinds.TRIANGLE <= kind <= kinds.POLYHEDRON:
+        points = packed_points[: int(params[0])]
+    else:
+        points = packed_points
+    center = 0.5 * (points.min(axis=0) + points.max(axis=0))
+    radius = float(np.sqrt(((points - center) ** 2).sum(axis=1).max()))
+    if kind in RADIUS_PARAM:
+        radius += float(params[0])
+    return center, radius
 
 
 # --------------------------------------------------------------------------------------------

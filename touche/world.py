@@ -229,6 +229,11 @@ class _Object:
 def _aabb_points(shape):
     """Local points whose hull contains the shape (see the kernel module's doc)."""
     kind = shape.kind
+    if kind == kinds.ROUNDED:  # the core's points (the kernel adds the rounding radius)
+        core = shape.core
+        if core.kind in (kinds.CYLINDER, kinds.CONE, kinds.ELLIPSOID):
+            return _box_corners(*_smooth_local_box(core))
+        return _aabb_points(core)
     points = np.asarray(shape.points, dtype=np.float64)
     if kind in _POLYTOPES:
         points = points[: int(shape.params[0])]
@@ -239,10 +244,22 @@ def _aabb_points(shape):
     else:
         return np.ascontiguousarray(points)
     if len(points) > 16:  # many vertices: the 8 corners of their local box
-        lo, hi = points.min(axis=0), points.max(axis=0)
-        corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
-        return corners
+        return _box_corners(points.min(axis=0), points.max(axis=0))
     return np.ascontiguousarray(points)
+
+
+def _box_corners(lo, hi):
+    return np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+
+
+def _smooth_local_box(shape):
+    """(min, max) of a cylinder, cone or ellipsoid in its frame."""
+    points = np.asarray(shape.points, dtype=np.float64)
+    if shape.kind == kinds.ELLIPSOID:  # centre +- the reach of the three semi-axis vectors
+        reach = np.sqrt((points[1:4] ** 2).sum(axis=0))
+        return points[0] - reach, points[0] + reach
+    reach = np.array([shape.radius, shape.radius, 0.0])  # discs about the local z axis
+    return points.min(axis=0) - reach, points.max(axis=0) + reach
 
 
 def _mask(value, name):

@@ -19,6 +19,7 @@ from .jit import njit
 
 from . import kinds
 from .fastpaths import box_box_overlap, fast_distance, fast_intersects, point_core_distance, point_core_overlap
+from .gjk import gjk_raycast
 from .posecheck import is_rigid_transform
 from .touching import touching_tolerance
 from .pairs import engine_address, call_pair_engine, apply_point, apply_vector  # noqa: F401  (engine_address: for Python)
@@ -331,6 +332,8 @@ def ray_local(kind, params, points, tris, planes, o, d, t_max, solid):
         hit, t, normal = ray_cone(o, d, t_max, points[0], points[1], params[0], solid)
     elif kind == kinds.ELLIPSOID:
         hit, t, normal = ray_ellipsoid(o, d, t_max, points, solid)
+    elif kind == kinds.ROUNDED:
+        hit, t, normal = gjk_raycast(kind, params, points, o, d, t_max, solid)
     elif kind == kinds.PLANE:
         n = points[1]
         hit, t, normal = ray_plane(o, d, t_max, n, n[0] * points[0, 0] + n[1] * points[0, 1] + n[2] * points[0, 2], solid)

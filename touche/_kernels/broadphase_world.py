@@ -1,12 +1,13 @@
 """World-space AABBs of shapes under poses (the broad phase of touche.CollisionWorld).
 
 Each object is described by flat arrays: ``kind`` (kinds code), ``start`` / ``count`` (its rows
-in ``points``), ``radius`` (sphere / capsule / cylinder / cone radius, else 0). ``points`` holds,
+in ``points``), ``radius`` (sphere / capsule / cylinder / cone / Rounded radius, else 0). ``points`` holds,
 per kind: the point (POINT, SPHERE centre), the two end points (SEGMENT, CAPSULE, CYLINDER
 bottom/top, CONE apex/base centre), the centre and three semi-axis vectors (ELLIPSOID), or a
 set of local points whose hull contains the shape (polytope / mesh vertices, or the 8 corners of
-their local box when there are many vertices: Ericson 4.2.6, the box of a rotated box).
-Unbounded kinds (RAY, LINE, PLANE, HALFSPACE) get the infinite box.
+their local box when there are many vertices: Ericson 4.2.6, the box of a rotated box), and
+for a Rounded shape (ROUNDED) its core's points or the corners of its core's box, grown by
+``radius`` like a sphere's centre. Unbounded kinds (RAY, LINE, PLANE, HALFSPACE) get the infinite box.
 """
 import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402
@@ -60,7 +61,7 @@ def world_aabbs(kind, start, count, radius, points, poses, shift, pad_relative, 
                 x = T[0, 0] * q[0] + T[0, 1] * q[1] + T[0, 2] * q[2] + T[0, 3]
                 y = T[1, 0] * q[0] + T[1, 1] * q[1] + T[1, 2] * q[2] + T[1, 3]
                 z = T[2, 0] * q[0] + T[2, 1] * q[1] + T[2, 2] * q[2] + T[2, 3]
-                r = radius[i] if (k == kinds.SPHERE or k == kinds.CAPSULE) else 0.0
+                r = radius[i] if (k == kinds.SPHERE or k == kinds.CAPSULE or k == kinds.ROUNDED) else 0.0
                 lo0 = min(lo0, x - r)
                 hi0 = max(hi0, x + r)
                 lo1 = min(lo1, y - r)

@@ -128,14 +128,24 @@ WARM_SIZE = 27
 # support mappings (Ericson 3.10-3.11, 9.5.4), local frame, core only (no radius)
 @njit(cache=True, nogil=True, inline="always")
 def margin_of(kind, params):
-    if kind == kinds.SPHERE or kind == kinds.CAPSULE:
+    """The radius of the ball a shape's core is swept by (spheres, capsules, Rounded shapes)."""
+    if kind == kinds.SPHERE or kind == kinds.CAPSULE or kind == kinds.ROUNDED:
         return params[0]
     return 0.0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def unwrap_rounded(kind, params):
+    """(core kind, core params, radius) of a Rounded shape (kinds.ROUNDED_HEADER); any other
+    shape is its own core with radius 0. The core's points are the shape's points."""
+    if kind == kinds.ROUNDED:
+        return int(params[1]), params[kinds.ROUNDED_HEADER:], params[0]
+    return kind, params, 0.0
+
+
 @njit(cache=True, nogil=True)
 def is_convex_kind(kind):
-    return (kind <= kinds.CAPSULE and kind != kinds.RAY) or (kinds.TRIANGLE <= kind <= kinds.ELLIPSOID)
+    return (kind <= kinds.CAPSULE and kind != kinds.RAY) or (kinds.TRIANGLE <= kind <= kinds.ROUNDED)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -186,7 +196,9 @@ def _hill_climb(params, points, dx, dy, dz, start):
 @njit(cache=True, nogil=True, inline="always")
 def support_local(kind, params, points, dx, dy, dz, hints, slot):
     """Core support point (x, y, z) of a shape in its own frame for direction (dx, dy, dz).
-    ``hints[slot]`` is the cached start vertex of a polyhedron (read and updated)."""
+    ``hints[slot]`` is the cached start vertex of a polyhedron (read and updated). A Rounded
+    shape's core support is its core's (its radius is a margin, margin_of)."""
+    kind, params, _ = unwrap_rounded(kind, params)
     if kind <= kinds.SPHERE:
         return points[0, 0], points[0, 1], points[0, 2]
     if kind == kinds.SEGMENT or kind == kinds.CAPSULE:
@@ -1484,6 +1496,71 @@ def gjk_shape_cast(ka, pa, pta, ta, va, kb, pb, ptb, tb, vb, t_max, tolerance):
         if normal[i] == normal[i]:
             point[i] += ra * normal[i]
     return status, t, point, normal
+
+
+# ray cast against a support mapping: a point cast against the shape (Ericson 9.5.7); the
+# advancement stops this close (relative to the shape's extent and the origin's distance)
+RAY_RELATIVE = 1e-13
+
+
+@njit(cache=True, nogil=True)
+def _local_box(kind, params, points):
+    """[min (3), max (3)] of a finite convex shape in its frame, from six support points (exact
+    for any support mapping; the margin included)."""
+    box = np.empty(6)
+    hints = np.zeros(1, dtype=np.int64)
+    margin = margin_of(kind, params)
+    for axis in range(3):
+        for side in range(2):
+            sign = 1.0 if side == 1 else -1.0
+            x, y, z = support_local(kind, params, points, sign if axis == 0 else 0.0, sign if axis == 1 else 0.0,
+                                    sign if axis == 2 else 0.0, hints, 0)
+            value = x if axis == 0 else (y if axis == 1 else z)
+            box[3 * side + axis] = value + sign * margin
+    return box
+
+
+@njit(cache=True, nogil=True)
+def gjk_raycast(kind, params, points, o, d, t_max, solid):
+    """The ray o + t d (unit d, the shape's frame, t <= t_max) against a finite convex shape known
+    by its support mapping: ``(hit, t, outward normal)`` like the closed forms of ray.py. The
+    entry is the first contact of the point o moving along d (gjk_shape_cast). An origin inside
+    (or on) the shape hits at t = 0 with a zero normal when ``solid``; otherwise the exit is the
+    entry of the reversed ray started beyond the shape."""
+    box = _local_box(kind, params, points)
+    half = 0.0
+    reach = 0.0
+    for i in range(3):
+        half += (0.5 * (box[3 + i] - box[i])) ** 2
+        reach += (0.5 * (box[3 + i] + box[i]) - o[i]) ** 2
+    half = np.sqrt(half)
+    reach = np.sqrt(reach)  # origin to the box centre
+    tolerance = RAY_RELATIVE * (half + reach + abs(o[0]) + abs(o[1]) + abs(o[2]))
+    identity = np.eye(4)
+    start = np.empty((1, 3))
+    no_params = np.zeros(0)
+    still = np.zeros(3)
+    for i in range(3):
+        start[0, i] = o[i]
+    status, t, _, normal = gjk_shape_cast(kinds.POINT, no_params, start, identity, d, kind, params, points,
+                                          identity, still, t_max, tolerance)
+    if status == kinds.MISS:
+        return False, np.inf, np.zeros(3)
+    if status != kinds.ALREADY_TOUCHING:
+        return True, t, -normal
+    if solid:
+        return True, 0.0, np.zeros(3)
+    far = reach + 2.0 * half + tolerance
+    back = np.empty(3)
+    for i in range(3):
+        start[0, i] = o[i] + far * d[i]
+        back[i] = -d[i]
+    status, t_back, _, normal = gjk_shape_cast(kinds.POINT, no_params, start, identity, back, kind, params, points,
+                                               identity, still, far, tolerance)
+    exit_t = far - t_back
+    if status == kinds.MISS or status == kinds.ALREADY_TOUCHING or not exit_t <= t_max:
+        return False, np.inf, np.zeros(3)
+    return True, max(exit_t, 0.0), -normal
 
 
 # ----------------------------------------------------------------------------------------------

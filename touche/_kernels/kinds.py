@@ -19,11 +19,18 @@ POLYHEDRON = 10
 CYLINDER = 11
 CONE = 12
 ELLIPSOID = 13
-PLANE = 14
-HALFSPACE = 15
-MESH = 16
+ROUNDED = 14
+PLANE = 15
+HALFSPACE = 16
+MESH = 17
 
-NUM_KINDS = 17
+NUM_KINDS = 18
+
+# A ROUNDED shape (touche.Rounded) is a core shape swept by a ball: params = [radius, core kind,
+# the core's own params...]; points, triangles and edges are the core's. Kernels unwrap it
+# (gjk.unwrap_rounded), answer for the core and add the radius, as they do for the point core of
+# a sphere and the segment core of a capsule.
+ROUNDED_HEADER = 2
 
 # Result status codes (mirrored by touche.Status).
 SEPARATED = 0

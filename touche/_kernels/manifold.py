@@ -48,6 +48,7 @@ from .jit import njit  # noqa: E402
 
 from . import kinds  # noqa: E402
 from .closest import linear_linear_parameters  # noqa: E402
+from .gjk import unwrap_rounded  # noqa: E402
 from .pairs import engine_address, call_pair_engine, is_supported, support  # noqa: E402,F401  (engine_address: for Python)
 from .posecheck import is_rigid_transform  # noqa: E402
 from .touching import offset as _offset  # noqa: E402
@@ -101,6 +102,7 @@ def contact_supported(ka, kb):
 def _shape_size(kind, params, points, t):
     """Farthest coordinate of the shape's defining points in the world (plus its radius): the
     scale for relative tolerances."""
+    kind, params, rounding = unwrap_rounded(kind, params)
     rows = points.shape[0]
     if kinds.TRIANGLE <= kind <= kinds.POLYHEDRON:
         rows = int(params[0])
@@ -118,7 +120,7 @@ def _shape_size(kind, params, points, t):
             np.sqrt(points[2, 0] ** 2 + points[2, 1] ** 2 + points[2, 2] ** 2),
             np.sqrt(points[3, 0] ** 2 + points[3, 1] ** 2 + points[3, 2] ** 2),
         )
-    return size + max(abs(t[0, 3]), abs(t[1, 3]), abs(t[2, 3]))
+    return size + rounding + max(abs(t[0, 3]), abs(t[1, 3]), abs(t[2, 3]))
 
 
 @njit(cache=True, nogil=True)
@@ -334,7 +336,15 @@ def feature(kind, params, points, edges, t, direction, out, normal_out, order):
     shape towards the other one). Writes world points into ``out`` (capacity: vertex count,
     DISC_SEGMENTS, 2) and, for faces / planes, the outward unit normal into ``normal_out``;
     ``order`` is int64 scratch of the vertex count. Returns (feature type, point count, radius):
-    the points lie on the shape's core, the surface is ``radius`` further out."""
+    the points lie on the shape's core, the surface is ``radius`` further out (a Rounded shape:
+    its core's feature, the rounding added to the radius)."""
+    kind, params, rounding = unwrap_rounded(kind, params)
+    ftype, count, radius = _unrounded_feature(kind, params, points, edges, t, direction, out, normal_out, order)
+    return ftype, count, radius + rounding
+
+
+@njit(cache=True, nogil=True)
+def _unrounded_feature(kind, params, points, edges, t, direction, out, normal_out, order):
     # direction into the shape's frame: R^T d
     dx = t[0, 0] * direction[0] + t[1, 0] * direction[1] + t[2, 0] * direction[2]
     dy = t[0, 1] * direction[0] + t[1, 1] * direction[1] + t[2, 1] * direction[2]
@@ -385,6 +395,7 @@ def feature(kind, params, points, edges, t, direction, out, normal_out, order):
 
 @njit(cache=True, nogil=True)
 def _feature_capacity(kind, params):
+    kind, params, _ = unwrap_rounded(kind, params)
     if kinds.TRIANGLE <= kind <= kinds.POLYHEDRON:
         return max(int(params[0]), 2)
     if kind == kinds.CYLINDER or kind == kinds.CONE:

@@ -39,7 +39,7 @@ from .closest import (
     closest_points_triangle_triangle,
     linear_linear_parameters,
 )
-from .gjk import gjk_distance_bounds, gjk_pair_distance, gjk_pair_intersects, gjk_pair_separation
+from .gjk import gjk_distance_bounds, gjk_pair_distance, gjk_pair_intersects, gjk_pair_separation, unwrap_rounded
 from .overlap import test_obb_obb, test_triangle_obb, test_triangle_triangle
 from .sat import sat_convex
 from .vec import cross as _cross
@@ -111,6 +111,7 @@ def apply_vector(t, v):
 @njit(cache=True, nogil=True)
 def _vector_rows_start(kind, params, points):
     """Rows of ``points`` from this index on are direction vectors, not positions."""
+    kind, params, _ = unwrap_rounded(kind, params)
     if kind == kinds.RAY or kind == kinds.LINE or kind == kinds.PLANE or kind == kinds.HALFSPACE:
         return 1
     if kinds.TRIANGLE <= kind <= kinds.POLYHEDRON:
@@ -131,15 +132,18 @@ def transform_shape(kind, params, points, t):
         else:
             moved[row] = apply_vector(t, points[row])
     new_params = params.copy()
+    kind, params, _ = unwrap_rounded(kind, params)  # a Rounded shape moves its core's params
+    header = new_params.shape[0] - params.shape[0]
     if kinds.TRIANGLE <= kind <= kinds.POLYHEDRON:
         # plane offsets follow the translation: d' = d + (R n) . t
         nv = int(params[0])
         n_planes = int(params[1])
         for k in range(n_planes):
             normal = moved[nv + k]
-            new_params[4 + k] = params[4 + k] + normal[0] * t[0, 3] + normal[1] * t[1, 3] + normal[2] * t[2, 3]
+            new_params[header + 4 + k] = params[4 + k] + normal[0] * t[0, 3] + normal[1] * t[1, 3] + normal[2] * t[2, 3]
         if kind == kinds.BOX:
-            new_params[4 + n_planes : 7 + n_planes] = apply_point(t, params[4 + n_planes : 7 + n_planes])
+            start = header + 4 + n_planes
+            new_params[start : start + 3] = apply_point(t, params[4 + n_planes : 7 + n_planes])
     return new_params, moved
 
 
@@ -175,6 +179,17 @@ def _polytope_counts(params):
 @njit(cache=True, nogil=True)
 def support(kind, params, points, direction):
     """A point of the shape maximising ``direction . x`` (finite shapes only)."""
+    if kind == kinds.ROUNDED:  # the core's support point, pushed out by the radius along direction
+        best = _support_unrounded(int(params[1]), params[kinds.ROUNDED_HEADER:], points, direction)
+        length = _norm(direction)
+        if length > 0.0:
+            return best + (params[0] / length) * direction
+        return best
+    return _support_unrounded(kind, params, points, direction)
+
+
+@njit(cache=True, nogil=True)
+def _support_unrounded(kind, params, points, direction):
     if kind == kinds.POINT:
         return points[0].copy()
     if kind <= kinds.LINE:
@@ -892,13 +907,14 @@ def _plane_vs_plane(kind_a, points_a, kind_b, points_b):
 # convex pairs through GJK / EPA (gjk.py)
 @njit(cache=True, nogil=True)
 def _gjk_handles(kind_a, kind_b):
-    """Pairs with a smooth solid (cylinder, cone, ellipsoid) and no analytic kernel: anything
-    convex against it, except a point / sphere against a cylinder / cone (closed form)."""
+    """Pairs with a smooth solid (cylinder, cone, ellipsoid, Rounded shape) and no analytic
+    kernel: anything convex against it, except a point / sphere against a cylinder / cone
+    (closed form)."""
     lo = min(kind_a, kind_b)
     hi = max(kind_a, kind_b)
-    if hi < kinds.CYLINDER or hi > kinds.ELLIPSOID:
+    if hi < kinds.CYLINDER or hi > kinds.ROUNDED:
         return False
-    return not (lo <= kinds.SPHERE and hi != kinds.ELLIPSOID)
+    return not (lo <= kinds.SPHERE and (hi == kinds.CYLINDER or hi == kinds.CONE))
 
 
 @njit(cache=True, nogil=True)
@@ -920,6 +936,13 @@ def _sat_cost(params):
 @njit(cache=True, nogil=True)
 def _bounding_ball(kind, params, points):
     """Centre and radius of a ball holding a finite shape (in the frame of its packed points)."""
+    core_kind, core_params, rounding = unwrap_rounded(kind, params)
+    center, reach = _unrounded_bounding_ball(core_kind, core_params, points)
+    return center, reach + rounding
+
+
+@njit(cache=True, nogil=True)
+def _unrounded_bounding_ball(kind, params, points):
     if kind == kinds.CYLINDER or kind == kinds.CONE:
         center = 0.5 * (points[0] + points[1])
         half = 0.5 * _norm(points[1] - points[0])
@@ -1029,7 +1052,7 @@ def smooth_triangle_term(kind_a, params_a, points_a, a, b, c, boolean):
 
 @njit(cache=True, nogil=True)
 def _smooth_vs_mesh(kind_a, params_a, points_a, points, triangles, boolean):
-    """Cylinder / cone / ellipsoid vs a triangle soup (same frame), brute force (the reference of
+    """Cylinder / cone / ellipsoid / Rounded shape vs a triangle soup (same frame), brute force (the reference of
     the BVH route): the nearest (or, overlapping, the deepest) triangle by GJK / EPA, one
     triangle at a time, the first among equals."""
     best = (np.inf, _nan3(), _nan3(), _nan3())
@@ -1124,8 +1147,8 @@ def _core_closed(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean):
             return _linear_vs_polytope(ka, pa, pta, kb, pb, ptb, trb, edb, boolean)
         return np.nan, _nan3(), _nan3(), _nan3()  # polytope pairs: _core_polytopes
     # ---- B is a cylinder or cone (pairs needing GJK never get here: see _gjk_handles)
-    if kb <= kinds.ELLIPSOID:
-        if ka <= kinds.SPHERE and kb != kinds.ELLIPSOID:
+    if kb <= kinds.ROUNDED:
+        if ka <= kinds.SPHERE and (kb == kinds.CYLINDER or kb == kinds.CONE):
             return _point_vs_round(pta[0], _radius(ka, pa), kb, pb, ptb)
         return np.nan, _nan3(), _nan3(), _nan3()
     # ---- B is a plane or half-space
@@ -1160,7 +1183,7 @@ def _core_mesh(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean):
         return _linear_vs_mesh(ka, pa, pta, ptb, trb, boolean)
     if ka <= kinds.POLYHEDRON:
         return _polytope_vs_mesh(ka, pa, pta, tra, eda, ptb, trb, boolean)
-    if ka <= kinds.ELLIPSOID:
+    if ka <= kinds.ROUNDED:
         return _smooth_vs_mesh(ka, pa, pta, ptb, trb, boolean)
     if ka == kinds.PLANE or ka == kinds.HALFSPACE:
         # plane is A: compute mesh-vs-plane and flip
@@ -1425,9 +1448,9 @@ ENGINE_FAMILIES = (CLOSED_ENGINE, POLYTOPE_ENGINE, GJK_ENGINE, GJK_BOOLEAN_ENGIN
 # ---- which family answers a call (plain Python: the verbs call it before every query)
 def _python_gjk_handles(kind_a, kind_b):
     lo, hi = min(kind_a, kind_b), max(kind_a, kind_b)
-    if hi < kinds.CYLINDER or hi > kinds.ELLIPSOID:
+    if hi < kinds.CYLINDER or hi > kinds.ROUNDED:
         return False
-    return not (lo <= kinds.SPHERE and hi != kinds.ELLIPSOID)
+    return not (lo <= kinds.SPHERE and hi in (kinds.CYLINDER, kinds.CONE))
 
 
 def _python_is_polytope(kind):

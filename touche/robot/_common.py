@@ -2,15 +2,13 @@
 use), bounding spheres of shapes, and the obstacles a check takes."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
-from .. import dispatch
 from .._cache import WeakIdentityCache, shape_key
-from .._kernels import kinds
 from ..errors import GeometryError
 from ..shapes import Shape, as_shape
+from ..shapes import local_bounding_sphere as _shape_bounding_sphere
 
 _KERNELS = None
 
@@ -26,26 +24,9 @@ def kernels():
 
 
 def local_bounding_sphere(shape):
-    """(centre (3,), radius) of a ball containing ``shape`` in its own frame; radius inf for an
-    unbounded shape (a plane, a half-space, a line, a ray)."""
-    kind = shape.kind
-    if kind in dispatch.UNBOUNDED:
-        return np.zeros(3), math.inf
-    packed_points = shape._packed[2]
-    params = shape._packed[1]
-    if kind == kinds.ELLIPSOID:  # points: the centre, then the three semi-axes
-        return packed_points[0].copy(), float(np.max(params[:3]))
-    if kind == kinds.MESH:
-        points = shape.vertices
-    elif kind in dispatch.POLYTOPES:
-        points = packed_points[: int(params[0])]
-    else:
-        points = packed_points
-    center = 0.5 * (points.min(axis=0) + points.max(axis=0))
-    radius = float(np.sqrt(((points - center) ** 2).sum(axis=1).max()))
-    if kind in dispatch.RADIUS_PARAM:
-        radius += float(params[0])
-    return center, radius
+    """(centre (3,), radius) of a ball containing ``shape`` in its own frame (see
+    touche.shapes.local_bounding_sphere)."""
+    return _shape_bounding_sphere(shape)
 
 
 _SPHERES = WeakIdentityCache(limit=256)  # obstacles come back call after call
