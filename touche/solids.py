@@ -590,7 +590,9 @@ def _last_vertex_hits(origins_mesh_points, target, target_pose, direction, reach
     hits = raycast(target, target_pose, origins, -direction, reach, mode="first")
     if not np.any(hits.hit):
         return -np.inf
-    return float(reach - np.min(hits.t[hits.hit]))
+    # s from the hit point (not reach - t: no cancellation against the cast's length)
+    found = hits.hit
+    return float(np.max((hits.point[found] - origins_mesh_points[found]) @ direction))
 
 
 def _last_edge_hit(frame, a_world, a_edges, b_world, b_edges, reach, scale):
