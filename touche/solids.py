@@ -253,7 +253,7 @@ def _vertex_depths(solid, ts, other, to, rows):
     # an upper bound of each candidate's depth: its distance to the solid's nearest vertex (a
     # point of the surface); exact distances in rounds, largest bounds first, until no
     # remaining bound beats its pose pair's best
-    bound, _ = solid_data.kdtree().query(local)
+    bound, _ = solid_data.kdtree().query(local, eps=1.0)  # approximate: still a vertex, still a bound
     order = np.lexsort((-bound, slot))
     slot, vid, local, bound = slot[order], vid[order], local[order], bound[order]
     take = 8
@@ -596,8 +596,8 @@ def _last_vertex_hits(origins_mesh_points, target, target_pose, direction, reach
 
 
 def _last_edge_hit(frame, a_world, a_edges, b_world, b_edges, reach, scale):
-    """Largest s in [0, reach] at which an edge of A translated by s * d meets an edge of B
-    (frame rows u, v, d; points in world coordinates). -inf when none."""
+    """Largest s in [0, reach] at which an edge of A (the swept mesh) translated by s * d meets
+    an edge of B (frame rows u, v, d; points in world coordinates). -inf when none."""
     from .query import raycast
     from .shapes import TriangleMesh
 
@@ -672,8 +672,13 @@ def _separating_one(a, ta, b, tb, d, frame):
     # B's vertices w: w on A + s d  <=>  w - s d on A: cast from w - reach d along +d
     points = b_world[_in_rect(ub, low_a, high_a)]
     s = max(s, _last_vertex_hits(points, a, ta, -d, reach))
-    # A's edges against B's edges (indices into the used-vertex arrays)
-    s = max(s, _last_edge_hit(frame, a_world, da.edge_rows, b_world, db.edge_rows, reach, scale))
+    # A's edges against B's edges (indices into the used-vertex arrays): the mesh with fewer
+    # edges is swept (B's along -d, in the frame whose z axis is -d, is the same question)
+    if len(da.edges) <= len(db.edges):
+        s = max(s, _last_edge_hit(frame, a_world, da.edge_rows, b_world, db.edge_rows, reach, scale))
+    else:
+        flipped = np.array([frame[1], frame[0], -frame[2]])
+        s = max(s, _last_edge_hit(flipped, b_world, db.edge_rows, a_world, da.edge_rows, reach, scale))
     return max(s, 0.0)
 
 
