@@ -458,3 +458,22 @@ def test_bad_input_raises_clear_errors():
         tc.separating_translation(solid, np.full((4, 4), np.nan), surface, None, [1.0, 0.0, 0.0])
     with pytest.raises(GeometryError, match="differ"):
         tc.penetration_depth(solid, tc.Pose.random(3, seed=1).matrix, solid, tc.Pose.random(2, seed=2).matrix)
+
+
+def test_batch_results_pickle_and_name_their_sides():
+    import pickle
+
+    va, fa = MESHES["torus"]
+    vb, fb = MESHES["l_block"]
+    a = tc.TriangleMesh(va, fa, solid=True)
+    b = tc.TriangleMesh(vb, fb, solid=True)
+    poses = _random_poses(8, np.random.default_rng(29), 1.0)
+    batch = tc.penetration_depth(a, None, b, poses)
+    assert batch.side.shape == (8,) and set(batch.side) <= {"", "a_in_b", "b_in_a"}
+    assert repr(batch) == "SolidPenetration(batch of 8)"
+    for i, pose in enumerate(poses):
+        one = tc.penetration_depth(a, None, b, pose)
+        assert (one.side, one.vertex, one.face) == (batch.side[i], batch.vertex[i], batch.face[i])
+    back = pickle.loads(pickle.dumps(tc.penetration_depth(a, None, b, poses[0])))
+    assert back.depth == tc.penetration_depth(a, None, b, poses[0]).depth
+    assert "depth=" in repr(back)

@@ -446,6 +446,9 @@ def solid_distance(a, pose_a, b, pose_b, surface_distance):
     from .query import DistanceResult, Status
 
     surface = surface_distance(a, pose_a, b, pose_b)
+    if not isinstance(surface.signed_distance, np.ndarray) and surface.status == Status.SEPARATED \
+            and not contained_pairs(a, pose_a, b, pose_b, False):
+        return surface  # apart, nothing held: the common case, without the arrays below
     signed, point_a, point_b, normal, status, *_ = _penetration_arrays(a, pose_a, b, pose_b, surface)
     if isinstance(surface.signed_distance, np.ndarray):
         return DistanceResult(signed, point_a, point_b, normal, status)
