@@ -218,7 +218,8 @@ def intersects(a, pose_a, b, pose_b, *, margin=0.0):
 
     Returns a Python ``bool`` for one pair, or a ``(n,)`` bool array when a pose is a batch
     (``(0,)`` for an empty batch). Meshes are surfaces: a mesh wholly inside another shape
-    does not intersect it (a solid mesh holding the other does, at any margin).
+    does not intersect it (a solid mesh holding the other mesh or a convex shape does, at any margin;
+    docs/solids.md).
 
     How a margin is answered (docs/margins.md): a sphere, capsule, point, segment or half-space
     on either side is grown by the margin (a point becomes a sphere, a segment a capsule, a
@@ -623,6 +624,9 @@ class _SingleDistanceResult(DistanceResult):
 # the distance is 0, ``signed_distance`` is 0 and the status TOUCHING (never PENETRATING); the
 # normal is then the unit face normal of A's triangle at the contact (B's reversed if A's has no
 # area). Separated: the closest points and normal = unit(point_b - point_a), as for any pair.
+# Solid meshes (issue 19, touche/solids.py, docs/solids.md): two meshes with a solid one report
+# their vertex penetration depth when they interpenetrate; a convex shape inside a solid mesh
+# overlaps it, with the depth of its deepest point.
 
 _MESH_SHAPE = None
 
