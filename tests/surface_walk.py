@@ -979,6 +979,21 @@ def section_bsp():
     tc.intersects(cube, None, CUBE_MESH, FAR)
     tc.intersects(cube, BATCH, cube, None)
     tc.intersects(CUBE_MESH, POSE_BATCH, cube, FAR)
+    # solid meshes: penetration depth, directional separation, shapes inside (touche/solids.py)
+    small = tc.TriangleMesh(CUBE_V * 0.25 + 0.1, CUBE_F, solid=True)
+    tc.distance(cube, None, cube, POSE)
+    tc.distance(cube, BATCH, CUBE_MESH, None)
+    tc.distance(cube, None, small, None)
+    tc.distance(cube, None, small, None, lower_bound_only=True)
+    repr(tc.penetration_depth(cube, None, cube, POSE))
+    tc.penetration_depth(CUBE_MESH, POSE_BATCH, small, None)
+    tc.separating_translation(cube, None, CUBE_MESH, POSE, [1.0, 0.2, 0.0])
+    tc.separating_translation(small, BATCH, cube, None, [0.0, 0.0, -1.0])
+    for shape in (tc.Sphere(0.1), tc.Box([0.1, 0.1, 0.1])):  # inside the solid cube
+        tc.intersects(shape, _translation(0.05), cube, None)
+        tc.intersects(shape, BATCH, cube, None)
+        tc.distance(cube, None, shape, _translation(0.05))
+        tc.distance(shape, BATCH, cube, None)
 
 
 def section_broadphase():

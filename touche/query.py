@@ -218,7 +218,8 @@ def intersects(a, pose_a, b, pose_b, *, margin=0.0):
 
     Returns a Python ``bool`` for one pair, or a ``(n,)`` bool array when a pose is a batch
     (``(0,)`` for an empty batch). Meshes are surfaces: a mesh wholly inside another shape
-    does not intersect it (a solid mesh holding the other does, at any margin).
+    does not intersect it (a solid mesh holding the other mesh or a convex shape does, at any margin;
+    docs/solids.md).
 
     How a margin is answered (docs/margins.md): a sphere, capsule, point, segment or half-space
     on either side is grown by the margin (a point becomes a sphere, a segment a capsule, a
@@ -560,6 +561,11 @@ def _lower_bound(a, pose_a, b, pose_b, route):
             _empty_pair_batch(pose_a, pose_b)
             return _empty_distance()
         values, single = _mesh_mesh_threshold(a, pose_a, b, pose_b, _LOWER_BOUND_QUERY)
+        if a.solid or b.solid:  # a solid holding the other mesh: they overlap, the bound is 0
+            from .solids import contained_pairs
+
+            held = contained_pairs(a, pose_a, b, pose_b, bool(values[0] == 0.0) if single else values == 0.0)
+            values = np.where(np.atleast_1d(held), 0.0, values)
         return _bound_result(values, single)
     if engine != _ENGINE_MESH_SHAPE and _gjk_family(a, b):
         values = _threshold_values(a, pose_a, b, pose_b, _LOWER_BOUND_QUERY)
@@ -618,6 +624,9 @@ class _SingleDistanceResult(DistanceResult):
 # the distance is 0, ``signed_distance`` is 0 and the status TOUCHING (never PENETRATING); the
 # normal is then the unit face normal of A's triangle at the contact (B's reversed if A's has no
 # area). Separated: the closest points and normal = unit(point_b - point_a), as for any pair.
+# Solid meshes (issue 19, touche/solids.py, docs/solids.md): two meshes with a solid one report
+# their vertex penetration depth when they interpenetrate; a convex shape inside a solid mesh
+# overlaps it, with the depth of its deepest point.
 
 _MESH_SHAPE = None
 
@@ -668,13 +677,21 @@ def _mesh_intersects(a, pose_a, b, pose_b, route):
         answer = kernels.checked_mesh_intersects_one(kernels.MESH_ENGINE.address(), *ps, ts, mp[2], mp[3], mesh.scale, tm, *tree, shape_is_a)
         if answer < 0:
             _raise_invalid_pose(answer, pose_a, pose_b)
-        return answer == 1
+        if answer == 1 or not mesh.solid:
+            return answer == 1
+        from .solids import shape_inside  # issue 19: a shape wholly inside a solid mesh
+
+        return shape_inside(shape, ts, mesh, tm, False)
     ts = as_matrices(ts, name_s) if ts.ndim == 2 else ts
     tm = as_matrices(tm, name_m) if tm.ndim == 2 else tm
     count = _batch_size(ts, tm) if shape_is_a else _batch_size(tm, ts)  # lengths named as the caller's
     out = np.empty(count, dtype=np.bool_)
     _parallel.run(kernels.mesh_intersects_many, count, kernels.MESH_ENGINE.address(), *ps, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale,
                   tm.reshape(-1, 4, 4), *tree, out, grain=_GRAIN_MESH)
+    if mesh.solid:
+        from .solids import shape_inside
+
+        return shape_inside(shape, ts, mesh, tm, out)
     return out
 
 
@@ -694,6 +711,10 @@ def _mesh_distance(a, pose_a, b, pose_b, route):
                                                     mesh.scale, tm, *tree, shape_is_a, buffer)
         if status < 0:
             _raise_invalid_pose(status, pose_a, pose_b)
+        if mesh.solid and status == Status.SEPARATED:  # issue 19: a shape wholly inside a solid mesh
+            from .solids import shape_in_solid_distance
+
+            return shape_in_solid_distance(shape, ts, mesh, tm, shape_is_a, _SingleDistanceResult(buffer, _STATUS[status]))
         return _SingleDistanceResult(buffer, _STATUS[status])
     ts = as_matrices(ts, name_s) if ts.ndim == 2 else ts
     tm = as_matrices(tm, name_m) if tm.ndim == 2 else tm
@@ -706,10 +727,23 @@ def _mesh_distance(a, pose_a, b, pose_b, route):
     _parallel.run(kernels.mesh_distance_many, count, kernels.MESH_ENGINE.address(), *ps, shape.scale, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale,
                   tm.reshape(-1, 4, 4), *tree, shape_is_a, signed, point_a, point_b, normal, status,
                   grain=_GRAIN_MESH)
+    if mesh.solid:
+        from .solids import shape_in_solid_distance
+
+        return shape_in_solid_distance(shape, ts, mesh, tm, shape_is_a, DistanceResult(signed, point_a, point_b, normal, status))
     return DistanceResult(signed, point_a, point_b, normal, status)
 
 
 def _mesh_mesh_distance(a, pose_a, b, pose_b):
+    if a.solid or b.solid:  # issue 19: interpenetrating solids get their penetration depth (touche/solids.py)
+        from .solids import solid_distance
+
+        return solid_distance(a, pose_a, b, pose_b, _surface_mesh_mesh_distance)
+    return _surface_mesh_mesh_distance(a, pose_a, b, pose_b)
+
+
+def _surface_mesh_mesh_distance(a, pose_a, b, pose_b):
+    """Two meshes as surfaces (see the section's comment above)."""
     dist, point_a, point_b, ids, pa, pb, single = bvh._distance_arrays(a, pose_a, b, pose_b)
     if single:  # scalar arithmetic: numpy's per-call overhead would be most of a query's time
         return _one_mesh_mesh_distance(a, b, float(dist[0]), point_a[0], point_b[0], ids[0], pa[0], pb[0])
