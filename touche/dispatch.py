@@ -45,8 +45,10 @@ ALL_KINDS = frozenset(range(kinds.NUM_KINDS))
 POINT_CORE = frozenset((kinds.POINT, kinds.SPHERE))  # a point, plus a radius for the sphere
 LINEAR_CORE = frozenset((kinds.SEGMENT, kinds.CAPSULE, kinds.RAY, kinds.LINE))  # p + t d, t in an interval
 POLYTOPES = frozenset((kinds.TRIANGLE, kinds.TETRAHEDRON, kinds.BOX, kinds.POLYGON, kinds.POLYHEDRON))
-# curved solids known by their support mapping only (a Rounded shape: its core's, plus a ball)
-SMOOTH = frozenset((kinds.CYLINDER, kinds.CONE, kinds.ELLIPSOID, kinds.ROUNDED))
+# curved solids known by their support mapping only (a Rounded shape: its core's, plus a ball):
+# every code from CYLINDER up to the planes, so a new support-mapped kind numbered there needs
+# no entry here
+SMOOTH = frozenset(range(kinds.CYLINDER, kinds.PLANE))
 PLANES = frozenset((kinds.PLANE, kinds.HALFSPACE))  # half-space-like: one unbounded plane
 MESHES = frozenset((kinds.MESH,))
 ENGINE_ORDER = (POINT_CORE, LINEAR_CORE, POLYTOPES, SMOOTH, PLANES, MESHES)

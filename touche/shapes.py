@@ -28,6 +28,7 @@ from .errors import GeometryError
 from .pose import check_magnitude
 
 _NO_TRIANGLES = np.zeros((0, 3), dtype=np.int64)
+_UNBOUNDED_KINDS = frozenset((kinds.RAY, kinds.LINE, kinds.PLANE, kinds.HALFSPACE))
 _NO_EDGES = np.zeros((0, 2), dtype=np.int64)
 
 
@@ -153,6 +154,20 @@ class Shape:
     def packed(self):
         """(kind, params, points, triangles, edges) as read-only arrays (see the module doc)."""
         return self.kind, self.params, self.points, self.triangles, self.edges
+
+    def local_box(self):
+        """``(min (3,), max (3,))``: a box holding the shape in its own frame (infinite sides for
+        a plane, half-space, ray or line); the tightest such box for every finite shape.
+        A shape whose packed points are not all positions overrides it."""
+        if self.kind in _UNBOUNDED_KINDS:
+            return np.full(3, -np.inf), np.full(3, np.inf)
+        points = self.points
+        if kinds.TRIANGLE <= self.kind <= kinds.POLYHEDRON:
+            points = points[: int(self.params[0])]
+        low, high = points.min(axis=0), points.max(axis=0)
+        if self.kind in RADIUS_PARAM:
+            low, high = low - self.params[0], high + self.params[0]
+        return low, high
 
     def __reduce__(self):
         # the packed arrays are the state: no re-validation, no Qhull re-run (vertex order kept)
@@ -380,6 +395,10 @@ class Cylinder(Shape):
     def length(self):
         return float(self.points[1, 2] - self.points[0, 2])
 
+    def local_box(self):
+        half = 0.5 * self.length
+        return np.array([-self.radius, -self.radius, -half]), np.array([self.radius, self.radius, half])
+
 
     def _describe(self):
         return f"radius={self.radius}, length={self.length}"
@@ -402,6 +421,10 @@ class Cone(Shape):
     @property
     def length(self):
         return float(self.points[0, 2] - self.points[1, 2])
+
+    def local_box(self):
+        half = 0.5 * self.length
+        return np.array([-self.radius, -self.radius, -half]), np.array([self.radius, self.radius, half])
 
 
     def _describe(self):
@@ -428,6 +451,9 @@ class Ellipsoid(Shape):
     @property
     def radii(self):
         return self.params[:3]
+
+    def local_box(self):
+        return self.center - self.radii, self.center + self.radii
 
     @property
     def center(self):
@@ -837,6 +863,10 @@ class Rounded(Shape):
     def radius(self):
         return float(self.params[0])
 
+    def local_box(self):
+        low, high = self.core.local_box()
+        return low - self.radius, high + self.radius
+
     def _describe(self):
         return f"{self.core!r}, radius={self.radius}"
 
@@ -880,6 +910,12 @@ class RoundedBox(Rounded):
         return f"extents={self.extents.tolist()}, radius={self.radius}, center={self.center.tolist()}"
 
 
+# kinds whose packed positions (with params[0] as a radius where RADIUS_PARAM says so) hold them
+_POINTS_HOLD_IT = frozenset((kinds.POINT, kinds.SPHERE, kinds.SEGMENT, kinds.CAPSULE, kinds.TRIANGLE,
+                             kinds.TETRAHEDRON, kinds.BOX, kinds.POLYGON, kinds.POLYHEDRON, kinds.CYLINDER,
+                             kinds.CONE, kinds.MESH))
+
+
 def local_bounding_sphere(shape):
     """``(centre (3,), radius)`` of a ball holding ``shape`` in its own frame; radius inf for an
     unbounded shape (a plane, a half-space, a line, a ray)."""
@@ -892,6 +928,9 @@ def local_bounding_sphere(shape):
     params, packed_points = shape._packed[1], shape._packed[2]
     if kind == kinds.ELLIPSOID:  # points: the centre, then the three semi-axes
         return packed_points[0].copy(), float(np.max(params[:3]))
+    if kind not in _POINTS_HOLD_IT:  # other solids: the ball around their box
+        low, high = shape.local_box()
+        return 0.5 * (low + high), float(0.5 * np.linalg.norm(high - low))
     if kind == kinds.MESH:
         points = shape.vertices
     elif kinds.TRIANGLE <= kind <= kinds.POLYHEDRON:

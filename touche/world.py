@@ -231,9 +231,9 @@ def _aabb_points(shape):
     kind = shape.kind
     if kind == kinds.ROUNDED:  # the core's points (the kernel adds the rounding radius)
         core = shape.core
-        if core.kind in (kinds.CYLINDER, kinds.CONE, kinds.ELLIPSOID):
-            return _box_corners(*_smooth_local_box(core))
-        return _aabb_points(core)
+        if core.kind in _HULL_OF_POINTS:
+            return _aabb_points(core)
+        return _box_corners(*core.local_box())
     points = np.asarray(shape.points, dtype=np.float64)
     if kind in _POLYTOPES:
         points = points[: int(shape.params[0])]
@@ -241,8 +241,10 @@ def _aabb_points(shape):
         pass
     elif kind in _UNBOUNDED:
         return np.zeros((1, 3))
-    else:
+    elif kind in _KNOWN_BY_POINTS:
         return np.ascontiguousarray(points)
+    else:  # other solids: the corners of their local box
+        return _box_corners(*shape.local_box())
     if len(points) > 16:  # many vertices: the 8 corners of their local box
         return _box_corners(points.min(axis=0), points.max(axis=0))
     return np.ascontiguousarray(points)
@@ -252,14 +254,13 @@ def _box_corners(lo, hi):
     return np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
 
 
-def _smooth_local_box(shape):
-    """(min, max) of a cylinder, cone or ellipsoid in its frame."""
-    points = np.asarray(shape.points, dtype=np.float64)
-    if shape.kind == kinds.ELLIPSOID:  # centre +- the reach of the three semi-axis vectors
-        reach = np.sqrt((points[1:4] ** 2).sum(axis=0))
-        return points[0] - reach, points[0] + reach
-    reach = np.array([shape.radius, shape.radius, 0.0])  # discs about the local z axis
-    return points.min(axis=0) - reach, points.max(axis=0) + reach
+# kinds world_aabbs reads from their packed points (touche/_kernels/broadphase_world.py): the
+# hull of their positions (grown by a radius for spheres, capsules and Rounded shapes), or by the
+# kernel's own rule (discs of cylinders and cones, the semi-axes of an ellipsoid)
+_HULL_OF_POINTS = frozenset((kinds.POINT, kinds.SEGMENT, kinds.TRIANGLE, kinds.TETRAHEDRON, kinds.BOX,
+                             kinds.POLYGON, kinds.POLYHEDRON))
+_KNOWN_BY_POINTS = _HULL_OF_POINTS | frozenset((kinds.SPHERE, kinds.CAPSULE, kinds.CYLINDER, kinds.CONE,
+                                                kinds.ELLIPSOID))
 
 
 def _mask(value, name):

@@ -332,8 +332,6 @@ def ray_local(kind, params, points, tris, planes, o, d, t_max, solid):
         hit, t, normal = ray_cone(o, d, t_max, points[0], points[1], params[0], solid)
     elif kind == kinds.ELLIPSOID:
         hit, t, normal = ray_ellipsoid(o, d, t_max, points, solid)
-    elif kind == kinds.ROUNDED:
-        hit, t, normal = gjk_raycast(kind, params, points, o, d, t_max, solid)
     elif kind == kinds.PLANE:
         n = points[1]
         hit, t, normal = ray_plane(o, d, t_max, n, n[0] * points[0, 0] + n[1] * points[0, 1] + n[2] * points[0, 2], solid)
@@ -342,8 +340,8 @@ def ray_local(kind, params, points, tris, planes, o, d, t_max, solid):
         hit, t, normal = ray_halfspace(o, d, t_max, n, n[0] * points[0, 0] + n[1] * points[0, 1] + n[2] * points[0, 2], solid)
     elif kind == kinds.MESH:
         hit, t, face, normal = ray_triangles_first(o, d, t_max, points, tris)
-    else:
-        hit, t, normal = False, np.inf, np.zeros(3)
+    else:  # Rounded shapes and any other solid known by its support mapping
+        hit, t, normal = gjk_raycast(kind, params, points, o, d, t_max, solid)
     return hit, t, normal, face
 
 

@@ -145,7 +145,7 @@ def unwrap_rounded(kind, params):
 
 @njit(cache=True, nogil=True)
 def is_convex_kind(kind):
-    return (kind <= kinds.CAPSULE and kind != kinds.RAY) or (kinds.TRIANGLE <= kind <= kinds.ROUNDED)
+    return (kind <= kinds.CAPSULE and kind != kinds.RAY) or (kinds.TRIANGLE <= kind < kinds.PLANE)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -1504,7 +1504,7 @@ RAY_RELATIVE = 1e-13
 
 
 @njit(cache=True, nogil=True)
-def _local_box(kind, params, points):
+def local_box(kind, params, points):
     """[min (3), max (3)] of a finite convex shape in its frame, from six support points (exact
     for any support mapping; the margin included)."""
     box = np.empty(6)
@@ -1527,7 +1527,7 @@ def gjk_raycast(kind, params, points, o, d, t_max, solid):
     entry is the first contact of the point o moving along d (gjk_shape_cast). An origin inside
     (or on) the shape hits at t = 0 with a zero normal when ``solid``; otherwise the exit is the
     entry of the reversed ray started beyond the shape."""
-    box = _local_box(kind, params, points)
+    box = local_box(kind, params, points)
     half = 0.0
     reach = 0.0
     for i in range(3):

@@ -39,7 +39,16 @@ from .closest import (
     closest_points_triangle_triangle,
     linear_linear_parameters,
 )
-from .gjk import gjk_distance_bounds, gjk_pair_distance, gjk_pair_intersects, gjk_pair_separation, unwrap_rounded
+from .gjk import (
+    gjk_distance_bounds,
+    gjk_pair_distance,
+    gjk_pair_intersects,
+    gjk_pair_separation,
+    local_box,
+    margin_of,
+    support_local,
+    unwrap_rounded,
+)
 from .overlap import test_obb_obb, test_triangle_obb, test_triangle_triangle
 from .sat import sat_convex
 from .vec import cross as _cross
@@ -47,7 +56,6 @@ from .vec import dot as _dot
 from .vec import norm as _norm
 
 OBB_EPSILON = tolerance.OBB_EPSILON  # Ericson 4.4.2 robustness term
-RADIAL_RELATIVE = 1e-12  # cylinder / cone support: below this the direction is along the axis
 
 
 # ----------------------------------------------------------------------------------------------
@@ -178,83 +186,40 @@ def _polytope_counts(params):
 
 @njit(cache=True, nogil=True)
 def support(kind, params, points, direction):
-    """A point of the shape maximising ``direction . x`` (finite shapes only)."""
-    if kind == kinds.ROUNDED:  # the core's support point, pushed out by the radius along direction
-        best = _support_unrounded(int(params[1]), params[kinds.ROUNDED_HEADER:], points, direction)
-        length = _norm(direction)
-        if length > 0.0:
-            return best + (params[0] / length) * direction
-        return best
-    return _support_unrounded(kind, params, points, direction)
-
-
-@njit(cache=True, nogil=True)
-def _support_unrounded(kind, params, points, direction):
-    if kind == kinds.POINT:
-        return points[0].copy()
-    if kind <= kinds.LINE:
-        if kind <= kinds.SPHERE:
-            best = points[0].copy()
-        else:
-            # linear core: the end point of the parameter interval that the direction favours
-            origin, slope_dir, t_lo, t_hi = _linear(kind, points)
-            slope = _dot(slope_dir, direction)
-            t = t_hi if slope > 0.0 else t_lo
-            if slope == 0.0:
-                t = t_lo if np.isfinite(t_lo) else 0.0
-            if not np.isfinite(t):
-                return _nan3()  # unbounded in this direction
-            best = origin + t * slope_dir
-        radius = _radius(kind, params)
-        length = _norm(direction)
-        if radius > 0.0 and length > 0.0:
-            return best + (radius / length) * direction
-        return best
-    if kind == kinds.CYLINDER or kind == kinds.CONE:
-        p0 = points[0]
-        p1 = points[1]
-        axis = p1 - p0
-        axis_length = _norm(axis)
-        axis_unit = axis / axis_length
-        radial = direction - _dot(direction, axis_unit) * axis_unit
-        # a direction almost along the axis leaves a radial part that is mostly round-off and
-        # not perpendicular to the axis: project once more, and treat a tiny rest as zero
-        radial = radial - _dot(radial, axis_unit) * axis_unit
-        radial_length = _norm(radial)
-        rim = np.zeros(3)
-        if radial_length > RADIAL_RELATIVE * _norm(direction):
-            rim = (params[0] / radial_length) * radial
-        if kind == kinds.CYLINDER:
-            end = p1 if _dot(direction, axis) > 0.0 else p0
-            return end + rim
-        # cone: apex p0, base center p1
-        base_point = p1 + rim
-        if _dot(direction, p0) >= _dot(direction, base_point):
-            return p0.copy()
-        return base_point
-    if kind == kinds.ELLIPSOID:
-        # points = [center; semi-axis vectors a_i]: x = c + sum a_i (a_i.d) / sqrt(sum (a_i.d)^2)
-        best = points[0].copy()
-        squared = 0.0
-        for i in range(1, 4):
-            squared += _dot(points[i], direction) ** 2
-        if squared > 0.0:
-            inverse = 1.0 / np.sqrt(squared)
-            for i in range(1, 4):
-                best += (_dot(points[i], direction) * inverse) * points[i]
-        return best
-    # polytopes and meshes: the best vertex
+    """A point of the shape maximising ``direction . x``: its core's support point (gjk.py's one
+    support mapping, Ericson 3.10-3.11) pushed out by its radius along ``direction``. A ray or
+    line is unbounded (NaN) unless ``direction`` is perpendicular to it or favours its start; a
+    mesh answers its best vertex."""
+    if kind == kinds.RAY or kind == kinds.LINE:
+        origin, slope_dir, t_lo, t_hi = _linear(kind, points)
+        slope = _dot(slope_dir, direction)
+        t = t_hi if slope > 0.0 else t_lo
+        if slope == 0.0:
+            t = t_lo if np.isfinite(t_lo) else 0.0
+        if not np.isfinite(t):
+            return _nan3()  # unbounded in this direction
+        return origin + t * slope_dir
     count = points.shape[0]
-    if kinds.TRIANGLE <= kind <= kinds.POLYHEDRON:
-        count = int(params[0])
-    best_index = 0
-    best_value = _dot(points[0], direction)
-    for i in range(1, count):
-        value = _dot(points[i], direction)
-        if value > best_value:
-            best_value = value
-            best_index = i
-    return points[best_index].copy()
+    if kind == kinds.MESH:
+        best_index = 0
+        best_value = _dot(points[0], direction)
+        for i in range(1, count):
+            value = _dot(points[i], direction)
+            if value > best_value:
+                best_value = value
+                best_index = i
+        return points[best_index].copy()
+    hints = np.zeros(1, dtype=np.int64)
+    x, y, z = support_local(kind, params, points, direction[0], direction[1], direction[2], hints, 0)
+    best = np.empty(3)
+    best[0] = x
+    best[1] = y
+    best[2] = z
+    radius = margin_of(kind, params)
+    length = _norm(direction)
+    if radius > 0.0 and length > 0.0:
+        return best + (radius / length) * direction
+    return best
 
 
 @njit(cache=True, nogil=True)
@@ -912,7 +877,7 @@ def _gjk_handles(kind_a, kind_b):
     (closed form)."""
     lo = min(kind_a, kind_b)
     hi = max(kind_a, kind_b)
-    if hi < kinds.CYLINDER or hi > kinds.ROUNDED:
+    if hi < kinds.CYLINDER or hi >= kinds.PLANE:  # the support-mapped solids: CYLINDER .. PLANE - 1
         return False
     return not (lo <= kinds.SPHERE and (hi == kinds.CYLINDER or hi == kinds.CONE))
 
@@ -952,6 +917,10 @@ def _unrounded_bounding_ball(kind, params, points):
         for i in range(1, 4):
             reach = max(reach, _norm(points[i]))
         return points[0].copy(), reach
+    if kinds.CYLINDER <= kind < kinds.PLANE:  # any other support-mapped solid: its box's ball
+        box = local_box(kind, params, points)
+        center = 0.5 * (box[:3] + box[3:])
+        return center, 0.5 * _norm(box[3:] - box[:3])
     count = points.shape[0]
     if _is_polytope(kind):
         count = int(params[0])
@@ -1147,7 +1116,7 @@ def _core_closed(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean):
             return _linear_vs_polytope(ka, pa, pta, kb, pb, ptb, trb, edb, boolean)
         return np.nan, _nan3(), _nan3(), _nan3()  # polytope pairs: _core_polytopes
     # ---- B is a cylinder or cone (pairs needing GJK never get here: see _gjk_handles)
-    if kb <= kinds.ROUNDED:
+    if kb < kinds.PLANE:
         if ka <= kinds.SPHERE and (kb == kinds.CYLINDER or kb == kinds.CONE):
             return _point_vs_round(pta[0], _radius(ka, pa), kb, pb, ptb)
         return np.nan, _nan3(), _nan3(), _nan3()
@@ -1183,7 +1152,7 @@ def _core_mesh(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean):
         return _linear_vs_mesh(ka, pa, pta, ptb, trb, boolean)
     if ka <= kinds.POLYHEDRON:
         return _polytope_vs_mesh(ka, pa, pta, tra, eda, ptb, trb, boolean)
-    if ka <= kinds.ROUNDED:
+    if ka < kinds.PLANE:
         return _smooth_vs_mesh(ka, pa, pta, ptb, trb, boolean)
     if ka == kinds.PLANE or ka == kinds.HALFSPACE:
         # plane is A: compute mesh-vs-plane and flip
@@ -1448,7 +1417,7 @@ ENGINE_FAMILIES = (CLOSED_ENGINE, POLYTOPE_ENGINE, GJK_ENGINE, GJK_BOOLEAN_ENGIN
 # ---- which family answers a call (plain Python: the verbs call it before every query)
 def _python_gjk_handles(kind_a, kind_b):
     lo, hi = min(kind_a, kind_b), max(kind_a, kind_b)
-    if hi < kinds.CYLINDER or hi > kinds.ROUNDED:
+    if hi < kinds.CYLINDER or hi >= kinds.PLANE:
         return False
     return not (lo <= kinds.SPHERE and hi in (kinds.CYLINDER, kinds.CONE))
 
