@@ -92,8 +92,9 @@ NORMAL_SIN2_MIN = 1e-24  # below it a sliver takes edge-edge candidates only (th
 BOUND_SLACK = 1e-12
 # Nodes of at most this many triangles are tested as leaves (their triangles pair by pair). The
 # S3 leaf test costs a few times touche.bvh's triangle distance, most pairs at a leaf are pruned
-# by the sphere and separating-axis gaps first, and the tree below 4-8 triangles prunes little:
-# the same value as bvh_query.DIRECT_LEAF_DISTANCE.
+# by the sphere and separating-axis gaps first, and the tree below 4-8 triangles prunes little
+# (bvh_query.DIRECT_LEAF_DISTANCE is 8: its leaf pairs are pruned along the closest pair's
+# direction first, which this search does not do).
 DIRECT_LEAF = 6
 
 
