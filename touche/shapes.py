@@ -23,7 +23,7 @@ import numpy as np
 
 from . import tolerance
 from ._kernels import kinds
-from .dispatch import RADIUS_PARAM
+from .dispatch import FINITE_CONVEX, RADIUS_PARAM
 from .errors import GeometryError
 from .pose import check_magnitude
 
@@ -146,7 +146,11 @@ class Shape:
             view = array.view()
             view.setflags(write=False)
             object.__setattr__(self, name, view)
-        object.__setattr__(self, "scale", _scale_of(kind, params, points))
+        size = _scale_of(kind, params, points)
+        if size is None:  # a solid known by its support mapping: the farthest corner of its box
+            low, high = self.local_box()
+            size = float(max(np.abs(low).max(), np.abs(high).max()))
+        object.__setattr__(self, "scale", size)
 
     def __setattr__(self, name, value):
         raise AttributeError(f"{type(self).__name__} is immutable")
@@ -181,10 +185,21 @@ class Shape:
         return ""
 
 
+# kinds whose packed points are positions (polytopes add unit normals and edge directions, which
+# only raise the size a little) and whose size is their farthest point plus params[0] when they
+# are in RADIUS_PARAM
+_SIZED_BY_POINTS = frozenset(range(kinds.CYLINDER)) | frozenset((kinds.CYLINDER, kinds.CONE, kinds.PLANE,
+                                                                 kinds.HALFSPACE, kinds.MESH))
+
+
 def _scale_of(kind, params, points):
-    """Model size for tolerances: the farthest coordinate plus the sweep radius."""
+    """Model size for tolerances: the farthest coordinate plus the sweep radius; None for a solid
+    known by its support mapping (Shape._pack then takes its box)."""
     if kind == kinds.ROUNDED:
-        return _scale_of(int(params[1]), params[kinds.ROUNDED_HEADER:], points) + float(params[0])
+        core = _scale_of(int(params[1]), params[kinds.ROUNDED_HEADER:], points)
+        return None if core is None else core + float(params[0])
+    if kind not in _SIZED_BY_POINTS and kind != kinds.ELLIPSOID:
+        return None
     if kind == kinds.ELLIPSOID:
         return float(np.abs(points[0]).max() + np.abs(points[1:]).max() * np.sqrt(3.0))
     size = float(np.abs(points).max()) if points.size else 0.0
@@ -807,8 +822,6 @@ class ConvexPolyhedron(Shape):
 
 # --------------------------------------------------------------------------------------------
 # rounded shapes: a finite convex core grown by a ball
-_POINT_OR_SEGMENT_OR_SOLID = frozenset((kinds.POINT, kinds.SEGMENT, kinds.TRIANGLE, kinds.TETRAHEDRON, kinds.BOX,
-                                        kinds.POLYGON, kinds.POLYHEDRON, kinds.CYLINDER, kinds.CONE, kinds.ELLIPSOID))
 
 
 class Rounded(Shape):
@@ -842,7 +855,7 @@ class Rounded(Shape):
             core, radius = Segment(shape.a, shape.b), radius + shape.radius
         elif kind == kinds.ROUNDED:
             core, radius = shape.core, radius + shape.radius
-        elif kind in _POINT_OR_SEGMENT_OR_SOLID:
+        elif kind in FINITE_CONVEX:
             core = shape
         else:
             raise GeometryError(f"Rounded needs a finite convex shape, got {type(shape).__name__} (planes, rays, "
@@ -853,8 +866,8 @@ class Rounded(Shape):
     def _init_rounded(self, core, radius):
         core_kind, core_params, core_points, core_triangles, core_edges = core._packed
         params = np.concatenate([[radius, float(core_kind)], core_params])
+        object.__setattr__(self, "core", core)  # first: _pack may size the shape by local_box
         self._pack(kinds.ROUNDED, params, core_points, core_triangles, core_edges)
-        object.__setattr__(self, "core", core)
 
     def __reduce__(self):
         return (_restore_rounded, (type(self), self.core, self.radius))
