@@ -31,30 +31,8 @@ from .query import (
     raycast,
     signed_distance,
 )
-from .shapes import (
-    AABB,
-    Box,
-    Capsule,
-    Cone,
-    ConvexPolygon,
-    ConvexPolyhedron,
-    Cylinder,
-    Ellipsoid,
-    HalfSpace,
-    Line,
-    Plane,
-    Point,
-    Ray,
-    Rounded,
-    RoundedBox,
-    Segment,
-    Shape,
-    Sphere,
-    Tetrahedron,
-    Triangle,
-    TriangleMesh,
-    as_shape,
-)
+from .shapes import *  # noqa: F401,F403  (every shape class: touche.shapes.__all__)
+from .shapes import __all__ as _shape_names
 
 from .impact import ImpactResult, ImpactStatus, IntersectionResult, SetKind, intersection, time_of_impact
 from .contacts import ContactManifold, contacts
@@ -112,17 +90,13 @@ def warmup(jobs=None, progress=True):
 
 __all__ = [
     "Clearance", "ClearancePart", "ClearanceTable", "clearance", "clearance_all", "triangle_clearance",
-    "MeshFormatError", "RobotModelError", "mesh",
-    "contains", "meshquery", "signed_distance_points", "winding_number",
-    "SolidPenetration", "penetration_depth", "separating_translation",
-    "CollisionEvent", "CollisionWorld", "broadphase", "bvh",
-    "CallableMotion", "Integrated", "Keyframes", "QuadraticMatrix", "Screw",
-    "ContactManifold", "ImpactResult", "ImpactStatus", "IntersectionResult", "Linear", "Motion",
+    "MeshFormatError", "RobotModelError", "mesh", "contains", "meshquery", "signed_distance_points",
+    "winding_number", "SolidPenetration", "penetration_depth", "separating_translation", "CollisionEvent",
+    "CollisionWorld", "broadphase", "bvh", "CallableMotion", "Integrated", "Keyframes", "QuadraticMatrix",
+    "Screw", "ContactManifold", "ImpactResult", "ImpactStatus", "IntersectionResult", "Linear", "Motion",
     "SetKind", "Static", "bounding", "contacts", "convex", "intersection", "lp", "pairwise", "planar",
-    "time_of_impact",
-    "AABB", "Box", "Capsule", "ClosestPointResult", "Cone", "ConvexPolygon", "ConvexPolyhedron",
-    "Cylinder", "DistanceResult", "Ellipsoid", "ForkedWhileWriting", "GeometryError", "HalfSpace", "Line", "Plane", "Point", "Pose",
-    "Ray", "RayResult", "Rounded", "RoundedBox", "SUPPORTED_PAIRS", "Segment", "Shape", "Sphere", "Status", "Tetrahedron",
-    "ToucheError", "Triangle", "TriangleMesh", "UnsupportedQuery", "as_shape", "closest_point",
-    "distance", "get_num_threads", "intersects", "raycast", "set_num_threads", "signed_distance", "warmup",
+    "time_of_impact", "ClosestPointResult", "DistanceResult", "ForkedWhileWriting", "GeometryError", "Pose",
+    "RayResult", "SUPPORTED_PAIRS", "Status", "ToucheError", "UnsupportedQuery", "closest_point", "distance",
+    "get_num_threads", "intersects", "raycast", "set_num_threads", "signed_distance", "warmup",
+    *_shape_names,
 ]

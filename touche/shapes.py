@@ -27,6 +27,12 @@ from .dispatch import FINITE_CONVEX, RADIUS_PARAM
 from .errors import GeometryError
 from .pose import check_magnitude
 
+__all__ = [
+    "AABB", "Box", "Capsule", "Cone", "ConvexPolygon", "ConvexPolyhedron", "Cylinder", "Ellipsoid", "HalfSpace",
+    "Line", "Plane", "Point", "Ray", "Rounded", "RoundedBox", "Segment", "Shape", "Sphere", "Tetrahedron",
+    "Triangle", "TriangleMesh", "as_shape",
+]
+
 _NO_TRIANGLES = np.zeros((0, 3), dtype=np.int64)
 _UNBOUNDED_KINDS = frozenset((kinds.RAY, kinds.LINE, kinds.PLANE, kinds.HALFSPACE))
 _NO_EDGES = np.zeros((0, 2), dtype=np.int64)
