@@ -29,8 +29,8 @@ from .pose import check_magnitude
 
 __all__ = [
     "AABB", "Box", "Capsule", "Cone", "ConvexPolygon", "ConvexPolyhedron", "Cylinder", "Ellipsoid", "HalfSpace",
-    "Line", "Plane", "Point", "Ray", "Rounded", "RoundedBox", "Segment", "Shape", "Sphere", "Tetrahedron",
-    "Triangle", "TriangleMesh", "as_shape",
+    "Line", "Plane", "Point", "Ray", "Rounded", "RoundedBox", "Segment", "Shape", "Sphere", "TaperedCapsule",
+    "Tetrahedron", "Triangle", "TriangleMesh", "as_shape",
 ]
 
 _NO_TRIANGLES = np.zeros((0, 3), dtype=np.int64)
@@ -482,6 +482,57 @@ class Ellipsoid(Shape):
 
     def _describe(self):
         return f"radii={self.radii.tolist()}"
+
+
+class TaperedCapsule(Shape):
+    """The convex hull of two balls on the local z axis: radius ``radius_a`` about z = -length/2
+    and ``radius_b`` about z = +length/2 (Jolt's tapered capsule; a robot link's usual bound).
+    ``TaperedCapsule.from_points(a, b, radius_a, radius_b)`` for an explicit axis. Equal radii
+    make a capsule; a ball holding the other makes that ball."""
+
+    __slots__ = ()
+
+    def __init__(self, radius_a, radius_b, length):
+        length = float(_finite_array(length, "length", ()))
+        if length < 0.0:
+            raise GeometryError(f"length must be >= 0, got {length!r}")
+        check_size(length, "length", zero_ok=True)
+        self._init_points((0.0, 0.0, -0.5 * length), (0.0, 0.0, 0.5 * length), radius_a, radius_b)
+
+    def _init_points(self, a, b, radius_a, radius_b):
+        radii = (_positive(radius_a, "radius_a"), _positive(radius_b, "radius_b"))
+        points = np.stack([_array(a, "a", (3,)), _array(b, "b", (3,))])
+        _check_span(points, "a and b")
+        self._pack(kinds.TAPERED_CAPSULE, radii, points)
+
+    @classmethod
+    def from_points(cls, a, b, radius_a, radius_b):
+        shape = object.__new__(cls)
+        shape._init_points(a, b, radius_a, radius_b)
+        return shape
+
+    @property
+    def radius_a(self):
+        return float(self.params[0])
+
+    @property
+    def radius_b(self):
+        return float(self.params[1])
+
+    @property
+    def a(self):
+        return self.points[0]
+
+    @property
+    def b(self):
+        return self.points[1]
+
+    def local_box(self):
+        radii = self.params[:2, None]
+        return (self.points - radii).min(axis=0), (self.points + radii).max(axis=0)
+
+    def _describe(self):
+        return f"radius_a={self.radius_a}, radius_b={self.radius_b}, a={self.a.tolist()}, b={self.b.tolist()}"
 
 
 # --------------------------------------------------------------------------------------------

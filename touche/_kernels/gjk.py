@@ -221,7 +221,7 @@ def support_local(kind, params, points, dx, dy, dz, hints, slot):
 
 @njit(cache=True, nogil=True)
 def _support_round(kind, params, points, dx, dy, dz):
-    """support_local of a cylinder, cone or ellipsoid."""
+    """support_local of a cylinder, cone, tapered capsule or ellipsoid."""
     if kind == kinds.CYLINDER or kind == kinds.CONE:
         ax = points[1, 0] - points[0, 0]
         ay = points[1, 1] - points[0, 1]
@@ -260,6 +260,17 @@ def _support_round(kind, params, points, dx, dy, dz):
         if points[0, 0] * dx + points[0, 1] * dy + points[0, 2] * dz >= bx * dx + by * dy + bz * dz:
             return points[0, 0], points[0, 1], points[0, 2]
         return bx, by, bz
+    if kind == kinds.TAPERED_CAPSULE:
+        # the hull of the balls (points[0], params[0]) and (points[1], params[1]): the better
+        # ball's support point, c + r d / |d|
+        length = np.sqrt(dx * dx + dy * dy + dz * dz)
+        if length == 0.0:
+            return points[0, 0], points[0, 1], points[0, 2]
+        reach_a = points[0, 0] * dx + points[0, 1] * dy + points[0, 2] * dz + params[0] * length
+        reach_b = points[1, 0] * dx + points[1, 1] * dy + points[1, 2] * dz + params[1] * length
+        i = 1 if reach_b > reach_a else 0
+        scale = params[i] / length
+        return points[i, 0] + scale * dx, points[i, 1] + scale * dy, points[i, 2] + scale * dz
     # ellipsoid: points = [centre; semi-axis vectors a_i]; x = c + sum a_i (a_i.d) / sqrt(sum (a_i.d)^2)
     s0 = points[1, 0] * dx + points[1, 1] * dy + points[1, 2] * dz
     s1 = points[2, 0] * dx + points[2, 1] * dy + points[2, 2] * dz

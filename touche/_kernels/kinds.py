@@ -20,11 +20,12 @@ CYLINDER = 11
 CONE = 12
 ELLIPSOID = 13
 ROUNDED = 14
-PLANE = 15
-HALFSPACE = 16
-MESH = 17
+TAPERED_CAPSULE = 15
+PLANE = 16
+HALFSPACE = 17
+MESH = 18
 
-NUM_KINDS = 18
+NUM_KINDS = 19
 
 # A ROUNDED shape (touche.Rounded) is a core shape swept by a ball: params = [radius, core kind,
 # the core's own params...]; points, triangles and edges are the core's. Kernels unwrap it
