@@ -96,6 +96,8 @@ def world(shape, T):
         n = R @ shape.normal
         d = float(n @ pts(shape.normal * shape.offset)[0])
         return dict(type="plane", n=n, d=d, half=k == K.HALFSPACE, kind=k)
+    if k == K.TAPERED_CAPSULE:
+        return dict(type="tapered", C=pts([shape.a, shape.b]), R=np.array([shape.radius_a, shape.radius_b]), kind=k)
     if k == K.ROUNDED and shape.core.kind in _HULL_CORES:  # a hull grown by a ball
         core = world(shape.core, T)
         return dict(core, r=core["r"] + shape.radius, kind=k)
@@ -273,6 +275,27 @@ def round_point_signed(g, c):
     return min(slant, base)  # the axis edge is never nearer than these for rho >= 0
 
 
+def tapered_point_signed(g, x):
+    """Signed distance from x to the hull of two balls (C[0], R[0]), (C[1], R[1]): that hull is
+    the union of the balls (c(t), r(t)) interpolated linearly for t in [0, 1], so the distance
+    is min_t |x - c(t)| - r(t), a convex function of t (ternary search to round-off). Inside,
+    the value is <= 0 (not the depth)."""
+    x = np.asarray(x, float)
+    C, R = g["C"], g["R"]
+
+    def value(t):
+        return np.linalg.norm(x - (C[0] + t * (C[1] - C[0]))) - (R[0] + t * (R[1] - R[0]))
+
+    low, high = 0.0, 1.0
+    for _ in range(200):
+        m1, m2 = low + (high - low) / 3.0, high - (high - low) / 3.0
+        if value(m1) <= value(m2):
+            high = m2
+        else:
+            low = m1
+    return min(value(0.0), value(1.0), value(0.5 * (low + high)))
+
+
 # ------------------------------------------------------------------------------------------------
 # support values
 def ref_support(g, n):
@@ -300,6 +323,9 @@ def ref_support(g, n):
     if t == "mesh":
         vals = g["V"][np.unique(g["F"])] @ n
         return vals.min(), vals.max()
+    if t == "tapered":
+        length = np.linalg.norm(n)
+        return (g["C"] @ n - g["R"] * length).min(), (g["C"] @ n + g["R"] * length).max()
     raise ValueError(t)
 
 
@@ -366,6 +392,10 @@ def ref_signed(a, b):
         return min(ref_signed(a, dict(type="hull", V=b["V"][f], r=0.0, kind=K.TRIANGLE)) for f in b["F"])
     if ta == "mesh":
         return ref_signed(b, a)
+    if ta == "tapered" or tb == "tapered":
+        tapered, other = (a, b) if ta == "tapered" else (b, a)
+        assert other["type"] == "hull" and len(other["V"]) == 1
+        return tapered_point_signed(tapered, other["V"][0]) - other["r"]
     if ta == "round" or tb == "round":
         rnd, other = (a, b) if ta == "round" else (b, a)
         assert other["type"] == "hull" and len(other["V"]) == 1
@@ -391,6 +421,8 @@ def ref_point_distance(g, x):
         return _linear_linear(g, dict(type="hull", V=x[None], r=0.0))
     if t == "round":
         return max(round_point_signed(g, x), 0.0)
+    if t == "tapered":
+        return max(tapered_point_signed(g, x), 0.0)
     if t == "plane":
         v = g["n"] @ x - g["d"]
         return max(v, 0.0) if g["half"] else abs(v)

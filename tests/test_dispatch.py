@@ -68,6 +68,7 @@ def _instances(seed):
         tc.Cone(size(0.3, 0.6), size(0.6, 1.2)),
         tc.Ellipsoid(rng.uniform(0.3, 0.7, 3)),
         tc.RoundedBox(rng.uniform(0.6, 1.4, 3), size(0.05, 0.25)),
+        tc.TaperedCapsule(size(0.2, 0.5), size(0.1, 0.4), size(0.4, 1.0)),
         tc.Plane(unit(), float(rng.uniform(-0.2, 0.2))),
         tc.HalfSpace(unit(), float(rng.uniform(-0.2, 0.2))),
         tc.TriangleMesh(octahedron, faces),
@@ -328,11 +329,11 @@ UNREGISTERED = [
 
 def _in_reference_scope(kind_a, kind_b):
     """Pairs naive_pairs.ref_signed answers: no ellipsoid (no world description), a cylinder /
-    cone only against a point / sphere or a plane, not mesh-mesh."""
+    cone / tapered capsule only against a point / sphere or a plane, not mesh-mesh."""
     pair = {kind_a, kind_b}
     if K.ELLIPSOID in pair or pair == {K.MESH}:
         return False
-    for round_kind in (K.CYLINDER, K.CONE):
+    for round_kind in (K.CYLINDER, K.CONE, K.TAPERED_CAPSULE):
         if round_kind in pair:
             other = (pair - {round_kind}) or {round_kind}
             if not other <= (dispatch.POINT_CORE | dispatch.PLANES):
@@ -579,7 +580,7 @@ def test_every_verb_has_entries_and_refusals_where_expected():
     """The counts the registry holds (a changed registration shows up here first)."""
     counts = {verb: len(dispatch.routes(verb)) for verb in dispatch.VERBS}
     assert counts == {
-        "intersects": 324, "distance": 324, "signed_distance": 324, "closest_point": 18, "raycast": 14,
-        "contacts": 221, "intersection": 25, "time_of_impact[translation]": 252,
-        "time_of_impact[rigid]": 252, "time_of_impact[callable]": 252, "time_of_impact[quadratic]": 1,
+        "intersects": 361, "distance": 361, "signed_distance": 361, "closest_point": 19, "raycast": 15,
+        "contacts": 252, "intersection": 25, "time_of_impact[translation]": 285,
+        "time_of_impact[rigid]": 285, "time_of_impact[callable]": 285, "time_of_impact[quadratic]": 1,
     }
