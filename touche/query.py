@@ -13,35 +13,11 @@ import numpy as np
 
 from . import _parallel, bvh, dispatch, tolerance
 from ._queryargs import check_empty_rays, is_empty_batch, query_points, ray_arrays, shape_of
-from ._enums import NamedIntEnum
 from ._kernels import kinds
 from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
+from .results import DistanceResult, Status
 from .shapes import Shape, as_shape
-
-
-class Status(NamedIntEnum):
-    """What a distance query found. One pair gives a member (it prints as its name:
-    ``print(r.status)`` -> ``SEPARATED``); a batch gives an int8 array of the codes:
-
-    ====  ==============  ==========================================================
-    code  name            meaning
-    ====  ==============  ==========================================================
-    0     SEPARATED       apart: ``distance > 0``, the points are the closest points
-    1     TOUCHING        in contact (distance 0 within the touching tolerance)
-    2     PENETRATING     overlapping: ``depth = -signed_distance > 0``
-    3     MAX_ITERATIONS  GJK / EPA did not converge: the numbers are the best found
-    4     DEGENERATE      GJK / EPA met a configuration it cannot resolve (same caveat)
-    ====  ==============  ==========================================================
-
-    ``Status.names(codes)`` turns a batch's codes into names (a str array of the same shape);
-    members compare equal to their codes (``r.status == Status.TOUCHING``, ``codes == 1``)."""
-
-    SEPARATED = kinds.SEPARATED
-    TOUCHING = kinds.TOUCHING
-    PENETRATING = kinds.PENETRATING
-    MAX_ITERATIONS = kinds.GJK_MAX_ITERATIONS  # an iterative method (GJK / EPA) did not converge
-    DEGENERATE = kinds.GJK_DEGENERATE  # ... or met a degenerate configuration it cannot resolve
 
 
 _STATUS = {s.value: s for s in Status}
@@ -111,64 +87,6 @@ def _raise_invalid_pose(code, pose_a, pose_b):
         as_matrices(pose_a, "pose_a")
     as_matrices(pose_b, "pose_b")
     raise GeometryError("pose_a or pose_b is not a rigid transform")  # pragma: no cover
-
-
-class DistanceResult:
-    """Result of :func:`distance`.
-
-    For one pair: ``distance`` (float >= 0), ``signed_distance`` (float; negative = penetration
-    depth), ``point_a``, ``point_b``, ``normal`` ((3,) float64, world frame), ``status``
-    (:class:`Status`). For a batch of n: arrays of shape (n,), (n, 3) and an int8 ``status``
-    (codes of :class:`Status`: 0 SEPARATED, 1 TOUCHING, 2 PENETRATING, 3 MAX_ITERATIONS,
-    4 DEGENERATE; ``status_names`` gives them as names).
-
-    ``normal`` points from A towards B. Separated: the points are the closest points and
-    ``distance == |point_b - point_a|``. Penetrating: ``-signed_distance`` is the minimum
-    translation distance along ``normal`` (B moves along it to separate), ``point_a`` is A's
-    deepest point along ``normal`` and ``point_b`` B's deepest point against it. When a depth is
-    unbounded or not computed (lines, planes, rays through polytopes) ``signed_distance`` is
-    ``-inf`` / NaN and the points NaN.
-    """
-
-    __slots__ = ("signed_distance", "point_a", "point_b", "normal", "status")
-
-    def __init__(self, signed_distance, point_a, point_b, normal, status):
-        self.signed_distance = signed_distance
-        self.point_a = point_a
-        self.point_b = point_b
-        self.normal = normal
-        self.status = status
-
-    @property
-    def distance(self):
-        signed = self.signed_distance
-        if isinstance(signed, np.ndarray):
-            return np.where(self.status == Status.PENETRATING, 0.0, np.maximum(signed, 0.0))
-        if self.status == Status.PENETRATING:
-            return 0.0
-        return signed if signed > 0.0 else 0.0
-
-    @property
-    def depth(self):
-        """Penetration depth (>= 0; 0 when separated)."""
-        signed = self.signed_distance
-        if isinstance(signed, np.ndarray):
-            return np.maximum(-signed, 0.0)
-        return -signed if signed < 0.0 else 0.0
-
-    @property
-    def status_names(self):
-        """``status`` as names: a str for one pair, a (n,) str array for a batch."""
-        return Status.names(self.status)
-
-    def __repr__(self):
-        if isinstance(self.signed_distance, np.ndarray):
-            return f"DistanceResult(batch of {len(self.signed_distance)})"
-        return (
-            f"DistanceResult(distance={self.distance:.6g}, signed_distance={self.signed_distance:.6g}, "
-            f"status={self.status.name}, point_a={np.round(self.point_a, 6).tolist()}, "
-            f"point_b={np.round(self.point_b, 6).tolist()}, normal={np.round(self.normal, 6).tolist()})"
-        )
 
 
 _BATCH = None
@@ -714,7 +632,8 @@ def _mesh_distance(a, pose_a, b, pose_b, route):
         if mesh.solid and status == Status.SEPARATED:  # issue 19: a shape wholly inside a solid mesh
             from .solids import shape_in_solid_distance
 
-            return shape_in_solid_distance(shape, ts, mesh, tm, shape_is_a, _SingleDistanceResult(buffer, _STATUS[status]))
+            return shape_in_solid_distance(shape, ts, mesh, tm, shape_is_a, _SingleDistanceResult(buffer, _STATUS[status]),
+                                           distance)
         return _SingleDistanceResult(buffer, _STATUS[status])
     ts = as_matrices(ts, name_s) if ts.ndim == 2 else ts
     tm = as_matrices(tm, name_m) if tm.ndim == 2 else tm
@@ -730,7 +649,8 @@ def _mesh_distance(a, pose_a, b, pose_b, route):
     if mesh.solid:
         from .solids import shape_in_solid_distance
 
-        return shape_in_solid_distance(shape, ts, mesh, tm, shape_is_a, DistanceResult(signed, point_a, point_b, normal, status))
+        return shape_in_solid_distance(shape, ts, mesh, tm, shape_is_a,
+                                       DistanceResult(signed, point_a, point_b, normal, status), distance)
     return DistanceResult(signed, point_a, point_b, normal, status)
 
 
@@ -738,7 +658,7 @@ def _mesh_mesh_distance(a, pose_a, b, pose_b):
     if a.solid or b.solid:  # issue 19: interpenetrating solids get their penetration depth (touche/solids.py)
         from .solids import solid_distance
 
-        return solid_distance(a, pose_a, b, pose_b, _surface_mesh_mesh_distance)
+        return solid_distance(a, pose_a, b, pose_b, _surface_mesh_mesh_distance, distance)
     return _surface_mesh_mesh_distance(a, pose_a, b, pose_b)
 
 
