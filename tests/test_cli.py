@@ -97,6 +97,43 @@ def test_check_contact_and_clearance(parts, tmp_path):
     assert code == EXIT_CONTACT
 
 
+def test_check_reports_interpenetration_of_closed_parts(parts, tmp_path):
+    """Closed parts are solids (issue 19 item 4): a part wholly inside another is contact with no
+    surface crossing, and crossing parts get the vertex depth of touche.penetration_depth."""
+    import touche as tc
+
+    cube_v, cube_f = naive.cube()  # the unit cube [0, 1]^3
+    big = tm.save((cube_v * 4.0 - 2.0, cube_f), tmp_path / "big.stl")  # [-2, 2]^3
+    small = tm.save((cube_v * 0.5 - 0.25, cube_f), tmp_path / "small.stl")  # [-0.25, 0.25]^3
+    code, output, _ = _run("check", small, big, "--pose-a", "1.5,0,0")
+    assert code == EXIT_CONTACT and "lies inside the other solid" in output
+    code, output, _ = _run("check", small, big, "--pose-a", "1.5,0,0", "--json")
+    result = json.loads(output)
+    assert result["contained"] and not result["intersecting"] and result["solid_a"] and result["solid_b"]
+    # the small cube spans x in [1.25, 1.75]: moved out through the big cube's x = 2 face it
+    # needs 2 - 1.25 = 0.75 (two convex solids: the exact depth of their hulls, side "convex")
+    assert result["penetration_depth"] == pytest.approx(0.75, abs=1e-12)
+    assert result["depth_side"] in ("a_in_b", "convex")
+    direct = tc.penetration_depth(tm.load(small).as_solid(), tc.Pose.from_translation([1.5, 0, 0]),
+                                  tm.load(big).as_solid(), None)
+    assert result["penetration_depth"] == direct.depth
+    np.testing.assert_allclose(result["depth_point_inner"], direct.point_a, rtol=1e-15)
+    # crossing the wall: the surfaces meet and the depth is the deepest vertex's
+    code, output, _ = _run("check", small, big, "--pose-a", "2.1,0,0", "--json")
+    result = json.loads(output)
+    assert code == EXIT_CONTACT and result["intersecting"] and not result["contained"]
+    assert result["penetration_depth"] == pytest.approx(0.15, abs=1e-12)
+    code, output, _ = _run("check", small, big, "--pose-a", "2.1,0,0")
+    assert "interpenetration depth 0.15" in output
+    # apart: no depth; an open part is a surface, never a solid
+    code, output, _ = _run("check", small, big, "--pose-a", "5,0,0", "--json")
+    result = json.loads(output)
+    assert code == EXIT_OK and result["penetration_depth"] == 0.0 and not result["contained"]
+    code, output, _ = _run("check", parts["open"], big, "--json")
+    result = json.loads(output)
+    assert not result["solid_a"] and result["solid_b"]
+
+
 def test_errors_are_one_line_with_exit_codes(parts, tmp_path):
     bad = tmp_path / "bad.stl"
     bad.write_bytes(b"x" * 80 + (5).to_bytes(4, "little") + b"\0" * 20)

@@ -362,7 +362,10 @@ def check(part_a, part_b, pose_a, pose_b, min_clearance, as_json, html_path, png
     segments = result.segments
     intersecting = bool(result.intersecting)
     distance = float(result.distance)
-    contact = intersecting or distance <= 0.0 or (min_clearance is not None and distance < min_clearance)
+    solids = _interpenetration(a, pa, b, pb)
+    # a closed part wholly inside the other: no surface contact, but the solids overlap
+    contained = bool(solids["penetration_depth"] > 0.0 and not intersecting)
+    contact = intersecting or contained or distance <= 0.0 or (min_clearance is not None and distance < min_clearance)
     curve_length = float(np.linalg.norm(segments[:, 1] - segments[:, 0], axis=1).sum()) if len(segments) else 0.0
     summary = {
         "part_a": str(part_a), "part_b": str(part_b),
@@ -376,6 +379,7 @@ def check(part_a, part_b, pose_a, pose_b, min_clearance, as_json, html_path, png
         "facet_a": int(result.facet_a), "facet_b": int(result.facet_b),
         "triangle_a": int(result.triangle_a), "triangle_b": int(result.triangle_b),
         "intersection_segments": int(len(segments)), "intersection_length": curve_length,
+        "contained": contained, **solids,
         "seconds": elapsed,
     }
     parts = [(os.path.basename(part_a), _world(a, pa), a.faces), (os.path.basename(part_b), _world(b, pb), b.faces)]
@@ -387,7 +391,10 @@ def check(part_a, part_b, pose_a, pose_b, min_clearance, as_json, html_path, png
             from . import report
 
             try:
-                (report.write_html if key == "html" else report.write_png)(path, parts, result)
+                if key == "html":
+                    report.write_html(path, parts, result, markers=_depth_markers(solids))
+                else:
+                    report.write_png(path, parts, result)
                 summary[key] = str(path)
             except report.ReportError as exc:
                 code = EXIT_MISSING_EXTRA if isinstance(exc, report.MissingDependency) else EXIT_BAD_INPUT
@@ -401,11 +408,22 @@ def check(part_a, part_b, pose_a, pose_b, min_clearance, as_json, html_path, png
         if intersecting:
             click.echo(f"intersecting: yes — intersection curve of {len(segments)} segments, "
                        f"length {curve_length:.6g}")
+        elif contained:
+            click.echo("intersecting: yes — one part lies inside the other solid (no surface contact)")
         else:
             click.echo(f"intersecting: no — distance {distance:.6g}")
             click.echo(f"closest points: A {np.round(summary['point_a'], 6).tolist()} (file facet {summary['facet_a']})  "
                        f"B {np.round(summary['point_b'], 6).tolist()} (file facet {summary['facet_b']}; counted from 0)")
-        if min_clearance is not None and not intersecting:
+        if solids["penetration_depth"] > 0.0:
+            inner, outer = ("B", "A") if solids["depth_side"] == "b_in_a" else ("A", "B")
+            where = (f"vertex {solids['depth_vertex']} of {inner}" if solids["depth_side"] in ("a_in_b", "b_in_a")
+                     else "A's deepest point (convex solids)")
+            click.echo(f"interpenetration depth {solids['penetration_depth']:.6g}: {where} at "
+                       f"{np.round(solids['depth_point_inner'], 6).tolist()}, "
+                       f"{outer}'s surface at {np.round(solids['depth_point_surface'], 6).tolist()}")
+        elif not (solids["solid_a"] or solids["solid_b"]) and intersecting:
+            click.echo("interpenetration depth: not computed (neither part is a closed, oriented solid)")
+        if min_clearance is not None and not (intersecting or contained):
             verdict = "below" if distance < min_clearance else "meets"
             click.echo(f"clearance {distance:.6g} {verdict} the minimum {min_clearance:g}")
         for key in ("html", "png"):
@@ -416,6 +434,49 @@ def check(part_a, part_b, pose_a, pose_b, min_clearance, as_json, html_path, png
     if failures:
         return failures[0][0]
     return EXIT_CONTACT if contact else EXIT_OK
+
+
+def _interpenetration(a, pose_a, b, pose_b):
+    """How deep two parts interpenetrate, for the ones that are closed, oriented solids (the
+    vertex depth of touche.penetration_depth, docs/solids.md): JSON-ready fields. A part that
+    is not closed stays a surface (no depth is measured inside it)."""
+    from .errors import GeometryError
+    from .solid_queries import penetration_depth
+
+    def solid(mesh):
+        try:
+            return mesh.as_solid()
+        except GeometryError:
+            return None
+
+    solid_a, solid_b = solid(a), solid(b)
+    fields = {"solid_a": solid_a is not None, "solid_b": solid_b is not None, "penetration_depth": 0.0,
+              "depth_side": "", "depth_vertex": -1, "depth_point_inner": None, "depth_point_surface": None}
+    if solid_a is None and solid_b is None:
+        return fields
+    found = penetration_depth(solid_a or a, pose_a, solid_b or b, pose_b)
+    if found.depth > 0.0:
+        if found.side == "b_in_a":
+            inner, surface = found.point_b, found.point_a
+        elif found.side == "a_in_b":
+            inner, surface = found.point_a, found.point_b
+        else:  # two convex solids: A's deepest point, and where it leaves B along the normal
+            inner = found.point_a
+            surface = found.point_a - found.depth * found.normal
+        fields.update(penetration_depth=float(found.depth), depth_side=str(found.side), depth_vertex=int(found.vertex),
+                      depth_point_inner=_as_list(inner), depth_point_surface=_as_list(surface))
+    return fields
+
+
+def _depth_markers(solids):
+    """The deepest point and its nearest surface point, for the HTML report."""
+    if solids["penetration_depth"] <= 0.0:
+        return None
+    import numpy as np
+
+    depth = solids["penetration_depth"]
+    return [(f"deepest point inside the other solid (depth {depth:.4g})", np.array([solids["depth_point_inner"]])),
+            ("nearest point of the other solid's surface", np.array([solids["depth_point_surface"]]))]
 
 
 def _read_for_inspection(path):
