@@ -67,10 +67,10 @@ def interleaved(fns, repeats):
 
 def support_costs():
     """ns per support point of a hull on a sphere: linear scan vs hill climbing from a cold start
-    (the basis of gjk.HILL_CLIMB_MIN_VERTICES)."""
+    (the basis of support.HILL_CLIMB_MIN_VERTICES)."""
     from numba import njit
 
-    from touche._kernels import gjk
+    from touche._kernels import support as gjk  # the support mappings (hill climbing vs scan)
 
     @njit(cache=False)
     def scan(params, points, dirs):

@@ -111,7 +111,7 @@ SHAPES = {
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_closed_forms_against_sampling_and_the_gjk_cast(name):
-    from touche._kernels.gjk import gjk_shape_cast_many
+    from touche._kernels.gjk_cast import gjk_shape_cast_many
 
     a, b = SHAPES[name]
     rng = np.random.default_rng(len(name))

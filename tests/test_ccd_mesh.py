@@ -533,7 +533,7 @@ def test_hull_packing_supports_and_degenerate_meshes():
     """The packed hull (vertices + adjacency, hill climbing above 256 vertices) gives the mesh's
     support in every direction; a flat mesh has none (the tree runs alone)."""
     from touche._kernels import kinds
-    from touche._kernels.gjk import support_local
+    from touche._kernels.support import support_local
     from touche.impact import _mesh_hull
 
     rng = np.random.default_rng(5)

@@ -505,11 +505,11 @@ def test_bad_input():
 
 @pytest.mark.skipif(coal is None, reason="coal not installed")
 def test_hill_climbing_hulls_against_coal():
-    """Hulls above gjk.HILL_CLIMB_MIN_VERTICES take their support points by hill climbing on the
+    """Hulls above support.HILL_CLIMB_MIN_VERTICES take their support points by hill climbing on the
     vertex adjacency (Ericson 9.5.4): same answers as coal (tight tolerances, exact on polytopes)
     against a box, a cylinder's fine hull neighbour and another climbing hull."""
     import coal_adapter as ca
-    from touche._kernels import gjk as kernel
+    from touche._kernels import support as kernel
 
     rng = np.random.default_rng(21)
     points = rng.normal(size=(400, 3))

@@ -49,7 +49,7 @@ class CastStatus(NamedIntEnum):
     MISS = kinds.MISS
     HIT = kinds.HIT
     ALREADY_TOUCHING = kinds.ALREADY_TOUCHING
-    MAX_ITERATIONS = 3  # gjk.CAST_MAX_ITERATIONS
+    MAX_ITERATIONS = 3  # gjk_cast.CAST_MAX_ITERATIONS
 
 
 # pairs per chunk handed to a thread (a cold GJK pair costs ~1-3 us: a chunk is ~50-200 us)
@@ -59,6 +59,7 @@ _CAST_STATUS = {s.value: s for s in CastStatus}
 
 
 _kernels = kernel_loader("gjk")
+_cast_kernels = kernel_loader("gjk_cast")
 
 
 class GJKResult(Record):
@@ -279,7 +280,7 @@ def shape_cast(a, pose_a, velocity_a, b, pose_b, velocity_b, t_max):
     sweep = limit * (float(np.abs(va).max()) + float(np.abs(vb).max()))
     tol = _tolerance.touching_tolerance(max(a.scale, b.scale) + sweep + max(
         float(np.abs(ta[..., :3, 3]).max()), float(np.abs(tb[..., :3, 3]).max())))
-    k = _kernels()
+    k = _cast_kernels()
     pa, pb = a._packed, b._packed
     if single and single_va and single_vb:
         out = np.empty(7)

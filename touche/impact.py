@@ -879,7 +879,7 @@ def _callable_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance, fl
 def _cast(a, ta, va, b, tb, vb, limit, count, single):
     """GJK shape cast (one contact point; no last time). Tolerance as the static verbs: the
     touching tolerance of the pair's size and start positions (touche.tolerance)."""
-    from ._kernels import gjk
+    from ._kernels import gjk_cast as gjk
     from .tolerance import touching_tolerance
 
     reach = max(a.scale, b.scale) + max(np.abs(ta[:, :3, 3]).max(), np.abs(tb[:, :3, 3]).max())

@@ -180,8 +180,9 @@ class Shape:
         return low, high
 
     def __reduce__(self):
-        # the packed arrays are the state: no re-validation, no Qhull re-run (vertex order kept)
-        extra = tuple(getattr(self, name) for name in type(self).__slots__ if name not in Shape.__slots__)
+        # the packed arrays are the state: no re-validation, no Qhull re-run (vertex order kept);
+        # the slots of every subclass level (a LoadedMesh's path and its TriangleMesh's solid flag)
+        extra = tuple((name, getattr(self, name)) for name in _subclass_slots(type(self)) if hasattr(self, name))
         return (_restore, (type(self), self.packed(), extra))
 
     def __repr__(self):
@@ -214,11 +215,19 @@ def _scale_of(kind, params, points):
     return size
 
 
+def _subclass_slots(cls):
+    """The slot names a shape class adds to Shape's, over its whole class hierarchy."""
+    names = []
+    for klass in reversed(cls.__mro__):
+        if klass is not Shape and issubclass(klass, Shape):
+            names += [name for name in klass.__dict__.get("__slots__", ()) if name not in names]
+    return names
+
+
 def _restore(cls, packed, extra):
     shape = object.__new__(cls)
     shape._pack(*packed)
-    names = [name for name in cls.__slots__ if name not in Shape.__slots__]
-    for name, value in zip(names, extra):
+    for name, value in extra:
         object.__setattr__(shape, name, value)
     return shape
 

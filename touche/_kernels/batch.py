@@ -19,7 +19,7 @@ from .jit import njit
 
 from . import kinds
 from .fastpaths import box_box_overlap, fast_distance, fast_intersects, point_core_distance, point_core_overlap
-from .gjk import gjk_raycast
+from .gjk_cast import gjk_raycast
 from .posecheck import is_rigid_transform
 from .touching import touching_tolerance
 from .pairs import engine_address, call_pair_engine, apply_point, apply_vector  # noqa: F401  (engine_address: for Python)

@@ -56,7 +56,8 @@ ensure_fresh_cache()
 from .jit import njit
 
 from . import kinds
-from .gjk import GJK_MAX_ITERATIONS, WARM_SIZE, _distance_single, margin_of, support_local
+from .gjk import GJK_MAX_ITERATIONS, WARM_SIZE, _distance_single
+from .support import margin_of, support_local
 
 KIND_SCREW = 2
 KIND_KEYFRAMES = 3

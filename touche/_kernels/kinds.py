@@ -29,7 +29,7 @@ NUM_KINDS = 19
 
 # A ROUNDED shape (touche.Rounded) is a core shape swept by a ball: params = [radius, core kind,
 # the core's own params...]; points, triangles and edges are the core's. Kernels unwrap it
-# (gjk.unwrap_rounded), answer for the core and add the radius, as they do for the point core of
+# (support.unwrap_rounded), answer for the core and add the radius, as they do for the point core of
 # a sphere and the segment core of a capsule.
 ROUNDED_HEADER = 2
 

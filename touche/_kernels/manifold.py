@@ -48,7 +48,7 @@ from .jit import njit  # noqa: E402
 
 from . import kinds  # noqa: E402
 from .closest import linear_linear_parameters  # noqa: E402
-from .gjk import unwrap_rounded  # noqa: E402
+from .support import unwrap_rounded  # noqa: E402
 from .pairs import engine_address, call_pair_engine, is_supported, support  # noqa: E402,F401  (engine_address: for Python)
 from .posecheck import is_rigid_transform  # noqa: E402
 from .touching import offset as _offset  # noqa: E402

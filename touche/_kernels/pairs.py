@@ -39,16 +39,8 @@ from .closest import (
     closest_points_triangle_triangle,
     linear_linear_parameters,
 )
-from .gjk import (
-    gjk_distance_bounds,
-    gjk_pair_distance,
-    gjk_pair_intersects,
-    gjk_pair_separation,
-    local_box,
-    margin_of,
-    support_local,
-    unwrap_rounded,
-)
+from .gjk import gjk_distance_bounds, gjk_pair_distance, gjk_pair_intersects, gjk_pair_separation
+from .support import local_box, margin_of, support_local, unwrap_rounded
 from .overlap import test_obb_obb, test_triangle_obb, test_triangle_triangle
 from .sat import sat_convex
 from .vec import cross as _cross

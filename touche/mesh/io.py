@@ -367,19 +367,8 @@ class LoadedMesh(TriangleMesh):
         object.__setattr__(self, "path", str(path))
         object.__setattr__(self, "source_faces", source)
 
-    def __reduce__(self):
-        return (_restore_loaded, (self.packed(), self._bvh, self.path, self.source_faces))
-
     def _describe(self):
         return f"{super()._describe()}, from {self.path!r}"
-
-
-def _restore_loaded(packed, bvh, path, source_faces):
-    mesh = object.__new__(LoadedMesh)
-    mesh._pack(*packed)
-    for name, value in (("_bvh", bvh), ("path", path), ("source_faces", source_faces)):
-        object.__setattr__(mesh, name, value)
-    return mesh
 
 
 def source_faces(mesh):
