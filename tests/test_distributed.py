@@ -1,8 +1,9 @@
 """touche.distributed and ``touche batch`` (issue 21): every verb over dask arrays gives the
 single-machine answer bit for bit (same dtypes), on a local cluster of 2 worker processes and on
 dask's threaded scheduler; a worker killed mid-job changes nothing; clearance_all equals a serial
-loop over touche.clearance on every pair; an interrupted ``touche batch poses`` does not redo its
-finished chunks; bad input raises the single-machine verb's exception.
+loop over touche.clearance on every pair; an interrupted ``touche batch poses`` or ``touche batch
+clearance`` does not redo its finished chunks (pair tasks), and either survives a worker killed
+mid-job; bad input raises the single-machine verb's exception.
 
 One cluster for the whole file (module fixture): LocalCluster(n_workers=2, processes=True,
 threads_per_worker=1). Inputs are small; the file runs in ~30 s on 2 busy cores.
@@ -368,13 +369,8 @@ def test_batch_poses_survives_a_worker_killed_mid_job(client, tmp_path):
 
 
 def test_batch_clearance_writes_the_table(client, tmp_path):
-    parts, poses = _assembly(seed=5, count=10)
     folder = tmp_path / "parts"
-    folder.mkdir()
-    names = []
-    for k, (part, pose) in enumerate(zip(parts, poses)):
-        names.append(f"part{k:02d}.stl")
-        tc.mesh.save((part.vertices @ pose[:3, :3].T + pose[:3, 3], part.faces), folder / names[-1])
+    names, _ = _parts_folder(folder)
     output = tmp_path / "table.csv"
     code, text = _batch("clearance", folder, "--threshold", THRESHOLD, "-o", output, "--scheduler",
                         client.scheduler.address)
@@ -387,6 +383,159 @@ def test_batch_clearance_writes_the_table(client, tmp_path):
         fields = line.split(",")
         assert (int(fields[0]), int(fields[1]), fields[2], fields[3]) == (i, j, names[i], names[j])
         assert float(fields[5]) == dist and int(fields[4]) == int(hit)
+
+
+def test_clearance_results_resume_from_the_plan_and_skip_finished_tasks(scheduler):
+    """clearance_results: the plan handed to on_plan, then (index, rows) a task at a time; a
+    second run given the plan (no broad phase) and the finished tasks computes only the others,
+    and the rows of both runs make clearance_all's table bit for bit."""
+    parts, poses = _assembly(seed=3, count=14)
+    options = dict(poses=poses, client=scheduler, parts_per_group=4, pairs_per_task=3)
+    expected = td.clearance_all(parts, THRESHOLD, **options)
+    plans = []
+    first = dict(td.clearance_results(parts, THRESHOLD, max_tasks=2, on_plan=plans.append, **options))
+    assert len(plans) == 1 and len(first) == 2
+    plan = plans[0]
+    assert len(plan) >= 4, plan  # enough tasks to stage
+    assert sorted(first) == [0, 1]  # the first tasks in plan order
+    stored = td.ClearancePlan.load(_saved(plan))  # as the command line stores it
+    assert np.array_equal(stored.pairs, plan.pairs) and np.array_equal(stored.offsets, plan.offsets)
+    rest = dict(td.clearance_results(parts, THRESHOLD, plan=stored, skip=first, on_plan=plans.append, **options))
+    assert len(plans) == 1 and sorted(rest) == list(range(2, len(plan)))  # no second plan, nothing redone
+    table = td.clearance_table(list(first.values()) + list(rest.values()))
+    assert table.dtype == expected.dtype and table.tobytes() == expected.tobytes()
+    # a plan of another job is refused
+    with pytest.raises(tc.GeometryError, match="another job"):
+        td.clearance_results(parts, THRESHOLD * 2, plan=stored, **options)
+    # closing early (break) stops the job and hands nothing more back
+    results = td.clearance_results(parts, THRESHOLD, **options)
+    next(iter(results))
+    results.close()
+
+
+def _saved(plan):
+    import io
+
+    handle = io.BytesIO()
+    plan.save(handle)
+    handle.seek(0)
+    return handle
+
+
+def _parts_folder(folder, seed=5, count=10):
+    """The seeded assembly written as STL files at their world coordinates: (names, paths)."""
+    parts, poses = _assembly(seed=seed, count=count)
+    folder.mkdir()
+    names = []
+    for k, (part, pose) in enumerate(zip(parts, poses)):
+        names.append(f"part{k:02d}.stl")
+        tc.mesh.save((part.vertices @ pose[:3, :3].T + pose[:3, 3], part.faces), folder / names[-1])
+    return names, [str(folder / name) for name in names]
+
+
+def test_batch_clearance_resumes_without_redoing_finished_tasks(client, tmp_path):
+    from touche.cli import _clearance_csv
+
+    folder = tmp_path / "parts"
+    names, paths = _parts_folder(folder, count=16)
+    common = ["--threshold", THRESHOLD, "--parts-per-group", 4, "--pairs-per-task", 2, "--scheduler",
+              client.scheduler.address]
+    whole = tmp_path / "whole.csv"
+    code, text = _batch("clearance", folder, *common, "-o", whole)
+    assert code == 0 and ", 0 done earlier)" in text, text
+    assert not os.path.exists(str(whole) + ".chunks")  # removed after success
+    output = tmp_path / "table.csv"
+    chunks = str(output) + ".chunks"
+    # a staged run: the plan and 2 pair tasks, then another task
+    code, text = _batch("clearance", folder, *common, "-o", output, "--max-chunks", 2)
+    assert code == 0 and "2 pair tasks computed, 0 done earlier" in text, text
+    tasks = sorted(name for name in os.listdir(chunks) if name.startswith("task-"))
+    assert tasks == ["task-000000.npy", "task-000001.npy"] and not output.exists()
+    assert {"job.json", "plan.npz"} <= set(os.listdir(chunks))
+    plan = td.ClearancePlan.load(os.path.join(chunks, "plan.npz"))
+    assert len(plan) >= 5, plan
+    code, text = _batch("clearance", folder, *common, "-o", output, "--max-chunks", 1)
+    assert code == 0 and f"1 pair tasks computed, 2 done earlier, {len(plan) - 3} left" in text, text
+    stamps = {name: os.stat(os.path.join(chunks, name)).st_mtime_ns for name in os.listdir(chunks)}
+    # another job's folder is refused: another threshold, another part file, another cutting
+    for other in (["--threshold", 0.3], ["--pairs-per-task", 3]):
+        code, text = _batch("clearance", folder, *common, *other, "-o", output)
+        assert code == 3 and "another job" in text and chunks in text, text
+    original = (folder / names[0]).read_bytes()
+    tc.mesh.save((tc.mesh.load(paths[0]).vertices + 0.01, tc.mesh.load(paths[0]).faces), paths[0])
+    code, text = _batch("clearance", folder, *common, "-o", output)
+    assert code == 3 and "another job" in text, text
+    (folder / names[0]).write_bytes(original)
+    # the rest: finished tasks and the plan are not rewritten
+    code, text = _batch("clearance", folder, *common, "-o", output, "--keep-chunks")
+    assert code == 0 and f"{len(plan)} pair tasks, {len(plan) - 3} computed, 3 done earlier" in text, text
+    for name, stamp in stamps.items():
+        assert os.stat(os.path.join(chunks, name)).st_mtime_ns == stamp, name
+    assert output.read_bytes() == whole.read_bytes()  # the same bytes as one uninterrupted run
+    # all done: the table again without a cluster, and the folder removed
+    code, text = _batch("clearance", folder, *common, "-o", output)
+    assert code == 0 and f"0 computed, {len(plan)} done earlier" in text and not os.path.exists(chunks), text
+    assert output.read_bytes() == whole.read_bytes()
+    # and the same table as touche.distributed.clearance_all and touche.clearance_all on the files
+    table = td.clearance_all(paths, THRESHOLD, client=client)
+    assert _clearance_csv(table, names).encode() == whole.read_bytes()
+    single = tc.clearance_all(paths, max_distance=THRESHOLD)
+    keep = single.distance <= THRESHOLD
+    assert np.array_equal(single.pairs[keep], np.c_[table["part_a"], table["part_b"]])
+    for name in ("intersecting", "distance", "point_a", "point_b", "facet_a", "facet_b"):
+        assert np.array_equal(getattr(single, name)[keep], table[name]), name
+
+
+def _die_once(marker):
+    """In a worker process: the first clearance pair task to start (in any worker: the marker
+    file is created atomically) kills its worker process, as on a machine failure. Tasks name
+    the function by module and attribute, so the workers run this wrapper."""
+    import touche.distributed as module
+
+    original = getattr(module._clearance_task, "original", module._clearance_task)
+
+    def dying(*args):
+        try:
+            handle = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return original(*args)
+        os.write(handle, str(os.getpid()).encode())
+        os.close(handle)
+        os._exit(1)
+
+    dying.original = original
+    module._clearance_task = dying
+
+
+def _undo_die_once():
+    import touche.distributed as module
+
+    module._clearance_task = getattr(module._clearance_task, "original", module._clearance_task)
+
+
+def test_batch_clearance_survives_a_worker_killed_mid_job(client, tmp_path):
+    """A worker process dies when it starts the first pair task: the task (and the groups of
+    parts scattered to that worker) are sent again, and the table is the uninterrupted one."""
+    from touche.cli import _clearance_csv
+
+    client.wait_for_workers(2, timeout=60)
+    folder = tmp_path / "parts"
+    names, paths = _parts_folder(folder, count=16)
+    marker = str(tmp_path / "killed")
+    client.run(_die_once, marker)
+    try:
+        code, text = _batch("clearance", folder, "--threshold", THRESHOLD, "--parts-per-group", 4,
+                            "--pairs-per-task", 2, "--scheduler", client.scheduler.address, "-o", tmp_path / "t.csv")
+    finally:
+        client.run(_undo_die_once)
+    assert code == 0, text
+    with open(marker) as handle:  # the worker did die: its process id
+        killed_pid = int(handle.read())
+    client.wait_for_workers(2, timeout=60)
+    assert killed_pid not in client.run(os.getpid).values()
+    assert "0 done earlier" in text and not os.path.exists(str(tmp_path / "t.csv") + ".chunks")
+    table = td.clearance_all(paths, THRESHOLD, client=client, parts_per_group=4, pairs_per_task=2)
+    assert (tmp_path / "t.csv").read_bytes() == _clearance_csv(table, names).encode() and len(table) > 0
 
 
 # ------------------------------------------------------------------------------------------------

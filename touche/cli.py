@@ -596,8 +596,9 @@ def batch():
     touche batch poses POSES.npy A.stl B.stl -o out.npz     distance (or intersects) per pose
     touche batch clearance PARTS_DIR --threshold 0.5 -o table.csv
 
-    A poses job writes each finished chunk to OUT.chunks/ (atomically): run the same command
-    again after an interruption and it computes only the missing chunks."""
+    Both resume: a job writes each finished chunk (a clearance job: its plan and each pair task)
+    to OUT.chunks/ (atomically): run the same command again after an interruption and it
+    computes only the missing chunks."""
 
 
 def _client_for(scheduler, workers):
@@ -831,10 +832,20 @@ def _merge_chunks(output, paths):
               help="a Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: a local cluster on all cores)")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="local cluster: worker processes (default: the cores)")
 @click.option("--parts-per-group", type=click.IntRange(min=1), default=None, help="parts loaded together (default 64)")
-def batch_clearance(parts_folder, threshold, output, scheduler, workers, parts_per_group):
+@click.option("--pairs-per-task", type=click.IntRange(min=1), default=None,
+              help="candidate pairs per task, the unit of resumption (default 512)")
+@click.option("--max-chunks", type=click.IntRange(min=1), default=None,
+              help="compute at most this many missing pair tasks, then stop (a staged run; rerun to continue)")
+@click.option("--keep-chunks", is_flag=True, help="keep OUTPUT.chunks/ after writing the table")
+def batch_clearance(parts_folder, threshold, output, scheduler, workers, parts_per_group, pairs_per_task, max_chunks,
+                    keep_chunks):
     """Every pair of the STL / OBJ parts in PARTS_FOLDER (at their file coordinates) closer than
     --threshold: a table (.csv: one row per pair with the file names; .npz: the columns of
-    touche.distributed.CLEARANCE_DTYPE and the part names)."""
+    touche.distributed.CLEARANCE_DTYPE and the part names).
+
+    Resumable: the job's plan (the candidate pairs, cut into pair tasks) and each finished pair
+    task are written to OUTPUT.chunks/ (atomically); run the same command again after an
+    interruption and it computes only the missing tasks."""
     import numpy as np
 
     from . import distributed as td
@@ -846,9 +857,24 @@ def batch_clearance(parts_folder, threshold, output, scheduler, workers, parts_p
     if not output.lower().endswith((".csv", ".npz")):
         raise click.BadParameter("must end in .csv or .npz", param_hint="--output")
     paths = [os.path.abspath(os.path.join(parts_folder, name)) for name in names]
+    group_size = parts_per_group or td.DEFAULT_PARTS_PER_GROUP
+    per_task = pairs_per_task or td.DEFAULT_PAIRS_PER_TASK
+    folder = output + ".chunks"
+    job_file = _claim_chunks_folder(folder, _clearance_fingerprint(names, paths, threshold, group_size, per_task),
+                                    "other parts, part files, --threshold, --parts-per-group or --pairs-per-task")
+    plan_file = os.path.join(folder, "plan.npz")
+
+    def task_path(index):
+        return os.path.join(folder, f"task-{index:06d}.npy")
+
+    plan = td.ClearancePlan.load(plan_file) if os.path.exists(plan_file) else None
+    earlier = {k for k in range(len(plan)) if os.path.exists(task_path(k))} if plan is not None else set()
     started = time.perf_counter()
-    client, cluster = _client_for(scheduler, workers)
-    state = {"bar": None}
+    state = {"bar": None, "plan": plan, "computed": 0}
+
+    def save_plan(made):
+        _write_atomically(plan_file, made.save)
+        state["plan"] = made
 
     def progress(done, total):
         if state["bar"] is None:
@@ -859,24 +885,85 @@ def batch_clearance(parts_folder, threshold, output, scheduler, workers, parts_p
         state["bar"].advance(done - state["done"])
         state["done"] = done
 
-    try:
-        td.warm(client, steps=("STL clearance", "mesh preparation"))
-        table = td.clearance_all(paths, threshold, client=client, progress=progress,
-                                 parts_per_group=parts_per_group or td.DEFAULT_PARTS_PER_GROUP)
-    finally:
-        if state["bar"] is not None:
-            state["bar"].close()
-        client.close()
-        if cluster is not None:
-            cluster.close()
+    if plan is None or len(earlier) < len(plan):
+        client, cluster = _client_for(scheduler, workers)
+        try:
+            td.warm(client, steps=("STL clearance", "mesh preparation"))
+            results = td.clearance_results(paths, threshold, client=client, parts_per_group=group_size,
+                                           pairs_per_task=per_task, plan=plan, skip=earlier, max_tasks=max_chunks,
+                                           on_plan=save_plan, progress=progress)
+            for index, rows in results:  # each task's rows on disk as soon as it finishes
+                _write_atomically(task_path(index), lambda handle, rows=rows: np.save(handle, rows))
+                state["computed"] += 1
+        finally:
+            if state["bar"] is not None:
+                state["bar"].close()
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    plan, computed = state["plan"], state["computed"]
+    left = len(plan) - len(earlier) - computed
+    elapsed = time.perf_counter() - started
+    if left:
+        click.echo(f"touche batch: {computed} pair tasks computed, {len(earlier)} done earlier, {left} left "
+                   f"({elapsed:.1f} s); run the same command again to continue", err=True)
+        return EXIT_OK
+    table = td.clearance_table(np.load(task_path(k)) for k in range(len(plan)))
     if output.lower().endswith(".npz"):
         _write_atomically(output, lambda handle: np.savez(handle, table=table, names=np.array(names)))
     else:
         _write_atomically(output, lambda handle: handle.write(_clearance_csv(table, names).encode()))
+    if not keep_chunks:
+        _remove_chunks_folder(folder, [job_file, plan_file] + [task_path(k) for k in range(len(plan))])
     click.echo(f"touche batch: {len(names)} parts, {len(table)} pairs within {threshold:g} "
-               f"({int(table['intersecting'].sum())} intersecting) in {time.perf_counter() - started:.1f} s -> {output}",
-               err=True)
+               f"({int(table['intersecting'].sum())} intersecting; {len(plan)} pair tasks, {computed} computed, "
+               f"{len(earlier)} done earlier) in {elapsed:.1f} s -> {output}", err=True)
     return EXIT_OK
+
+
+def _clearance_fingerprint(names, paths, threshold, parts_per_group, pairs_per_task):
+    """What makes a clearance job's plan and tasks: the part files (names and contents, hashed:
+    the workers read them, the client reads them only here), the threshold and the cutting."""
+    import hashlib
+
+    digest = hashlib.sha1()
+    for name, path in zip(names, paths):
+        digest.update(f"{name}|{os.path.getsize(path)}|".encode())
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return {"job": "clearance", "parts": len(names), "threshold": float(threshold).hex(),
+            "parts_per_group": parts_per_group, "pairs_per_task": pairs_per_task, "inputs": digest.hexdigest()}
+
+
+def _claim_chunks_folder(folder, fingerprint, differences):
+    """Make ``folder`` (OUTPUT.chunks) and its job.json for ``fingerprint``, or check that the
+    job.json already there is this job's (another job's chunks are refused, never mixed in)."""
+    os.makedirs(folder, exist_ok=True)
+    job_file = os.path.join(folder, "job.json")
+    if os.path.exists(job_file):
+        with open(job_file) as handle:
+            try:
+                same = json.load(handle) == fingerprint
+            except ValueError:
+                same = False
+        if not same:
+            raise _Failure(f"{folder} holds chunks of another job ({differences}): remove it to start afresh",
+                           EXIT_BAD_INPUT)
+    else:
+        _write_atomically(job_file, lambda handle: handle.write(json.dumps(fingerprint).encode()))
+    return job_file
+
+
+def _remove_chunks_folder(folder, files):
+    """Remove the job's ``files`` and temporary files an interrupted write left, then the folder."""
+    for path in files:
+        if os.path.exists(path):
+            os.remove(path)
+    for name in os.listdir(folder):
+        if name.startswith(".") and name.endswith(".tmp"):
+            os.remove(os.path.join(folder, name))
+    os.rmdir(folder)
 
 
 def _clearance_csv(table, names):

@@ -907,22 +907,87 @@ def _candidate_pairs(boxes):
     return np.asarray(sweep.pairs(), dtype=np.int64).reshape(-1, 2)
 
 
-def _pair_tasks(pairs, group_size, pairs_per_task):
+class ClearancePlan:
+    """The pair tasks of a clearance job: the candidate pairs of the broad phase over the parts'
+    boxes, cut into tasks. The same parts, poses, threshold, ``parts_per_group`` and
+    ``pairs_per_task`` always give the same plan, so a job can be resumed from its plan and the
+    tasks it finished (``touche batch clearance`` stores both, see :func:`clearance_results`).
+
+    ``pairs``: ``(k, 2)`` int64, every candidate pair (i < j, global part indices) in task
+    order; ``offsets``: ``(tasks + 1,)``, task ``t`` holds ``pairs[offsets[t]:offsets[t + 1]]``;
+    ``count``, ``threshold``, ``parts_per_group``, ``pairs_per_task``: the job it belongs to.
+    ``save(file)`` / ``ClearancePlan.load(file)``: an ``.npz`` file."""
+
+    __slots__ = ("pairs", "offsets", "count", "threshold", "parts_per_group", "pairs_per_task")
+
+    def __init__(self, pairs, offsets, count, threshold, parts_per_group, pairs_per_task):
+        self.pairs = np.ascontiguousarray(pairs, dtype=np.int64).reshape(-1, 2)
+        self.offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+        self.count = int(count)
+        self.threshold = float(threshold)
+        self.parts_per_group = int(parts_per_group)
+        self.pairs_per_task = int(pairs_per_task)
+
+    def __len__(self):
+        return len(self.offsets) - 1
+
+    def __repr__(self):
+        return f"ClearancePlan({self.count} parts, {len(self.pairs)} candidate pairs in {len(self)} tasks)"
+
+    def task(self, index):
+        """(pairs, groups): task ``index``'s pairs and the groups of parts they use."""
+        chunk = self.pairs[self.offsets[index]:self.offsets[index + 1]]
+        return chunk, [int(g) for g in np.unique(chunk // self.parts_per_group)]
+
+    def save(self, file):
+        np.savez(file, pairs=self.pairs, offsets=self.offsets, threshold=np.float64(self.threshold),
+                 settings=np.array([self.count, self.parts_per_group, self.pairs_per_task], dtype=np.int64))
+
+    @classmethod
+    def load(cls, file):
+        with np.load(file) as stored:
+            count, parts_per_group, pairs_per_task = (int(v) for v in stored["settings"])
+            return cls(stored["pairs"], stored["offsets"], count, float(stored["threshold"]), parts_per_group,
+                       pairs_per_task)
+
+    def _check(self, count, threshold, parts_per_group, pairs_per_task):
+        job = (count, threshold, parts_per_group, pairs_per_task)
+        mine = (self.count, self.threshold, self.parts_per_group, self.pairs_per_task)
+        if job != mine:
+            raise GeometryError(f"the plan is of another job: (parts, threshold, parts_per_group, pairs_per_task) "
+                                f"{mine} against {job}")
+
+
+def _make_plan(pairs, count, threshold, group_size, pairs_per_task):
     """The pairs cut into tasks: grouped by the group of their first part, then of their second,
-    at most ``pairs_per_task`` a task; each task names the groups it needs."""
+    at most ``pairs_per_task`` a task."""
     group_a, group_b = pairs[:, 0] // group_size, pairs[:, 1] // group_size
     order = np.lexsort((pairs[:, 1], pairs[:, 0], group_b, group_a))
     pairs = pairs[order]
     group_a = group_a[order]
-    tasks = []
-    starts = np.flatnonzero(np.r_[True, group_a[1:] != group_a[:-1]])
+    offsets = [0]
+    starts = np.flatnonzero(np.r_[True, group_a[1:] != group_a[:-1]]) if len(pairs) else np.zeros(0, dtype=np.int64)
     ends = np.r_[starts[1:], len(pairs)]
     for start, end in zip(starts, ends):
-        for first in range(start, end, pairs_per_task):
-            chunk = pairs[first:min(end, first + pairs_per_task)]
-            needed = np.unique(chunk // group_size)
-            tasks.append((chunk, [int(g) for g in needed]))
-    return tasks
+        offsets += [min(end, first + pairs_per_task) for first in range(start, end, pairs_per_task)]
+    return ClearancePlan(pairs, offsets, count, threshold, group_size, pairs_per_task)
+
+
+def _pair_tasks(pairs, group_size, pairs_per_task):
+    """The pairs cut into tasks, each ``(pairs, groups it needs)`` (see :class:`ClearancePlan`)."""
+    plan = _make_plan(pairs, 0, 0.0, group_size, pairs_per_task)
+    return [plan.task(index) for index in range(len(plan))]
+
+
+_TASK_ATTEMPTS = 3  # a task lost with its worker (or its scattered inputs) is sent again, at most this many times
+
+
+def clearance_table(pieces):
+    """The rows of clearance tasks (arrays of :data:`CLEARANCE_DTYPE`, in any order) as one table
+    sorted by (part_a, part_b): what :func:`clearance_all` returns."""
+    pieces = list(pieces)
+    table = np.concatenate(pieces) if pieces else np.zeros(0, dtype=CLEARANCE_DTYPE)
+    return table[np.lexsort((table["part_b"], table["part_a"]))]
 
 
 def clearance_all(parts, threshold, *, poses=None, client=None, parts_per_group=DEFAULT_PARTS_PER_GROUP,
@@ -945,11 +1010,12 @@ def clearance_all(parts, threshold, *, poses=None, client=None, parts_per_group=
     they are never shipped). The first tasks prepare every group and send back the
     parts' world boxes grown by ``threshold / 2``; a broad phase over them
     (touche.broadphase.SortAndSweep) gives the candidate pairs; they are cut into tasks of at
-    most ``pairs_per_task`` pairs grouped by the group of each member, sent preferably to the
-    worker that prepared the first member's group, and each task runs
+    most ``pairs_per_task`` pairs grouped by the group of each member (a :class:`ClearancePlan`),
+    sent preferably to the worker that prepared the first member's group, and each task runs
     ``touche.clearance.clearance_all`` on its pairs with ``max_distance=threshold``: the same
     numbers as ``touche.clearance(a, pose_a, b, pose_b, max_distance=threshold)`` on each
-    pair, bit for bit.
+    pair, bit for bit. A task lost with a worker that died is sent again (its parts scattered
+    again if they were lost too).
 
     ``progress``: None or ``progress(done, total)``, called as tasks finish (the group tasks
     and the pair tasks).
@@ -960,8 +1026,32 @@ def clearance_all(parts, threshold, *, poses=None, client=None, parts_per_group=
     ``triangle_b`` and ``facet_a`` / ``facet_b`` (the faces in the files' numbering), as in
     :class:`touche.clearance.ClearanceTable`.
 
+    To resume an interrupted job, or hand each task's rows back as it finishes, use
+    :func:`clearance_results` (this function is ``clearance_table`` of its rows).
+
     Errors: ``GeometryError`` for a bad threshold, poses, or part; ``MeshFormatError`` for a
     file that cannot be read (raised by the worker that reads it)."""
+    results = clearance_results(parts, threshold, poses=poses, client=client, parts_per_group=parts_per_group,
+                                pairs_per_task=pairs_per_task, progress=progress)
+    return clearance_table(rows for _, rows in results)
+
+
+def clearance_results(parts, threshold, *, poses=None, client=None, parts_per_group=DEFAULT_PARTS_PER_GROUP,
+                      pairs_per_task=DEFAULT_PAIRS_PER_TASK, plan=None, skip=(), max_tasks=None, on_plan=None,
+                      progress=None):
+    """:func:`clearance_all` a task at a time, for jobs that are resumed: an iterator of
+    ``(task index, rows)`` (rows: :data:`CLEARANCE_DTYPE`, unsorted) handed back as each pair
+    task of the job's :class:`ClearancePlan` finishes; :func:`clearance_table` of all the
+    tasks' rows is :func:`clearance_all`'s table, bit for bit.
+
+    ``plan``: None (the broad phase makes it; then ``on_plan(plan)`` is called once, before any
+    pair task runs: store it) or the plan stored by an earlier run of the same job (the same
+    parts, poses, threshold, parts_per_group and pairs_per_task; the broad phase is skipped and
+    each worker prepares the groups its tasks use). ``skip``: indices of the tasks finished
+    earlier (not run again). ``max_tasks``: run at most this many of the others (the first in
+    plan order; None: all), then stop. The other arguments are :func:`clearance_all`'s; they
+    are checked now, the work starts when the iterator is first advanced. Closing the iterator
+    early (``break``) cancels the tasks still running."""
     threshold = _threshold(threshold)
     parts = list(parts)
     count = len(parts)
@@ -969,88 +1059,236 @@ def clearance_all(parts, threshold, *, poses=None, client=None, parts_per_group=
     for name, value in (("parts_per_group", parts_per_group), ("pairs_per_task", pairs_per_task)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise GeometryError(f"{name} must be an integer >= 1, got {value!r}")
-    group_size = int(parts_per_group)
+    if max_tasks is not None and (isinstance(max_tasks, bool) or not isinstance(max_tasks, (int, np.integer))
+                                  or max_tasks < 0):
+        raise GeometryError(f"max_tasks must be None or an integer >= 0, got {max_tasks!r}")
+    if plan is not None:
+        if not isinstance(plan, ClearancePlan):
+            raise GeometryError(f"plan must be a ClearancePlan, got {type(plan).__name__}")
+        plan._check(count, threshold, int(parts_per_group), int(pairs_per_task))
+    job = _ClearanceJob(parts, matrices, threshold, int(parts_per_group), int(pairs_per_task),
+                        {int(index) for index in skip}, max_tasks, on_plan, progress)
     client = _resolve_client(client)
-    bounds = list(range(0, count, group_size)) + [count]
-    group_slices = [slice(bounds[k], bounds[k + 1]) for k in range(len(bounds) - 1)]
-    group_poses = [matrices[s] for s in group_slices]
-    pad = 0.5 * threshold
-    report = progress if progress is not None else (lambda done, total: None)
+    return job.distributed(client, plan) if client is not None else job.local(plan)
 
-    if client is None:
+
+class _Stopped(Exception):
+    """Raised in dask's local scheduler to stop a clearance job whose results are no longer wanted."""
+
+
+class _ClearanceJob:
+    """One run of :func:`clearance_results`: the groups of parts, and the two ways to run them
+    (dask's local scheduler, a distributed client)."""
+
+    def __init__(self, parts, matrices, threshold, group_size, pairs_per_task, skip, max_tasks, on_plan, progress):
+        self.parts = parts
+        self.threshold = threshold
+        self.group_size = group_size
+        self.pairs_per_task = pairs_per_task
+        self.skip = skip
+        self.max_tasks = max_tasks
+        self.on_plan = on_plan
+        self.report = progress if progress is not None else (lambda done, total: None)
+        bounds = list(range(0, len(parts), group_size)) + [len(parts)]
+        self.group_slices = [slice(bounds[k], bounds[k + 1]) for k in range(len(bounds) - 1)]
+        self.group_poses = [matrices[s] for s in self.group_slices]
+        self.pad = 0.5 * threshold
+
+    def _planned(self, boxes):
+        pairs = _candidate_pairs(np.concatenate(boxes) if boxes else np.zeros((0, 6)))
+        plan = _make_plan(pairs, len(self.parts), self.threshold, self.group_size, self.pairs_per_task)
+        if self.on_plan is not None:
+            self.on_plan(plan)
+        return plan
+
+    def _todo(self, plan):
+        todo = [index for index in range(len(plan)) if index not in self.skip]
+        return todo if self.max_tasks is None else todo[:self.max_tasks]
+
+    # -- dask's local scheduler (threads by default)
+    def local(self, plan):
         import uuid
 
-        from dask.callbacks import Callback
-
-        keys = [f"touche-parts-{uuid.uuid4().hex}" for _ in group_slices]
-        group_tasks = [dask.delayed(_prepare_group, pure=False)(keys[k], parts[s], group_poses[k], pad)
-                       for k, s in enumerate(group_slices)]
+        keys = [f"touche-parts-{uuid.uuid4().hex}" for _ in self.group_slices]
+        done = 0
         try:
-            boxes = [b for b, _ in dask.compute(*group_tasks)] if group_tasks else []
-            pairs = _candidate_pairs(np.concatenate(boxes) if boxes else np.zeros((0, 6)))
-            tasks = _pair_tasks(pairs, group_size, int(pairs_per_task))
-            total = len(group_slices) + len(tasks)
-            report(len(group_slices), total)
-            pair_tasks = [dask.delayed(_clearance_task, pure=False)(
-                [keys[g] for g in needed], [parts[group_slices[g]] for g in needed], needed,
-                [group_poses[g] for g in needed], group_size, chunk, threshold) for chunk, needed in tasks]
-            done = [len(group_slices)]
-
-            class _Count(Callback):
-                def _posttask(self, key, result, dsk, state, worker_id):
-                    name = key[0] if isinstance(key, tuple) else key
-                    if str(name).startswith("_clearance_task"):
-                        done[0] += 1
-                        report(done[0], total)
-
-            with _Count():
-                results = dask.compute(*pair_tasks) if pair_tasks else []
+            if plan is None:
+                group_tasks = [dask.delayed(_prepare_group, pure=False)(keys[k], self.parts[s], self.group_poses[k],
+                                                                       self.pad)
+                               for k, s in enumerate(self.group_slices)]
+                boxes = [b for b, _ in dask.compute(*group_tasks)] if group_tasks else []
+                plan = self._planned(boxes)
+                done = len(self.group_slices)
+            todo = self._todo(plan)
+            total = done + len(todo)
+            self.report(done, total)
+            tasks = {}
+            for index in todo:
+                chunk, needed = plan.task(index)
+                tasks[index] = dask.delayed(_clearance_task, pure=False)(
+                    [keys[g] for g in needed], [self.parts[self.group_slices[g]] for g in needed], needed,
+                    [self.group_poses[g] for g in needed], self.group_size, chunk, self.threshold)
+            finished = _finished_locally(tasks)
+            try:
+                for index, rows in finished:
+                    done += 1
+                    self.report(done, total)
+                    yield index, rows
+            finally:
+                finished.close()
         finally:
             _forget_groups(keys)
-    else:
-        from distributed import as_completed
+
+    # -- a distributed client
+    def distributed(self, client, plan):
+        import uuid
 
         # the parts travel once, in groups, as they are (meshes or paths), each worker a run of
         # consecutive groups: neighbouring parts (listed together) are then prepared by the same
-        # worker, which also gets the pairs between them (random keys: hashing the contents
-        # would pickle every mesh once more on the client)
+        # worker, which also gets the pairs between them. The workers keep a prepared group under
+        # its own key (not the scattered future's: a group scattered again after its worker died
+        # keeps the copies the others prepared).
+        groups = len(self.group_slices)
         addresses = sorted(client.scheduler_info()["workers"])
-        owner = [addresses[k * len(addresses) // len(group_slices)] for k in range(len(group_slices))]
-        items = [None] * len(group_slices)
+        owner = [addresses[k * len(addresses) // groups] for k in range(groups)]
+        items = [None] * groups
         for address in addresses:
-            mine = [k for k in range(len(group_slices)) if owner[k] == address]
+            mine = [k for k in range(groups) if owner[k] == address]
             if mine:
-                for k, future in zip(mine, client.scatter([parts[group_slices[k]] for k in mine], workers=[address],
-                                                          hash=False)):
+                for k, future in zip(mine, client.scatter([self.parts[self.group_slices[k]] for k in mine],
+                                                          workers=[address], hash=False)):
                     items[k] = future
-        keys = [str(item.key) for item in items]
+        keys = [f"touche-parts-{uuid.uuid4().hex}" for _ in range(groups)]
+        home = list(owner)
+
+        def rescatter(needed):
+            # scattered data cannot be recomputed: groups whose every copy died with their
+            # workers are scattered again (random keys: a fresh copy, never a half-forgotten one)
+            client.wait_for_workers(1, timeout=120)
+            alive = [g for g in needed if items[g].status == "finished"]
+            holders = client.who_has([items[g] for g in alive]) if alive else {}
+            for g in needed:
+                if g not in alive or not holders.get(items[g].key):
+                    items[g] = client.scatter([self.parts[self.group_slices[g]]], hash=False)[0]
+
+        done = 0
         try:
-            box_futures = [client.submit(_prepare_group, keys[k], item, group_poses[k], pad, pure=False,
+            if plan is None:
+                boxes = [None] * groups
+
+                def submit_group(k):
+                    return client.submit(_prepare_group, keys[k], items[k], self.group_poses[k], self.pad, pure=False,
                                          workers=[owner[k]], allow_other_workers=True)
-                           for k, item in enumerate(items)]
-            index_of = {f.key: k for k, f in enumerate(box_futures)}
-            boxes, home = [None] * len(items), [None] * len(items)
-            done = 0
-            for future in as_completed(box_futures, loop=client.loop):
-                k = index_of[future.key]
-                boxes[k], home[k] = future.result()
+
+                for k, (box, where) in _retrying(client, submit_group, range(groups), "group",
+                                                  lambda k: rescatter([k])):
+                    boxes[k] = box
+                    home[k] = where or owner[k]
+                    done += 1
+                    self.report(done, groups)
+                plan = self._planned(boxes)
+            todo = self._todo(plan)
+            total = done + len(todo)
+            self.report(done, total)
+
+            def submit_task(index):
+                chunk, needed = plan.task(index)
+                # preferably to the worker that prepared the group of its first parts
+                return client.submit(_clearance_task, [keys[g] for g in needed], [items[g] for g in needed], needed,
+                                     [self.group_poses[g] for g in needed], self.group_size, chunk, self.threshold,
+                                     pure=False, workers=[home[needed[0]]], allow_other_workers=True)
+
+            for index, rows in _retrying(client, submit_task, todo, "pair task",
+                                         lambda index: rescatter(plan.task(index)[1])):
                 done += 1
-                report(done, len(items))
-            pairs = _candidate_pairs(np.concatenate(boxes) if boxes else np.zeros((0, 6)))
-            tasks = _pair_tasks(pairs, group_size, int(pairs_per_task))
-            total = len(items) + len(tasks)
-            # a task goes preferably to the worker that prepared the group of its first parts
-            futures = [client.submit(_clearance_task, [keys[g] for g in needed], [items[g] for g in needed], needed,
-                                     [group_poses[g] for g in needed], group_size, chunk, threshold, pure=False,
-                                     workers=[home[needed[0]]] if home[needed[0]] else None,
-                                     allow_other_workers=True)
-                       for chunk, needed in tasks]
-            results = []
-            for future in as_completed(futures, loop=client.loop):
-                results.append(future.result())
-                done += 1
-                report(done, total)
+                self.report(done, total)
+                yield index, rows
         finally:
             client.run(_forget_groups, keys)
-    table = np.concatenate(results) if results else np.zeros(0, dtype=CLEARANCE_DTYPE)
-    return table[np.lexsort((table["part_b"], table["part_a"]))]
+
+
+def _retrying(client, submit, indices, what, on_lost):
+    """``(index, result)`` of ``submit(index)`` for every index, as each finishes. A task lost
+    with its worker (KilledWorker, or cancelled because its scattered inputs died with their
+    worker) is submitted again after ``on_lost(index)``, at most _TASK_ATTEMPTS times; other
+    errors are raised. Closing the iterator cancels the tasks still running."""
+    from concurrent.futures import CancelledError
+
+    from distributed import KilledWorker, as_completed
+
+    running = as_completed(loop=client.loop)
+    pending = {}
+
+    def send(index):
+        future = submit(index)
+        pending[future.key] = (index, future)
+        running.add(future)
+
+    for index in indices:
+        send(index)
+    attempts = {}
+    try:
+        for future in running:
+            index, _ = pending.pop(future.key)
+            try:
+                result = future.result()
+            except (CancelledError, KilledWorker) as lost:
+                attempts[index] = attempts.get(index, 0) + 1
+                if attempts[index] > _TASK_ATTEMPTS:
+                    raise RuntimeError(f"clearance {what} {index} failed {attempts[index]} times: {lost!r}") from lost
+                on_lost(index)
+                send(index)
+                continue
+            future.release()
+            yield index, result
+    finally:
+        for _, future in pending.values():
+            future.cancel()
+
+
+def _finished_locally(tasks):
+    """``(index, result)`` of the delayed ``tasks`` ({index: delayed}) on dask's local
+    scheduler (run in a thread), as each finishes. Closing the iterator early stops the job
+    (the tasks already running finish first)."""
+    import queue
+    import threading
+
+    from dask.callbacks import Callback
+
+    if not tasks:
+        return
+    index_of = {value.key: index for index, value in tasks.items()}
+    finished = queue.Queue()
+    stop = threading.Event()
+
+    def pretask(key, dsk, state):
+        if stop.is_set() and key in index_of:
+            raise _Stopped()
+
+    def posttask(key, result, dsk, state, worker_id):
+        if key in index_of:
+            finished.put((index_of[key], result))
+
+    def run():
+        try:
+            with Callback(pretask=pretask, posttask=posttask):
+                dask.compute(*tasks.values())
+            finished.put(None)
+        except _Stopped:
+            finished.put(None)
+        except BaseException as error:  # noqa: BLE001  (handed to the caller's thread)
+            finished.put(error)
+
+    thread = threading.Thread(target=run, name="touche-clearance", daemon=True)
+    thread.start()
+    try:
+        for _ in range(len(tasks)):
+            item = finished.get()
+            if isinstance(item, BaseException):
+                raise item
+            if item is None:  # pragma: no cover - every task reported before the end
+                break
+            yield item
+    finally:
+        stop.set()
+        thread.join()
