@@ -155,8 +155,8 @@ class MeshTree:
         points, triangles = self._mesh_points(), self._mesh_triangles()
         if points is None or triangles is None:
             raise GeometryError("the mesh of this tree no longer exists")
-        welded, inverse = np.unique(points, axis=0, return_inverse=True)
-        faces = inverse.reshape(-1)[triangles]
+        welded, inverse = weld_identical(points)
+        faces = inverse[triangles]
         welded = np.ascontiguousarray(welded, dtype=np.float64)
         faces = np.ascontiguousarray(faces, dtype=np.int64)
         closed = _is_closed(faces, len(welded))
@@ -186,6 +186,22 @@ class MeshTree:
     @property
     def closed(self):
         return self.topology()[2]
+
+
+def weld_identical(points):
+    """``(welded (k, 3), inverse (n,))``: the distinct rows of ``points`` in lexicographic order
+    and each row's index among them -- np.unique(points, axis=0, return_inverse=True), by one
+    lexsort of the columns (np.unique(axis=0) sorts structured rows, ~7x slower on 1M points)."""
+    if len(points) == 0:
+        return points.reshape(0, 3), np.zeros(0, dtype=np.int64)
+    order = np.lexsort(points.T[::-1])
+    ordered = points[order]
+    fresh = np.empty(len(ordered), dtype=bool)
+    fresh[0] = True
+    np.any(ordered[1:] != ordered[:-1], axis=1, out=fresh[1:])
+    inverse = np.empty(len(ordered), dtype=np.int64)
+    inverse[order] = np.cumsum(fresh) - 1
+    return ordered[fresh], inverse
 
 
 def _ray_records(k, links, child_boxes, num_triangles):
