@@ -170,6 +170,17 @@ def _random_rotations(rng, n):
     ], axis=1)
 
 
+def _check_topology(mesh):
+    """What the environment meshes tell touche.meshquery without its welding pass (their
+    _known_topology), checked here the slow way: distinct vertex coordinates, and (solid)
+    closed, edge-manifold, outward-facing."""
+    assert len(np.unique(mesh.vertices, axis=0)) == len(mesh.vertices)
+    welded = tc.TriangleMesh(mesh.vertices, mesh.faces)  # no hint: welds and checks
+    assert is_closed(welded) == mesh.solid and is_closed(mesh) == mesh.solid
+    if mesh.solid:
+        assert solid_orientation(mesh.vertices, mesh.faces) == 1
+
+
 TERRAIN = dict(spacing=(0.3, 0.2), origin=(-1.0, 0.5))
 
 
@@ -188,7 +199,7 @@ def test_height_field_is_a_closed_outward_solid(shape):
     heights = rng.random(shape)
     field = tc.HeightField(heights, spacing=(0.5, 0.25), origin=(1.0, -2.0))
     assert field.solid and field.kind == tc.TriangleMesh([[0, 0, 0]] * 3, [[0, 1, 2]]).kind
-    assert solid_orientation(field.vertices, field.faces) == 1 and is_closed(field)
+    _check_topology(field)
     rows, cols = shape
     assert len(field.faces) == 2 * (rows - 1) * (cols - 1) + 2 * 2 * (rows + cols - 2) + 2 * (rows + cols - 2) - 2
     # volume: each top triangle's area times its mean height above the floor
@@ -201,6 +212,7 @@ def test_height_field_is_a_closed_outward_solid(shape):
     assert field.floor == pytest.approx(heights.min() - max(np.ptp(heights), 0.5))
     surface = tc.HeightField(heights, spacing=(0.5, 0.25), origin=(1.0, -2.0), solid=False)
     assert not surface.solid and surface.floor is None and len(surface.faces) == 2 * (rows - 1) * (cols - 1)
+    _check_topology(surface)
     assert np.array_equal(surface.vertices, field.vertices[: rows * cols])
     np.testing.assert_array_equal(field.heights, heights)
 
@@ -388,7 +400,7 @@ def test_occupancy_voxels_are_the_occupied_cells(cloud):
     got = np.asarray(grid.voxels)
     assert np.array_equal(got[np.lexsort(got.T[::-1])], expected)
     assert grid.solid and grid.voxel_size == size
-    assert solid_orientation(grid.vertices, grid.faces) == 1 and is_closed(grid)
+    _check_topology(grid)
     v = grid.vertices[grid.faces]
     volume = np.einsum("ij,ij->", v[:, 0], np.cross(v[:, 1], v[:, 2])) / 6.0
     assert volume == pytest.approx(len(expected) * size ** 3, rel=1e-12)
@@ -490,7 +502,7 @@ def test_occupancy_raycast_against_slabs(cloud):
 ])
 def test_small_maps_are_solids(voxels):
     grid = tc.OccupancyMap(voxels, 0.5, origin=(1.0, 2.0, 3.0))
-    assert solid_orientation(grid.vertices, grid.faces) == 1 and is_closed(grid)
+    _check_topology(grid)
     v = grid.vertices[grid.faces]
     volume = np.einsum("ij,ij->", v[:, 0], np.cross(v[:, 1], v[:, 2])) / 6.0
     assert volume == pytest.approx(len(voxels) * 0.125, rel=1e-12)

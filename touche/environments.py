@@ -69,6 +69,17 @@ def _sizes(value, name, count):
     return array
 
 
+class _KnownTopology:
+    """Mixin: the meshes of this module have distinct vertex coordinates, and are closed and
+    outward-facing exactly when solid; touche.meshquery takes that instead of welding and
+    checking (seconds on meshes of millions of triangles)."""
+
+    __slots__ = ()
+
+    def _known_topology(self):
+        return (self._packed[2], self._packed[3], bool(self.solid), 1.0)
+
+
 def _trusted_mesh(obj, vertices, faces, solid):
     """Pack ``obj`` (a TriangleMesh subclass instance made by ``object.__new__``) as a mesh from
     arrays known valid: finite in-range float64 vertices with distinct coordinates, int64 faces
@@ -81,7 +92,7 @@ def _trusted_mesh(obj, vertices, faces, solid):
 
 # --------------------------------------------------------------------------------------------
 # height field
-class HeightField(TriangleMesh):
+class HeightField(_KnownTopology, TriangleMesh):
     """A terrain: the surface z = ``heights[i, j]`` at grid point (x, y) = ``origin +
     (j dx, i dy)`` (rows along y, columns along x), two triangles per cell (diagonal from the
     cell's lowest-x lowest-y corner to its highest-x highest-y corner, as coal splits cells).
@@ -270,7 +281,7 @@ def _restore(cls, packed, bvh, solid, extra):
 
 # --------------------------------------------------------------------------------------------
 # occupancy map
-class OccupancyMap(TriangleMesh):
+class OccupancyMap(_KnownTopology, TriangleMesh):
     """Occupied voxels of a regular grid, answered as solid cubes (like fcl's OcTree / octomap
     leaves): the mesh is the boundary of the union of the occupied voxels -- only the faces
     between an occupied and an empty voxel -- closed, outward-facing, hence ``solid``. Voxel

@@ -248,10 +248,10 @@ def _is_closed(faces, num_vertices):
     keys = np.sort(edges[:, 0] * num_vertices + edges[:, 1])
     if (np.diff(keys) == 0).any():
         return False
-    reverse = edges[:, 1] * num_vertices + edges[:, 0]
-    where = np.searchsorted(keys, reverse)
-    where = np.minimum(where, len(keys) - 1)
-    return bool((keys[where] == reverse).all())
+    # the directed edges are distinct, so are their reverses (as many): every reverse is an edge
+    # iff the two sorted lists are equal (two sorts: faster than a search per edge on big meshes)
+    reverse = np.sort(edges[:, 1] * num_vertices + edges[:, 0])
+    return bool(np.array_equal(keys, reverse))
 
 
 # weakly keyed by the mesh's coordinate array (touche/_cache.py; a MeshTree refers to the arrays
@@ -282,7 +282,17 @@ def mesh_tree(mesh):
     points = shape_key(mesh)
     tree = _TREES.get(points)
     if tree is None:
-        tree = _TREES.get_or_build(lambda: MeshTree(points, mesh._packed[3], mesh.scale), points)
+        tree = _TREES.get_or_build(lambda: _new_tree(mesh, points), points)
+    return tree
+
+
+def _new_tree(mesh, points):
+    tree = MeshTree(points, mesh._packed[3], mesh.scale)
+    # meshes built from arrays known valid (touche.environments) know their topology: distinct
+    # vertex coordinates, closed or not by construction -- no welding pass or closed check
+    known = getattr(mesh, "_known_topology", None)
+    if known is not None:
+        tree._topology = known()
     return tree
 
 
