@@ -552,8 +552,12 @@ def test_occupancy_scales():
         got = tc.distance(tc.Sphere(0.05 * scale), _poses(centers * scale), grid, None).signed_distance
         np.testing.assert_allclose(got / scale, base, rtol=1e-9, atol=1e-9)
     # far from the origin, with a voxel size the coordinates still resolve
+    # a million units from the origin (the voxel grid shifts by a whole number of voxels): the
+    # same voxels, the same distances up to the rounding of the coordinates
     far = tc.OccupancyMap.from_points(points + 1e6, 0.125)
-    assert len(far.voxels) == len(tc.OccupancyMap.from_points(points + 1e6, 0.125).voxels)
+    assert np.array_equal(far.voxels - 8_000_000, tc.OccupancyMap.from_points(points, 0.125).voxels)
+    got = tc.distance(tc.Sphere(0.05), _poses(centers + 1e6), far, None).signed_distance
+    np.testing.assert_allclose(got, base, atol=1e-8)
 
 
 @pytest.mark.parametrize("points, size, message", [

@@ -34,7 +34,6 @@ from .errors import GeometryError
 from .shapes import TriangleMesh, check_size
 
 _MAX = tolerance.MAX_COORDINATE
-_MIN = tolerance.MIN_SIZE
 # voxel / grid indices stay below this magnitude: index * size is then exact enough that distinct
 # lattice points keep distinct coordinates (and half-integer lattice points too)
 _MAX_INDEX = 2 ** 40
@@ -57,7 +56,7 @@ def _finite(value, name, ndim=None):
 
 
 def _sizes(value, name, count):
-    array = _finite(value, name)
+    array = np.array(_finite(value, name), dtype=np.float64, copy=True)  # never the caller's array
     if array.ndim == 0:
         array = np.full(count, float(array))
     if array.shape != (count,):
@@ -102,15 +101,15 @@ class HeightField(_KnownTopology, TriangleMesh):
     HeightField): the volume between the surface and the horizontal plane z = ``floor`` is solid
     (side walls and a floor close the mesh; a shape under the surface intersects it, and
     ``distance`` reports its depth). ``floor`` defaults to ``min(heights) - max(ptp(heights), dx,
-    dy)`` (a slab under the lowest point at least as thick as the relief and a cell); it must be
-    <= min(heights) (coal's ``min_height`` instead clamps heights up to it: pass ``floor`` =
-    coal's ``min_height`` after clamping). ``solid=False``: the surface alone (two-sided
-    triangles, no inside).
+    dy)`` (a slab under the lowest point at least as thick as the relief and a cell); it must lie
+    strictly below every height (a terrain touching its floor would pinch the solid to zero
+    thickness there; coal instead clamps heights up to its ``min_height``: see
+    :meth:`from_coal`). ``solid=False``: the surface alone (two-sided triangles, no inside).
 
     Attributes: ``heights`` (read-only copy), ``spacing (2,)``, ``origin (2,)``, ``floor``
     (None when not solid), ``grid_shape``. Errors: ``GeometryError`` for NaN / inf heights,
-    fewer than 2 rows or columns, spacing <= 0, a floor above the lowest height, or (solid) a
-    terrain enclosing no volume (every height equal to ``floor``)."""
+    fewer than 2 rows or columns, spacing <= 0, a floor not below the lowest height, or a grid
+    beyond touche's coordinate range."""
 
     __slots__ = ("heights", "spacing", "origin", "floor")
 
@@ -137,9 +136,6 @@ class HeightField(_KnownTopology, TriangleMesh):
                                     "a terrain touching its floor would pinch the solid to zero thickness)")
         else:
             floor = None
-        span = max(float(spacing[0]) * (cols - 1), float(spacing[1]) * (rows - 1), high - (low if floor is None else floor))
-        if span < _MIN:  # pragma: no cover - spacing >= 1e-75 already
-            raise GeometryError(f"the terrain's span {span!r} is below touche's smallest size {_MIN:g}")
         vertices, faces = _height_field_mesh(heights, spacing, origin, floor)
         _trusted_mesh(self, vertices, faces, solid)
         frozen = np.array(heights, dtype=np.float64, copy=True)
@@ -156,7 +152,9 @@ class HeightField(_KnownTopology, TriangleMesh):
     def from_coal(cls, x_dim, y_dim, heights, min_height=0.0):
         """The height field coal's ``HeightField(x_dim, y_dim, heights, min_height)`` describes
         (coal's row 0 lies at y = +y_dim / 2, its heights are clamped up to ``min_height``, its
-        grid is centred on the origin, solid down to ``min_height``)."""
+        grid is centred on the origin, solid down to ``min_height``). Heights at or below
+        ``min_height`` (flat cells on coal's floor) are a ``GeometryError`` here: touche's floor lies
+        strictly below the terrain."""
         heights = _finite(heights, "heights", 2)
         rows, cols = heights.shape
         if rows < 2 or cols < 2:
