@@ -45,6 +45,7 @@ from .errors import MeshFormatError, RobotModelError  # noqa: E402
 from . import broadphase  # noqa: E402  (broad-phase structures; kernels load on first use)
 from . import bvh  # noqa: E402  (mesh-mesh BVH queries, documented as tc.bvh; kernels load on first use)
 from .world import CollisionEvent, CollisionWorld  # noqa: E402
+from .environments import HeightField, OccupancyMap  # noqa: E402  (terrain and point-cloud environments, issue 20)
 from .clearance import Clearance, ClearancePart, ClearanceTable, clearance, clearance_all, triangle_clearance  # noqa: E402,E501  (STL clearance; kernels load on first use)
 
 __version__ = "0.1.0"
@@ -93,7 +94,7 @@ __all__ = [
     "MeshFormatError", "RobotModelError", "mesh", "contains", "meshquery", "signed_distance_points",
     "winding_number", "SolidPenetration", "penetration_depth", "separating_translation", "CollisionEvent",
     "CollisionWorld", "broadphase", "bvh", "CallableMotion", "Integrated", "Keyframes", "QuadraticMatrix",
-    "Screw", "ContactManifold", "ImpactResult", "ImpactStatus", "IntersectionResult", "Linear", "Motion",
+    "HeightField", "OccupancyMap", "Screw", "ContactManifold", "ImpactResult", "ImpactStatus", "IntersectionResult", "Linear", "Motion",
     "SetKind", "Static", "bounding", "contacts", "convex", "intersection", "lp", "pairwise", "planar",
     "time_of_impact", "ClosestPointResult", "DistanceResult", "ForkedWhileWriting", "GeometryError", "Pose",
     "RayResult", "SUPPORTED_PAIRS", "Status", "ToucheError", "UnsupportedQuery", "closest_point", "distance",

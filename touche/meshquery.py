@@ -155,8 +155,8 @@ class MeshTree:
         points, triangles = self._mesh_points(), self._mesh_triangles()
         if points is None or triangles is None:
             raise GeometryError("the mesh of this tree no longer exists")
-        welded, inverse = np.unique(points, axis=0, return_inverse=True)
-        faces = inverse.reshape(-1)[triangles]
+        welded, inverse = weld_identical(points)
+        faces = inverse[triangles]
         welded = np.ascontiguousarray(welded, dtype=np.float64)
         faces = np.ascontiguousarray(faces, dtype=np.int64)
         closed = _is_closed(faces, len(welded))
@@ -186,6 +186,22 @@ class MeshTree:
     @property
     def closed(self):
         return self.topology()[2]
+
+
+def weld_identical(points):
+    """``(welded (k, 3), inverse (n,))``: the distinct rows of ``points`` in lexicographic order
+    and each row's index among them -- np.unique(points, axis=0, return_inverse=True), by one
+    lexsort of the columns (np.unique(axis=0) sorts structured rows, ~7x slower on 1M points)."""
+    if len(points) == 0:
+        return points.reshape(0, 3), np.zeros(0, dtype=np.int64)
+    order = np.lexsort(points.T[::-1])
+    ordered = points[order]
+    fresh = np.empty(len(ordered), dtype=bool)
+    fresh[0] = True
+    np.any(ordered[1:] != ordered[:-1], axis=1, out=fresh[1:])
+    inverse = np.empty(len(ordered), dtype=np.int64)
+    inverse[order] = np.cumsum(fresh) - 1
+    return ordered[fresh], inverse
 
 
 def _ray_records(k, links, child_boxes, num_triangles):
@@ -232,10 +248,10 @@ def _is_closed(faces, num_vertices):
     keys = np.sort(edges[:, 0] * num_vertices + edges[:, 1])
     if (np.diff(keys) == 0).any():
         return False
-    reverse = edges[:, 1] * num_vertices + edges[:, 0]
-    where = np.searchsorted(keys, reverse)
-    where = np.minimum(where, len(keys) - 1)
-    return bool((keys[where] == reverse).all())
+    # the directed edges are distinct, so are their reverses (as many): every reverse is an edge
+    # iff the two sorted lists are equal (two sorts: faster than a search per edge on big meshes)
+    reverse = np.sort(edges[:, 1] * num_vertices + edges[:, 0])
+    return bool(np.array_equal(keys, reverse))
 
 
 # weakly keyed by the mesh's coordinate array (touche/_cache.py; a MeshTree refers to the arrays
@@ -266,7 +282,17 @@ def mesh_tree(mesh):
     points = shape_key(mesh)
     tree = _TREES.get(points)
     if tree is None:
-        tree = _TREES.get_or_build(lambda: MeshTree(points, mesh._packed[3], mesh.scale), points)
+        tree = _TREES.get_or_build(lambda: _new_tree(mesh, points), points)
+    return tree
+
+
+def _new_tree(mesh, points):
+    tree = MeshTree(points, mesh._packed[3], mesh.scale)
+    # meshes built from arrays known valid (touche.environments) know their topology: distinct
+    # vertex coordinates, closed or not by construction -- no welding pass or closed check
+    known = getattr(mesh, "_known_topology", None)
+    if known is not None:
+        tree._topology = known()
     return tree
 
 
