@@ -295,6 +295,15 @@ def test_closest_point_verb():
         tc.closest_point(box, pose, [[0, 0]])
     with pytest.raises(GeometryError, match="NaN"):
         tc.closest_point(box, pose, [[0, 0, np.nan]])
+    # one point against a batch of poses broadcasts (as a single pose against many points does)
+    poses = np.tile(np.eye(4), (3, 1, 1))
+    poses[:, 0, 3] = [0.0, 1.0, 2.0]
+    for point in ([3.0, 0.0, 0.0], [[3.0, 0.0, 0.0]]):
+        swept = tc.closest_point(box, poses, point)
+        np.testing.assert_allclose(swept.point, [[1, 0, 0], [2, 0, 0], [3, 0, 0]], atol=1e-14)
+        np.testing.assert_allclose(swept.distance, [2, 1, 0], atol=1e-14)
+    with pytest.raises(GeometryError, match="differ in length"):
+        tc.closest_point(box, poses, np.zeros((2, 3)))
     # an empty batch of points is a batch: empty answers (issue 22; tests/test_readable_results.py)
     empty = tc.closest_point(box, pose, np.zeros((0, 3)))
     assert empty.point.shape == (0, 3) and empty.distance.shape == (0,) and empty.status.shape == (0,)

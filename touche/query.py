@@ -790,7 +790,8 @@ def _empty_rays(pose, origins, directions, mode):
 def closest_point(shape, pose, points):
     """Closest points on ``shape`` (placed by ``pose``) to world ``points`` (3,) or (n, 3).
 
-    ``pose``: a single pose (or None) or a batch (n, 4, 4) matching n points. Returns a
+    ``pose``: a single pose (or None) or a batch (n, 4, 4) matching n points; one point against
+    a batch of n poses is that point for every pose (it broadcasts, as in numpy). Returns a
     :class:`ClosestPointResult` (``point, distance = tc.closest_point(...)`` unpacks it):
     ``point`` ``(3,)`` or ``(n, 3)`` (a point inside a solid is its own closest point),
     ``distance`` (0 inside) and ``status`` (``Status``; ``PENETRATING`` inside a solid). An
@@ -810,6 +811,9 @@ def closest_point(shape, pose, points):
     t = as_matrices(pose, "pose")
     queries, single = query_points(points, "points")
     poses = t.reshape(-1, 4, 4)
+    if queries.shape[0] == 1 and poses.shape[0] > 1 and t.ndim == 3:  # one point, many poses
+        queries = np.ascontiguousarray(np.broadcast_to(queries, (poses.shape[0], 3)))
+        single = False
     if poses.shape[0] not in (1, queries.shape[0]):
         raise GeometryError(f"pose batch ({poses.shape[0]}) and points ({queries.shape[0]}) differ in length")
     count = queries.shape[0]
