@@ -34,6 +34,7 @@ from touche._kernels import ensure_fresh_cache
 ensure_fresh_cache()
 
 from .jit import njit  # noqa: E402
+from .morton import spread_bits  # noqa: E402
 
 NODE_FLOATS = 31
 AABB_MIN = 0
@@ -899,18 +900,6 @@ BOTTOM_UP_WINDOW = 12  # neighbours on each side searched in Morton order for th
 
 
 @njit(cache=True, nogil=True)
-def _spread_bits(x):
-    """The low 21 bits of x spread to every third bit (for 63-bit Morton codes)."""
-    x &= 0x1FFFFF
-    x = (x | (x << 32)) & 0x1F00000000FFFF
-    x = (x | (x << 16)) & 0x1F0000FF0000FF
-    x = (x | (x << 8)) & 0x100F00F00F00F00F
-    x = (x | (x << 4)) & 0x10C30C30C30C30C3
-    x = (x | (x << 2)) & 0x1249249249249249
-    return x
-
-
-@njit(cache=True, nogil=True)
 def _box_area(lx, ly, lz, hx, hy, hz):
     dx = hx - lx
     dy = hy - ly
@@ -951,7 +940,7 @@ def bottom_up_topology(tri_boxes, centroids, window):
         for d in range(3):
             extent = hi[d] - lo[d]
             q = int((centroids[k, d] - lo[d]) / extent * 2097151.0) if extent > 0.0 else 0
-            code |= _spread_bits(q) << d
+            code |= spread_bits(q) << d
         codes[k] = code
     order = np.argsort(codes, kind="mergesort")
     ids = np.empty(m, dtype=np.int64)

@@ -46,6 +46,7 @@ from .jit import njit
 from . import kinds  # noqa: E402
 from .bvh_build import AABB_MAX, AABB_MIN, build_tree  # noqa: E402
 from .closest import closest_point_triangle  # noqa: E402
+from .morton import spread_bits  # noqa: E402
 from .touching import offset, touching_tolerance_at  # noqa: E402
 from .simd import box4, triangle4  # noqa: E402
 from .vec import cross as _cross  # noqa: E402
@@ -905,15 +906,6 @@ def trace_first(nodes, nodes_i, blocks, block_face, root_box, ox, oy, oz, dx, dy
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _spread_bits(v):
-    """The SORT_BITS low bits of v spread to every third bit (Morton interleave)."""
-    out = 0
-    for b in range(SORT_BITS):
-        out |= ((v >> b) & 1) << (3 * b)
-    return out
-
-
-@njit(cache=True, nogil=True, inline="always")
 def ray_sort_key(root_box, cells_per_unit, near, ox, oy, oz, dx, dy, dz):
     """Morton key (SORT_BITS per axis) of the point where a ray that meets the root box enters it
     (its origin if inside): ``near`` is the ray's root-box entry distance, ``cells_per_unit[k]``
@@ -934,7 +926,7 @@ def ray_sort_key(root_box, cells_per_unit, near, ox, oy, oz, dx, dy, dz):
             cell = cells - 1
         elif position > 0.0:
             cell = int(position)
-        key |= _spread_bits(cell) << k
+        key |= spread_bits(cell) << k
     return key
 
 
