@@ -1135,7 +1135,7 @@ def closest_on_tree(links, boxes, child_boxes, tri_vertices, tri_ids, p, upper, 
 
 @njit(cache=True, nogil=True)
 def _to_local(pose, world, local):
-    """Same arithmetic as pairs.relative_transform(identity, pose) applied to the point (the
+    """Same arithmetic as gjk.relative_transform(identity, pose) applied to the point (the
     brute-force closest-point path), so both paths see the same local point."""
     rel = np.zeros((3, 4))
     for i in range(3):

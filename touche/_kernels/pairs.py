@@ -46,6 +46,7 @@ from .gjk import (
     gjk_pair_separation,
     local_box,
     margin_of,
+    relative_transform,
     support_local,
     unwrap_rounded,
 )
@@ -86,20 +87,6 @@ def _nan3():
 
 # ----------------------------------------------------------------------------------------------
 # transforms
-@njit(cache=True, nogil=True)
-def relative_transform(ta, tb):
-    """inv(tb) @ ta for rigid 4x4 transforms (moves A's local frame into B's)."""
-    out = np.zeros((4, 4))
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = tb[0, i] * ta[0, j] + tb[1, i] * ta[1, j] + tb[2, i] * ta[2, j]
-        out[i, 3] = (
-            tb[0, i] * (ta[0, 3] - tb[0, 3]) + tb[1, i] * (ta[1, 3] - tb[1, 3]) + tb[2, i] * (ta[2, 3] - tb[2, 3])
-        )
-    out[3, 3] = 1.0
-    return out
-
-
 @njit(cache=True, nogil=True)
 def apply_point(t, p):
     out = np.empty(3)

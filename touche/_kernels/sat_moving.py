@@ -45,6 +45,7 @@ from touche import tolerance as _tolerance
 
 from . import kinds
 from .closest import closest_points_segment_segment
+from .gjk import relative_transform
 from .touching import touching_tolerance as _pair_tolerance
 
 # |ea x eb|^2 <= PARALLEL |ea|^2 |eb|^2 (sin^2 angle) => the edge pair spans no usable axis.
@@ -67,19 +68,6 @@ SEPARATED_AXIS = -1.0
 @njit(cache=True, nogil=True)
 def _is_flat(kind, params):
     return (kind == kinds.TRIANGLE or kind == kinds.POLYGON) and int(params[1]) > 0
-
-
-@njit(cache=True, nogil=True)
-def _rel_transform(ta, tb):
-    """inv(tb) @ ta for rigid transforms."""
-    out = np.zeros((4, 4))
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = tb[0, i] * ta[0, j] + tb[1, i] * ta[1, j] + tb[2, i] * ta[2, j]
-        out[i, 3] = (tb[0, i] * (ta[0, 3] - tb[0, 3]) + tb[1, i] * (ta[1, 3] - tb[1, 3])
-                     + tb[2, i] * (ta[2, 3] - tb[2, 3]))
-    out[3, 3] = 1.0
-    return out
 
 
 @njit(cache=True, nogil=True)
@@ -362,7 +350,7 @@ def polytope_time_of_impact(ka, pa, pta, tra, eda, ta, va, kb, pb, ptb, trb, edb
       ALREADY_TOUCHING (within ``tolerance`` at t = 0): t_first = 0, normal = the axis of largest
         static gap (the minimum-translation direction when the candidate set is complete).
     """
-    rel = _rel_transform(ta, tb)
+    rel = relative_transform(ta, tb)
     zero = np.zeros(3)
     qa = _moved_points(pa, pta, rel, zero)
     wx, wy, wz = _local_velocity(tb, va, vb)
@@ -837,7 +825,7 @@ def set_capacity(params_a, params_b, edges_a, edges_b):
 def polytope_contact_set(ka, pa, pta, tra, eda, ta, va, kb, pb, ptb, trb, edb, tb, vb, t, normal, tolerance):
     """Contact set at time t (the first-contact time) along the world unit ``normal`` (A -> B).
     Returns (set_kind, count, points (max_count, 3) world; rows >= count unused)."""
-    rel = _rel_transform(ta, tb)
+    rel = relative_transform(ta, tb)
     wx, wy, wz = _local_velocity(tb, va, vb)
     shift = np.array([wx * t, wy * t, wz * t])
     qa = _moved_points(pa, pta, rel, shift)
@@ -855,7 +843,7 @@ def polytope_contact_set(ka, pa, pta, tra, eda, ta, va, kb, pb, ptb, trb, edb, t
 @njit(cache=True, nogil=True)
 def _intersection_at(pa, pta, eda, ta, va, pb, ptb, edb, tb, vb, t, tolerance):
     """Intersection set of A and B at time t (translations applied): (kind, count, world points)."""
-    rel = _rel_transform(ta, tb)
+    rel = relative_transform(ta, tb)
     wx, wy, wz = _local_velocity(tb, va, vb)
     qa = _moved_points(pa, pta, rel, np.array([wx * t, wy * t, wz * t]))
     oa = _moved_offsets(pa, qa, int(pa[0]), wx * t, wy * t, wz * t, rel)
