@@ -46,6 +46,7 @@ from touche import tolerance as _tolerance
 from . import kinds
 from .closest import closest_points_segment_segment
 from .gjk import relative_transform
+from .sat import project_extent
 from .touching import touching_tolerance as _pair_tolerance
 
 # |ea x eb|^2 <= PARALLEL |ea|^2 |eb|^2 (sin^2 angle) => the edge pair spans no usable axis.
@@ -100,21 +101,6 @@ def _moved_offsets(params, moved, nv, shift_x, shift_y, shift_z, rel):
     return out
 
 
-@njit(cache=True, nogil=True)
-def _project(verts, nv, lx, ly, lz):
-    lo = np.inf
-    hi = -np.inf
-    for i in range(nv):
-        p = verts[i, 0] * lx + verts[i, 1] * ly + verts[i, 2] * lz
-        if p < lo:
-            lo = p
-        if p > hi:
-            hi = p
-    return lo, hi
-
-
-
-
 # ----------------------------------------------------------------------------------------------
 # time of impact (S0 sections 5-6: TFirst / TLast over the candidate axes)
 @njit(cache=True, nogil=True)
@@ -132,8 +118,8 @@ def _axis(lx, ly, lz, va, nva, vb, nvb, wx, wy, wz, tol, t_max, st):
     lx *= inv
     ly *= inv
     lz *= inv
-    mina, maxa = _project(va, nva, lx, ly, lz)
-    minb, maxb = _project(vb, nvb, lx, ly, lz)
+    mina, maxa = project_extent(va, nva, lx, ly, lz)
+    minb, maxb = project_extent(vb, nvb, lx, ly, lz)
     g_plus = minb - maxa  # B beyond A along +L
     g_minus = mina - maxb  # B beyond A along -L
     if g_plus >= g_minus:
