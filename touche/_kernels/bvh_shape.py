@@ -2,7 +2,7 @@
 descend one tree against a fixed query volume, explicit stack; exact pair kernel at the leaves).
 
 Same answers as the brute force in pairs.py (``_point_vs_mesh``, ``_linear_vs_mesh``,
-``_polytope_vs_mesh``, ``_smooth_vs_mesh``), which loop over every triangle: the leaves call the
+``_convex_vs_mesh``), which loop over every triangle: the leaves call the
 very same per-triangle terms (``pairs.*_triangle_term``) on the same vertex coordinates (the
 tree stores exact copies), and the winner is chosen by the same rule -- the smallest key, the
 lowest original triangle index among equal keys (the brute force keeps the first strict

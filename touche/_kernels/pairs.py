@@ -285,6 +285,13 @@ def _closest_point_polytope(p, kind, params, points, triangles):
 
 
 @njit(cache=True, nogil=True)
+def _vertex_gap(v, kind, params, points, triangles):
+    """The polytope's closest point to the vertex v and their squared distance."""
+    q, _, _ = _closest_point_polytope(v, kind, params, points, triangles)
+    return q, _dot(q - v, q - v)
+
+
+@njit(cache=True, nogil=True)
 def _point_vs_polytope(c, r, kind, params, points, triangles):
     q, depth, face = _closest_point_polytope(c, kind, params, points, triangles)
     return _finish_core_distance(c, r, q, 0.0, -face, depth)
@@ -567,25 +574,21 @@ def _polytope_features(kind_a, params_a, points_a, tris_a, edges_a, kind_b, para
         if k < nva:
             i = order_a[k]
             if min_b - proj_a[i] < best_dist:
-                v = points_a[i]
-                q, _, _ = _closest_point_polytope(v, kind_b, params_b, points_b, tris_b)
-                d2 = _dot(q - v, q - v)
+                q, d2 = _vertex_gap(points_a[i], kind_b, params_b, points_b, tris_b)
                 if d2 < best:
                     best = d2
                     best_dist = np.sqrt(d2)
-                    point_a = v.copy()
+                    point_a = points_a[i].copy()
                     point_b = q
         if k < nvb:
             i = order_b[k]
             if proj_b[i] - max_a < best_dist:
-                v = points_b[i]
-                q, _, _ = _closest_point_polytope(v, kind_a, params_a, points_a, tris_a)
-                d2 = _dot(q - v, q - v)
+                q, d2 = _vertex_gap(points_b[i], kind_a, params_a, points_a, tris_a)
                 if d2 < best:
                     best = d2
                     best_dist = np.sqrt(d2)
                     point_a = q
-                    point_b = v.copy()
+                    point_b = points_b[i].copy()
     dir_a = np.empty(3)
     dir_b = np.empty(3)
     for i in range(edges_a.shape[0]):
@@ -711,7 +714,7 @@ def _triangle_polytope_arrays(a, b, c):
 
 @njit(cache=True, nogil=True)
 def polytope_triangle_term(kind_a, params_a, points_a, tris_a, edges_a, a, b, c, boolean):
-    """One triangle of _polytope_vs_mesh (also called by the BVH route, bvh_shape.py). Boolean
+    """One triangle of _convex_vs_mesh (also called by the BVH route, bvh_shape.py). Boolean
     box: (-1, NaN..) on overlap, (inf, NaN..) otherwise (triangle-OBB SAT only)."""
     if boolean and kind_a == kinds.BOX:
         center, axes, half = _box_frame(params_a, points_a)
@@ -729,23 +732,6 @@ def polytope_triangle_term(kind_a, params_a, points_a, tris_a, edges_a, a, b, c,
     return _polytope_vs_polytope(
         kind_a, params_a, points_a, tris_a, edges_a, kinds.TRIANGLE, params_t, points_t, tris_t, edges_t, boolean
     )
-
-
-@njit(cache=True, nogil=True)
-def _polytope_vs_mesh(kind_a, params_a, points_a, tris_a, edges_a, points, triangles, boolean):
-    """Polytope vs triangle soup, brute force (the reference of the BVH route): the nearest
-    (or, overlapping, the deepest) triangle, the first among equals."""
-    best = (np.inf, _nan3(), _nan3(), _nan3())
-    for k in range(triangles.shape[0]):
-        result = polytope_triangle_term(kind_a, params_a, points_a, tris_a, edges_a, points[triangles[k, 0]],
-                                        points[triangles[k, 1]], points[triangles[k, 2]], boolean)
-        if boolean:
-            if result[0] <= 0.0:
-                return result
-            continue
-        if result[0] < best[0]:
-            best = result
-    return best
 
 
 # ----------------------------------------------------------------------------------------------
@@ -987,7 +973,7 @@ def _gjk_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
 
 @njit(cache=True, nogil=True)
 def smooth_triangle_term(kind_a, params_a, points_a, a, b, c, boolean):
-    """One triangle of _smooth_vs_mesh (also called by the BVH route, bvh_shape.py): GJK / EPA
+    """One triangle of _convex_vs_mesh (also called by the BVH route, bvh_shape.py): GJK / EPA
     in one frame. Boolean: (-1, NaN..) on overlap, (inf, NaN..) otherwise."""
     identity = np.eye(4)
     triangle_params = np.zeros(4)
@@ -1007,14 +993,18 @@ def smooth_triangle_term(kind_a, params_a, points_a, a, b, c, boolean):
 
 
 @njit(cache=True, nogil=True)
-def _smooth_vs_mesh(kind_a, params_a, points_a, points, triangles, boolean):
-    """Cylinder / cone / ellipsoid / Rounded shape vs a triangle soup (same frame), brute force (the reference of
-    the BVH route): the nearest (or, overlapping, the deepest) triangle by GJK / EPA, one
-    triangle at a time, the first among equals."""
+def _convex_vs_mesh(kind_a, params_a, points_a, tris_a, edges_a, points, triangles, boolean):
+    """Polytope (SAT terms) or smooth shape (GJK / EPA terms) vs a triangle soup, brute force (the
+    reference of the BVH route): the nearest (or, overlapping, the deepest) triangle, the first
+    among equals."""
+    smooth = kind_a > kinds.POLYHEDRON
     best = (np.inf, _nan3(), _nan3(), _nan3())
     for k in range(triangles.shape[0]):
-        result = smooth_triangle_term(kind_a, params_a, points_a, points[triangles[k, 0]], points[triangles[k, 1]],
-                                      points[triangles[k, 2]], boolean)
+        a, b, c = points[triangles[k, 0]], points[triangles[k, 1]], points[triangles[k, 2]]
+        if smooth:
+            result = smooth_triangle_term(kind_a, params_a, points_a, a, b, c, boolean)
+        else:
+            result = polytope_triangle_term(kind_a, params_a, points_a, tris_a, edges_a, a, b, c, boolean)
         if boolean:
             if result[0] <= 0.0:
                 return result
@@ -1137,10 +1127,8 @@ def _core_mesh(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean):
         return _point_vs_mesh(pta[0], ra, ptb, trb, boolean)
     if ka <= kinds.LINE:
         return _linear_vs_mesh(ka, pa, pta, ptb, trb, boolean)
-    if ka <= kinds.POLYHEDRON:
-        return _polytope_vs_mesh(ka, pa, pta, tra, eda, ptb, trb, boolean)
     if ka < kinds.PLANE:
-        return _smooth_vs_mesh(ka, pa, pta, ptb, trb, boolean)
+        return _convex_vs_mesh(ka, pa, pta, tra, eda, ptb, trb, boolean)
     if ka == kinds.PLANE or ka == kinds.HALFSPACE:
         # plane is A: compute mesh-vs-plane and flip
         normal = pta[1]
