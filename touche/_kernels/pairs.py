@@ -37,7 +37,7 @@ from .closest import (
     closest_point_triangle,
     closest_points_linear_linear,
     closest_points_triangle_triangle,
-    linear_linear_parameters,
+    segment_pair_gap,
 )
 from .gjk import (
     gjk_distance_bounds,
@@ -610,11 +610,7 @@ def _polytope_features(kind_a, params_a, points_a, tris_a, edges_a, kind_b, para
             b1 = points_b[jb]
             for m in range(3):
                 dir_b[m] = b1[m] - b0[m]
-            s, t = linear_linear_parameters(a0, dir_a, 0.0, 1.0, b0, dir_b, 0.0, 1.0)
-            d2 = 0.0
-            for m in range(3):
-                gap = (a0[m] + s * dir_a[m]) - (b0[m] + t * dir_b[m])
-                d2 += gap * gap
+            s, t, d2 = segment_pair_gap(a0, dir_a, b0, dir_b)
             if d2 < best:
                 best = d2
                 best_dist = np.sqrt(d2)
