@@ -66,6 +66,18 @@ _SQRT_HALF = np.sqrt(0.5)
 
 
 @njit(cache=True, nogil=True)
+def points_box(points, count, box):
+    """box (6,) = (min, max) over the first ``count`` rows of ``points``."""
+    for k in range(3):
+        box[k] = np.inf
+        box[3 + k] = -np.inf
+    for i in range(count):
+        for k in range(3):
+            box[k] = min(box[k], points[i, k])
+            box[3 + k] = max(box[3 + k], points[i, k])
+
+
+@njit(cache=True, nogil=True)
 def triangle_moments(vertices, triangles, origin):
     """Per-triangle terms of the continuous covariance, coordinates taken relative to ``origin``
     (the mesh's mean vertex) so the node sums do not cancel catastrophically far from 0.

@@ -44,7 +44,7 @@ from .jit import njit
 
 
 from . import kinds  # noqa: E402
-from .bvh_build import AABB_MAX, AABB_MIN, build_tree  # noqa: E402
+from .bvh_build import AABB_MAX, AABB_MIN, build_tree, points_box  # noqa: E402
 from .closest import closest_point_triangle  # noqa: E402
 from .morton import spread_bits  # noqa: E402
 from .touching import offset, touching_tolerance_at  # noqa: E402
@@ -422,17 +422,6 @@ def _clip_half(poly, n, axis, mid, keep_low, out):
 
 
 @njit(cache=True, nogil=True)
-def _polygon_box(poly, n, box):
-    for k in range(3):
-        box[k] = np.inf
-        box[3 + k] = -np.inf
-    for i in range(n):
-        for k in range(3):
-            box[k] = min(box[k], poly[i, k])
-            box[3 + k] = max(box[3 + k], poly[i, k])
-
-
-@njit(cache=True, nogil=True)
 def _half_area(b, row):
     """Half the surface area of box b[row, 0:6]."""
     ex = b[row, 3] - b[row, 0]
@@ -486,7 +475,7 @@ def split_references(vertices, triangles, threshold, max_pieces, min_ratio):
         while top > 0:
             top -= 1
             n = sizes[top]
-            _polygon_box(polys[top], n, box[0])
+            points_box(polys[top], n, box[0])
             # n <= capacity / 2: a clip at most doubles the vertex count (a piece is the triangle
             # cut by an axis-aligned box: <= 9 vertices exactly; the bound guards rounding)
             split = 3 <= n <= _CLIP_CAPACITY // 2 and pieces < max_pieces and top + 2 <= depth_cap

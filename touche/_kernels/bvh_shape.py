@@ -38,6 +38,7 @@ from .jit import KernelBoundary, njit
 from . import kinds  # noqa: E402
 from .batch import borrowed, fill_distance, store_distance, touching_tolerance  # noqa: E402
 from .bvh_build import AABB_MAX, AABB_MIN, OBB_AXES, OBB_CENTER, OBB_HALF, SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
+from .bvh_build import points_box  # noqa: E402
 from .bvh_query import _obb_overlap  # noqa: E402
 from .pairs import (  # noqa: E402
     _bounding_ball,
@@ -108,14 +109,7 @@ def shape_bounds(kind, params, points, box, ball):
         for i in range(4):
             ball[i] = 0.0
     elif core == CORE_POLYTOPE:
-        count = int(params[0])
-        for i in range(3):
-            box[i] = np.inf
-            box[3 + i] = -np.inf
-        for k in range(count):
-            for i in range(3):
-                box[i] = min(box[i], points[k, i])
-                box[3 + i] = max(box[3 + i], points[k, i])
+        points_box(points, int(params[0]), box)
         center, reach = _bounding_ball(kind, params, points)
         for i in range(3):
             ball[i] = center[i]
