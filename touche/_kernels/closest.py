@@ -497,7 +497,7 @@ def linear_linear_parameters(p1, d1, lo1, hi1, p2, d2, lo2, hi2):
     return s, t
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def segment_pair_gap(a, da, b, db):
     """Parameters (s, t) of the closest points of the segments a + s da and b + t db (s, t in
     [0, 1]) and their squared distance."""

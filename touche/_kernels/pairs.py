@@ -284,7 +284,7 @@ def _closest_point_polytope(p, kind, params, points, triangles):
     return q, max(depth, 0.0), face
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _vertex_gap(v, kind, params, points, triangles):
     """The polytope's closest point to the vertex v and their squared distance."""
     q, _, _ = _closest_point_polytope(v, kind, params, points, triangles)
