@@ -413,14 +413,6 @@ def _pair_hash(key, mask):
 
 
 @njit(cache=True, nogil=True)
-def _pair_key(a, b):
-    """The key of the unordered slot pair {a, b}: min << 31 | max."""
-    if a > b:
-        a, b = b, a
-    return (a << 31) | b
-
-
-@njit(cache=True, nogil=True)
 def pairset_rehash(table, state, new_size):
     fresh = np.full(new_size, EMPTY, dtype=np.int64)
     mask = new_size - 1
@@ -437,7 +429,9 @@ def pairset_rehash(table, state, new_size):
 @njit(cache=True, nogil=True)
 def pairset_add(table, state, a, b):
     """Insert the slot pair {a, b}; state = [count, tombstones]. Returns the table."""
-    key = _pair_key(a, b)
+    if a > b:
+        a, b = b, a
+    key = (a << 31) | b
     if 2 * (state[0] + state[1] + 1) > table.shape[0]:
         size = table.shape[0]
         if 4 * (state[0] + 1) > size:
@@ -466,7 +460,9 @@ def pairset_add(table, state, a, b):
 
 @njit(cache=True, nogil=True)
 def pairset_remove(table, state, a, b):
-    key = _pair_key(a, b)
+    if a > b:
+        a, b = b, a
+    key = (a << 31) | b
     mask = table.shape[0] - 1
     h = _pair_hash(key, mask)
     while True:
@@ -521,18 +517,6 @@ def _swap_endpoints(ep_slot, ep_max, where, axis, e1, e2):
 
 
 @njit(cache=True, nogil=True)
-def _crossing(boxes, slot, o, starts, ends, table, state):
-    """An endpoint of ``slot`` crossed one of box ``o``: an overlap that starts on this axis adds
-    the pair when the full boxes overlap, one that ends removes it. Returns the table."""
-    if starts:
-        if box_overlap(boxes, slot, o):
-            table = pairset_add(table, state, slot, o)
-    elif ends:
-        pairset_remove(table, state, slot, o)
-    return table
-
-
-@njit(cache=True, nogil=True)
 def _move_endpoint(boxes, ep_slot, ep_max, where, count, axis, slot, is_max, value, table, state):
     """Move one endpoint of ``slot`` to its sorted place for ``value``; every crossing of an
     endpoint of another box toggles that pair's overlap on this axis: a crossing that starts an
@@ -546,8 +530,12 @@ def _move_endpoint(boxes, ep_slot, ep_max, where, count, axis, slot, is_max, val
         ov = boxes[o, axis + 3 * om] if o != slot else value
         if not _ep_less(value, is_max, ov, om):
             break
-        if o != slot:  # my min passing its max leftwards starts an overlap, my max passing its min ends one
-            table = _crossing(boxes, slot, o, is_max == 0 and om == 1, is_max == 1 and om == 0, table, state)
+        if o != slot:
+            if is_max == 0 and om == 1:  # my min passes its max leftwards: overlap starts
+                if box_overlap(boxes, slot, o):
+                    table = pairset_add(table, state, slot, o)
+            elif is_max == 1 and om == 0:  # my max passes its min leftwards: overlap ends
+                pairset_remove(table, state, slot, o)
         _swap_endpoints(ep_slot, ep_max, where, axis, e - 1, e)
         e -= 1
     # rightwards
@@ -557,8 +545,12 @@ def _move_endpoint(boxes, ep_slot, ep_max, where, count, axis, slot, is_max, val
         ov = boxes[o, axis + 3 * om] if o != slot else value
         if not _ep_less(ov, om, value, is_max):
             break
-        if o != slot:  # rightwards: my max passing its min starts an overlap, my min passing its max ends one
-            table = _crossing(boxes, slot, o, is_max == 1 and om == 0, is_max == 0 and om == 1, table, state)
+        if o != slot:
+            if is_max == 1 and om == 0:  # my max passes its min rightwards: overlap starts
+                if box_overlap(boxes, slot, o):
+                    table = pairset_add(table, state, slot, o)
+            elif is_max == 0 and om == 1:  # my min passes its max rightwards: overlap ends
+                pairset_remove(table, state, slot, o)
         _swap_endpoints(ep_slot, ep_max, where, axis, e, e + 1)
         e += 1
     return table
