@@ -44,10 +44,36 @@ class Record:
         return ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
 
     def __repr__(self):
-        # the public class a private subclass stands in for
-        name = next(cls.__name__ for cls in type(self).__mro__ if not cls.__name__.startswith("_"))
+        # the public result class a private subclass stands in for (not a mixin such as DistanceBuffer)
+        name = next(cls.__name__ for cls in type(self).__mro__
+                    if issubclass(cls, Record) and not cls.__name__.startswith("_"))
         if self._batch_field is not None:
             batch = getattr(self, self._batch_field)
             if np.ndim(batch) > 0:
                 return f"{name}(batch of {len(batch)})"
         return f"{name}({self._describe()})"
+
+
+class DistanceBuffer:
+    """Distance fields read from the (10,) or longer buffer a single-pair kernel filled
+    (signed distance, point_a, point_b, normal): a result class mixes it in before its public
+    base, whose slots these properties stand in for, and sets ``_buffer``. The points are views
+    made on access, cheaper than building four objects on every call."""
+
+    __slots__ = ()
+
+    @property
+    def signed_distance(self):
+        return float(self._buffer[0])
+
+    @property
+    def point_a(self):
+        return self._buffer[1:4]
+
+    @property
+    def point_b(self):
+        return self._buffer[4:7]
+
+    @property
+    def normal(self):
+        return self._buffer[7:10]

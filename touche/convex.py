@@ -22,7 +22,7 @@ from . import _parallel, dispatch
 from . import tolerance as _tolerance
 from ._enums import NamedIntEnum
 from ._kernels import kernel_loader, kinds
-from ._record import Record
+from ._record import DistanceBuffer, Record
 from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices, nonnegative_number, pose_pair
 from .shapes import Shape, as_shape
@@ -198,7 +198,7 @@ def _distance(verb, a, pose_a, b, pose_b, warm_start):
     return GJKResult(signed, point_a, point_b, normal, status, iterations, warm)
 
 
-class _SingleGJKResult(GJKResult):
+class _SingleGJKResult(DistanceBuffer, GJKResult):
     """One pair's GJKResult backed by the (11,) buffer the kernel filled; the fields are made on
     first access (cheaper than building them on every call)."""
 
@@ -208,22 +208,6 @@ class _SingleGJKResult(GJKResult):
         self._buffer = buffer
         self.status = status
         self.warm_start = warm_start
-
-    @property
-    def signed_distance(self):
-        return float(self._buffer[0])
-
-    @property
-    def point_a(self):
-        return self._buffer[1:4]
-
-    @property
-    def point_b(self):
-        return self._buffer[4:7]
-
-    @property
-    def normal(self):
-        return self._buffer[7:10]
 
     def __reduce__(self):
         # the parent's slots are properties here: pickle and copy go through the buffer

@@ -14,6 +14,7 @@ import numpy as np
 from . import _parallel, bvh, dispatch, tolerance
 from ._queryargs import check_empty_rays, is_empty_batch, query_points, ray_arrays, shape_of
 from ._kernels import kinds
+from ._record import DistanceBuffer
 from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
 from .results import DistanceResult, Status
@@ -501,7 +502,7 @@ def _lower_bound(a, pose_a, b, pose_b, route):
 _LOWER_BOUND_QUERY = -1.0  # = touche._kernels.pairs.LOWER_BOUND_QUERY (this module loads no kernel)
 
 
-class _SingleDistanceResult(DistanceResult):
+class _SingleDistanceResult(DistanceBuffer, DistanceResult):
     """One pair's result, backed by the (10,) buffer the kernel filled; fields are views made on
     first access (cheaper than building four objects on every call)."""
 
@@ -510,22 +511,6 @@ class _SingleDistanceResult(DistanceResult):
     def __init__(self, buffer, status):
         self._buffer = buffer
         self.status = status
-
-    @property
-    def signed_distance(self):
-        return float(self._buffer[0])
-
-    @property
-    def point_a(self):
-        return self._buffer[1:4]
-
-    @property
-    def point_b(self):
-        return self._buffer[4:7]
-
-    @property
-    def normal(self):
-        return self._buffer[7:10]
 
     def __reduce__(self):
         # the parent's slots are properties here: pickle and copy go through the buffer

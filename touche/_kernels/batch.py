@@ -20,7 +20,7 @@ from .jit import njit
 from . import kinds
 from .fastpaths import box_box_overlap, fast_distance, fast_intersects, point_core_distance, point_core_overlap
 from .gjk_cast import gjk_raycast
-from .posecheck import is_rigid_transform
+from .posecheck import INVALID_POSE_A, INVALID_POSE_B, invalid_pose  # noqa: F401  (the codes: for Python)
 from .touching import touching_tolerance
 from .pairs import engine_address, call_pair_engine, apply_point, apply_vector  # noqa: F401  (engine_address: for Python)
 from .pairs import status_of as _status_of
@@ -76,14 +76,29 @@ def _borrowed_compiled(array):
     return lambda array: array
 
 
-INVALID_POSE_A = -3
-INVALID_POSE_B = -4
+@njit(cache=True, nogil=True, inline="always")
+def borrowed_side(params, points, tris, edges, poses):
+    """One side of a batch driver's pairs: its arrays borrowed, and the stride of its poses
+    (0 when one pose serves every pair)."""
+    step = 1 if poses.shape[0] > 1 else 0
+    return borrowed(params), borrowed(points), borrowed(tris), borrowed(edges), borrowed(poses), step
+
+
+@njit(cache=True, nogil=True, inline="always")
+def store_distance(i, result, out_signed, out_point_a, out_point_b, out_normal, out_status):
+    """Row i of a distance batch's outputs from distance_one's tuple."""
+    signed, point_a, point_b, normal, status = result
+    out_signed[i] = signed
+    out_point_a[i] = point_a
+    out_point_b[i] = point_b
+    out_normal[i] = normal
+    out_status[i] = status
 
 
 # element by element: a slice assignment (out[1:4] = v) checks shapes with numba's error
 # formatting machinery, whose compilation is a second of a first query on an empty cache
 @njit(cache=True, nogil=True, inline="always")
-def _fill(out, signed, point_a, point_b, normal):
+def fill_distance(out, signed, point_a, point_b, normal):
     out[0] = signed
     for i in range(3):
         out[1 + i] = point_a[i]
@@ -96,23 +111,21 @@ def checked_distance_into(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, tr
     """distance_one for one pair from Python: writes (signed, point_a, point_b, normal) into
     ``out`` (10,) and returns the status, or INVALID_POSE_A / _B when a raw pose is not rigid.
     Filling a buffer avoids boxing three new arrays on the way back to Python."""
-    if not is_rigid_transform(ta):
-        return INVALID_POSE_A
-    if not is_rigid_transform(tb):
-        return INVALID_POSE_B
+    bad = invalid_pose(ta, tb)
+    if bad:
+        return bad
     signed, point_a, point_b, normal, status = distance_one(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb,
                                                             sb, tb)
-    _fill(out, signed, point_a, point_b, normal)
+    fill_distance(out, signed, point_a, point_b, normal)
     return status
 
 
 @njit(cache=True, nogil=True)
 def checked_intersects_one(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
     """intersects_one for raw pose arrays: 1 / 0, or INVALID_POSE_A / _B."""
-    if not is_rigid_transform(ta):
-        return INVALID_POSE_A
-    if not is_rigid_transform(tb):
-        return INVALID_POSE_B
+    bad = invalid_pose(ta, tb)
+    if bad:
+        return bad
     return 1 if intersects_one(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb) else 0
 
 
@@ -124,29 +137,34 @@ def checked_fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
     """Short entry for the pairs touche.dispatch routes to the closed forms (fastpaths.py) for
     intersects (fewer arguments to unbox per call):
     1 / 0, INVALID_POSE_A / _B, or NOT_HANDLED."""
-    if not is_rigid_transform(ta):
-        return INVALID_POSE_A
-    if not is_rigid_transform(tb):
-        return INVALID_POSE_B
+    bad = invalid_pose(ta, tb)
+    if bad:
+        return bad
     handled, result = fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb)
     if not handled:
         return NOT_HANDLED
     return 1 if result else 0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _closed_form_into(result, sa, ta, sb, tb, out):
+    """A closed form's (handled, signed, point_a, point_b, normal) into ``out``: the status, or
+    NOT_HANDLED."""
+    handled, signed, point_a, point_b, normal = result
+    if not handled:
+        return NOT_HANDLED
+    fill_distance(out, signed, point_a, point_b, normal)
+    return _status_of(signed, touching_tolerance(sa, ta, sb, tb))
+
+
 @njit(cache=True, nogil=True)
 def checked_fast_distance_into(ka, pa, pta, sa, ta, kb, pb, ptb, sb, tb, out):
     """Short entry for the pairs touche.dispatch routes to the closed forms for distance: fills ``out`` like
     checked_distance_into and returns the status, or NOT_HANDLED (then call the full entry)."""
-    if not is_rigid_transform(ta):
-        return INVALID_POSE_A
-    if not is_rigid_transform(tb):
-        return INVALID_POSE_B
-    handled, signed, point_a, point_b, normal = fast_distance(ka, pa, pta, ta, kb, pb, ptb, tb)
-    if not handled:
-        return NOT_HANDLED
-    _fill(out, signed, point_a, point_b, normal)
-    return _status_of(signed, touching_tolerance(sa, ta, sb, tb))
+    bad = invalid_pose(ta, tb)
+    if bad:
+        return bad
+    return _closed_form_into(fast_distance(ka, pa, pta, ta, kb, pb, ptb, tb), sa, ta, sb, tb, out)
 
 
 # Two pair families have entries of their own (the same numbers as checked_fast_intersects): a
@@ -154,20 +172,18 @@ def checked_fast_distance_into(ka, pa, pta, sa, ta, kb, pb, ptb, sb, tb, out):
 @njit(cache=True, nogil=True)
 def checked_point_core_intersects(pta, ra, ta, ptb, rb, tb):
     """checked_fast_intersects for two point cores (points, spheres: radius ``ra`` / ``rb``)."""
-    if not is_rigid_transform(ta):
-        return INVALID_POSE_A
-    if not is_rigid_transform(tb):
-        return INVALID_POSE_B
+    bad = invalid_pose(ta, tb)
+    if bad:
+        return bad
     return 1 if point_core_overlap(pta, ra, ta, ptb, rb, tb) else 0
 
 
 @njit(cache=True, nogil=True)
 def checked_box_box_intersects(pa, ta, pb, tb):
     """checked_fast_intersects for two boxes."""
-    if not is_rigid_transform(ta):
-        return INVALID_POSE_A
-    if not is_rigid_transform(tb):
-        return INVALID_POSE_B
+    bad = invalid_pose(ta, tb)
+    if bad:
+        return bad
     return 1 if box_box_overlap(pa, ta, pb, tb) else 0
 
 
@@ -176,15 +192,10 @@ def checked_point_core_distance_into(pa, pta, ra, sa, ta, pb, ptb, rb, sb, tb, o
     """checked_fast_distance_into for two point cores (points, spheres: radius ``ra`` / ``rb``,
     0 for a point), the same numbers: a first sphere-sphere query compiles this small kernel
     and not the closed forms of every pair."""
-    if not is_rigid_transform(ta):
-        return INVALID_POSE_A
-    if not is_rigid_transform(tb):
-        return INVALID_POSE_B
-    handled, signed, point_a, point_b, normal = point_core_distance(pa, pta, ta, ra, pb, ptb, tb, rb)
-    if not handled:
-        return NOT_HANDLED
-    _fill(out, signed, point_a, point_b, normal)
-    return _status_of(signed, touching_tolerance(sa, ta, sb, tb))
+    bad = invalid_pose(ta, tb)
+    if bad:
+        return bad
+    return _closed_form_into(point_core_distance(pa, pta, ta, ra, pb, ptb, tb, rb), sa, ta, sb, tb, out)
 
 
 # ``engine``: the address of a pair engine family (pairs.engine_address), called through it
@@ -210,10 +221,9 @@ def checked_threshold_one(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, e
     """One pair's margin test or lower bound from Python (``threshold``: pairs.LOWER_BOUND_QUERY
     or a margin > 0; ``engine``: a GJK-backed family, see pairs.py): the engine's first field
     (margin: 0.0 within, inf beyond; lower bound: L >= 0), or INVALID_POSE_A / _B."""
-    if not is_rigid_transform(ta):
-        return float(INVALID_POSE_A)
-    if not is_rigid_transform(tb):
-        return float(INVALID_POSE_B)
+    bad = invalid_pose(ta, tb)
+    if bad:
+        return float(bad)
     return call_pair_engine(engine, (True, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, threshold))[0]
 
 
@@ -221,11 +231,9 @@ def checked_threshold_one(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, e
 def threshold_many(engine, ka, pa, pta, tra, eda, tas, kb, pb, ptb, trb, edb, tbs, threshold, out, lo, hi):
     """checked_threshold_one over pairs lo .. hi - 1 of a batch (poses validated by the caller;
     run through touche._parallel.run): ``out (n,)`` float64."""
-    pa, pta, tra, eda, tas = borrowed(pa), borrowed(pta), borrowed(tra), borrowed(eda), borrowed(tas)
-    pb, ptb, trb, edb, tbs = borrowed(pb), borrowed(ptb), borrowed(trb), borrowed(edb), borrowed(tbs)
+    pa, pta, tra, eda, tas, step_a = borrowed_side(pa, pta, tra, eda, tas)
+    pb, ptb, trb, edb, tbs, step_b = borrowed_side(pb, ptb, trb, edb, tbs)
     out = borrowed(out)
-    step_a = 1 if tas.shape[0] > 1 else 0
-    step_b = 1 if tbs.shape[0] > 1 else 0
     for i in range(lo, hi):
         out[i] = call_pair_engine(engine, (True, ka, pa, pta, tra, eda, tas[i * step_a], kb, pb, ptb, trb, edb,
                                            tbs[i * step_b], threshold))[0]
@@ -235,33 +243,23 @@ def threshold_many(engine, ka, pa, pta, tra, eda, tas, kb, pb, ptb, trb, edb, tb
 def distance_many(engine, ka, pa, pta, tra, eda, sa, tas, kb, pb, ptb, trb, edb, sb, tbs,
                   out_signed, out_point_a, out_point_b, out_normal, out_status, lo, hi):
     """Pairs lo .. hi - 1 of a batch (run through touche._parallel.run)."""
-    pa, pta, tra, eda, tas = borrowed(pa), borrowed(pta), borrowed(tra), borrowed(eda), borrowed(tas)
-    pb, ptb, trb, edb, tbs = borrowed(pb), borrowed(ptb), borrowed(trb), borrowed(edb), borrowed(tbs)
+    pa, pta, tra, eda, tas, step_a = borrowed_side(pa, pta, tra, eda, tas)
+    pb, ptb, trb, edb, tbs, step_b = borrowed_side(pb, ptb, trb, edb, tbs)
     out_signed, out_status = borrowed(out_signed), borrowed(out_status)
     out_point_a, out_point_b, out_normal = borrowed(out_point_a), borrowed(out_point_b), borrowed(out_normal)
-    step_a = 1 if tas.shape[0] > 1 else 0
-    step_b = 1 if tbs.shape[0] > 1 else 0
     for i in range(lo, hi):
         ta = tas[i * step_a]
         tb = tbs[i * step_b]
-        signed, point_a, point_b, normal, status = distance_one(
-            engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb
-        )
-        out_signed[i] = signed
-        out_point_a[i] = point_a
-        out_point_b[i] = point_b
-        out_normal[i] = normal
-        out_status[i] = status
+        result = distance_one(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb)
+        store_distance(i, result, out_signed, out_point_a, out_point_b, out_normal, out_status)
 
 
 @njit(cache=True, nogil=True)
 def intersects_many(engine, ka, pa, pta, tra, eda, tas, kb, pb, ptb, trb, edb, tbs, out, lo, hi):
     """Pairs lo .. hi - 1 of a batch (run through touche._parallel.run)."""
-    pa, pta, tra, eda, tas = borrowed(pa), borrowed(pta), borrowed(tra), borrowed(eda), borrowed(tas)
-    pb, ptb, trb, edb, tbs = borrowed(pb), borrowed(ptb), borrowed(trb), borrowed(edb), borrowed(tbs)
+    pa, pta, tra, eda, tas, step_a = borrowed_side(pa, pta, tra, eda, tas)
+    pb, ptb, trb, edb, tbs, step_b = borrowed_side(pb, ptb, trb, edb, tbs)
     out = borrowed(out)
-    step_a = 1 if tas.shape[0] > 1 else 0
-    step_b = 1 if tbs.shape[0] > 1 else 0
     for i in range(lo, hi):
         out[i] = intersects_one(engine, ka, pa, pta, tra, eda, tas[i * step_a], kb, pb, ptb, trb, edb, tbs[i * step_b])
 

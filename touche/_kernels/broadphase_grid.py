@@ -20,6 +20,7 @@ ensure_fresh_cache()
 from .jit import njit  # noqa: E402
 
 from .broadphase import box_overlap, box_overlap_query, emit_pair, grow_ids, ray_box_entry  # noqa: E402
+from .morton import compact_bits, morton3  # noqa: E402
 
 BITS = 20
 TOP = (1 << BITS) - 1
@@ -455,34 +456,6 @@ def hgrid_query_box(mask, bits, starts, entry_key, entry_level, entry_slot, entr
 # Morton keys / locational codes (7.3.5): code = 1 << 3d | interleave(cx, cy, cz) for a node
 # at depth d (d = 0 is the root, cells of 2^(BITS - d) units). BITS = 20 keeps codes < 2^61.
 @njit(cache=True, nogil=True)
-def _spread3(v):
-    v &= 0x1FFFFF
-    v = (v | (v << 32)) & 0x1F00000000FFFF
-    v = (v | (v << 16)) & 0x1F0000FF0000FF
-    v = (v | (v << 8)) & 0x100F00F00F00F00F
-    v = (v | (v << 4)) & 0x10C30C30C30C30C3
-    v = (v | (v << 2)) & 0x1249249249249249
-    return v
-
-
-@njit(cache=True, nogil=True)
-def _compact3(v):
-    """Inverse of _spread3: every third bit of v, packed."""
-    v &= 0x1249249249249249
-    v = (v | (v >> 2)) & 0x10C30C30C30C30C3
-    v = (v | (v >> 4)) & 0x100F00F00F00F00F
-    v = (v | (v >> 8)) & 0x1F0000FF0000FF
-    v = (v | (v >> 16)) & 0x1F00000000FFFF
-    v = (v | (v >> 32)) & 0x1FFFFF
-    return v
-
-
-@njit(cache=True, nogil=True)
-def morton3(cx, cy, cz):
-    return _spread3(cx) | (_spread3(cy) << 1) | (_spread3(cz) << 2)
-
-
-@njit(cache=True, nogil=True)
 def code_depth(code):
     """Depth d of a locational code (its leading 1 bit is bit 3d)."""
     d = 0
@@ -546,9 +519,9 @@ def octree_tables(codes):
             table[v, N_CHILD_LO] = np.searchsorted(node_codes, code << 3, side="left")
             table[v, N_CHILD_HI] = np.searchsorted(node_codes, (code << 3) | 7, side="right")
         key = code ^ (np.int64(1) << (3 * d))
-        table[v, N_X] = _compact3(key)
-        table[v, N_X + 1] = _compact3(key >> 1)
-        table[v, N_X + 2] = _compact3(key >> 2)
+        table[v, N_X] = compact_bits(key)
+        table[v, N_X + 1] = compact_bits(key >> 1)
+        table[v, N_X + 2] = compact_bits(key >> 2)
         table[v, N_DEPTH] = d
     return order, rank, depth, table
 

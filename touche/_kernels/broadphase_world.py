@@ -18,6 +18,15 @@ from .jit import njit  # noqa: E402
 from . import kinds  # noqa: E402
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _grown(lo0, lo1, lo2, hi0, hi1, hi2, T, q, r0, r1, r2):
+    """The box (lo, hi) grown to hold the point T q padded by r0, r1, r2 along the axes."""
+    x = T[0, 0] * q[0] + T[0, 1] * q[1] + T[0, 2] * q[2] + T[0, 3]
+    y = T[1, 0] * q[0] + T[1, 1] * q[1] + T[1, 2] * q[2] + T[1, 3]
+    z = T[2, 0] * q[0] + T[2, 1] * q[1] + T[2, 2] * q[2] + T[2, 3]
+    return min(lo0, x - r0), min(lo1, y - r1), min(lo2, z - r2), max(hi0, x + r0), max(hi1, y + r1), max(hi2, z + r2)
+
+
 @njit(cache=True, nogil=True)
 def world_aabbs(kind, start, count, radius, points, poses, shift, pad_relative, out):
     """out[i] = AABB of object i under poses[i] translated by shift[i] (the displacement of a
@@ -56,36 +65,18 @@ def world_aabbs(kind, start, count, radius, points, poses, shift, pad_relative, 
             n = count[i]
             if k == kinds.CONE:
                 n = 1  # the apex alone; the base disc is added below
+            r = radius[i] if (k == kinds.SPHERE or k == kinds.CAPSULE or k == kinds.ROUNDED) else 0.0
             for j in range(n):
-                q = points[s + j]
-                x = T[0, 0] * q[0] + T[0, 1] * q[1] + T[0, 2] * q[2] + T[0, 3]
-                y = T[1, 0] * q[0] + T[1, 1] * q[1] + T[1, 2] * q[2] + T[1, 3]
-                z = T[2, 0] * q[0] + T[2, 1] * q[1] + T[2, 2] * q[2] + T[2, 3]
-                r = radius[i] if (k == kinds.SPHERE or k == kinds.CAPSULE or k == kinds.ROUNDED) else 0.0
-                lo0 = min(lo0, x - r)
-                hi0 = max(hi0, x + r)
-                lo1 = min(lo1, y - r)
-                hi1 = max(hi1, y + r)
-                lo2 = min(lo2, z - r)
-                hi2 = max(hi2, z + r)
+                lo0, lo1, lo2, hi0, hi1, hi2 = _grown(lo0, lo1, lo2, hi0, hi1, hi2, T, points[s + j], r, r, r)
             if k == kinds.CYLINDER or k == kinds.CONE:
                 # a disc of radius r with unit normal u spans r * sqrt(1 - u_a^2) along axis a
                 first = 0 if k == kinds.CYLINDER else 1
+                r = radius[i]
+                r0 = r * np.sqrt(max(0.0, 1.0 - T[0, 2] * T[0, 2]))
+                r1 = r * np.sqrt(max(0.0, 1.0 - T[1, 2] * T[1, 2]))
+                r2 = r * np.sqrt(max(0.0, 1.0 - T[2, 2] * T[2, 2]))
                 for j in range(first, 2):
-                    q = points[s + j]
-                    x = T[0, 0] * q[0] + T[0, 1] * q[1] + T[0, 2] * q[2] + T[0, 3]
-                    y = T[1, 0] * q[0] + T[1, 1] * q[1] + T[1, 2] * q[2] + T[1, 3]
-                    z = T[2, 0] * q[0] + T[2, 1] * q[1] + T[2, 2] * q[2] + T[2, 3]
-                    r = radius[i]
-                    r0 = r * np.sqrt(max(0.0, 1.0 - T[0, 2] * T[0, 2]))
-                    r1 = r * np.sqrt(max(0.0, 1.0 - T[1, 2] * T[1, 2]))
-                    r2 = r * np.sqrt(max(0.0, 1.0 - T[2, 2] * T[2, 2]))
-                    lo0 = min(lo0, x - r0)
-                    hi0 = max(hi0, x + r0)
-                    lo1 = min(lo1, y - r1)
-                    hi1 = max(hi1, y + r1)
-                    lo2 = min(lo2, z - r2)
-                    hi2 = max(hi2, z + r2)
+                    lo0, lo1, lo2, hi0, hi1, hi2 = _grown(lo0, lo1, lo2, hi0, hi1, hi2, T, points[s + j], r0, r1, r2)
         size = max(hi0 - lo0, max(hi1 - lo1, hi2 - lo2))
         pad = pad_relative * (size + abs(T[0, 3]) + abs(T[1, 3]) + abs(T[2, 3])) + 1e-300
         out[i, 0] = lo0 - pad + shift[i, 0]

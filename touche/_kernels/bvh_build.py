@@ -34,6 +34,7 @@ from touche._kernels import ensure_fresh_cache
 ensure_fresh_cache()
 
 from .jit import njit  # noqa: E402
+from .morton import spread_bits  # noqa: E402
 
 NODE_FLOATS = 31
 AABB_MIN = 0
@@ -62,6 +63,18 @@ _SQRT_HALF = np.sqrt(0.5)
 # ---------------------------------------------------------------------------------------------
 # per-triangle data
 # ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def points_box(points, count, box):
+    """box (6,) = (min, max) over the first ``count`` rows of ``points``."""
+    for k in range(3):
+        box[k] = np.inf
+        box[3 + k] = -np.inf
+    for i in range(count):
+        for k in range(3):
+            box[k] = min(box[k], points[i, k])
+            box[3 + k] = max(box[3 + k], points[i, k])
 
 
 @njit(cache=True, nogil=True)
@@ -100,72 +113,8 @@ def triangle_moments(vertices, triangles, origin):
 
 
 # ---------------------------------------------------------------------------------------------
-# 3x3 symmetric eigenvectors (cyclic Jacobi, Ericson 4.3.3)
+# 3x3 symmetric eigenvectors (closed form)
 # ---------------------------------------------------------------------------------------------
-
-
-@njit(cache=True, nogil=True)
-def symmetric_eigenframe_into(m, v, axes):
-    """Unit eigenvectors of the symmetric 3x3 ``m`` (destroyed; ``v`` is (3, 3) scratch) written
-    as the ROWS of the right-handed rotation ``axes``, by decreasing eigenvalue. Cyclic Jacobi:
-    unconditionally convergent and orthogonal up to rounding, which matters more here than speed
-    (3x3). No allocation: the builder calls it once per node."""
-    for i in range(3):
-        for j in range(3):
-            v[i, j] = 1.0 if i == j else 0.0
-    scale = abs(m[0, 0]) + abs(m[1, 1]) + abs(m[2, 2]) + abs(m[0, 1]) + abs(m[0, 2]) + abs(m[1, 2])
-    for _sweep in range(32):
-        off = abs(m[0, 1]) + abs(m[0, 2]) + abs(m[1, 2])
-        if off <= 1e-300 or off <= 1e-15 * scale:
-            break
-        for p in range(2):
-            for q in range(p + 1, 3):
-                if m[p, q] == 0.0:
-                    continue
-                theta = (m[q, q] - m[p, p]) / (2.0 * m[p, q])
-                t = 1.0 / (abs(theta) + np.sqrt(theta * theta + 1.0))
-                if theta < 0.0:
-                    t = -t
-                c = 1.0 / np.sqrt(t * t + 1.0)
-                s = t * c
-                for k in range(3):  # m = J^T m J, v = v J
-                    mkp = m[k, p]
-                    mkq = m[k, q]
-                    m[k, p] = c * mkp - s * mkq
-                    m[k, q] = s * mkp + c * mkq
-                for k in range(3):
-                    mpk = m[p, k]
-                    mqk = m[q, k]
-                    m[p, k] = c * mpk - s * mqk
-                    m[q, k] = s * mpk + c * mqk
-                for k in range(3):
-                    vkp = v[k, p]
-                    vkq = v[k, q]
-                    v[k, p] = c * vkp - s * vkq
-                    v[k, q] = s * vkp + c * vkq
-    e0 = m[0, 0]
-    e1 = m[1, 1]
-    e2 = m[2, 2]
-    if e0 >= e1 and e0 >= e2:
-        first = 0
-        second = 1 if e1 >= e2 else 2
-    elif e1 >= e2:
-        first = 1
-        second = 0 if e0 >= e2 else 2
-    else:
-        first = 2
-        second = 0 if e0 >= e1 else 1
-    n = np.sqrt(v[0, first] ** 2 + v[1, first] ** 2 + v[2, first] ** 2)
-    for k in range(3):
-        axes[0, k] = v[k, first] / n
-    # re-orthogonalise the second axis against the first and close with the cross product
-    d = axes[0, 0] * v[0, second] + axes[0, 1] * v[1, second] + axes[0, 2] * v[2, second]
-    for k in range(3):
-        axes[1, k] = v[k, second] - d * axes[0, k]
-    n = np.sqrt(axes[1, 0] ** 2 + axes[1, 1] ** 2 + axes[1, 2] ** 2)
-    for k in range(3):
-        axes[1, k] /= n
-    _close_frame(axes)
 
 
 @njit(cache=True, nogil=True)
@@ -215,7 +164,7 @@ def _eigenvector(m00, m01, m02, m11, m12, m22, lam):
 def fast_eigenframe_into(m, axes):
     """Eigenvectors of the symmetric 3x3 ``m`` as the ROWS of the right-handed rotation ``axes``,
     by decreasing eigenvalue, in closed form (for the per-node frames of the tree builds: ~5x
-    faster than the cyclic Jacobi of symmetric_eigenframe_into, which stays the reference).
+    faster than the cyclic Jacobi of bounding.jacobi_eigen, which stays the reference).
 
     Eigenvalues from the characteristic cubic in trigonometric form (Smith 1961); the eigenvector
     of the eigenvalue farther from the middle one (a simple eigenvalue whenever the three are not
@@ -327,14 +276,6 @@ def _close_frame(axes):
     axes[2, 0] = axes[0, 1] * axes[1, 2] - axes[0, 2] * axes[1, 1]
     axes[2, 1] = axes[0, 2] * axes[1, 0] - axes[0, 0] * axes[1, 2]
     axes[2, 2] = axes[0, 0] * axes[1, 1] - axes[0, 1] * axes[1, 0]
-
-
-@njit(cache=True, nogil=True)
-def symmetric_eigenframe(a):
-    """Allocating form of :func:`symmetric_eigenframe_into` (for tests and one-off fits)."""
-    axes = np.empty((3, 3))
-    symmetric_eigenframe_into(a.copy(), np.empty((3, 3)), axes)
-    return axes
 
 
 @njit(cache=True, nogil=True)
@@ -899,18 +840,6 @@ BOTTOM_UP_WINDOW = 12  # neighbours on each side searched in Morton order for th
 
 
 @njit(cache=True, nogil=True)
-def _spread_bits(x):
-    """The low 21 bits of x spread to every third bit (for 63-bit Morton codes)."""
-    x &= 0x1FFFFF
-    x = (x | (x << 32)) & 0x1F00000000FFFF
-    x = (x | (x << 16)) & 0x1F0000FF0000FF
-    x = (x | (x << 8)) & 0x100F00F00F00F00F
-    x = (x | (x << 4)) & 0x10C30C30C30C30C3
-    x = (x | (x << 2)) & 0x1249249249249249
-    return x
-
-
-@njit(cache=True, nogil=True)
 def _box_area(lx, ly, lz, hx, hy, hz):
     dx = hx - lx
     dy = hy - ly
@@ -951,7 +880,7 @@ def bottom_up_topology(tri_boxes, centroids, window):
         for d in range(3):
             extent = hi[d] - lo[d]
             q = int((centroids[k, d] - lo[d]) / extent * 2097151.0) if extent > 0.0 else 0
-            code |= _spread_bits(q) << d
+            code |= spread_bits(q) << d
         codes[k] = code
     order = np.argsort(codes, kind="mergesort")
     ids = np.empty(m, dtype=np.int64)

@@ -44,8 +44,9 @@ from .jit import njit
 
 
 from . import kinds  # noqa: E402
-from .bvh_build import AABB_MAX, AABB_MIN, build_tree  # noqa: E402
+from .bvh_build import AABB_MAX, AABB_MIN, build_tree, points_box  # noqa: E402
 from .closest import closest_point_triangle  # noqa: E402
+from .morton import spread_bits  # noqa: E402
 from .touching import offset, touching_tolerance_at  # noqa: E402
 from .simd import box4, triangle4  # noqa: E402
 from .vec import cross as _cross  # noqa: E402
@@ -421,17 +422,6 @@ def _clip_half(poly, n, axis, mid, keep_low, out):
 
 
 @njit(cache=True, nogil=True)
-def _polygon_box(poly, n, box):
-    for k in range(3):
-        box[k] = np.inf
-        box[3 + k] = -np.inf
-    for i in range(n):
-        for k in range(3):
-            box[k] = min(box[k], poly[i, k])
-            box[3 + k] = max(box[3 + k], poly[i, k])
-
-
-@njit(cache=True, nogil=True)
 def _half_area(b, row):
     """Half the surface area of box b[row, 0:6]."""
     ex = b[row, 3] - b[row, 0]
@@ -485,7 +475,7 @@ def split_references(vertices, triangles, threshold, max_pieces, min_ratio):
         while top > 0:
             top -= 1
             n = sizes[top]
-            _polygon_box(polys[top], n, box[0])
+            points_box(polys[top], n, box[0])
             # n <= capacity / 2: a clip at most doubles the vertex count (a piece is the triangle
             # cut by an axis-aligned box: <= 9 vertices exactly; the bound guards rounding)
             split = 3 <= n <= _CLIP_CAPACITY // 2 and pieces < max_pieces and top + 2 <= depth_cap
@@ -905,15 +895,6 @@ def trace_first(nodes, nodes_i, blocks, block_face, root_box, ox, oy, oz, dx, dy
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _spread_bits(v):
-    """The SORT_BITS low bits of v spread to every third bit (Morton interleave)."""
-    out = 0
-    for b in range(SORT_BITS):
-        out |= ((v >> b) & 1) << (3 * b)
-    return out
-
-
-@njit(cache=True, nogil=True, inline="always")
 def ray_sort_key(root_box, cells_per_unit, near, ox, oy, oz, dx, dy, dz):
     """Morton key (SORT_BITS per axis) of the point where a ray that meets the root box enters it
     (its origin if inside): ``near`` is the ray's root-box entry distance, ``cells_per_unit[k]``
@@ -934,7 +915,7 @@ def ray_sort_key(root_box, cells_per_unit, near, ox, oy, oz, dx, dy, dz):
             cell = cells - 1
         elif position > 0.0:
             cell = int(position)
-        key |= _spread_bits(cell) << k
+        key |= spread_bits(cell) << k
     return key
 
 
@@ -1143,7 +1124,7 @@ def closest_on_tree(links, boxes, child_boxes, tri_vertices, tri_ids, p, upper, 
 
 @njit(cache=True, nogil=True)
 def _to_local(pose, world, local):
-    """Same arithmetic as pairs.relative_transform(identity, pose) applied to the point (the
+    """Same arithmetic as support.relative_transform(identity, pose) applied to the point (the
     brute-force closest-point path), so both paths see the same local point."""
     rel = np.zeros((3, 4))
     for i in range(3):

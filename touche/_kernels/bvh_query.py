@@ -35,7 +35,13 @@ from .closest import closest_points_triangle_triangle  # noqa: E402
 from .overlap import obb_obb_overlap_relative  # noqa: E402
 from .posecheck import is_rigid_transform  # noqa: E402
 from .sat_fast import triangle_obb_overlap, triangle_triangle_overlap  # noqa: E402
-from .tri_distance import load_moved_triangle, load_triangle, segment_segment, triangle_distance_sq  # noqa: E402
+from .tri_distance import (  # noqa: E402
+    edges_normal,
+    load_moved_triangle,
+    load_triangle,
+    segment_segment,
+    triangle_distance_sq,
+)
 
 BV_OBB = 0
 BV_AABB = 1
@@ -1035,15 +1041,7 @@ def pair_lower_bound(nb_a, ia, nb_b, ib, rot, trans, best):
 def _plane_gap(A, B):
     """How far B's vertices lie beyond A's plane on one side (0 if they straddle it or A has no
     area): a lower bound of the distance of triangles A and B (9-tuples)."""
-    e0 = A[3] - A[0]
-    e1 = A[4] - A[1]
-    e2 = A[5] - A[2]
-    f0 = A[6] - A[0]
-    f1 = A[7] - A[1]
-    f2 = A[8] - A[2]
-    nx = e1 * f2 - e2 * f1
-    ny = e2 * f0 - e0 * f2
-    nz = e0 * f1 - e1 * f0
+    e0, e1, e2, f0, f1, f2, nx, ny, nz = edges_normal(A)
     nn = np.sqrt(nx * nx + ny * ny + nz * nz)
     if not nn > 0.0:
         return 0.0

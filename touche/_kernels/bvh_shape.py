@@ -2,7 +2,7 @@
 descend one tree against a fixed query volume, explicit stack; exact pair kernel at the leaves).
 
 Same answers as the brute force in pairs.py (``_point_vs_mesh``, ``_linear_vs_mesh``,
-``_polytope_vs_mesh``, ``_smooth_vs_mesh``), which loop over every triangle: the leaves call the
+``_convex_vs_mesh``), which loop over every triangle: the leaves call the
 very same per-triangle terms (``pairs.*_triangle_term``) on the same vertex coordinates (the
 tree stores exact copies), and the winner is chosen by the same rule -- the smallest key, the
 lowest original triangle index among equal keys (the brute force keeps the first strict
@@ -36,8 +36,9 @@ from numba.core import types as _types
 from .jit import KernelBoundary, njit
 
 from . import kinds  # noqa: E402
-from .batch import INVALID_POSE_A, INVALID_POSE_B, borrowed, touching_tolerance  # noqa: E402
+from .batch import borrowed, fill_distance, store_distance, touching_tolerance  # noqa: E402
 from .bvh_build import AABB_MAX, AABB_MIN, OBB_AXES, OBB_CENTER, OBB_HALF, SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
+from .bvh_build import points_box  # noqa: E402
 from .bvh_query import _obb_overlap  # noqa: E402
 from .pairs import (  # noqa: E402
     _bounding_ball,
@@ -58,7 +59,7 @@ from .pairs import (  # noqa: E402
     support,
     transform_shape,
 )
-from .posecheck import is_rigid_transform  # noqa: E402
+from .posecheck import INVALID_POSE_A, INVALID_POSE_B, invalid_pose  # noqa: E402
 
 PAD_RELATIVE = 1e-9
 NO_ID = np.iinfo(np.int64).max
@@ -108,14 +109,7 @@ def shape_bounds(kind, params, points, box, ball):
         for i in range(4):
             ball[i] = 0.0
     elif core == CORE_POLYTOPE:
-        count = int(params[0])
-        for i in range(3):
-            box[i] = np.inf
-            box[3 + i] = -np.inf
-        for k in range(count):
-            for i in range(3):
-                box[i] = min(box[i], points[k, i])
-                box[3 + i] = max(box[3 + i], points[k, i])
+        points_box(points, int(params[0]), box)
         center, reach = _bounding_ball(kind, params, points)
         for i in range(3):
             ball[i] = center[i]
@@ -380,18 +374,14 @@ def checked_mesh_distance_into(engine, ks, ps, pts, trs, eds, ss, ts, mesh_point
                                shape_is_a, out):
     """One pair from Python (poses unchecked): fills ``out (10,)`` as batch.checked_distance_into
     and returns the status, or INVALID_POSE_A / _B."""
-    if not is_rigid_transform(ts):
-        return INVALID_POSE_A if shape_is_a else INVALID_POSE_B
-    if not is_rigid_transform(tm):
-        return INVALID_POSE_B if shape_is_a else INVALID_POSE_A
+    bad = invalid_pose(ts, tm)
+    if bad:
+        return bad if shape_is_a else INVALID_POSE_A + INVALID_POSE_B - bad  # the mesh is A
     stack = np.empty(depth + 2, dtype=np.int64)
     stack_lb = np.empty(depth + 2)
     signed, point_a, point_b, normal, status = mesh_pair_distance(
         engine, ks, ps, pts, trs, eds, ss, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, shape_is_a, stack, stack_lb)
-    out[0] = signed
-    out[1:4] = point_a
-    out[4:7] = point_b
-    out[7:10] = normal
+    fill_distance(out, signed, point_a, point_b, normal)
     return status
 
 
@@ -399,10 +389,9 @@ def checked_mesh_distance_into(engine, ks, ps, pts, trs, eds, ss, ts, mesh_point
 def checked_mesh_intersects_one(engine, ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, depth,
                                 shape_is_a):
     """1 / 0, or INVALID_POSE_A / _B."""
-    if not is_rigid_transform(ts):
-        return INVALID_POSE_A if shape_is_a else INVALID_POSE_B
-    if not is_rigid_transform(tm):
-        return INVALID_POSE_B if shape_is_a else INVALID_POSE_A
+    bad = invalid_pose(ts, tm)
+    if bad:
+        return bad if shape_is_a else INVALID_POSE_A + INVALID_POSE_B - bad  # the mesh is A
     stack = np.empty(depth + 2, dtype=np.int64)
     stack_lb = np.empty(depth + 2)
     hit = mesh_pair_intersects(engine, ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, stack,
@@ -426,14 +415,9 @@ def mesh_distance_many(engine, ks, ps, pts, trs, eds, ss, tss, mesh_points, mesh
     stack = np.empty(depth + 2, dtype=np.int64)
     stack_lb = np.empty(depth + 2)
     for i in range(lo, hi):
-        signed, point_a, point_b, normal, status = mesh_pair_distance(
-            engine, ks, ps, pts, trs, eds, ss, tss[i * step_s], mesh_points, mesh_tris, ms, tms[i * step_m], ni, nb, tv, ids,
-            shape_is_a, stack, stack_lb)
-        out_signed[i] = signed
-        out_point_a[i] = point_a
-        out_point_b[i] = point_b
-        out_normal[i] = normal
-        out_status[i] = status
+        result = mesh_pair_distance(engine, ks, ps, pts, trs, eds, ss, tss[i * step_s], mesh_points, mesh_tris, ms,
+                                    tms[i * step_m], ni, nb, tv, ids, shape_is_a, stack, stack_lb)
+        store_distance(i, result, out_signed, out_point_a, out_point_b, out_normal, out_status)
 
 
 @njit(cache=True, nogil=True)

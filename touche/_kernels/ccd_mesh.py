@@ -79,6 +79,7 @@ from . import kinds
 from .ccd import (KIND_KEYFRAMES, SEGMENT_SIZE, _point_rate, _support_world, ball_advance, first_order_step,
                   motion_rho, motion_state)
 from .gjk import GJK_MAX_ITERATIONS, WARM_SIZE, _distance_single, gjk_pair_distance_warm
+from .support import relative_into
 from .tri_distance import triangle_distance_sq
 
 # node_bounds layout of touche/_kernels/bvh_build.py (bounding sphere of the node's triangles);
@@ -207,11 +208,7 @@ def _evaluate(mpa, mpb, t, pose_a, pose_b, rel, la, lb, world_a, world_b, cache)
     motion_state(mpb, t, pose_b, world_b)
     _to_b_frame(pose_b, world_a, la)
     _to_b_frame(pose_b, world_b, lb)
-    for r in range(3):
-        for c in range(3):
-            rel[r, c] = pose_b[0, r] * pose_a[0, c] + pose_b[1, r] * pose_a[1, c] + pose_b[2, r] * pose_a[2, c]
-        rel[r, 3] = (pose_b[0, r] * (pose_a[0, 3] - pose_b[0, 3]) + pose_b[1, r] * (pose_a[1, 3] - pose_b[1, 3])
-                     + pose_b[2, r] * (pose_a[2, 3] - pose_b[2, 3]))
+    relative_into(pose_a, pose_b, rel)
     rel[3, 0] = 0.0
     rel[3, 1] = 0.0
     rel[3, 2] = 0.0

@@ -272,13 +272,20 @@ def box_separation(ca, ha, ma, cb, hb, mb):
 
 
 @njit(cache=True, nogil=True)
-def _separation_at(ca, ha, qa, cb, hb, qb, t, axis_out):
+def _boxes_at(ca, ha, qa, cb, hb, qb, t):
+    """Both boxes at time t as parallelepipeds (centre, edge half-vectors)."""
     ma = np.empty((4, 4))
     mb = np.empty((4, 4))
     _matrix_at(qa, t, ma)
     _matrix_at(qb, t, mb)
     center_a, edges_a = _parallelepiped(ca, ha, ma)
     center_b, edges_b = _parallelepiped(cb, hb, mb)
+    return center_a, edges_a, center_b, edges_b
+
+
+@njit(cache=True, nogil=True)
+def _separation_at(ca, ha, qa, cb, hb, qb, t, axis_out):
+    center_a, edges_a, center_b, edges_b = _boxes_at(ca, ha, qa, cb, hb, qb, t)
     return _separation_of(center_a, edges_a, center_b, edges_b, axis_out)
 
 
@@ -288,12 +295,7 @@ def _contact_point(ca, ha, qa, cb, hb, qb, t, normal, tolerance, point):
     B's against it, else the middle of the closest points of two supporting edges, else the
     centroid of the smaller supporting face (a point of the contact region for face contacts
     of equal faces; otherwise a point on that face)."""
-    ma = np.empty((4, 4))
-    mb = np.empty((4, 4))
-    _matrix_at(qa, t, ma)
-    _matrix_at(qb, t, mb)
-    center_a, edges_a = _parallelepiped(ca, ha, ma)
-    center_b, edges_b = _parallelepiped(cb, hb, mb)
+    center_a, edges_a, center_b, edges_b = _boxes_at(ca, ha, qa, cb, hb, qb, t)
     corners = np.empty((2, 8, 3))
     values = np.empty((2, 8))
     for s in range(2):

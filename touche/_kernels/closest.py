@@ -497,6 +497,18 @@ def linear_linear_parameters(p1, d1, lo1, hi1, p2, d2, lo2, hi2):
     return s, t
 
 
+@njit(cache=True, nogil=True, inline="always")
+def segment_pair_gap(a, da, b, db):
+    """Parameters (s, t) of the closest points of the segments a + s da and b + t db (s, t in
+    [0, 1]) and their squared distance."""
+    s, t = linear_linear_parameters(a, da, 0.0, 1.0, b, db, 0.0, 1.0)
+    d2 = 0.0
+    for m in range(3):
+        gap = (a[m] + s * da[m]) - (b[m] + t * db[m])
+        d2 += gap * gap
+    return s, t, d2
+
+
 @njit(cache=True, nogil=True)
 def closest_points_linear_linear(p1, d1, lo1, hi1, p2, d2, lo2, hi2):
     """Closest points of L1(s) = p1 + s d1, s in [lo1, hi1] and L2(t) = p2 + t d2,
@@ -774,11 +786,7 @@ def closest_points_segment_obb(a, b, c, axes, half):
             for sk in (-1.0, 1.0):
                 for m in range(3):
                     e0[m] = c[m] + sj * half[j] * axes[m, j] + sk * half[k] * axes[m, k] - half[i] * axes[m, i]
-                u, v = linear_linear_parameters(a, d, 0.0, 1.0, e0, edge, 0.0, 1.0)
-                d2 = 0.0
-                for m in range(3):
-                    gap = (a[m] + u * d[m]) - (e0[m] + v * edge[m])
-                    d2 += gap * gap
+                u, v, d2 = segment_pair_gap(a, d, e0, edge)
                 if d2 < best:
                     best = d2
                     c1 = _madd(a, u, d)

@@ -20,22 +20,13 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from .jit import njit
+from .jit import njit  # noqa: E402
+from .morton import spread_bits  # noqa: E402
 
 BLOCK = 32  # points per block
 SUPER = 16  # blocks per super-block
 SLAB_WIDTH = 8  # slab rows: centroid (3), normal (3), half-thickness, radius
 MARGIN = 1e-13  # rounding margin of a bound, relative to |n|_1 |largest coordinate| + |d|
-
-
-@njit(cache=True, nogil=True)
-def _spread_bits(v):
-    # the 10 bits of v into every third bit of a 30-bit Morton code
-    v = (v | (v << 16)) & 0x030000FF
-    v = (v | (v << 8)) & 0x0300F00F
-    v = (v | (v << 4)) & 0x030C30C3
-    v = (v | (v << 2)) & 0x09249249
-    return v
 
 
 @njit(cache=True, nogil=True)
@@ -110,7 +101,7 @@ def prepare_points(points):
             q = 0
             if extent > 0.0:
                 q = min(max(int((points[i, k] - lower[k]) / extent * 1023.0), 0), 1023)
-            code |= _spread_bits(q) << k
+            code |= spread_bits(q) << k
         codes[i] = code
     order = np.argsort(codes)
     ordered = np.empty((n, 3))

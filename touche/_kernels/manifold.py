@@ -50,7 +50,7 @@ from . import kinds  # noqa: E402
 from .closest import linear_linear_parameters  # noqa: E402
 from .support import unwrap_rounded  # noqa: E402
 from .pairs import engine_address, call_pair_engine, is_supported, support  # noqa: E402,F401  (engine_address: for Python)
-from .posecheck import is_rigid_transform  # noqa: E402
+from .posecheck import invalid_pose  # noqa: E402
 from .touching import offset as _offset  # noqa: E402
 from .touching import touching_tolerance  # noqa: E402
 
@@ -76,11 +76,6 @@ POINT_FEATURE = 0
 EDGE_FEATURE = 1
 FACE_FEATURE = 2
 PLANE_FEATURE = 3
-
-
-
-INVALID_POSE_A = -3
-INVALID_POSE_B = -4
 
 
 # ----------------------------------------------------------------------------------------------
@@ -834,10 +829,9 @@ def checked_contact_manifold_into(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb
                                   out_points, out_depths, out_normal):
     """One pair from Python: validates the raw poses (INVALID_POSE_A / _B), fills the buffers
     (points / depths NaN past the count) and returns ``(count, status)``."""
-    if not is_rigid_transform(ta):
-        return 0, INVALID_POSE_A
-    if not is_rigid_transform(tb):
-        return 0, INVALID_POSE_B
+    bad = invalid_pose(ta, tb)
+    if bad:
+        return 0, bad
     count, normal, status = contact_manifold(
         engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, margin, max_points, out_points, out_depths
     )

@@ -37,10 +37,10 @@ from .closest import (
     closest_point_triangle,
     closest_points_linear_linear,
     closest_points_triangle_triangle,
-    linear_linear_parameters,
+    segment_pair_gap,
 )
 from .gjk import gjk_distance_bounds, gjk_pair_distance, gjk_pair_intersects, gjk_pair_separation
-from .support import local_box, margin_of, support_local, unwrap_rounded
+from .support import local_box, margin_of, relative_transform, support_local, unwrap_rounded
 from .overlap import test_obb_obb, test_triangle_obb, test_triangle_triangle
 from .sat import sat_convex
 from .vec import cross as _cross
@@ -78,20 +78,6 @@ def _nan3():
 
 # ----------------------------------------------------------------------------------------------
 # transforms
-@njit(cache=True, nogil=True)
-def relative_transform(ta, tb):
-    """inv(tb) @ ta for rigid 4x4 transforms (moves A's local frame into B's)."""
-    out = np.zeros((4, 4))
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = tb[0, i] * ta[0, j] + tb[1, i] * ta[1, j] + tb[2, i] * ta[2, j]
-        out[i, 3] = (
-            tb[0, i] * (ta[0, 3] - tb[0, 3]) + tb[1, i] * (ta[1, 3] - tb[1, 3]) + tb[2, i] * (ta[2, 3] - tb[2, 3])
-        )
-    out[3, 3] = 1.0
-    return out
-
-
 @njit(cache=True, nogil=True)
 def apply_point(t, p):
     out = np.empty(3)
@@ -287,6 +273,13 @@ def _closest_point_polytope(p, kind, params, points, triangles):
         depth = 0.0
         face = np.array([0.0, 0.0, 1.0])
     return q, max(depth, 0.0), face
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _vertex_gap(v, kind, params, points, triangles):
+    """The polytope's closest point to the vertex v and their squared distance."""
+    q, _, _ = _closest_point_polytope(v, kind, params, points, triangles)
+    return q, _dot(q - v, q - v)
 
 
 @njit(cache=True, nogil=True)
@@ -572,25 +565,21 @@ def _polytope_features(kind_a, params_a, points_a, tris_a, edges_a, kind_b, para
         if k < nva:
             i = order_a[k]
             if min_b - proj_a[i] < best_dist:
-                v = points_a[i]
-                q, _, _ = _closest_point_polytope(v, kind_b, params_b, points_b, tris_b)
-                d2 = _dot(q - v, q - v)
+                q, d2 = _vertex_gap(points_a[i], kind_b, params_b, points_b, tris_b)
                 if d2 < best:
                     best = d2
                     best_dist = np.sqrt(d2)
-                    point_a = v.copy()
+                    point_a = points_a[i].copy()
                     point_b = q
         if k < nvb:
             i = order_b[k]
             if proj_b[i] - max_a < best_dist:
-                v = points_b[i]
-                q, _, _ = _closest_point_polytope(v, kind_a, params_a, points_a, tris_a)
-                d2 = _dot(q - v, q - v)
+                q, d2 = _vertex_gap(points_b[i], kind_a, params_a, points_a, tris_a)
                 if d2 < best:
                     best = d2
                     best_dist = np.sqrt(d2)
                     point_a = q
-                    point_b = v.copy()
+                    point_b = points_b[i].copy()
     dir_a = np.empty(3)
     dir_b = np.empty(3)
     for i in range(edges_a.shape[0]):
@@ -612,11 +601,7 @@ def _polytope_features(kind_a, params_a, points_a, tris_a, edges_a, kind_b, para
             b1 = points_b[jb]
             for m in range(3):
                 dir_b[m] = b1[m] - b0[m]
-            s, t = linear_linear_parameters(a0, dir_a, 0.0, 1.0, b0, dir_b, 0.0, 1.0)
-            d2 = 0.0
-            for m in range(3):
-                gap = (a0[m] + s * dir_a[m]) - (b0[m] + t * dir_b[m])
-                d2 += gap * gap
+            s, t, d2 = segment_pair_gap(a0, dir_a, b0, dir_b)
             if d2 < best:
                 best = d2
                 best_dist = np.sqrt(d2)
@@ -716,7 +701,7 @@ def _triangle_polytope_arrays(a, b, c):
 
 @njit(cache=True, nogil=True)
 def polytope_triangle_term(kind_a, params_a, points_a, tris_a, edges_a, a, b, c, boolean):
-    """One triangle of _polytope_vs_mesh (also called by the BVH route, bvh_shape.py). Boolean
+    """One triangle of _convex_vs_mesh (also called by the BVH route, bvh_shape.py). Boolean
     box: (-1, NaN..) on overlap, (inf, NaN..) otherwise (triangle-OBB SAT only)."""
     if boolean and kind_a == kinds.BOX:
         center, axes, half = _box_frame(params_a, points_a)
@@ -734,23 +719,6 @@ def polytope_triangle_term(kind_a, params_a, points_a, tris_a, edges_a, a, b, c,
     return _polytope_vs_polytope(
         kind_a, params_a, points_a, tris_a, edges_a, kinds.TRIANGLE, params_t, points_t, tris_t, edges_t, boolean
     )
-
-
-@njit(cache=True, nogil=True)
-def _polytope_vs_mesh(kind_a, params_a, points_a, tris_a, edges_a, points, triangles, boolean):
-    """Polytope vs triangle soup, brute force (the reference of the BVH route): the nearest
-    (or, overlapping, the deepest) triangle, the first among equals."""
-    best = (np.inf, _nan3(), _nan3(), _nan3())
-    for k in range(triangles.shape[0]):
-        result = polytope_triangle_term(kind_a, params_a, points_a, tris_a, edges_a, points[triangles[k, 0]],
-                                        points[triangles[k, 1]], points[triangles[k, 2]], boolean)
-        if boolean:
-            if result[0] <= 0.0:
-                return result
-            continue
-        if result[0] < best[0]:
-            best = result
-    return best
 
 
 # ----------------------------------------------------------------------------------------------
@@ -992,7 +960,7 @@ def _gjk_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
 
 @njit(cache=True, nogil=True)
 def smooth_triangle_term(kind_a, params_a, points_a, a, b, c, boolean):
-    """One triangle of _smooth_vs_mesh (also called by the BVH route, bvh_shape.py): GJK / EPA
+    """One triangle of _convex_vs_mesh (also called by the BVH route, bvh_shape.py): GJK / EPA
     in one frame. Boolean: (-1, NaN..) on overlap, (inf, NaN..) otherwise."""
     identity = np.eye(4)
     triangle_params = np.zeros(4)
@@ -1012,14 +980,18 @@ def smooth_triangle_term(kind_a, params_a, points_a, a, b, c, boolean):
 
 
 @njit(cache=True, nogil=True)
-def _smooth_vs_mesh(kind_a, params_a, points_a, points, triangles, boolean):
-    """Cylinder / cone / ellipsoid / Rounded shape vs a triangle soup (same frame), brute force (the reference of
-    the BVH route): the nearest (or, overlapping, the deepest) triangle by GJK / EPA, one
-    triangle at a time, the first among equals."""
+def _convex_vs_mesh(kind_a, params_a, points_a, tris_a, edges_a, points, triangles, boolean):
+    """Polytope (SAT terms) or smooth shape (GJK / EPA terms) vs a triangle soup, brute force (the
+    reference of the BVH route): the nearest (or, overlapping, the deepest) triangle, the first
+    among equals."""
+    smooth = kind_a > kinds.POLYHEDRON
     best = (np.inf, _nan3(), _nan3(), _nan3())
     for k in range(triangles.shape[0]):
-        result = smooth_triangle_term(kind_a, params_a, points_a, points[triangles[k, 0]], points[triangles[k, 1]],
-                                      points[triangles[k, 2]], boolean)
+        a, b, c = points[triangles[k, 0]], points[triangles[k, 1]], points[triangles[k, 2]]
+        if smooth:
+            result = smooth_triangle_term(kind_a, params_a, points_a, a, b, c, boolean)
+        else:
+            result = polytope_triangle_term(kind_a, params_a, points_a, tris_a, edges_a, a, b, c, boolean)
         if boolean:
             if result[0] <= 0.0:
                 return result
@@ -1142,10 +1114,8 @@ def _core_mesh(ka, pa, pta, tra, eda, kb, pb, ptb, trb, edb, boolean):
         return _point_vs_mesh(pta[0], ra, ptb, trb, boolean)
     if ka <= kinds.LINE:
         return _linear_vs_mesh(ka, pa, pta, ptb, trb, boolean)
-    if ka <= kinds.POLYHEDRON:
-        return _polytope_vs_mesh(ka, pa, pta, tra, eda, ptb, trb, boolean)
     if ka < kinds.PLANE:
-        return _smooth_vs_mesh(ka, pa, pta, ptb, trb, boolean)
+        return _convex_vs_mesh(ka, pa, pta, tra, eda, ptb, trb, boolean)
     if ka == kinds.PLANE or ka == kinds.HALFSPACE:
         # plane is A: compute mesh-vs-plane and flip
         normal = pta[1]

@@ -10,6 +10,10 @@ from .jit import njit
 RIGID_TOLERANCE = tolerance.RIGID
 MAX_TRANSLATION = tolerance.MAX_COORDINATE  # the range of touche.pose (issue 23, finding 11)
 
+# the codes a checked entry returns instead of an answer when a raw pose is not rigid
+INVALID_POSE_A = -3
+INVALID_POSE_B = -4
+
 
 @njit(cache=True, nogil=True)
 def is_rigid_transform(matrix):
@@ -38,6 +42,17 @@ def is_rigid_transform(matrix):
         + matrix[0, 2] * (matrix[1, 0] * matrix[2, 1] - matrix[1, 1] * matrix[2, 0])
     )
     return det > 0.0
+
+
+@njit(cache=True, nogil=True)
+def invalid_pose(ta, tb):
+    """INVALID_POSE_A or INVALID_POSE_B for the first of two raw poses that is not a rigid
+    transform, 0 when both are."""
+    if not is_rigid_transform(ta):
+        return INVALID_POSE_A
+    if not is_rigid_transform(tb):
+        return INVALID_POSE_B
+    return 0
 
 
 @njit(cache=True, nogil=True)

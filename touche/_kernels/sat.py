@@ -13,10 +13,11 @@ _PARALLEL = 1e-12
 
 
 @njit(cache=True, nogil=True)
-def _project(verts, lx, ly, lz):
+def project_extent(verts, count, lx, ly, lz):
+    """[min, max] of l . v over the first ``count`` rows v of ``verts``."""
     lo = np.inf
     hi = -np.inf
-    for i in range(verts.shape[0]):
+    for i in range(count):
         p = verts[i, 0] * lx + verts[i, 1] * ly + verts[i, 2] * lz
         if p < lo:
             lo = p
@@ -68,8 +69,8 @@ def _test_axis(lx, ly, lz, verts_a, verts_b, best, bx, by, bz):
     lx /= ll
     ly /= ll
     lz /= ll
-    mina, maxa = _project(verts_a, lx, ly, lz)
-    minb, maxb = _project(verts_b, lx, ly, lz)
+    mina, maxa = project_extent(verts_a, verts_a.shape[0], lx, ly, lz)
+    minb, maxb = project_extent(verts_b, verts_b.shape[0], lx, ly, lz)
     g1 = minb - maxa  # B on the + side
     g2 = mina - maxb  # B on the - side
     if g1 >= g2:

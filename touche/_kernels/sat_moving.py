@@ -45,6 +45,8 @@ from touche import tolerance as _tolerance
 
 from . import kinds
 from .closest import closest_points_segment_segment
+from .support import relative_transform
+from .sat import project_extent
 from .touching import touching_tolerance as _pair_tolerance
 
 # |ea x eb|^2 <= PARALLEL |ea|^2 |eb|^2 (sin^2 angle) => the edge pair spans no usable axis.
@@ -67,19 +69,6 @@ SEPARATED_AXIS = -1.0
 @njit(cache=True, nogil=True)
 def _is_flat(kind, params):
     return (kind == kinds.TRIANGLE or kind == kinds.POLYGON) and int(params[1]) > 0
-
-
-@njit(cache=True, nogil=True)
-def _rel_transform(ta, tb):
-    """inv(tb) @ ta for rigid transforms."""
-    out = np.zeros((4, 4))
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = tb[0, i] * ta[0, j] + tb[1, i] * ta[1, j] + tb[2, i] * ta[2, j]
-        out[i, 3] = (tb[0, i] * (ta[0, 3] - tb[0, 3]) + tb[1, i] * (ta[1, 3] - tb[1, 3])
-                     + tb[2, i] * (ta[2, 3] - tb[2, 3]))
-    out[3, 3] = 1.0
-    return out
 
 
 @njit(cache=True, nogil=True)
@@ -112,21 +101,6 @@ def _moved_offsets(params, moved, nv, shift_x, shift_y, shift_z, rel):
     return out
 
 
-@njit(cache=True, nogil=True)
-def _project(verts, nv, lx, ly, lz):
-    lo = np.inf
-    hi = -np.inf
-    for i in range(nv):
-        p = verts[i, 0] * lx + verts[i, 1] * ly + verts[i, 2] * lz
-        if p < lo:
-            lo = p
-        if p > hi:
-            hi = p
-    return lo, hi
-
-
-
-
 # ----------------------------------------------------------------------------------------------
 # time of impact (S0 sections 5-6: TFirst / TLast over the candidate axes)
 @njit(cache=True, nogil=True)
@@ -144,8 +118,8 @@ def _axis(lx, ly, lz, va, nva, vb, nvb, wx, wy, wz, tol, t_max, st):
     lx *= inv
     ly *= inv
     lz *= inv
-    mina, maxa = _project(va, nva, lx, ly, lz)
-    minb, maxb = _project(vb, nvb, lx, ly, lz)
+    mina, maxa = project_extent(va, nva, lx, ly, lz)
+    minb, maxb = project_extent(vb, nvb, lx, ly, lz)
     g_plus = minb - maxa  # B beyond A along +L
     g_minus = mina - maxb  # B beyond A along -L
     if g_plus >= g_minus:
@@ -362,7 +336,7 @@ def polytope_time_of_impact(ka, pa, pta, tra, eda, ta, va, kb, pb, ptb, trb, edb
       ALREADY_TOUCHING (within ``tolerance`` at t = 0): t_first = 0, normal = the axis of largest
         static gap (the minimum-translation direction when the candidate set is complete).
     """
-    rel = _rel_transform(ta, tb)
+    rel = relative_transform(ta, tb)
     zero = np.zeros(3)
     qa = _moved_points(pa, pta, rel, zero)
     wx, wy, wz = _local_velocity(tb, va, vb)
@@ -837,7 +811,7 @@ def set_capacity(params_a, params_b, edges_a, edges_b):
 def polytope_contact_set(ka, pa, pta, tra, eda, ta, va, kb, pb, ptb, trb, edb, tb, vb, t, normal, tolerance):
     """Contact set at time t (the first-contact time) along the world unit ``normal`` (A -> B).
     Returns (set_kind, count, points (max_count, 3) world; rows >= count unused)."""
-    rel = _rel_transform(ta, tb)
+    rel = relative_transform(ta, tb)
     wx, wy, wz = _local_velocity(tb, va, vb)
     shift = np.array([wx * t, wy * t, wz * t])
     qa = _moved_points(pa, pta, rel, shift)
@@ -855,7 +829,7 @@ def polytope_contact_set(ka, pa, pta, tra, eda, ta, va, kb, pb, ptb, trb, edb, t
 @njit(cache=True, nogil=True)
 def _intersection_at(pa, pta, eda, ta, va, pb, ptb, edb, tb, vb, t, tolerance):
     """Intersection set of A and B at time t (translations applied): (kind, count, world points)."""
-    rel = _rel_transform(ta, tb)
+    rel = relative_transform(ta, tb)
     wx, wy, wz = _local_velocity(tb, va, vb)
     qa = _moved_points(pa, pta, rel, np.array([wx * t, wy * t, wz * t]))
     oa = _moved_offsets(pa, qa, int(pa[0]), wx * t, wy * t, wz * t, rel)

@@ -71,17 +71,22 @@ def segment_segment(p0, p1, p2, q0, q1, q2, r0, r1, r2, s0, s1, s2):
 
 
 
-@njit(cache=True, nogil=True)
-def _proper(T):
+@njit(cache=True, nogil=True, inline="always")
+def edges_normal(T):
+    """Edges ab, ac and the (unnormalised) normal ab x ac of the triangle T (9-tuple), as nine
+    scalars."""
     ab0 = T[3] - T[0]
     ab1 = T[4] - T[1]
     ab2 = T[5] - T[2]
     ac0 = T[6] - T[0]
     ac1 = T[7] - T[1]
     ac2 = T[8] - T[2]
-    n0 = ab1 * ac2 - ab2 * ac1
-    n1 = ab2 * ac0 - ab0 * ac2
-    n2 = ab0 * ac1 - ab1 * ac0
+    return ab0, ab1, ab2, ac0, ac1, ac2, ab1 * ac2 - ab2 * ac1, ab2 * ac0 - ab0 * ac2, ab0 * ac1 - ab1 * ac0
+
+
+@njit(cache=True, nogil=True)
+def _proper(T):
+    ab0, ab1, ab2, ac0, ac1, ac2, n0, n1, n2 = edges_normal(T)
     nn = n0 * n0 + n1 * n1 + n2 * n2
     return nn > DEG_EPS * (ab0 * ab0 + ab1 * ab1 + ab2 * ab2) * (ac0 * ac0 + ac1 * ac1 + ac2 * ac2)
 
@@ -145,15 +150,7 @@ def _closest_on_triangle(p0, p1, p2, T):
 def _crossing(p0, p1, p2, q0, q1, q2, T):
     """Transversal crossing of segment pq through the proper triangle T (closest.py's rule):
     (hit, x)."""
-    ab0 = T[3] - T[0]
-    ab1 = T[4] - T[1]
-    ab2 = T[5] - T[2]
-    ac0 = T[6] - T[0]
-    ac1 = T[7] - T[1]
-    ac2 = T[8] - T[2]
-    n0 = ab1 * ac2 - ab2 * ac1
-    n1 = ab2 * ac0 - ab0 * ac2
-    n2 = ab0 * ac1 - ab1 * ac0
+    _, _, _, _, _, _, n0, n1, n2 = edges_normal(T)
     sp = n0 * (p0 - T[0]) + n1 * (p1 - T[1]) + n2 * (p2 - T[2])
     sq = n0 * (q0 - T[0]) + n1 * (q1 - T[1]) + n2 * (q2 - T[2])
     none = (p0, p1, p2)

@@ -41,6 +41,18 @@ def cached_bounding_sphere(shape):
     return value
 
 
+def obstacle_spheres(obstacles):
+    """(centers (k, 3), radii (k,)) of the obstacles' world bounding spheres, k = max(1, count):
+    the kernels take at least one row."""
+    centers = np.zeros((max(1, len(obstacles)), 3))
+    radii = np.zeros(max(1, len(obstacles)))
+    for o, (shape, pose, _) in enumerate(obstacles):
+        center, radius = cached_bounding_sphere(shape)
+        centers[o] = pose[:3, :3] @ center + pose[:3, 3]
+        radii[o] = radius
+    return centers, radii
+
+
 def as_obstacles(obstacles):
     """A list of (shape, (4, 4) pose, name) from None, a shape, a (shape, pose) pair, a list of
     these, or a CollisionWorld."""

@@ -16,7 +16,7 @@ from .. import _parallel
 from ..errors import GeometryError, RobotModelError
 from ..shapes import Box, Capsule, ConvexPolyhedron, Cylinder, Sphere, TriangleMesh
 from . import urdf as _urdf
-from ._common import as_obstacles, cached_bounding_sphere, kernels, local_bounding_sphere
+from ._common import as_obstacles, kernels, local_bounding_sphere, obstacle_spheres
 from . import motion as _motion
 
 ENVIRONMENT = "<environment>"  # the name standing for every obstacle in the allowed-collision matrix
@@ -454,12 +454,7 @@ class Robot:
         """(pairs, n) bool: the pairs whose bounding spheres overlap, per configuration."""
         count = geometry_poses.shape[1]
         out = np.empty((len(pair_a), count), dtype=bool)
-        centers = np.zeros((max(1, len(obstacles)), 3))
-        radii = np.zeros(max(1, len(obstacles)))
-        for o, (shape, pose, _) in enumerate(obstacles):
-            center, radius = cached_bounding_sphere(shape)
-            centers[o] = pose[:3, :3] @ center + pose[:3, 3]
-            radii[o] = radius
+        centers, radii = obstacle_spheres(obstacles)
         _parallel.run(kernels().sphere_overlaps_many, count, geometry_poses, self._sphere_center,
                       self._sphere_radius, pair_a, pair_b, centers, radii, out, grain=_GRAIN_KINEMATICS)
         return out

@@ -29,7 +29,7 @@ from .._cache import WeakIdentityCache, shape_key
 from .._enums import NamedIntEnum
 from ..errors import GeometryError
 from ..shapes import ConvexPolyhedron, TriangleMesh
-from ._common import as_obstacles, cached_bounding_sphere, kernels as _robot_kernels
+from ._common import as_obstacles, kernels as _robot_kernels, obstacle_spheres
 
 # sphere phase: hand over to the narrow phase when the bounding spheres come closer than this
 # fraction of their radii (the stand-in's distance is then usually much larger than the gap), or
@@ -189,12 +189,7 @@ def advance_segments(robot, q0, q1, obstacles, self_collision, tolerance, max_it
 
     bounds = _rate_bounds(robot, q0, q1, pair_a, pair_b)
 
-    obstacle_centers = np.zeros((max(1, len(obstacles)), 3))
-    obstacle_radii = np.zeros(max(1, len(obstacles)))
-    for o, (shape, pose, _) in enumerate(obstacles):
-        center, radius = cached_bounding_sphere(shape)
-        obstacle_centers[o] = pose[:3, :3] @ center + pose[:3, 3]
-        obstacle_radii[o] = radius
+    obstacle_centers, obstacle_radii = obstacle_spheres(obstacles)
     radius_a = robot._sphere_radius[pair_a] if pairs else np.zeros(0)
     radius_b = np.where(pair_b >= 0, robot._sphere_radius[np.maximum(pair_b, 0)] if pairs else 0.0,
                         obstacle_radii[np.maximum(-pair_b - 1, 0)] if pairs else 0.0)
