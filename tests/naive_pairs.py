@@ -282,10 +282,12 @@ def tapered_point_signed(g, x):
     the value is <= 0 (not the depth)."""
     x = np.asarray(x, float)
     C, R = g["C"], g["R"]
+    return minimum_over_unit_interval(
+        lambda t: np.linalg.norm(x - (C[0] + t * (C[1] - C[0]))) - (R[0] + t * (R[1] - R[0])))
 
-    def value(t):
-        return np.linalg.norm(x - (C[0] + t * (C[1] - C[0]))) - (R[0] + t * (R[1] - R[0]))
 
+def minimum_over_unit_interval(value):
+    """min over t in [0, 1] of a convex function (ternary search to round-off, ends included)."""
     low, high = 0.0, 1.0
     for _ in range(200):
         m1, m2 = low + (high - low) / 3.0, high - (high - low) / 3.0

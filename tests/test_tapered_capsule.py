@@ -21,18 +21,6 @@ def _pose(rng, spread=1.5):
     return NP.pose(NP.random_rotation(rng), rng.uniform(-spread, spread, 3))
 
 
-def _minimum_over_t(value):
-    """min over t in [0, 1] of a convex function (ternary search)."""
-    low, high = 0.0, 1.0
-    for _ in range(200):
-        m1, m2 = low + (high - low) / 3.0, high - (high - low) / 3.0
-        if value(m1) <= value(m2):
-            high = m2
-        else:
-            low = m1
-    return min(value(0.0), value(1.0), value(0.5 * (low + high)))
-
-
 def _reference_distance(tapered, pose_t, other, pose_o):
     """Distance between a tapered capsule and a convex shape with a naive description (>= 0)."""
     ends = np.array([tapered.a, tapered.b]) @ pose_t[:3, :3].T + pose_t[:3, 3]
@@ -43,7 +31,7 @@ def _reference_distance(tapered, pose_t, other, pose_o):
         center = ends[0] + t * (ends[1] - ends[0])
         return NP.ref_point_distance(world, center) - (radii[0] + t * (radii[1] - radii[0]))
 
-    return _minimum_over_t(gap)
+    return NP.minimum_over_unit_interval(gap)
 
 
 def _others(rng):
@@ -72,7 +60,7 @@ def test_distances_match_the_union_of_balls_reference(seed):
                     radius = other.radius_a + t * (other.radius_b - other.radius_a)
                     return max(NP.tapered_point_signed(world, center), 0.0) - radius
 
-                expected = _minimum_over_t(gap)
+                expected = NP.minimum_over_unit_interval(gap)
             else:
                 expected = _reference_distance(shape, pa, other, pb)
             if expected > 1e-6:
