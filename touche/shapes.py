@@ -273,16 +273,18 @@ class Sphere(Shape):
 
 
 # --------------------------------------------------------------------------------------------
-# linear core
-class Segment(Shape):
-    """The closed segment from ``a`` to ``b``. ``a == b`` is allowed (a degenerate segment)."""
+# shapes about the segment from a to b (segments, capsules, tapered capsules)
+def _axis_points(a, b):
+    """The (2, 3) points a, b, checked (finite, in range, a non-zero span >= 1e-75)."""
+    points = np.stack([_array(a, "a", (3,)), _array(b, "b", (3,))])
+    _check_span(points, "a and b")
+    return points
+
+
+class _Axis:
+    """The end points ``a`` and ``b`` of a shape packed as those two points."""
 
     __slots__ = ()
-
-    def __init__(self, a, b):
-        points = np.stack([_array(a, "a", (3,)), _array(b, "b", (3,))])
-        _check_span(points, "a and b")
-        self._pack(kinds.SEGMENT, (), points)
 
     @property
     def a(self):
@@ -293,11 +295,24 @@ class Segment(Shape):
         return self.points[1]
 
 
+# --------------------------------------------------------------------------------------------
+# linear core
+class Segment(_Axis, Shape):
+    """The closed segment from ``a`` to ``b``. ``a == b`` is allowed (a degenerate segment)."""
+
+    __slots__ = ()
+
+    def __init__(self, a, b):
+        points = _axis_points(a, b)
+        self._pack(kinds.SEGMENT, (), points)
+
+
+
     def _describe(self):
         return f"a={self.a.tolist()}, b={self.b.tolist()}"
 
 
-class Capsule(Shape):
+class Capsule(_Axis, Shape):
     """Sphere-swept segment: the segment from z = -length/2 to z = +length/2, swept by ``radius``.
     ``length`` may be 0 (a sphere). ``Capsule.from_points(a, b, radius)`` for an explicit axis."""
 
@@ -313,8 +328,7 @@ class Capsule(Shape):
 
     def _init_points(self, a, b, radius):
         radius = _positive(radius, "radius")
-        points = np.stack([_array(a, "a", (3,)), _array(b, "b", (3,))])
-        _check_span(points, "a and b")
+        points = _axis_points(a, b)
         self._pack(kinds.CAPSULE, (radius,), points)
 
     @classmethod
@@ -327,13 +341,6 @@ class Capsule(Shape):
     def radius(self):
         return float(self.params[0])
 
-    @property
-    def a(self):
-        return self.points[0]
-
-    @property
-    def b(self):
-        return self.points[1]
 
     @property
     def length(self):
@@ -493,7 +500,7 @@ class Ellipsoid(Shape):
         return f"radii={self.radii.tolist()}"
 
 
-class TaperedCapsule(Shape):
+class TaperedCapsule(_Axis, Shape):
     """The convex hull of two balls on the local z axis: radius ``radius_a`` about z = -length/2
     and ``radius_b`` about z = +length/2 (Jolt's tapered capsule; a robot link's usual bound).
     ``TaperedCapsule.from_points(a, b, radius_a, radius_b)`` for an explicit axis. Equal radii
@@ -510,8 +517,7 @@ class TaperedCapsule(Shape):
 
     def _init_points(self, a, b, radius_a, radius_b):
         radii = (_positive(radius_a, "radius_a"), _positive(radius_b, "radius_b"))
-        points = np.stack([_array(a, "a", (3,)), _array(b, "b", (3,))])
-        _check_span(points, "a and b")
+        points = _axis_points(a, b)
         self._pack(kinds.TAPERED_CAPSULE, radii, points)
 
     @classmethod
@@ -528,13 +534,6 @@ class TaperedCapsule(Shape):
     def radius_b(self):
         return float(self.params[1])
 
-    @property
-    def a(self):
-        return self.points[0]
-
-    @property
-    def b(self):
-        return self.points[1]
 
     def local_box(self):
         radii = self.params[:2, None]
