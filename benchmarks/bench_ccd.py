@@ -16,7 +16,7 @@ ratio is touche total time / fcl total time. ``--tolerance 1e-6`` runs touche at
 accuracy for this benchmark (1e-6 of t_max; the default is 1e-9): the tolerance only moves the
 coarse acceptance after the step budget, so both figures are nearly equal (the measured times
 stay ~1e-11 from the reference either way).
-Where the cost goes (touche/_kernels/ccd_mesh.py): the bounding balls then the convex hulls
+Where the cost goes (touche/_kernels/motion/ccd_mesh.py): the bounding balls then the convex hulls
 advance to the hulls' contact (misses end there, ~5 steps); where the hulls touch on the meshes'
 own triangles (the soccer ball: 117 of its 126 hits) that is the first contact, found by a static
 search of ~30 node pairs; elsewhere (seams, the gear's teeth) the trees prove the front near the

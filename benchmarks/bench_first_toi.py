@@ -1,5 +1,5 @@
 """The first mesh time of impact on a fresh fine mesh (issue 23, finding 15): the mesh's hull
-(Qhull, then its slack, touche/_kernels/hull.py), its tree and the pair's arguments are built on
+(Qhull, then its slack, touche/_kernels/primitives/hull.py), its tree and the pair's arguments are built on
 that first call. Kernels are compiled / loaded first on a small mesh.
 
     python benchmarks/bench_first_toi.py [--triangles 82000] [--repeat 3]

@@ -1,5 +1,5 @@
 """A mesh against primitives (touche.intersects / distance route them through the mesh's BVH,
-touche/_kernels/bvh_shape.py) vs the per-triangle brute force they replaced, python-fcl and
+touche/_kernels/narrow/bvh_shape.py) vs the per-triangle brute force they replaced, python-fcl and
 coal; same process, same poses, one call per pose for everyone, taking turns on chunks of poses
 (ratios are what to read on a shared machine).
 

@@ -1,5 +1,5 @@
 """The pair engine as the public verbs call it, for tests that compare a kernel with it: the
-family that touche._kernels.pairs.engine_address picks for the pair (compiled by the session's
+family that touche._kernels.narrow.pairs.engine_address picks for the pair (compiled by the session's
 warmup; calling the all-pairs pair_distance / pair_intersects from Python would compile the
 whole engine once more)."""
 from touche._kernels import pairs

@@ -1,8 +1,8 @@
 """Slow, obviously correct references for the BVH queries: every triangle pair, no tree."""
 import numpy as np
 
-from touche._kernels.closest import closest_points_triangle_triangle
-from touche._kernels.sat_fast import triangle_triangle_overlap
+from touche._kernels.primitives.closest import closest_points_triangle_triangle
+from touche._kernels.primitives.sat_fast import triangle_triangle_overlap
 
 
 def world_triangles(mesh, pose):
@@ -68,7 +68,7 @@ def candidate_pairs(tri_a, tri_b, reach):
 
 def referee_overlap(mesh_a, pose_a, mesh_b, pose_b):
     """Whether any triangle pair overlaps (closed), by the all-pairs test on ball candidates."""
-    from touche._kernels.sat_fast import triangle_triangle_overlap_many
+    from touche._kernels.primitives.sat_fast import triangle_triangle_overlap_many
 
     ta = world_triangles(mesh_a, pose_a)
     tb = world_triangles(mesh_b, pose_b)

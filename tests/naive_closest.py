@@ -1,4 +1,4 @@
-"""Slow, obviously-correct references for touche._kernels.closest.
+"""Slow, obviously-correct references for touche._kernels.primitives.closest.
 
 - hull_closest: closest point of the convex hull of a few points, by brute force over every
   subset of <= 4 points (Caratheodory): project onto the subset's affine hull (pseudo-inverse),

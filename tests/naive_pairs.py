@@ -1,4 +1,4 @@
-"""Slow, obviously-correct reference for the pair engine (touche/_kernels/pairs.py).
+"""Slow, obviously-correct reference for the pair engine (touche/_kernels/narrow/pairs.py).
 
 Independent of the engine: it reads only the public attributes of the shapes (vertices, radius,
 normal, ...) and the pose matrices, and computes in plain numpy / scipy.

@@ -1,4 +1,4 @@
-"""Slow, obviously correct references for touche/_kernels/predicates.py and containment.py.
+"""Slow, obviously correct references for touche/_kernels/base/predicates.py and containment.py.
 
 Everything is exact rational arithmetic (fractions.Fraction of the float64 inputs) unless noted.
 """

@@ -1,4 +1,4 @@
-"""Slow, obviously-correct references for touche._kernels.ray.
+"""Slow, obviously-correct references for touche._kernels.primitives.ray.
 
 Convex solids: each shape is given by a convex "signed" function f(x) (<= 0 exactly on the
 closed solid, gradient = outward normal on each smooth piece).  Along a ray phi(t) =

@@ -1,4 +1,4 @@
-"""Slow, obviously correct references for touche/_kernels/sat_fast.py (vectorised numpy / scipy).
+"""Slow, obviously correct references for touche/_kernels/primitives/sat_fast.py (vectorised numpy / scipy).
 
 - ``sat_gap``: a generic separating-axis gap on vertex sets. Candidate axes are built from a set
   of directions D (the edge directions of both objects, plus the centre offset): D itself, all

@@ -1,4 +1,4 @@
-"""Slow, obviously correct references for touche/_kernels/sat_moving.py.
+"""Slow, obviously correct references for touche/_kernels/motion/sat_moving.py.
 
 - ``minkowski_toi``: translating convex sets A + t v_a and B + t v_b meet iff t (v_a - v_b) lies
   in the Minkowski difference M = conv{b_j - a_i}. Qhull (scipy) builds M's facets; the first

@@ -25,7 +25,7 @@ surface_walk.walk()"`` (or ``python tests/surface_walk.py [section ...]``, which
 section). Three things in the kernels only work compiled, so under NUMBA_DISABLE_JIT=1
 (``NO_JIT``), and only there, the walk skips them:
 
-- first / any-hit ray casts on meshes (``_ray_ok``): numba intrinsics (touche/_kernels/simd.py);
+- first / any-hit ray casts on meshes (``_ray_ok``): numba intrinsics (touche/_kernels/base/simd.py);
 - the HierarchicalGrid broad phase (``_structures``): its cell hash wraps int64 multiplication;
 - the exact fallback of the orientation predicates (``_exact``: clearance on touching or
   coplanar triangles; in ``section_cli`` the same error as exit code 4): math.ldexp with an
@@ -82,7 +82,7 @@ def _documented_geometry_error(function, *args, **kwargs):
 
 def _exact(function, *args, **kwargs):
     """Calls that can reach the exact-arithmetic fallback of the orientation predicates
-    (touche/_kernels/predicates.py, used by the clearance kernels on touching / coplanar
+    (touche/_kernels/base/predicates.py, used by the clearance kernels on touching / coplanar
     triangles): it calls math.ldexp with an int64 exponent, fine in numba, a TypeError in plain
     Python. With the JIT the call just runs; under NUMBA_DISABLE_JIT=1 exactly that TypeError
     skips it."""

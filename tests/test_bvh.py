@@ -132,7 +132,7 @@ def test_closed_form_eigenframe_against_numpy():
     orthonormal right-handed frame whose Rayleigh quotients are the eigenvalues in decreasing
     order and which diagonalises the matrix, on random, repeated, nearly repeated, rank-1/2 and
     huge / tiny matrices (never NaN)."""
-    from touche._kernels.bvh_build import fast_eigenframe_into
+    from touche._kernels.trees.bvh_build import fast_eigenframe_into
 
     rng = np.random.default_rng(0)
     axes = np.empty((3, 3))
@@ -169,7 +169,7 @@ def test_rectangle_distance_bounds_bracket_the_exact_distance():
     """bvh_query.rect_distance_bounds (RSS bounds of the distance traversal) against the full
     enumeration rect_rect_distance: exact with a NaN threshold; otherwise lower <= exact <= upper
     and the threshold decided right. Random, parallel / coplanar and degenerate rectangles."""
-    from touche._kernels.bvh_query import rect_distance_bounds, rect_rect_distance
+    from touche._kernels.trees.bvh_query import rect_distance_bounds, rect_rect_distance
 
     rng = np.random.default_rng(5)
     for k in range(3000):
@@ -248,7 +248,7 @@ def test_intersection_segments_lie_on_both_triangles():
     assert len(result) > 10
     ta = naive_bvh.world_triangles(a, None)
     tb = naive_bvh.world_triangles(a, pose)
-    from touche._kernels.closest import closest_point_triangle
+    from touche._kernels.primitives.closest import closest_point_triangle
 
     for (i, j), segment in zip(result.pairs, result.segments):
         for point in segment:

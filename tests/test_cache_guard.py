@@ -33,7 +33,7 @@ def test_a_change_drops_the_module_and_its_importers_only(tmp_path, monkeypatch)
     kernels._drop_stale_cache()
     sources = kernels._module_sources()
     # vec is imported (directly or not) by pairs; planar 2D SAT does not reach pairs
-    assert b"from .vec import" in sources["closest"]
+    assert b"from touche._kernels.base.vec import" in sources["closest"]
     edited = dict(sources, vec=sources["vec"] + b"\n# edited\n")
     monkeypatch.setattr(kernels, "_module_sources", lambda: edited)
     files = {name: cache / f"{name}.f-1.py311.nbi" for name in ("vec", "closest", "pairs", "sat2d", "kinds")}
@@ -47,7 +47,7 @@ def test_a_change_drops_the_module_and_its_importers_only(tmp_path, monkeypatch)
 
 
 # ------------------------------------------------------------------------------------------------
-# the persistent per-user cache (touche/_kernels/jit.py): folders keyed by content
+# the persistent per-user cache (touche/_kernels/base/jit.py): folders keyed by content
 import os
 import shutil
 import subprocess
@@ -80,7 +80,7 @@ def _run_query(package_parent, cache, extra_env=None):
 @pytest.mark.slow
 def test_persistent_cache_serves_identical_sources_anywhere_and_never_stale_code(tmp_path):
     cache = tmp_path / "cache"
-    source = Path(jit.__file__).resolve().parents[1]
+    source = Path(jit.__file__).resolve().parents[2]
     first, second = tmp_path / "first", tmp_path / "second"
     for clone in (first, second):
         shutil.copytree(source, clone / "touche", ignore=shutil.ignore_patterns("__pycache__"))
@@ -90,7 +90,7 @@ def test_persistent_cache_serves_identical_sources_anywhere_and_never_stale_code
     # a second copy of the same sources elsewhere: everything comes from the cache
     assert _run_query(second, cache) == (True, 0)
     # an edit that changes the answer: a new folder for the module, never the old code
-    batch = second / "touche" / "_kernels" / "batch.py"
+    batch = second / "touche" / "_kernels" / "narrow" / "batch.py"
     text = batch.read_text()
     entry = "return 1 if point_core_overlap(pta, ra, ta, ptb, rb, tb) else 0"  # the query's kernel
     assert entry in text

@@ -1,4 +1,4 @@
-"""Closed-form moving tests (touche/_kernels/ccd_analytic.py, Ericson 5.5.3-5.5.8, errata of
+"""Closed-form moving tests (touche/_kernels/motion/ccd_analytic.py, Ericson 5.5.3-5.5.8, errata of
 SEED-NOTES §3) and interval halving (5.5.1) as the fallback of conservative advancement.
 
 References: dense sampling of touche's static distance plus bisection (tests/naive_ccd.py), the
@@ -111,7 +111,7 @@ SHAPES = {
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SHAPES))
 def test_closed_forms_against_sampling_and_the_gjk_cast(name):
-    from touche._kernels.gjk_cast import gjk_shape_cast_many
+    from touche._kernels.convex.gjk_cast import gjk_shape_cast_many
 
     a, b = SHAPES[name]
     rng = np.random.default_rng(len(name))

@@ -1,4 +1,4 @@
-"""Time of impact of triangle meshes (touche/_kernels/ccd_mesh.py): mesh-mesh, mesh-convex and
+"""Time of impact of triangle meshes (touche/_kernels/motion/ccd_mesh.py): mesh-mesh, mesh-convex and
 mesh-plane under Linear, Screw (fast spins), Keyframes, Integrated and CallableMotion.
 
 The claims under test (as tests/test_ccd.py): never MISS when the shapes touch somewhere in
@@ -533,7 +533,7 @@ def test_hull_packing_supports_and_degenerate_meshes():
     """The packed hull (vertices + adjacency, hill climbing above 256 vertices) gives the mesh's
     support in every direction; a flat mesh has none (the tree runs alone)."""
     from touche._kernels import kinds
-    from touche._kernels.support import support_local
+    from touche._kernels.convex.support import support_local
     from touche.impact import _mesh_hull
 
     rng = np.random.default_rng(5)

@@ -1,4 +1,4 @@
-"""Contact manifolds (touche.contacts, touche/_kernels/manifold.py) against tests/naive_contacts.py,
+"""Contact manifolds (touche.contacts, touche/_kernels/narrow/manifold.py) against tests/naive_contacts.py,
 hand-built configurations, stability under jitter, and pybullet's box-box contacts."""
 from __future__ import annotations
 

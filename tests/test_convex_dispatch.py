@@ -92,7 +92,7 @@ def _inscribed_hull(shape, resolution=24):
             points = np.concatenate([ring + [0, 0, -half], [[0, 0, half]]])
     directions = np.random.default_rng(0).normal(size=(20000, 3))
     directions /= np.linalg.norm(directions, axis=1)[:, None]
-    from touche._kernels.pairs import support
+    from touche._kernels.narrow.pairs import support
 
     kind, params, pts = shape._packed[:3]
     exact = np.array([d @ support(kind, params, pts, d) for d in directions])
@@ -211,7 +211,7 @@ def test_smooth_solid_vs_plane_uses_the_support_function(smooth, plane):
 
 @pytest.mark.slow
 def test_separated_polytope_pairs_use_gjk_and_match_the_enumeration_engine():
-    from touche._kernels.pairs import engine_pair_distance
+    from touche._kernels.narrow.pairs import engine_pair_distance
 
     rng = np.random.default_rng(21)
     names = ["Triangle", "Tetrahedron", "Box", "ConvexPolygon", "ConvexPolyhedron"]

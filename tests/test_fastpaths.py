@@ -1,10 +1,10 @@
-"""The allocation-light fast paths (touche/_kernels/fastpaths.py) must agree with the general
+"""The allocation-light fast paths (touche/_kernels/narrow/fastpaths.py) must agree with the general
 engine (pairs.py) on every pair they take over, in both argument orders."""
 import numpy as np
 import pytest
 
 import touche as tc
-from touche._kernels.fastpaths import fast_intersects
+from touche._kernels.narrow.fastpaths import fast_intersects
 
 from engines import engine_answer
 
@@ -74,7 +74,7 @@ DISTANCE_PAIRS = FAST_PAIRS[:3] + [("capsule", "box"), ("segment", "aabb")] + FA
 
 @pytest.mark.parametrize("name_a, name_b", [p for p in DISTANCE_PAIRS if p not in (("box", "box"), ("box", "aabb"))])
 def test_fast_distance_equals_engine(name_a, name_b):
-    from touche._kernels.fastpaths import fast_distance
+    from touche._kernels.narrow.fastpaths import fast_distance
 
     a, b = SHAPES[name_a], SHAPES[name_b]
     scale = 0.6 * (a.scale + b.scale)
@@ -100,7 +100,7 @@ def test_fast_pair_tables_match_what_the_kernels_handle():
     """The registry sends exactly the pairs the closed forms handle to their short entries."""
     from touche import dispatch
     from touche._kernels import kinds
-    from touche._kernels.fastpaths import fast_distance
+    from touche._kernels.narrow.fastpaths import fast_distance
 
     def fast(verb):
         return {pair for pair, route in dispatch.routes(verb).items() if route.engine == dispatch.CLOSED_FORM}

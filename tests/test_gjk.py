@@ -1,4 +1,4 @@
-"""GJK / EPA / shape cast (touche/_kernels/gjk.py, touche/convex.py) against slow references
+"""GJK / EPA / shape cast (touche/_kernels/convex/gjk.py, touche/convex.py) against slow references
 (tests/naive_gjk.py), the exact SAT pair engine (touche.distance), coal, and metamorphic
 relations. All inputs are seeded."""
 from __future__ import annotations

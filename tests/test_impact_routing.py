@@ -80,7 +80,7 @@ def test_sphere_sphere_matches_the_quadratic():
 
 @pytest.mark.parametrize("pair", [("Box", "Box"), ("Tetrahedron", "Box"), ("Triangle", "ConvexPolyhedron")])
 def test_gjk_cast_equals_the_sat_engine_on_polytopes(pair):
-    from touche._kernels.gjk_cast import gjk_shape_cast_many
+    from touche._kernels.convex.gjk_cast import gjk_shape_cast_many
 
     shapes = {
         "Box": tc.Box([1.0, 0.6, 1.4]),

@@ -1,4 +1,4 @@
-"""Overlap kernels (touche/_kernels/overlap.py) and the generic SAT (sat.py) vs naive references."""
+"""Overlap kernels (touche/_kernels/primitives/overlap.py) and the generic SAT (sat.py) vs naive references."""
 import numpy as np
 import pytest
 

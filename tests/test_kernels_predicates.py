@@ -1,4 +1,4 @@
-"""Tests for touche/_kernels/predicates.py and touche/_kernels/containment.py against the exact /
+"""Tests for touche/_kernels/base/predicates.py and touche/_kernels/primitives/containment.py against the exact /
 brute-force references in tests/naive_predicates.py."""
 
 from fractions import Fraction as Fr

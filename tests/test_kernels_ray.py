@@ -1,4 +1,4 @@
-"""Tests for touche._kernels.ray against the slow references in tests/naive_ray.py."""
+"""Tests for touche._kernels.primitives.ray against the slow references in tests/naive_ray.py."""
 from decimal import Decimal, getcontext
 
 import numpy as np

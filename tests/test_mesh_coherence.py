@@ -58,7 +58,7 @@ def test_coherent_queries_equal_independent_queries_along_a_path(name):
         # the reported triangles are that far apart
         verts = np.asarray(mesh.vertices)
         faces = np.asarray(mesh.faces)
-        from touche._kernels.closest import closest_points_triangle_triangle
+        from touche._kernels.primitives.closest import closest_points_triangle_triangle
 
         ta = verts[faces[got.triangle_a]]
         tb = verts[faces[got.triangle_b]] @ pose[:3, :3].T + pose[:3, 3]

@@ -1,6 +1,6 @@
 """The hull prefix of the mesh time of impact: the hull's slack (how far a mesh vertex reaches
 outside the hull's facet planes) is the maximum over every (facet, vertex) pair, computed by the
-pruned kernel of touche/_kernels/hull.py in a fraction of the old facets x vertices loop
+pruned kernel of touche/_kernels/primitives/hull.py in a fraction of the old facets x vertices loop
 (issue 23, finding 15: 15-22 s for an 82k-triangle sphere)."""
 
 import numpy as np

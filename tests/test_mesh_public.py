@@ -1,7 +1,7 @@
 """Meshes through the public verbs (touche.intersects / distance / signed_distance).
 
 - A mesh against every primitive and convex shape goes through the mesh's BVH
-  (touche/_kernels/bvh_shape.py). Its reference is the per-triangle brute force of the pair
+  (touche/_kernels/narrow/bvh_shape.py). Its reference is the per-triangle brute force of the pair
   engine (pairs.py, reached here through batch.distance_many / intersects_many directly): the
   results must be IDENTICAL (bit for bit: same triangle terms, same lowest-index tie rule), for
   both argument orders, single calls and batches, on seeded random poses with both outcomes

@@ -1,4 +1,4 @@
-"""Mesh queries on the BVH (touche.meshquery, touche/_kernels/bvh_mesh.py): rays (first / any /
+"""Mesh queries on the BVH (touche.meshquery, touche/_kernels/trees/bvh_mesh.py): rays (first / any /
 all hits), closest point, winding number, contains, signed distance.
 
 References: the brute-force kernels the BVH replaced (bit-identical answers expected), the

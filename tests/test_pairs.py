@@ -1,4 +1,4 @@
-"""The pair engine (touche.distance / touche.intersects, touche/_kernels/pairs.py) against the slow
+"""The pair engine (touche.distance / touche.intersects, touche/_kernels/narrow/pairs.py) against the slow
 references in naive_pairs.py, for every pair in touche.SUPPORTED_PAIRS.
 
 Tolerances (S = size of the configuration: the shapes' bounding radii plus the translations):

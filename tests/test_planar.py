@@ -1,4 +1,4 @@
-"""2D separating axes (touche.planar, touche/_kernels/sat2d.py) against slow references
+"""2D separating axes (touche.planar, touche/_kernels/primitives/sat2d.py) against slow references
 (tests/naive_planar.py, tests/naive_toi.py) on seeded random inputs, plus Eberly's worked example
 and edge cases."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""Separating-axis fast paths (touche/pairwise.py, touche/_kernels/sat_fast.py) against coal, the
+"""Separating-axis fast paths (touche/pairwise.py, touche/_kernels/primitives/sat_fast.py) against coal, the
 existing overlap kernels, and the slow references of tests/naive_sat_fast.py / naive_toi.py.
 
 All random inputs are seeded. "Band": cases whose signed distance / SAT gap is within 1e-9 of

@@ -1,4 +1,4 @@
-"""time_of_impact / intersection for translating convex polytopes (touche/_kernels/sat_moving.py).
+"""time_of_impact / intersection for translating convex polytopes (touche/_kernels/motion/sat_moving.py).
 
 References (tests/naive_sat_moving.py): the ray t (v_a - v_b) against the Minkowski difference
 built by Qhull; dense sampling + bisection of an LP overlap test (tests/naive_toi.py); scipy
@@ -223,7 +223,7 @@ def _touching_cases(rng, a, b, n):
     poses_a, poses_b = _poses(rng, n, pos_a), _poses(rng, n, pos_b)
     # the exact feature-enumeration engine (not GJK, whose witness normal on edge / vertex
     # contacts is only ~1e-9 accurate): moving along its normal touches to round-off
-    from touche._kernels.pairs import engine_pair_distance
+    from touche._kernels.narrow.pairs import engine_pair_distance
 
     normal = np.empty((n, 3))
     for i in range(n):

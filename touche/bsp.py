@@ -44,7 +44,7 @@ Boundary convention (solid trees, 8.4.1): points on the surface are inside (clos
 everywhere in touche) and points OUTSIDE within eps of the surface may be reported inside too
 ("boundary band", ~1e-9 of the mesh size). A point descends by the exact side of each plane,
 and one that came within eps of a plane on the way (maybe on the surface) and reached an empty
-leaf is inside iff a boundary fragment lies within eps (touche/_kernels/bsp.py ``_inside``: the
+leaf is inside iff a boundary fragment lies within eps (touche/_kernels/trees/bsp.py ``_inside``: the
 book's "within eps: go back" rule misclassifies points near thin cells between nearly parallel
 planes, as far as eps / angle from them). ``raycast`` reports t = 0 for a ray starting inside or on the surface,
 and a ray grazing a face or running along it touches the solid (hit). Sphere and polytope
@@ -134,7 +134,7 @@ def _points(points, name):
 
 
 class _BSPTree:
-    """Arrays of one built tree (touche/_kernels/bsp.py module doc) and the common queries."""
+    """Arrays of one built tree (touche/_kernels/trees/bsp.py module doc) and the common queries."""
 
     MODE = 0
     __slots__ = ("node_planes", "node_children", "node_fragments", "leaf_solid", "leaf_fragments",

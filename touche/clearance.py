@@ -12,7 +12,7 @@ list of parts.
 
 Method: the triangle-triangle strategy for STL meshes (seed S3) with its errata fixed, under the
 mesh's bounding-volume tree (``touche.bvh``: the one tree every mesh query uses, built once per
-mesh); see ``touche/_kernels/clearance.py`` for the steps and the deviations. Parts are surfaces: ``intersecting`` means the two surfaces share a point, decided
+mesh); see ``touche/_kernels/trees/clearance.py`` for the steps and the deviations. Parts are surfaces: ``intersecting`` means the two surfaces share a point, decided
 by exact predicates on the posed coordinates (touching counts, coplanar overlaps included; a
 triangle pair whose computed distance is exactly 0, i.e. touching below float64 resolution, counts
 too). A part lying wholly inside a closed part does not touch its surface and gets a positive
@@ -86,8 +86,8 @@ class ClearancePart:
     ``touche.bvh`` tree: the mesh's own for the default ``split`` and ``leaf_size``, else one
     built with them; see ``SPLITS``) and S3's per-triangle data in tree order. Build once, query
     at any poses. Attributes: ``mesh`` (TriangleMesh), ``node_index``, ``node_bounds`` (the
-    tree's arrays, layout in ``touche/_kernels/bvh_build.py``), ``triangles`` (per-triangle data
-    in tree order, columns ``TRI_*`` of ``touche._kernels.clearance``), ``triangle_ids``,
+    tree's arrays, layout in ``touche/_kernels/trees/bvh_build.py``), ``triangles`` (per-triangle data
+    in tree order, columns ``TRI_*`` of ``touche._kernels.trees.clearance``), ``triangle_ids``,
     ``depth``."""
 
     __slots__ = ("mesh", "node_index", "node_bounds", "triangles", "triangle_ids", "depth")

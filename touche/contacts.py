@@ -2,7 +2,7 @@
 
 A manifold is up to ``max_points`` contact points sharing one normal (from A towards B), each
 with its own depth. It is built by clipping the incident feature against the reference face
-(Sutherland-Hodgman); see ``touche/_kernels/manifold.py`` for the method, its tolerances and
+(Sutherland-Hodgman); see ``touche/_kernels/narrow/manifold.py`` for the method, its tolerances and
 the polygon approximation of cylinder caps / cone bases.
 
 Conventions

@@ -7,7 +7,7 @@ way round (``flip``). ``SUPPORTED_PAIRS``, the verbs' routing (touche.query, tou
 the checks of touche.world and the ``touche`` command, warmup's closed-form step and the tests'
 enumerations all read this table; nothing else lists pairs.
 
-Keys. The pair verbs key on the two shapes' kinds (``touche._kernels.kinds``). The one-shape
+Keys. The pair verbs key on the two shapes' kinds (``touche._kernels.base.kinds``). The one-shape
 verbs key on the query they answer: ``closest_point`` is (POINT, kind) -- a point against the
 shape -- and ``raycast`` is (RAY, kind). ``time_of_impact`` is routed by the motions too, so it
 is four verbs here, one per motion family (:func:`motion_family`): both translating
@@ -39,7 +39,7 @@ from .errors import UnsupportedQuery
 # ----------------------------------------------------------------------------------------------
 # kind categories (every other module takes its sets of kinds from here)
 ALL_KINDS = frozenset(range(kinds.NUM_KINDS))
-# The pair engine (touche/_kernels/pairs.py) reduces a shape to a "core" and compares kind codes
+# The pair engine (touche/_kernels/narrow/pairs.py) reduces a shape to a "core" and compares kind codes
 # by range to find it, so these categories are also contiguous ranges of codes, in this order
 # (ENGINE_ORDER; tests/test_dispatch.py checks it).
 POINT_CORE = frozenset((kinds.POINT, kinds.SPHERE))  # a point, plus a radius for the sphere
@@ -91,16 +91,16 @@ VERBS = (INTERSECTS, DISTANCE, SIGNED_DISTANCE, CLOSEST_POINT, RAYCAST, CONTACTS
 
 # ----------------------------------------------------------------------------------------------
 # engines: the code path behind a route (the module that answers, and how)
-CLOSED_FORM = "closed_form"  # _kernels/fastpaths.py through batch's short entries (the engine if declined)
-PAIR_ENGINE = "pair_engine"  # _kernels/pairs.py pair_query: closed forms, SAT, GJK / EPA
-MESH_SHAPE = "mesh_shape"  # _kernels/bvh_shape.py: a shape against a mesh's BVH (order: shape, mesh)
+CLOSED_FORM = "closed_form"  # _kernels/narrow/fastpaths.py through batch's short entries (the engine if declined)
+PAIR_ENGINE = "pair_engine"  # _kernels/narrow/pairs.py pair_query: closed forms, SAT, GJK / EPA
+MESH_SHAPE = "mesh_shape"  # _kernels/narrow/bvh_shape.py: a shape against a mesh's BVH (order: shape, mesh)
 MESH_MESH = "mesh_mesh"  # touche.bvh: two meshes' BVHs
 MESH_TREE = "mesh_tree"  # touche.meshquery: closest points / rays on a mesh's BVH
-RAY_KERNEL = "ray_kernel"  # _kernels/batch.py raycast_many (_kernels/ray.py per kind)
-MANIFOLD = "manifold"  # _kernels/manifold.py contact manifolds
-SAT = "sat"  # _kernels/sat_moving.py: exact moving SAT, contact and intersection sets
-GJK_CAST = "gjk"  # _kernels/gjk.py shape casting
-# closed forms of time of impact under translation (_kernels/ccd_analytic.py, Ericson 5.5), in
+RAY_KERNEL = "ray_kernel"  # _kernels/narrow/batch.py raycast_many (_kernels/primitives/ray.py per kind)
+MANIFOLD = "manifold"  # _kernels/narrow/manifold.py contact manifolds
+SAT = "sat"  # _kernels/motion/sat_moving.py: exact moving SAT, contact and intersection sets
+GJK_CAST = "gjk"  # _kernels/convex/gjk.py shape casting
+# closed forms of time of impact under translation (_kernels/motion/ccd_analytic.py, Ericson 5.5), in
 # the order (first, second) that the kernel takes
 SPHERE_SPHERE_CAST = "closed_form_sphere_sphere"
 CONVEX_PLANE_CAST = "closed_form_convex_plane"
@@ -108,11 +108,11 @@ SPHERE_TRIANGLE_CAST = "closed_form_sphere_triangle"
 SPHERE_POLYGON_CAST = "closed_form_sphere_polygon"
 SPHERE_BOX_CAST = "closed_form_sphere_box"
 ALIGNED_BOXES_OR_SAT = "aligned_boxes_or_sat"  # the AABB closed form when neither box turns, else SAT
-ADVANCEMENT = "advancement"  # _kernels/ccd.py conservative advancement (finite convex, plane second)
+ADVANCEMENT = "advancement"  # _kernels/motion/ccd.py conservative advancement (finite convex, plane second)
 PYTHON_ADVANCEMENT = "python_advancement"  # touche.impact: advancement stepped from Python
-MESH_ADVANCEMENT = "mesh_advancement"  # _kernels/ccd_mesh.py: best-first advancement on BVHs (mesh first)
+MESH_ADVANCEMENT = "mesh_advancement"  # _kernels/motion/ccd_mesh.py: best-first advancement on BVHs (mesh first)
 MESH_PYTHON_ADVANCEMENT = "mesh_python_advancement"  # touche.impact: Python steps on mesh distances
-QUADRATIC_SAT = "quadratic_sat"  # _kernels/ccd_quadratic.py: piecewise-polynomial SAT, box-box
+QUADRATIC_SAT = "quadratic_sat"  # _kernels/motion/ccd_quadratic.py: piecewise-polynomial SAT, box-box
 
 
 class Route(NamedTuple):

@@ -8,9 +8,9 @@
 Engines: the registry (touche/dispatch.py) names the engine that answers a pair, per motion
 family (``dispatch.motion_family``). Under translation, after the closed forms:
 - ``dispatch.SAT``: the separating-axis engine for translating convex polytopes
-  (touche/_kernels/sat_moving.py: triangle, tetrahedron, box, convex polygon, convex polyhedron;
+  (touche/_kernels/motion/sat_moving.py: triangle, tetrahedron, box, convex polygon, convex polyhedron;
   Eberly's method of separating axes): exact first and last contact and the contact set;
-- ``dispatch.GJK_CAST``: GJK shape casting (touche/_kernels/gjk.py, Ericson 9.5.7, conservative
+- ``dispatch.GJK_CAST``: GJK shape casting (touche/_kernels/convex/gjk.py, Ericson 9.5.7, conservative
   advancement on the Minkowski difference) for every other pair of finite convex shapes (points,
   spheres, segments, capsules, cylinders, cones, ellipsoids, and those against polytopes): the
   first contact time, one contact point and the normal.
@@ -215,19 +215,19 @@ def time_of_impact(a, motion_a, b, motion_b, t_max, tolerance=None):
       (first and last contact, contact set) and GJK shape casting for other finite convex pairs;
       contact means within the touching tolerance (touche.tolerance) on every axis;
     - rotating / keyframed / integrated motions, and any motion against a plane or half-space:
-      conservative advancement on GJK distances (touche/_kernels/ccd.py) with rigorous bounds
+      conservative advancement on GJK distances (touche/_kernels/motion/ccd.py) with rigorous bounds
       on the approach speed, so thin fast-spinning shapes never tunnel; ``time`` is the first
       advancement time at which the gap is <= the touching tolerance; ``last_time`` is NaN;
     - QuadraticMatrix motions (box-box only; the other motion may be translational): exact first
       contact from the roots of the piecewise-polynomial separating-axis functions
-      (touche/_kernels/ccd_quadratic.py);
+      (touche/_kernels/motion/ccd_quadratic.py);
     - CallableMotion: conservative advancement in Python with the user's speed bounds (one
       kernel call per step);
     - a triangle mesh against a mesh, a convex shape or a plane (any rigid motion): the bounding
       balls, then the convex hulls advance to the hulls' contact (misses mostly end there; where
       the hulls touch on the meshes' own triangles that time is the first contact), then
       best-first conservative advancement on the BVHs with node-level motion bounds
-      (touche/_kernels/ccd_mesh.py). ``triangles`` gives the touching triangles.
+      (touche/_kernels/motion/ccd_mesh.py). ``triangles`` gives the touching triangles.
     """
     a = _shape(a, "a")
     b = _shape(b, "b")
@@ -275,7 +275,7 @@ def _empty_impact(a, motion_a, b, motion_b, engine):
 
 
 # ----------------------------------------------------------------------------------------------
-# closed forms under translation (Ericson 5.5.3-5.5.8), touche/_kernels/ccd_analytic.py
+# closed forms under translation (Ericson 5.5.3-5.5.8), touche/_kernels/motion/ccd_analytic.py
 def _identity_rotations(motion):
     rotation = np.asarray(motion.pose, dtype=np.float64).reshape(-1, 4, 4)[:, :3, :3]
     return bool((rotation == np.eye(3)).all())
@@ -413,7 +413,7 @@ def _translational(a, motion_a, b, motion_b, limit, engine):
 
 
 # ----------------------------------------------------------------------------------------------
-# conservative advancement (rotating and general rigid motions), touche/_kernels/ccd.py
+# conservative advancement (rotating and general rigid motions), touche/_kernels/motion/ccd.py
 _PLANES = dispatch.PLANES
 CA_MAX_ITERATIONS = 20_000  # per pair; transversal contacts need ~30 x (speed bound / approach speed)
 
@@ -557,7 +557,7 @@ def _point_result(status, time, point, normal, single, found=None):
 
 
 # ----------------------------------------------------------------------------------------------
-# meshes: conservative advancement on the BVH (touche/_kernels/ccd_mesh.py)
+# meshes: conservative advancement on the BVH (touche/_kernels/motion/ccd_mesh.py)
 MESH_BUDGET = 2_000_000  # advancement steps per query before the coarse / MAX_ITERATIONS exit
 
 
@@ -657,7 +657,7 @@ _NO_HULL = (-1, np.zeros(4), np.zeros((1, 3)), 0.0)
 
 def _mesh_hull(mesh):
     """(kind, params, points, slack) of the convex hull of a mesh's face vertices as a packed
-    POLYHEDRON for the hull prefix of the mesh time of impact (touche/_kernels/ccd_mesh.py
+    POLYHEDRON for the hull prefix of the mesh time of impact (touche/_kernels/motion/ccd_mesh.py
     hull_advance), cached per mesh; _NO_HULL (kind -1) for a flat or degenerate mesh. Only what
     GJK reads is packed: the hull vertices and their adjacency (CSR, hill climbing), no facet
     planes (ConvexPolyhedron's facet merge is quadratic in the facet count: a minute for a
@@ -697,7 +697,7 @@ _GRAIN_SLACK = 2048  # facets per chunk of the hull slack (tens of microseconds 
 
 def _hull_slack(equations, points):
     """max(0, largest n . p + d of any hull facet (n, d) at any point p), as every pair would give
-    it, in a few hundred evaluations per facet (touche/_kernels/hull.py)."""
+    it, in a few hundred evaluations per facet (touche/_kernels/primitives/hull.py)."""
     from ._kernels import hull as kernels
 
     equations = np.ascontiguousarray(equations, dtype=np.float64)

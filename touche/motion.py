@@ -8,7 +8,7 @@ Every model carries the start pose and says where the object is at time t:
 - ``batch_size`` — 1 for a single motion, n for a batch (arrays broadcast);
 - ``packed()`` — the kernel form: a float64 (n, P) array, one row per motion, ``row[0]`` a kind
   code (below), so a numba kernel evaluates pose(t) and a rigorous bound on point speeds
-  (touche/_kernels/ccd.py ``motion_pose`` / ``motion_rates``). ``CallableMotion`` has none.
+  (touche/_kernels/motion/ccd.py ``motion_pose`` / ``motion_rates``). ``CallableMotion`` has none.
 
 Models (x_world(t) for a point with local coordinates x; R0, p0 = start rotation / translation):
 
@@ -48,7 +48,7 @@ from .errors import GeometryError
 from .pose import Pose, as_matrices, real_array
 from .pose import check_magnitude as check_coordinates
 
-# kind codes of the packed (kernel) form; keep in sync with touche/_kernels/ccd.py
+# kind codes of the packed (kernel) form; keep in sync with touche/_kernels/motion/ccd.py
 KIND_SCREW = 2  # Static and Linear pack as screws with w = 0
 KIND_KEYFRAMES = 3
 SCREW_SIZE = 26  # [kind, pose (16, row-major), v (3), w (3), center (3)]
@@ -456,7 +456,7 @@ class QuadraticMatrix(_Stacked):
     """Affine motion ``M(t) = m0 + t m1 + t^2 m2`` (S4): each coefficient (4, 4) with last row
     [0, 0, 0, 1] for m0 and zeros for m1, m2; or one array ``coefficients`` (3, 4, 4) / a batch
     (n, 3, 4, 4) as the first argument. M(t) need not be rigid: a box under it is a moving
-    parallelepiped. Answered exactly for box-box pairs (touche/_kernels/ccd.py)."""
+    parallelepiped. Answered exactly for box-box pairs (touche/_kernels/motion/ccd.py)."""
 
     __slots__ = ("coefficients",)
     _blocks = "coefficients"

@@ -2,7 +2,7 @@
 
 For CAD and robotics code that already holds its boxes and triangles as arrays (no shape objects,
 no poses). Seeds: Eberly, "Dynamic Collision Detection using Oriented Bounding Boxes" sections 2-4
-(kernels in ``touche/_kernels/sat_fast.py``).
+(kernels in ``touche/_kernels/primitives/sat_fast.py``).
 
 Array conventions
 - OBB: ``center`` (3,), ``axes`` (3, 3) whose ROWS are the unit axes, ``half`` extents (3,);
@@ -16,7 +16,7 @@ Invalid input (wrong shapes, NaN / inf, negative extents, non-orthonormal axes) 
 :class:`touche.GeometryError`. Everything is in one frame (the caller's world frame).
 
 Time of impact (constant velocities over [0, t_max]) returns a :class:`PairwiseImpactResult`:
-``status`` (``MISS`` / ``HIT`` / ``ALREADY_TOUCHING``, the codes of ``touche._kernels.kinds``),
+``status`` (``MISS`` / ``HIT`` / ``ALREADY_TOUCHING``, the codes of ``touche._kernels.base.kinds``),
 ``time`` (inf on a miss, 0 when already touching), ``point`` a point of first contact (on both
 objects at ``time``; NaN on a miss) and ``normal`` the unit contact normal from A to B at a HIT
 (NaN otherwise: an overlap at t = 0 has no first-contact direction).
@@ -27,7 +27,7 @@ import numpy as np
 
 from . import _parallel, tolerance
 from ._kernels import kernel_loader
-from ._kernels.kinds import (  # the status and set codes: public here
+from ._kernels.base.kinds import (  # the status and set codes: public here
     ALREADY_TOUCHING, HIT, MISS, SET_EMPTY, SET_POINT, SET_POLYGON, SET_SEGMENT)
 from ._record import Record
 from .errors import GeometryError

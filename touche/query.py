@@ -82,7 +82,7 @@ def _empty_distance():
 def _raise_invalid_pose(code, pose_a, pose_b):
     """A kernel found a raw pose array that is not a rigid transform: let the full validation
     name the problem (it always raises for such an array)."""
-    from ._kernels.batch import INVALID_POSE_A
+    from ._kernels.narrow.batch import INVALID_POSE_A
 
     if code == INVALID_POSE_A:
         as_matrices(pose_a, "pose_a")
@@ -117,7 +117,7 @@ def _kernels():
 
 def _pair_engine(drivers, a, b, intersects_only):
     """The address of the pair engine family that answers ``a`` against ``b`` (the drivers'
-    ``engine`` argument; see _kernels/pairs.py engine_address): a first query compiles only it."""
+    ``engine`` argument; see _kernels/narrow/pairs.py engine_address): a first query compiles only it."""
     return drivers.engine_address(a.kind, a._packed[1], b.kind, b._packed[1], intersects_only)
 
 
@@ -499,7 +499,7 @@ def _lower_bound(a, pose_a, b, pose_b, route):
     return distance(a, pose_a, b, pose_b)
 
 
-_LOWER_BOUND_QUERY = -1.0  # = touche._kernels.pairs.LOWER_BOUND_QUERY (this module loads no kernel)
+_LOWER_BOUND_QUERY = -1.0  # = touche._kernels.narrow.pairs.LOWER_BOUND_QUERY (this module loads no kernel)
 
 
 class _SingleDistanceResult(DistanceBuffer, DistanceResult):

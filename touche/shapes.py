@@ -5,7 +5,7 @@ query (``x_world = R @ x_local + t``). Sizes follow the conventions of coal / tr
 ``Box(extents)`` takes full side lengths, ``Capsule(radius, length)``, ``Cylinder`` and ``Cone``
 take the full length along the local z axis, centred on the origin (the cone's apex at +z).
 
-Packed layout (read by ``touche/_kernels/pairs.py``), per shape:
+Packed layout (read by ``touche/_kernels/narrow/pairs.py``), per shape:
 ``kind`` (int), ``params`` (p,) float64, ``points`` (n, 3) float64, ``triangles`` (m, 3) int64,
 ``edges`` (e, 2) int64. Polytopes (Triangle, Tetrahedron, Box, AABB, ConvexPolygon,
 ConvexPolyhedron) share one layout: ``points = [vertices; plane normals; unit edge directions]``
@@ -900,7 +900,7 @@ class Rounded(Shape):
     ``core`` is the shape being grown, ``radius`` the ball's radius. Planes, rays, lines and
     meshes are refused (an unbounded or non-convex core).
 
-    Packed (touche/_kernels/kinds.py): kind ROUNDED, ``params = [radius, core kind, core
+    Packed (touche/_kernels/base/kinds.py): kind ROUNDED, ``params = [radius, core kind, core
     params...]``, the core's points, triangles and edges."""
 
     __slots__ = ("core",)

@@ -254,7 +254,7 @@ def _box_corners(lo, hi):
     return np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
 
 
-# kinds world_aabbs reads from their packed points (touche/_kernels/broadphase_world.py): the
+# kinds world_aabbs reads from their packed points (touche/_kernels/broad/broadphase_world.py): the
 # hull of their positions (grown by a radius for spheres, capsules and Rounded shapes), or by the
 # kernel's own rule (discs of cylinders and cones, the semi-axes of an ellipsoid)
 _HULL_OF_POINTS = frozenset((kinds.POINT, kinds.SEGMENT, kinds.TRIANGLE, kinds.TETRAHEDRON, kinds.BOX,

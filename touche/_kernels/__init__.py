@@ -1,6 +1,14 @@
 """Numba kernels. Only @njit(cache=True, nogil=True) code lives here: arrays and scalars in,
 arrays / tuples out, no Python objects. Public wrappers live one level up.
 
+Layout: one sub-package per floor, imports pointing down only (docs/KERNELS.md draws it):
+``base`` (jit, kinds, vectors, predicates) <- ``primitives`` (closest points, overlap, rays, SAT,
+bounding volumes) <- ``convex`` (support mappings, GJK, EPA) <- ``trees`` (BVH, BSP, clearance) <-
+``narrow`` (pair engines, batches, manifolds), with ``motion`` (times of impact, robot kinematics)
+and ``broad`` (broad phases) beside ``narrow``. Every kernel module's file name is unique across
+the floors: ``load("gjk")`` / ``from touche._kernels import gjk`` find it wherever it lives, and
+the cache guard and the persistent cache key modules by that name.
+
 This package's __init__ must not import numba (``import touche`` stays light): every kernel
 module calls ``ensure_fresh_cache()`` before defining its kernels.
 
@@ -22,7 +30,7 @@ modules deadlock (``_DeadlockError``) or see a partially initialised module (``I
 Every first import of a kernel module therefore goes through ``load`` under one process-wide
 lock, taken before any module lock: ``from touche._kernels import batch`` reaches ``load``
 through the package's ``__getattr__`` while ``batch`` is not yet an attribute of the package.
-(A direct ``from touche._kernels.batch import x`` would bypass it: touche does not use that
+(A direct ``from touche._kernels.narrow.batch import x`` would bypass it: touche does not use that
 form outside the kernel modules themselves.)
 """
 import functools
@@ -49,13 +57,33 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_new_lock_after_fork)
 
 
+_FLOORS = ("base", "primitives", "convex", "trees", "narrow", "motion", "broad")
+
+
+def _module_paths():
+    """{kernel module name: its file} over every floor."""
+    paths = {}
+    for floor in _FLOORS:
+        for path in sorted((_HERE / floor).glob("*.py")):
+            if path.stem != "__init__":
+                paths[path.stem] = path
+    return paths
+
+
+_PATHS = _module_paths()
+
+
 def load(name):
-    """The kernel module ``touche._kernels.<name>``, imported (once) under IMPORT_LOCK."""
+    """The kernel module named ``name`` (its file name on any floor, e.g. ``"gjk"``), imported
+    (once) under IMPORT_LOCK."""
     module = globals().get(name)
     if module is not None:
         return module
+    path = _PATHS[name]
     with IMPORT_LOCK:
-        return importlib.import_module(f"{__name__}.{name}")
+        module = importlib.import_module(f"{__name__}.{path.parent.name}.{name}")
+    globals()[name] = module  # later look-ups skip the lock and __getattr__
+    return module
 
 
 def kernel_loader(name):
@@ -66,24 +94,26 @@ def kernel_loader(name):
 
 def __getattr__(name):
     # only reached for names that are not (yet) attributes: kernel modules not imported so far
-    if not name.startswith("__") and (_HERE / f"{name}.py").is_file():
+    if name in _PATHS:
         return load(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 _STAMP_NAME = "touche-kernels.json"
-# "from .vec import dot", "from . import kinds, vec", "from touche._kernels.gjk import ..."
-_IMPORT = re.compile(r"^\s*from\s+(?:\.|touche\._kernels\.?)(\w*)\s+import\s+([\w \t,(]+)", re.MULTILINE)
+# "from touche._kernels.convex.gjk import ...", "from touche._kernels.base import kinds, vec",
+# "from .vec import dot", "from . import kinds"
+_IMPORT = re.compile(r"^\s*from\s+(?:\.|touche\._kernels\.?)([\w.]*)\s+import\s+([\w \t,(]+)", re.MULTILINE)
 
 
 def _module_sources():
-    return {path.stem: path.read_bytes() for path in sorted(_HERE.glob("*.py")) if path.stem != "__init__"}
+    return {name: path.read_bytes() for name, path in _PATHS.items()}
 
 
 def _direct_imports(source, modules):
     found = set()
     for target, names in _IMPORT.findall(source.decode("utf-8", "replace")):
-        if target:
-            found.add(target)
-        else:  # "from . import a, b"
+        last = target.rsplit(".", 1)[-1]
+        if last in modules:
+            found.add(last)
+        else:  # a floor or the package: "from touche._kernels.base import kinds, vec"
             found.update(name for name in re.split(r"[\s,()]+", names) if name)
     return found & modules
 
@@ -124,19 +154,24 @@ def module_digest(name):
 
 
 def _cache_dirs():
-    dirs = [_HERE / "__pycache__"]
-    try:
-        from numba.core import config
-        from numba.core.caching import UserProvidedCacheLocator, UserWideCacheLocator
+    """Every folder where numba may keep cache files of the kernel modules: numba keys them by
+    each source file's folder, so one set per floor."""
+    dirs = []
+    for floor in _FLOORS:
+        source = next(path for path in _PATHS.values() if path.parent.name == floor)
+        dirs.append(source.parent / "__pycache__")
+        try:
+            from numba.core import config
+            from numba.core.caching import UserProvidedCacheLocator, UserWideCacheLocator
 
-        subpath = UserProvidedCacheLocator.get_suitable_cache_subpath(str(_HERE / "kinds.py"))
-        if config.CACHE_DIR:
-            dirs.append(Path(config.CACHE_DIR) / subpath)
-        probe = UserWideCacheLocator.__new__(UserWideCacheLocator)
-        UserWideCacheLocator.__init__(probe, _module_sources, str(_HERE / "kinds.py"))
-        dirs.append(Path(probe.get_cache_path()))
-    except Exception:  # pragma: no cover - only the in-tree cache then
-        pass
+            subpath = UserProvidedCacheLocator.get_suitable_cache_subpath(str(source))
+            if config.CACHE_DIR:
+                dirs.append(Path(config.CACHE_DIR) / subpath)
+            probe = UserWideCacheLocator.__new__(UserWideCacheLocator)
+            UserWideCacheLocator.__init__(probe, _module_sources, str(source))
+            dirs.append(Path(probe.get_cache_path()))
+        except Exception:  # pragma: no cover - only the in-tree cache then
+            pass
     return dirs
 
 

@@ -55,7 +55,7 @@ _query = kernel_loader("bvh_query")
 class BVH:
     """A bounding-volume hierarchy over the triangles of one mesh (in the mesh's own frame).
 
-    Attributes (read-only numpy arrays, layout in ``touche/_kernels/bvh_build.py``):
+    Attributes (read-only numpy arrays, layout in ``touche/_kernels/trees/bvh_build.py``):
     ``node_index (n, 3)`` int64 rows ``[first, count, right]`` (preorder, left child = next
     node, ``right == -1`` for leaves), ``node_bounds (n, 31)`` float64 (AABB, OBB, RSS, sphere
     per node), ``tri_vertices (m, 3, 3)`` triangles in tree order, ``tri_ids (m,)`` their

@@ -78,10 +78,10 @@ def _element_shape(element, meshes, cache, source):
 
 
 class _Tree:
-    """The kinematic tree as the kernels take it (see touche/_kernels/robot.py)."""
+    """The kinematic tree as the kernels take it (see touche/_kernels/motion/robot.py)."""
 
     def __init__(self, links, joint_of_link, dof_of_joint, mimic_of_joint):
-        from .._kernels.robot import JOINT_FIXED, JOINT_PRISMATIC, JOINT_REVOLUTE
+        from .._kernels.motion.robot import JOINT_FIXED, JOINT_PRISMATIC, JOINT_REVOLUTE
 
         count = len(links)
         index = {name: k for k, name in enumerate(links)}
@@ -580,7 +580,7 @@ class Robot:
         conservative advancement before the unfinished segments are UNDECIDED.
 
         Conservative advancement (touche/robot/motion.py, the bound in
-        touche/_kernels/robot.py): each pair steps s by (lower bound of its distance) / (bound
+        touche/_kernels/motion/robot.py): each pair steps s by (lower bound of its distance) / (bound
         on how fast that distance can change along the segment), the bound from the joint
         motions and the link lengths. Returns a :class:`MotionResult` (scalars for one segment)."""
         q0, q1, single = self._segments(q0, q1, allow_outside_limits)

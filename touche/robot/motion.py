@@ -1,5 +1,5 @@
 """Motion checks of a robot: straight joint-space segments and paths, certified by conservative
-advancement (the derivation of the speed bound is in touche/_kernels/robot.py, "motion checks").
+advancement (the derivation of the speed bound is in touche/_kernels/motion/robot.py, "motion checks").
 
 Every (segment, pair) item advances its own parameter s from 0 with lower bounds of the pair's
 distance, cheapest first:

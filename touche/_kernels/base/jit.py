@@ -1,0 +1,264 @@
+"""``njit`` for touche's kernels: numba's, with calls between kernels typed without literals.
+
+numba types a constant argument of a call made inside a kernel (``f(x, True)``, ``g(t, 0)``) as a
+literal type (``Literal[bool](True)``, ``Literal[int](0)``), and a jitted callee is compiled once
+per literal value: ``f(x, True)`` and ``f(x, False)`` are two full compilations of ``f`` and of
+everything it calls, and each is stored in the cache separately. No touche kernel needs a literal
+argument (none uses ``numba.literally``), so kernels made by this ``njit`` turn literal argument
+types into their plain types before numba picks or compiles a specialization: one compilation per
+real signature. (Branches on such a flag stay in the code as ordinary, well-predicted tests.)
+
+A second canonical form at the boundary: numba types a read-only array (a numpy view of a
+frozen attribute, ``np.broadcast_to``, an array with ``setflags(write=False)``) as another type
+than the same array writable, and would compile every kernel it reaches once more for it. A
+kernel called from Python with a read-only array therefore runs on a writable copy of it (a
+read-only array is never an output, so nothing written is lost); the copy costs one Python-level
+detour per such call, far less than a compilation.
+
+Third, where the compiled code is kept: a per-user folder keyed by content (``_PersistentLocator``)
+instead of numba's default, which keys by each file's modification time beside the sources, so a
+fresh clone or a reinstall of the same sources recompiled everything. Here a kernel module's code
+lives under ``<cache>/kernels-numba<version>/<module>-<digest>``, the digest covering the module's
+source, every kernel module it imports (directly or not) and touche/tolerance.py (see
+``touche._kernels.module_digest``): identical sources find their code wherever they are
+installed, and an edit lands in a new folder (never stale). numba's index adds the function's
+bytecode, the signature and the CPU to every entry. ``<cache>`` is TOUCHE_CACHE_DIR, else
+$XDG_CACHE_HOME/touche, else ~/.cache/touche. NUMBA_CACHE_DIR, when set, wins (numba's own
+locator; the cold-start benchmark and tests rely on it); TOUCHE_PERSISTENT_CACHE=0 turns the
+per-user folder off (numba's defaults then). Folders of older sources are not removed: delete
+``<cache>`` to reclaim the space.
+"""
+import os
+from pathlib import Path
+
+import numba
+import numpy as np
+from numba import njit as _numba_njit
+from numba.core import config, types
+from numba.core.caching import CompileResultCacheImpl, FunctionCache, NullCache, _CacheLocator
+from numba.core.registry import CPUDispatcher
+
+from touche._kernels import module_digest
+
+
+def persistent_cache_root():
+    """The per-user folder of compiled kernels, or None when it is not used."""
+    if config.CACHE_DIR or os.environ.get("TOUCHE_PERSISTENT_CACHE") == "0":
+        return None
+    base = os.environ.get("TOUCHE_CACHE_DIR")
+    if not base:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        base = os.path.join(xdg, "touche") if xdg else os.path.join(os.path.expanduser("~"), ".cache", "touche")
+    return Path(base) / f"kernels-numba{numba.__version__}"
+
+
+class _PersistentLocator(_CacheLocator):
+    def __init__(self, cache_path, digest):
+        self._cache_path = str(cache_path)
+        self._digest = digest
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    def get_source_stamp(self):
+        return self._digest
+
+    def get_disambiguator(self):
+        return self._digest[:8]
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        root = persistent_cache_root()
+        module = Path(py_file).stem
+        digest = module_digest(module)
+        # only touche's own kernel files (a floor of touche/_kernels): module_digest knows them by
+        # file name, so a foreign file of the same name must not borrow their folder
+        kernels_dir = Path(__file__).resolve().parents[1]
+        if root is None or digest is None or Path(py_file).resolve().parent.parent != kernels_dir:
+            return None
+        locator = cls(root / f"{module}-{digest[:20]}", digest)
+        try:
+            locator.ensure_cache_path()
+        except OSError:  # no writable home: numba's own locations
+            return None
+        return locator
+
+
+class _KernelCacheImpl(CompileResultCacheImpl):
+    _locator_classes = [_PersistentLocator] + list(CompileResultCacheImpl._locator_classes)
+
+
+class _KernelFunctionCache(FunctionCache):
+    _impl_class = _KernelCacheImpl
+
+
+class KernelDispatcher(CPUDispatcher):
+    """A CPUDispatcher whose callers inside jitted code see it without literal argument types,
+    that copies read-only arrays from Python, and that caches in the per-user folder."""
+
+    def enable_caching(self):
+        self._cache = _KernelFunctionCache(self.py_func)
+
+    def get_call_template(self, args, kws):
+        args = tuple(types.unliteral(arg) for arg in args)
+        kws = {name: types.unliteral(value) for name, value in kws.items()}
+        return super().get_call_template(args, kws)
+
+    def _compile_for_args(self, *args, **kws):
+        # Reached from Python when no compiled specialization matches the arguments; numba then
+        # calls whatever this returns with the same arguments.
+        if any(isinstance(arg, np.ndarray) and not arg.flags.writeable for arg in args):
+            return self._call_with_writable_copies
+        return super()._compile_for_args(*args, **kws)
+
+    def _call_with_writable_copies(self, *args):
+        return self(*(np.array(arg) if isinstance(arg, np.ndarray) and not arg.flags.writeable else arg
+                      for arg in args))
+
+
+def njit(*args, **options):
+    """``numba.njit`` (same arguments) returning a :class:`KernelDispatcher`."""
+    if args and callable(args[0]) and not options:  # bare @njit
+        return _adopt(_numba_njit(args[0]))
+
+    decorate = _numba_njit(*args, **options)
+
+    def wrapper(function):
+        return _adopt(decorate(function))
+
+    return wrapper
+
+
+def _adopt(dispatcher):
+    if not isinstance(dispatcher, CPUDispatcher):  # NUMBA_DISABLE_JIT=1: a plain function
+        return dispatcher
+    # CPUDispatcher adds no instance layout over its C base, and neither does the subclass, so
+    # the instance can take the subclass as its class
+    cached = not isinstance(dispatcher._cache, NullCache)
+    dispatcher.__class__ = KernelDispatcher
+    if cached:
+        dispatcher.enable_caching()
+    return dispatcher
+
+
+# ------------------------------------------------------------------------------------------------
+# calls through an address
+class KernelBoundary:
+    """A big kernel that other kernels call through its machine-code address instead of linking it.
+
+    numba compiles a jitted callee into every caller: the callee's LLVM module is linked into the
+    caller's, and the whole is optimized and turned into machine code again. For the pair engine
+    (closed forms, SAT, GJK, EPA: megabytes of IR) that costs 5-10 s in each of the ~20 entry
+    points that reach it. Behind a boundary the callee is compiled once, for one fixed signature
+    (``argtypes``), and callers make an indirect call: ``boundary.call(address, (arg, ...))`` in
+    kernel code, with ``address`` an int64 argument that Python passes in, obtained from
+    :meth:`address` (compiles or loads the callee on first use). The caller's machine code holds
+    no reference to the callee, so both are cached independently and a caller's cache stays valid
+    because its module digest covers the callee's module. The indirect call costs a few
+    nanoseconds and prevents inlining across the boundary: put it around work that takes
+    microseconds, not around a dot product.
+
+    Arguments must have exactly the declared types (literals are accepted for scalars); any other
+    type is a compile-time TypeError naming the argument, never a call with a wrong layout. With
+    NUMBA_DISABLE_JIT=1, ``call`` is a plain Python function calling the callee.
+
+    Several kernels can implement one :class:`KernelInterface` (same argument and return types):
+    a caller compiled against the interface calls whichever implementation's address it is given,
+    so Python picks the smallest one that answers the call and only that one is compiled."""
+
+    def __init__(self, dispatcher, argtypes, interface=None):
+        import threading
+
+        self.dispatcher = dispatcher
+        self.argtypes = tuple(argtypes)
+        self.interface = interface
+        self._address = 0
+        self._lock = threading.Lock()
+        if interface is not None:
+            self.call = interface.call
+            self._python_index = interface._register_python(dispatcher)
+        elif isinstance(dispatcher, CPUDispatcher):
+            self.call = _address_call(dispatcher.py_func.__name__, self.argtypes,
+                                      lambda: self.compile().signature.return_type)
+        else:
+            self.call = lambda address, arguments: dispatcher(*arguments)
+
+    def compile(self):
+        """The compile result for ``argtypes`` (compiled now, or loaded from the cache)."""
+        self.dispatcher.compile(self.argtypes)
+        result = self.dispatcher.overloads[self.argtypes]
+        if self.interface is not None and result.signature.return_type != self.interface.restype:
+            raise TypeError(f"{self.dispatcher.py_func.__name__} returns {result.signature.return_type}; "
+                            f"the {self.interface.name} interface declares {self.interface.restype}")
+        return result
+
+    def address(self):
+        """The callee's native entry address in this process (with NUMBA_DISABLE_JIT=1: the
+        implementation's number in its interface, or 0)."""
+        if self._address:
+            return self._address
+        if not isinstance(self.dispatcher, CPUDispatcher):
+            return self._python_index if self.interface is not None else 0
+        with self._lock:
+            if not self._address:
+                result = self.compile()
+                self._address = result.library.get_pointer_to_function(result.fndesc.llvm_func_name)
+        return self._address
+
+
+class KernelInterface:
+    """One kernel signature -- argument types and the return type, declared -- implemented by
+    several kernels behind boundaries (``interface.implement(dispatcher)``). Callers are
+    compiled against the declaration alone, so typing a caller compiles no implementation."""
+
+    def __init__(self, name, argtypes, restype):
+        self.name = name
+        self.argtypes = tuple(argtypes)
+        self.restype = restype
+        self._python_functions = []
+        if config.DISABLE_JIT:
+            self.call = lambda address, arguments: self._python_functions[address - 1](*arguments)
+        else:
+            self.call = _address_call(name, self.argtypes, lambda: self.restype)
+
+    def _register_python(self, function):
+        self._python_functions.append(function)
+        return len(self._python_functions)
+
+    def implement(self, dispatcher):
+        return KernelBoundary(dispatcher, self.argtypes, interface=self)
+
+
+def _address_call(name, expected, restype_of):
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def call(typingctx, address, arguments):
+        if not isinstance(address, types.Integer):
+            raise TypeError(f"{name} through its address: the address must be an integer, got {address}")
+        given = tuple(arguments.types) if isinstance(arguments, types.BaseTuple) else None
+        if given is None or len(given) != len(expected):
+            raise TypeError(f"{name} through its address takes a tuple of {len(expected)} arguments, got {arguments}")
+        for index, (have, want) in enumerate(zip(given, expected)):
+            plain = types.unliteral(have)
+            widened = (isinstance(want, types.Integer) and isinstance(plain, (types.Integer, types.Boolean))
+                       or isinstance(want, types.Float) and isinstance(plain, (types.Integer, types.Float)))
+            if plain != want and not widened:
+                raise TypeError(f"{name} through its address: argument {index} is {have}, the boundary takes {want}")
+        restype = restype_of()
+
+        def codegen(context, builder, signature, llargs):
+            function_type = context.call_conv.get_function_type(restype, expected)
+            pointer = builder.inttoptr(llargs[0], function_type.as_pointer())
+            values = [context.cast(builder, value, have, want)
+                      for value, have, want in zip(cgutils.unpack_tuple(builder, llargs[1], len(expected)),
+                                                   given, expected)]
+            status, result = context.call_conv.call_function(builder, pointer, restype, expected, values)
+            with cgutils.if_unlikely(builder, status.is_error):
+                context.call_conv.return_status_propagate(builder, status)
+            return result
+
+        return restype(address, arguments), codegen
+
+    return call

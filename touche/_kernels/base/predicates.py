@@ -1,0 +1,590 @@
+"""Exact-sign geometric predicates (Ericson 3.1.6; robustness: Ericson ch. 11, 11.5).
+
+orient2d, orient3d, incircle2d, insphere return a float whose SIGN is exactly the sign of the
+corresponding determinant for every tuple of finite float64 inputs (no overflow / underflow
+exceptions).  The magnitude is approximate (close to the true value whenever it is
+representable).  Behaviour for inf / nan inputs is unspecified.
+
+Evaluation is two-stage (the adaptive idea of Shewchuk, "Adaptive Precision Floating-Point
+Arithmetic and Fast Robust Geometric Predicates", 1997; implemented from its description):
+
+1. Floating-point filter.  The determinant is evaluated in double precision on the coordinate
+   differences together with its "permanent" P (the same expression tree with every leaf product
+   replaced by its absolute value and every subtraction by an addition).  Error bound proof
+   (standard running-error argument, Higham "Accuracy and Stability", ch. 3): with unit roundoff
+   eps = 2^-53 and no underflow/overflow, each rounded operation multiplies the value flowing
+   through it by (1 + delta), |delta| <= eps.  Expanding the evaluation tree, the computed value is
+   sum_i m_i * prod_{j<=k}(1 + delta_ij) where m_i are the exact monomials (in the exact
+   coordinate differences) and k is the "depth": differences count 1, a product adds the depths of
+   both operands plus 1, a sum adds 1 to each operand.  Hence |det_computed - det| <= gamma_k * P
+   with gamma_k = k eps / (1 - k eps), P = sum |m_i|.  The computed permanent P_c (same depth, only
+   additions) satisfies P_c >= P (1 - gamma_k), so |err| <= k eps (1 + 2 k eps + O(eps^2)) P_c and
+   the constant ERR_k = (k + 8 k^2 eps) eps, rounding of ERR_k * P_c included, is a safe bound.
+   Depths of the evaluation orders used below: orient2d 4, orient3d 8, incircle 11, insphere 16
+   (Shewchuk's sharper constants are 3, 7, 10, 16 eps).  If |det_c| > ERR_k * P_c the sign of
+   det_c is the exact sign.  The argument assumes no underflow: the filter is only used when every
+   nonzero coordinate difference lies in [2^-LO, 2^HI] (checked; then every nonzero intermediate is
+   a normal number).  Overflow makes P_c = inf (or det_c = nan) and the test fails.
+
+2. Exact stage (only when the filter fails).  The determinant is expanded into monomials of the
+   ORIGINAL coordinates (Laplace / Leibniz expansion of Ericson's (n+1)x(n+1) forms with the
+   column of ones).  Each monomial prod f_j is split as (prod m_j) * 2^(sum e_j) with frexp
+   mantissas m_j in [0.5, 1); the mantissa product is formed exactly as a floating-point expansion
+   with _two_product (Dekker's product, Veltkamp splitting; math.fma is not available in numba),
+   so no under/overflow can happen.  The monomials are added in decreasing order of their binary
+   exponent into one expansion X (Shewchuk's Grow-Expansion + Compress, with _two_sum), carried
+   at a sliding scale 2^S: before each addition X is rescaled to the exponent of the incoming term;
+   if |X| 2^S already exceeds a bound on the sum of all remaining terms the sign is final.  This
+   keeps every component within a window of about 2^+-300, so the sum is exact for all finite
+   inputs.
+"""
+
+import math
+
+import numpy as np
+from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
+
+ensure_fresh_cache()
+from touche._kernels.base.jit import njit
+
+EPS = 2.0 ** -53  # unit roundoff (half an ulp of 1.0)
+SPLITTER = 134217729.0  # 2^27 + 1, Veltkamp splitting constant for 53-bit doubles
+
+# filter constants ERR_k = (k + 8 k^2 eps) eps, see module docstring
+ERR_O2 = (4.0 + 128.0 * EPS) * EPS
+ERR_O3 = (8.0 + 512.0 * EPS) * EPS
+ERR_IC = (11.0 + 968.0 * EPS) * EPS
+ERR_IS = (16.0 + 2048.0 * EPS) * EPS
+
+# Filter admissibility: every nonzero coordinate difference must be >= TINY_* in magnitude so that
+# no product / sum in the filter can underflow (degree-k products are >= TINY^k, each cancelling
+# subtraction loses at most 52 more bits: orient2d 2*450+52 < 1022, orient3d 3*280+104 < 1022,
+# incircle 4*200+104 < 1022, insphere 5*150+156 < 1022).
+TINY_O2 = 2.0 ** -450
+TINY_O3 = 2.0 ** -280
+TINY_IC = 2.0 ** -200
+TINY_IS = 2.0 ** -150
+
+
+# --------------------------------------------------------------------------------------------
+# error-free transformations and expansion arithmetic
+# --------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _two_sum(a, b):
+    """Knuth's TwoSum: x + y == a + b exactly, x = fl(a + b) (no preconditions)."""
+    x = a + b
+    bv = x - a
+    av = x - bv
+    br = b - bv
+    ar = a - av
+    return x, ar + br
+
+
+@njit(cache=True, nogil=True)
+def _split(a):
+    """Veltkamp split: a == hi + lo, each with <= 26 significant bits (|a| < 2^995)."""
+    c = SPLITTER * a
+    abig = c - a
+    hi = c - abig
+    lo = a - hi
+    return hi, lo
+
+
+@njit(cache=True, nogil=True)
+def _two_product(a, b):
+    """Dekker's TwoProduct: x + y == a * b exactly, x = fl(a * b) (no over/underflow)."""
+    x = a * b
+    ahi, alo = _split(a)
+    bhi, blo = _split(b)
+    err1 = x - ahi * bhi
+    err2 = err1 - alo * bhi
+    err3 = err2 - ahi * blo
+    y = alo * blo - err3
+    return x, y
+
+
+@njit(cache=True, nogil=True)
+def _grow_expansion(e, n, b):
+    """In place: e[0:n] (nonoverlapping, increasing magnitude) += b.  Zero components are
+    eliminated.  Returns the new length (<= n + 1); e needs room for n + 1 entries."""
+    q = b
+    k = 0
+    for i in range(n):
+        q, h = _two_sum(q, e[i])
+        if h != 0.0:
+            e[k] = h
+            k += 1
+    if q != 0.0:
+        e[k] = q
+        k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def _compress(e, m):
+    """In place Compress (Shewchuk): same value, nonadjacent, no zeros; the largest component
+    approximates the whole value with relative error < 2 eps.  Returns the new length."""
+    if m == 0:
+        return 0
+    bottom = m - 1
+    q = e[bottom]
+    for i in range(m - 2, -1, -1):
+        qn, r = _two_sum(q, e[i])
+        if r != 0.0:
+            e[bottom] = qn
+            bottom -= 1
+            q = r
+        else:
+            q = qn
+    e[bottom] = q
+    top = 0
+    for i in range(bottom + 1, m):
+        qn, r = _two_sum(e[i], q)
+        if r != 0.0:
+            e[top] = r
+            top += 1
+        q = qn
+    if q != 0.0:
+        e[top] = q
+        top += 1
+    return top
+
+
+@njit(cache=True, nogil=True)
+def _exact_sum_of_products(F, sgn, nterms):
+    """Exact value estimate of sum_i sgn[i] * prod_j F[i, j] for i < nterms (all F finite).
+
+    Returns a float with the exact sign of the sum; magnitude approximate (may be 0 or +-inf
+    only when the true value underflows / overflows, in which case the sign is still exact
+    except that an underflowing nonzero value is returned as +-tiny, never 0).
+    """
+    deg = F.shape[1]
+    cap = 1 << deg  # max components of an uncompressed product expansion
+    T = np.zeros((nterms, cap + 1))
+    buf = np.zeros(2 * cap + 2)
+    tmp = np.zeros(2 * cap + 3)
+    L = np.zeros(nterms, np.int64)
+    E = np.zeros(nterms, np.int64)
+    for i in range(nterms):
+        zero = False
+        for j in range(deg):
+            if F[i, j] == 0.0:
+                zero = True
+        if zero or sgn[i] == 0.0:
+            E[i] = -(1 << 40)  # sorts last, skipped
+            continue
+        m0, e0 = math.frexp(F[i, 0])
+        T[i, 0] = m0 * sgn[i]
+        n = 1
+        ex = e0
+        for j in range(1, deg):
+            mj, ej = math.frexp(F[i, j])
+            ex += ej
+            # scale expansion T[i, 0:n] by mj (exact: all magnitudes in [2^-320, 1])
+            k = 0
+            for c in range(n):
+                hi, lo = _two_product(T[i, c], mj)
+                buf[k] = lo
+                buf[k + 1] = hi
+                k += 2
+            # renormalise into a nonoverlapping expansion, then compress
+            nt = 0
+            for c in range(k):
+                nt = _grow_expansion(tmp, nt, buf[c])
+            nt = _compress(tmp, nt)
+            for c in range(nt):
+                T[i, c] = tmp[c]
+            n = nt
+        L[i] = n
+        E[i] = ex
+    # order by decreasing exponent (insertion sort: small n, keeps compile time low)
+    order = np.empty(nterms, np.int64)
+    for i in range(nterms):
+        j = i
+        while j > 0 and E[order[j - 1]] < E[i]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = i
+    X = np.zeros(4 * cap + 1024)
+    nx = 0
+    S = 0
+    # number of nonzero terms remaining
+    rem = 0
+    for i in range(nterms):
+        if L[i] > 0:
+            rem += 1
+    for oi in range(nterms):
+        i = order[oi]
+        if L[i] == 0:
+            continue
+        Ei = E[i]
+        if nx > 0:
+            top = X[nx - 1]
+            low = 0.0
+            for c in range(nx - 1):
+                low += abs(X[c])
+            lb = abs(top) - 1.01 * low
+            if lb > 0.0:
+                # |X| * 2^S >= 0.99 lb 2^S >= 2^(et - 1 + S); remaining sum < rem * 2^Ei
+                _, et = math.frexp(0.99 * lb)
+                bits = 0
+                r = rem
+                while r > 0:
+                    bits += 1
+                    r >>= 1
+                if et - 1 + S > Ei + bits:
+                    return _scaled_nonzero(top, S)
+            sh = S - Ei
+            for c in range(nx):
+                X[c] = math.ldexp(X[c], sh)
+        S = Ei
+        for c in range(L[i]):
+            nx = _grow_expansion(X, nx, T[i, c])
+        nx = _compress(X, nx)
+        rem -= 1
+    if nx == 0:
+        return 0.0
+    top = X[nx - 1]
+    if top == 0.0:
+        return 0.0
+    est = 0.0
+    for c in range(nx):
+        est += X[c]
+    if est == 0.0 or (est > 0.0) != (top > 0.0):
+        est = top
+    return _scaled_nonzero(est, S)
+
+
+@njit(cache=True, nogil=True)
+def _scaled_nonzero(x, s):
+    """x * 2^s for nonzero x, never rounding to 0 (keeps the sign when it underflows)."""
+    v = math.ldexp(x, s)
+    if v == 0.0:
+        v = 5e-324 if x > 0.0 else -5e-324
+    return v
+
+
+@njit(cache=True, nogil=True)
+def _perm_sign(p, n):
+    """Sign (+1 / -1) of the permutation p[0:n] of 0..n-1 (inversion count)."""
+    inv = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            if p[i] > p[j]:
+                inv += 1
+    return -1.0 if (inv & 1) else 1.0
+
+
+# --------------------------------------------------------------------------------------------
+# exact stages
+# --------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _orient2d_exact(ax, ay, bx, by, cx, cy):
+    # det [[ax ay 1] [bx by 1] [cx cy 1]] = ax by - ax cy - ay bx + ay cx + bx cy - by cx
+    F = np.empty((6, 2))
+    s = np.empty(6)
+    F[0, 0] = ax; F[0, 1] = by; s[0] = 1.0
+    F[1, 0] = ax; F[1, 1] = cy; s[1] = -1.0
+    F[2, 0] = ay; F[2, 1] = bx; s[2] = -1.0
+    F[3, 0] = ay; F[3, 1] = cx; s[3] = 1.0
+    F[4, 0] = bx; F[4, 1] = cy; s[4] = 1.0
+    F[5, 0] = by; F[5, 1] = cx; s[5] = -1.0
+    return _exact_sum_of_products(F, s, 6)
+
+
+@njit(cache=True, nogil=True)
+def _orient3d_exact(P):
+    """P (4,3) rows a, b, c, d: exact det of [[P 1]] (Leibniz expansion, 24 monomials)."""
+    F = np.empty((24, 3))
+    s = np.empty(24)
+    perm = np.empty(4, np.int64)
+    t = 0
+    for i in range(4):
+        for j in range(4):
+            if j == i:
+                continue
+            for k in range(4):
+                if k == i or k == j:
+                    continue
+                l = 6 - i - j - k
+                perm[0] = i; perm[1] = j; perm[2] = k; perm[3] = l
+                F[t, 0] = P[i, 0]
+                F[t, 1] = P[j, 1]
+                F[t, 2] = P[k, 2]
+                s[t] = _perm_sign(perm, 4)
+                t += 1
+    return _exact_sum_of_products(F, s, 24)
+
+
+@njit(cache=True, nogil=True)
+def _incircle_exact(P):
+    """P (4,2) rows a, b, c, d: exact det of [[x y x^2+y^2 1]] (48 monomials)."""
+    F = np.empty((48, 4))
+    s = np.empty(48)
+    perm = np.empty(4, np.int64)
+    t = 0
+    for i in range(4):
+        for j in range(4):
+            if j == i:
+                continue
+            for k in range(4):
+                if k == i or k == j:
+                    continue
+                l = 6 - i - j - k
+                perm[0] = i; perm[1] = j; perm[2] = k; perm[3] = l
+                sg = _perm_sign(perm, 4)
+                for q in range(2):
+                    F[t, 0] = P[i, 0]
+                    F[t, 1] = P[j, 1]
+                    F[t, 2] = P[k, q]
+                    F[t, 3] = P[k, q]
+                    s[t] = sg
+                    t += 1
+    return _exact_sum_of_products(F, s, 48)
+
+
+@njit(cache=True, nogil=True)
+def _insphere_exact(P):
+    """P (5,3) rows a..e: exact det of [[x y z x^2+y^2+z^2 1]] (360 monomials)."""
+    F = np.empty((360, 5))
+    s = np.empty(360)
+    perm = np.empty(5, np.int64)
+    t = 0
+    for i in range(5):
+        for j in range(5):
+            if j == i:
+                continue
+            for k in range(5):
+                if k == i or k == j:
+                    continue
+                for l in range(5):
+                    if l == i or l == j or l == k:
+                        continue
+                    m = 10 - i - j - k - l
+                    perm[0] = i; perm[1] = j; perm[2] = k; perm[3] = l; perm[4] = m
+                    sg = _perm_sign(perm, 5)
+                    for q in range(3):
+                        F[t, 0] = P[i, 0]
+                        F[t, 1] = P[j, 1]
+                        F[t, 2] = P[k, 2]
+                        F[t, 3] = P[l, q]
+                        F[t, 4] = P[l, q]
+                        s[t] = sg
+                        t += 1
+    return _exact_sum_of_products(F, s, 360)
+
+
+# --------------------------------------------------------------------------------------------
+# public predicates
+# --------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _admissible(v, tiny):
+    """True when the nonzero |v| >= tiny (filter cannot underflow)."""
+    a = abs(v)
+    return a == 0.0 or a >= tiny
+
+
+@njit(cache=True, nogil=True)
+def orient2d(ax, ay, bx, by, cx, cy):
+    """ORIENT2D(A, B, C) = det [[ax ay 1] [bx by 1] [cx cy 1]] (Ericson 3.1.6.1).
+
+    Positive when A, B, C are counter-clockwise (C left of the directed line AB), negative when
+    clockwise, zero when collinear.  The sign is exact for all finite inputs; the magnitude
+    (twice the signed triangle area) is approximate.
+    """
+    acx = ax - cx
+    bcx = bx - cx
+    acy = ay - cy
+    bcy = by - cy
+    if (_admissible(acx, TINY_O2) and _admissible(bcx, TINY_O2)
+            and _admissible(acy, TINY_O2) and _admissible(bcy, TINY_O2)):
+        detleft = acx * bcy
+        detright = acy * bcx
+        det = detleft - detright
+        errbound = ERR_O2 * (abs(detleft) + abs(detright))
+        if det > errbound or -det > errbound:
+            return det
+        if errbound == 0.0:  # both products exactly 0 (some factor is exactly 0): det == 0
+            return 0.0
+    return _orient2d_exact(ax, ay, bx, by, cx, cy)
+
+
+@njit(cache=True, nogil=True)
+def orient3d(a, b, c, d):
+    """ORIENT3D(A, B, C, D) = det [[A 1] [B 1] [C 1] [D 1]] = (A-D) . ((B-D) x (C-D))
+    (Ericson 3.1.6.2; a..d are (3,) float64 arrays).
+
+    Sign convention (Ericson 3.1.6.2): NEGATIVE when D lies above the supporting plane of
+    triangle ABC, i.e. ABC appears counter-clockwise when viewed from D (D on the side the
+    normal (B-A) x (C-A) points to); POSITIVE when D lies below that plane; zero when the four
+    points are coplanar.  The value is six times the signed volume of tetrahedron ABCD.
+    Sign exact for all finite inputs; magnitude approximate.
+    """
+    adx = a[0] - d[0]
+    bdx = b[0] - d[0]
+    cdx = c[0] - d[0]
+    ady = a[1] - d[1]
+    bdy = b[1] - d[1]
+    cdy = c[1] - d[1]
+    adz = a[2] - d[2]
+    bdz = b[2] - d[2]
+    cdz = c[2] - d[2]
+    ok = True
+    for v in (adx, bdx, cdx, ady, bdy, cdy, adz, bdz, cdz):
+        if not _admissible(v, TINY_O3):
+            ok = False
+    if ok:
+        bdxcdy = bdx * cdy
+        cdxbdy = cdx * bdy
+        cdxady = cdx * ady
+        adxcdy = adx * cdy
+        adxbdy = adx * bdy
+        bdxady = bdx * ady
+        det = (adz * (bdxcdy - cdxbdy) + bdz * (cdxady - adxcdy)) + cdz * (adxbdy - bdxady)
+        perm = ((abs(bdxcdy) + abs(cdxbdy)) * abs(adz)
+                + (abs(cdxady) + abs(adxcdy)) * abs(bdz)) \
+            + (abs(adxbdy) + abs(bdxady)) * abs(cdz)
+        errbound = ERR_O3 * perm
+        if det > errbound or -det > errbound:
+            return det
+        if errbound == 0.0:
+            return 0.0
+    P = np.empty((4, 3))
+    for i in range(3):
+        P[0, i] = a[i]
+        P[1, i] = b[i]
+        P[2, i] = c[i]
+        P[3, i] = d[i]
+    return _orient3d_exact(P)
+
+
+@njit(cache=True, nogil=True)
+def incircle2d(ax, ay, bx, by, cx, cy, dx, dy):
+    """INCIRCLE2D(A, B, C, D) = det [[x y x^2+y^2 1]] over rows A, B, C, D (Ericson 3.1.6.3).
+
+    With A, B, C counter-clockwise (orient2d > 0): positive when D is strictly inside the circle
+    through A, B, C, negative when outside, zero when cocircular (reversed when A, B, C are
+    clockwise).  Sign exact for all finite inputs; magnitude approximate.
+    """
+    adx = ax - dx
+    bdx = bx - dx
+    cdx = cx - dx
+    ady = ay - dy
+    bdy = by - dy
+    cdy = cy - dy
+    ok = True
+    for v in (adx, bdx, cdx, ady, bdy, cdy):
+        if not _admissible(v, TINY_IC):
+            ok = False
+    if ok:
+        bdxcdy = bdx * cdy
+        cdxbdy = cdx * bdy
+        alift = adx * adx + ady * ady
+        cdxady = cdx * ady
+        adxcdy = adx * cdy
+        blift = bdx * bdx + bdy * bdy
+        adxbdy = adx * bdy
+        bdxady = bdx * ady
+        clift = cdx * cdx + cdy * cdy
+        det = (alift * (bdxcdy - cdxbdy) + blift * (cdxady - adxcdy)) \
+            + clift * (adxbdy - bdxady)
+        perm = ((abs(bdxcdy) + abs(cdxbdy)) * alift + (abs(cdxady) + abs(adxcdy)) * blift) \
+            + (abs(adxbdy) + abs(bdxady)) * clift
+        errbound = ERR_IC * perm
+        if det > errbound or -det > errbound:
+            return det
+        if errbound == 0.0:
+            return 0.0
+    P = np.empty((4, 2))
+    P[0, 0] = ax; P[0, 1] = ay
+    P[1, 0] = bx; P[1, 1] = by
+    P[2, 0] = cx; P[2, 1] = cy
+    P[3, 0] = dx; P[3, 1] = dy
+    return _incircle_exact(P)
+
+
+@njit(cache=True, nogil=True)
+def insphere(a, b, c, d, e):
+    """INSPHERE(A, B, C, D, E) = det [[x y z x^2+y^2+z^2 1]] over rows A..E (Ericson 3.1.6.4;
+    (3,) float64 arrays).
+
+    With orient3d(A, B, C, D) > 0: positive when E is strictly inside the sphere through
+    A, B, C, D, negative when outside, zero when cospherical (reversed if orient3d < 0).
+    Sign exact for all finite inputs; magnitude approximate.
+    """
+    aex = a[0] - e[0]
+    bex = b[0] - e[0]
+    cex = c[0] - e[0]
+    dex = d[0] - e[0]
+    aey = a[1] - e[1]
+    bey = b[1] - e[1]
+    cey = c[1] - e[1]
+    dey = d[1] - e[1]
+    aez = a[2] - e[2]
+    bez = b[2] - e[2]
+    cez = c[2] - e[2]
+    dez = d[2] - e[2]
+    ok = True
+    for v in (aex, bex, cex, dex, aey, bey, cey, dey, aez, bez, cez, dez):
+        if not _admissible(v, TINY_IS):
+            ok = False
+    if ok:
+        aexbey = aex * bey
+        bexaey = bex * aey
+        ab = aexbey - bexaey
+        bexcey = bex * cey
+        cexbey = cex * bey
+        bc = bexcey - cexbey
+        cexdey = cex * dey
+        dexcey = dex * cey
+        cd = cexdey - dexcey
+        dexaey = dex * aey
+        aexdey = aex * dey
+        da = dexaey - aexdey
+        aexcey = aex * cey
+        cexaey = cex * aey
+        ac = aexcey - cexaey
+        bexdey = bex * dey
+        dexbey = dex * bey
+        bd = bexdey - dexbey
+        # 3x3 minors of the (x, y, z) columns: abc = det(a, b, c), etc.
+        abc = (aez * bc - bez * ac) + cez * ab
+        bcd = (bez * cd - cez * bd) + dez * bc
+        cda = (cez * da + dez * ac) + aez * cd
+        dab = (dez * ab + aez * bd) + bez * da
+        alift = (aex * aex + aey * aey) + aez * aez
+        blift = (bex * bex + bey * bey) + bez * bez
+        clift = (cex * cex + cey * cey) + cez * cez
+        dlift = (dex * dex + dey * dey) + dez * dez
+        # Laplace expansion along the lift column of det4 [a-e, |a-e|^2; ...]
+        det = (dlift * abc - clift * dab) + (blift * cda - alift * bcd)
+        abp = abs(aexbey) + abs(bexaey)
+        bcp = abs(bexcey) + abs(cexbey)
+        cdp = abs(cexdey) + abs(dexcey)
+        dap = abs(dexaey) + abs(aexdey)
+        acp = abs(aexcey) + abs(cexaey)
+        bdp = abs(bexdey) + abs(dexbey)
+        abcp = (abs(aez) * bcp + abs(bez) * acp) + abs(cez) * abp
+        bcdp = (abs(bez) * cdp + abs(cez) * bdp) + abs(dez) * bcp
+        cdap = (abs(cez) * dap + abs(dez) * acp) + abs(aez) * cdp
+        dabp = (abs(dez) * abp + abs(aez) * bdp) + abs(bez) * dap
+        perm = (dlift * abcp + clift * dabp) + (blift * cdap + alift * bcdp)
+        errbound = ERR_IS * perm
+        if det > errbound or -det > errbound:
+            return det
+        if errbound == 0.0:
+            return 0.0
+    P = np.empty((5, 3))
+    for i in range(3):
+        P[0, i] = a[i]
+        P[1, i] = b[i]
+        P[2, i] = c[i]
+        P[3, i] = d[i]
+        P[4, i] = e[i]
+    return _insphere_exact(P)

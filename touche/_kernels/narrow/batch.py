@@ -1,0 +1,391 @@
+"""Drivers: one compiled call per public query, single pair or a whole batch.
+
+A batch driver is a serial nogil loop over pairs ``lo .. hi`` (its last two arguments); the caller
+runs it on chunks through touche._parallel.run (a thread pool), one call per chunk.
+
+Batches broadcast one side: ``poses_a`` and ``poses_b`` are (na, 4, 4) and (nb, 4, 4) with
+na == nb or either == 1. Tolerances for the TOUCHING status are computed here from the shapes'
+sizes and the translations (touche.tolerance: ABSOLUTE + RELATIVE * scale).
+"""
+import numpy as np
+from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
+
+ensure_fresh_cache()
+from numba.core import cgutils  # noqa: E402
+from numba.core import types as nbtypes  # noqa: E402
+from numba.extending import intrinsic, overload  # noqa: E402
+
+from touche._kernels.base.jit import njit
+
+from touche._kernels.base import kinds
+from touche._kernels.narrow.fastpaths import box_box_overlap, fast_distance, fast_intersects, point_core_distance, point_core_overlap
+from touche._kernels.convex.gjk_cast import gjk_raycast
+from touche._kernels.base.posecheck import INVALID_POSE_A, INVALID_POSE_B, invalid_pose  # noqa: F401  (the codes: for Python)
+from touche._kernels.base.touching import touching_tolerance
+from touche._kernels.narrow.pairs import engine_address, call_pair_engine, apply_point, apply_vector  # noqa: F401  (engine_address: for Python)
+from touche._kernels.narrow.pairs import status_of as _status_of
+from touche._kernels.primitives.ray import (
+    ray_aabb,
+    ray_capsule,
+    ray_cone,
+    ray_convex_polygon,
+    ray_convex_polyhedron,
+    ray_cylinder,
+    ray_ellipsoid,
+    ray_halfspace,
+    ray_plane,
+    ray_sphere,
+    ray_triangle,
+    ray_triangles_first,
+)
+
+
+
+def borrowed(array):
+    """The caller's ``array`` seen without reference counting, for a batch driver's arguments.
+
+    numba counts references to every array it views, slices or passes to a callee: an atomic
+    add and an atomic subtract on the array's counter, a few tens per pair in the drivers below.
+    That costs as much as a cheap pair itself (sphere-box: ~100 ns of atomics against ~60 ns of
+    geometry), and the threads running chunks of one batch share each counter, so its cache line
+    bounces between cores. numba's ``parallel=True`` loops never paid this: a parfor body sees its
+    arrays without a meminfo. ``borrowed(array)`` gives the same array (type, data, shape,
+    strides) with a NULL meminfo and parent, so every count on it and on its views is skipped.
+
+    Only for arrays that outlive the call: a driver's arguments (the Python caller holds them
+    until the kernel returns), never an array allocated inside a kernel. Any other value is
+    returned as is; so is everything under NUMBA_DISABLE_JIT=1 (this plain function)."""
+    return array
+
+
+@intrinsic
+def _without_meminfo(typingctx, array):
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, value=args[0])
+        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+        ary.parent = cgutils.get_null_value(ary.parent.type)
+        return ary._getvalue()
+
+    return array(array), codegen
+
+
+@overload(borrowed, inline="always")
+def _borrowed_compiled(array):
+    if isinstance(array, nbtypes.Array):
+        return lambda array: _without_meminfo(array)
+    return lambda array: array
+
+
+@njit(cache=True, nogil=True, inline="always")
+def borrowed_side(params, points, tris, edges, poses):
+    """One side of a batch driver's pairs: its arrays borrowed, and the stride of its poses
+    (0 when one pose serves every pair)."""
+    step = 1 if poses.shape[0] > 1 else 0
+    return borrowed(params), borrowed(points), borrowed(tris), borrowed(edges), borrowed(poses), step
+
+
+@njit(cache=True, nogil=True, inline="always")
+def store_distance(i, result, out_signed, out_point_a, out_point_b, out_normal, out_status):
+    """Row i of a distance batch's outputs from distance_one's tuple."""
+    signed, point_a, point_b, normal, status = result
+    out_signed[i] = signed
+    out_point_a[i] = point_a
+    out_point_b[i] = point_b
+    out_normal[i] = normal
+    out_status[i] = status
+
+
+# element by element: a slice assignment (out[1:4] = v) checks shapes with numba's error
+# formatting machinery, whose compilation is a second of a first query on an empty cache
+@njit(cache=True, nogil=True, inline="always")
+def fill_distance(out, signed, point_a, point_b, normal):
+    out[0] = signed
+    for i in range(3):
+        out[1 + i] = point_a[i]
+        out[4 + i] = point_b[i]
+        out[7 + i] = normal[i]
+
+
+@njit(cache=True, nogil=True)
+def checked_distance_into(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb, out):
+    """distance_one for one pair from Python: writes (signed, point_a, point_b, normal) into
+    ``out`` (10,) and returns the status, or INVALID_POSE_A / _B when a raw pose is not rigid.
+    Filling a buffer avoids boxing three new arrays on the way back to Python."""
+    bad = invalid_pose(ta, tb)
+    if bad:
+        return bad
+    signed, point_a, point_b, normal, status = distance_one(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb,
+                                                            sb, tb)
+    fill_distance(out, signed, point_a, point_b, normal)
+    return status
+
+
+@njit(cache=True, nogil=True)
+def checked_intersects_one(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
+    """intersects_one for raw pose arrays: 1 / 0, or INVALID_POSE_A / _B."""
+    bad = invalid_pose(ta, tb)
+    if bad:
+        return bad
+    return 1 if intersects_one(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb) else 0
+
+
+NOT_HANDLED = 7
+
+
+@njit(cache=True, nogil=True)
+def checked_fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
+    """Short entry for the pairs touche.dispatch routes to the closed forms (fastpaths.py) for
+    intersects (fewer arguments to unbox per call):
+    1 / 0, INVALID_POSE_A / _B, or NOT_HANDLED."""
+    bad = invalid_pose(ta, tb)
+    if bad:
+        return bad
+    handled, result = fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb)
+    if not handled:
+        return NOT_HANDLED
+    return 1 if result else 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _closed_form_into(result, sa, ta, sb, tb, out):
+    """A closed form's (handled, signed, point_a, point_b, normal) into ``out``: the status, or
+    NOT_HANDLED."""
+    handled, signed, point_a, point_b, normal = result
+    if not handled:
+        return NOT_HANDLED
+    fill_distance(out, signed, point_a, point_b, normal)
+    return _status_of(signed, touching_tolerance(sa, ta, sb, tb))
+
+
+@njit(cache=True, nogil=True)
+def checked_fast_distance_into(ka, pa, pta, sa, ta, kb, pb, ptb, sb, tb, out):
+    """Short entry for the pairs touche.dispatch routes to the closed forms for distance: fills ``out`` like
+    checked_distance_into and returns the status, or NOT_HANDLED (then call the full entry)."""
+    bad = invalid_pose(ta, tb)
+    if bad:
+        return bad
+    return _closed_form_into(fast_distance(ka, pa, pta, ta, kb, pb, ptb, tb), sa, ta, sb, tb, out)
+
+
+# Two pair families have entries of their own (the same numbers as checked_fast_intersects): a
+# first query on them compiles a small kernel, not the closed forms of every pair.
+@njit(cache=True, nogil=True)
+def checked_point_core_intersects(pta, ra, ta, ptb, rb, tb):
+    """checked_fast_intersects for two point cores (points, spheres: radius ``ra`` / ``rb``)."""
+    bad = invalid_pose(ta, tb)
+    if bad:
+        return bad
+    return 1 if point_core_overlap(pta, ra, ta, ptb, rb, tb) else 0
+
+
+@njit(cache=True, nogil=True)
+def checked_box_box_intersects(pa, ta, pb, tb):
+    """checked_fast_intersects for two boxes."""
+    bad = invalid_pose(ta, tb)
+    if bad:
+        return bad
+    return 1 if box_box_overlap(pa, ta, pb, tb) else 0
+
+
+@njit(cache=True, nogil=True)
+def checked_point_core_distance_into(pa, pta, ra, sa, ta, pb, ptb, rb, sb, tb, out):
+    """checked_fast_distance_into for two point cores (points, spheres: radius ``ra`` / ``rb``,
+    0 for a point), the same numbers: a first sphere-sphere query compiles this small kernel
+    and not the closed forms of every pair."""
+    bad = invalid_pose(ta, tb)
+    if bad:
+        return bad
+    return _closed_form_into(point_core_distance(pa, pta, ta, ra, pb, ptb, tb, rb), sa, ta, sb, tb, out)
+
+
+# ``engine``: the address of a pair engine family (pairs.engine_address), called through it
+@njit(cache=True, nogil=True, inline="always")
+def distance_one(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb):
+    tolerance = touching_tolerance(sa, ta, sb, tb)
+    handled, signed, point_a, point_b, normal = fast_distance(ka, pa, pta, ta, kb, pb, ptb, tb)
+    if handled:
+        return signed, point_a, point_b, normal, _status_of(signed, tolerance)
+    return call_pair_engine(engine, (False, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def intersects_one(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
+    handled, result = fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb)
+    if handled:
+        return result
+    return call_pair_engine(engine, (True, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, 0.0))[0] <= 0.0
+
+
+@njit(cache=True, nogil=True)
+def checked_threshold_one(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, threshold):
+    """One pair's margin test or lower bound from Python (``threshold``: pairs.LOWER_BOUND_QUERY
+    or a margin > 0; ``engine``: a GJK-backed family, see pairs.py): the engine's first field
+    (margin: 0.0 within, inf beyond; lower bound: L >= 0), or INVALID_POSE_A / _B."""
+    bad = invalid_pose(ta, tb)
+    if bad:
+        return float(bad)
+    return call_pair_engine(engine, (True, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, threshold))[0]
+
+
+@njit(cache=True, nogil=True)
+def threshold_many(engine, ka, pa, pta, tra, eda, tas, kb, pb, ptb, trb, edb, tbs, threshold, out, lo, hi):
+    """checked_threshold_one over pairs lo .. hi - 1 of a batch (poses validated by the caller;
+    run through touche._parallel.run): ``out (n,)`` float64."""
+    pa, pta, tra, eda, tas, step_a = borrowed_side(pa, pta, tra, eda, tas)
+    pb, ptb, trb, edb, tbs, step_b = borrowed_side(pb, ptb, trb, edb, tbs)
+    out = borrowed(out)
+    for i in range(lo, hi):
+        out[i] = call_pair_engine(engine, (True, ka, pa, pta, tra, eda, tas[i * step_a], kb, pb, ptb, trb, edb,
+                                           tbs[i * step_b], threshold))[0]
+
+
+@njit(cache=True, nogil=True)
+def distance_many(engine, ka, pa, pta, tra, eda, sa, tas, kb, pb, ptb, trb, edb, sb, tbs,
+                  out_signed, out_point_a, out_point_b, out_normal, out_status, lo, hi):
+    """Pairs lo .. hi - 1 of a batch (run through touche._parallel.run)."""
+    pa, pta, tra, eda, tas, step_a = borrowed_side(pa, pta, tra, eda, tas)
+    pb, ptb, trb, edb, tbs, step_b = borrowed_side(pb, ptb, trb, edb, tbs)
+    out_signed, out_status = borrowed(out_signed), borrowed(out_status)
+    out_point_a, out_point_b, out_normal = borrowed(out_point_a), borrowed(out_point_b), borrowed(out_normal)
+    for i in range(lo, hi):
+        ta = tas[i * step_a]
+        tb = tbs[i * step_b]
+        result = distance_one(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb)
+        store_distance(i, result, out_signed, out_point_a, out_point_b, out_normal, out_status)
+
+
+@njit(cache=True, nogil=True)
+def intersects_many(engine, ka, pa, pta, tra, eda, tas, kb, pb, ptb, trb, edb, tbs, out, lo, hi):
+    """Pairs lo .. hi - 1 of a batch (run through touche._parallel.run)."""
+    pa, pta, tra, eda, tas, step_a = borrowed_side(pa, pta, tra, eda, tas)
+    pb, ptb, trb, edb, tbs, step_b = borrowed_side(pb, ptb, trb, edb, tbs)
+    out = borrowed(out)
+    for i in range(lo, hi):
+        out[i] = intersects_one(engine, ka, pa, pta, tra, eda, tas[i * step_a], kb, pb, ptb, trb, edb, tbs[i * step_b])
+
+
+@njit(cache=True, nogil=True)
+def closest_points_many(engine, kind, params, points, tris, edges, scale, poses, queries, out_point, out_distance,
+                        out_status, lo, hi):
+    """Closest point of a shape to each query point lo .. hi - 1 (run through touche._parallel.run);
+    a point inside a solid is its own closest point (distance 0, status PENETRATING)."""
+    params, points, tris, edges = borrowed(params), borrowed(points), borrowed(tris), borrowed(edges)
+    poses, queries = borrowed(poses), borrowed(queries)
+    out_point, out_distance, out_status = borrowed(out_point), borrowed(out_distance), borrowed(out_status)
+    step = 1 if poses.shape[0] > 1 else 0
+    no_params = np.zeros(0)
+    no_tris = np.zeros((0, 3), dtype=np.int64)
+    no_edges = np.zeros((0, 2), dtype=np.int64)
+    for i in range(lo, hi):
+        t = poses[i * step]
+        identity = np.eye(4)
+        query = queries[i : i + 1]
+        tolerance = touching_tolerance(scale, t, 0.0, identity)
+        signed, on_point, on_shape, normal, status = call_pair_engine(engine, (
+            False, kinds.POINT, no_params, query, no_tris, no_edges, identity, kind, params, points, tris, edges, t,
+            tolerance))
+        if status == kinds.PENETRATING:
+            out_point[i] = queries[i]
+            out_distance[i] = 0.0
+        else:
+            out_point[i] = on_shape
+            out_distance[i] = max(signed, 0.0)
+        out_status[i] = status
+
+
+@njit(cache=True, nogil=True)
+def _planes_of(params, points):
+    nv = int(params[0])
+    n_planes = int(params[1])
+    planes = np.empty((n_planes, 4))
+    for k in range(n_planes):
+        planes[k, :3] = points[nv + k]
+        planes[k, 3] = params[4 + k]
+    return planes
+
+
+@njit(cache=True, nogil=True)
+def ray_local(kind, params, points, tris, planes, o, d, t_max, solid):
+    """Ray against a shape in its own frame: (hit, t, normal, face)."""
+    face = -1
+    if kind == kinds.SPHERE:
+        hit, t, normal = ray_sphere(o, d, t_max, points[0], params[0], solid)
+    elif kind == kinds.CAPSULE:
+        hit, t, normal = ray_capsule(o, d, t_max, points[0], points[1], params[0], solid)
+    elif kind == kinds.BOX:
+        n_planes = int(params[1])
+        center = params[4 + n_planes : 7 + n_planes]
+        half = params[7 + n_planes : 10 + n_planes]
+        hit, t, normal = ray_aabb(o, d, t_max, center - half, center + half, solid)
+    elif kind == kinds.TRIANGLE:
+        hit, t, normal = ray_triangle(o, d, t_max, points[0], points[1], points[2], solid)
+    elif kind == kinds.POLYGON:
+        nv = int(params[0])
+        hit, t, normal = ray_convex_polygon(o, d, t_max, points[:nv], params[-3:], solid)
+    elif kind == kinds.TETRAHEDRON or kind == kinds.POLYHEDRON:
+        hit, t, normal = ray_convex_polyhedron(o, d, t_max, planes, solid)
+    elif kind == kinds.CYLINDER:
+        hit, t, normal = ray_cylinder(o, d, t_max, points[0], points[1], params[0], solid)
+    elif kind == kinds.CONE:
+        hit, t, normal = ray_cone(o, d, t_max, points[0], points[1], params[0], solid)
+    elif kind == kinds.ELLIPSOID:
+        hit, t, normal = ray_ellipsoid(o, d, t_max, points, solid)
+    elif kind == kinds.PLANE:
+        n = points[1]
+        hit, t, normal = ray_plane(o, d, t_max, n, n[0] * points[0, 0] + n[1] * points[0, 1] + n[2] * points[0, 2], solid)
+    elif kind == kinds.HALFSPACE:
+        n = points[1]
+        hit, t, normal = ray_halfspace(o, d, t_max, n, n[0] * points[0, 0] + n[1] * points[0, 1] + n[2] * points[0, 2], solid)
+    elif kind == kinds.MESH:
+        hit, t, face, normal = ray_triangles_first(o, d, t_max, points, tris)
+    else:  # Rounded shapes and any other solid known by its support mapping
+        hit, t, normal = gjk_raycast(kind, params, points, o, d, t_max, solid)
+    return hit, t, normal, face
+
+
+@njit(cache=True, nogil=True)
+def raycast_many(kind, params, points, tris, poses, origins, directions, t_max, solid,
+                 out_hit, out_t, out_point, out_normal, out_face, lo, hi):
+    """Rays lo .. hi - 1 (run through touche._parallel.run) in world coordinates (directions need
+    not be unit; t is a distance along the unit direction) against one shape under one pose or one
+    pose per ray."""
+    params, points, tris, poses = borrowed(params), borrowed(points), borrowed(tris), borrowed(poses)
+    origins, directions, t_max = borrowed(origins), borrowed(directions), borrowed(t_max)
+    out_hit, out_t, out_face = borrowed(out_hit), borrowed(out_t), borrowed(out_face)
+    out_point, out_normal = borrowed(out_point), borrowed(out_normal)
+    step = 1 if poses.shape[0] > 1 else 0
+    planes = np.zeros((0, 4))
+    if kind == kinds.TETRAHEDRON or kind == kinds.POLYHEDRON:
+        planes = _planes_of(params, points)
+    for i in range(lo, hi):
+        pose = poses[i * step]
+        direction = directions[i]
+        length = np.sqrt(direction[0] ** 2 + direction[1] ** 2 + direction[2] ** 2)
+        unit = direction / length
+        # into the shape's frame: o' = R^T (o - t), d' = R^T d
+        o_local = np.empty(3)
+        d_local = np.empty(3)
+        for k in range(3):
+            o_local[k] = (
+                pose[0, k] * (origins[i, 0] - pose[0, 3])
+                + pose[1, k] * (origins[i, 1] - pose[1, 3])
+                + pose[2, k] * (origins[i, 2] - pose[2, 3])
+            )
+            d_local[k] = pose[0, k] * unit[0] + pose[1, k] * unit[1] + pose[2, k] * unit[2]
+        limit = t_max[i] if t_max.shape[0] > 1 else t_max[0]
+        hit, t, normal, face = ray_local(kind, params, points, tris, planes, o_local, d_local, limit, solid)
+        out_hit[i] = hit
+        out_face[i] = face
+        if hit:
+            out_t[i] = t
+            out_point[i] = origins[i] + t * unit
+            out_normal[i] = apply_vector(pose, normal)
+        else:
+            out_t[i] = np.inf
+            out_point[i] = np.nan
+            out_normal[i] = np.nan
+
+
+@njit(cache=True, nogil=True)
+def world_point(pose, p):
+    return apply_point(pose, p)

@@ -1,0 +1,437 @@
+"""A triangle mesh against one primitive or convex shape through the mesh's BVH (Ericson 6.3:
+descend one tree against a fixed query volume, explicit stack; exact pair kernel at the leaves).
+
+Same answers as the brute force in pairs.py (``_point_vs_mesh``, ``_linear_vs_mesh``,
+``_convex_vs_mesh``), which loop over every triangle: the leaves call the
+very same per-triangle terms (``pairs.*_triangle_term``) on the same vertex coordinates (the
+tree stores exact copies), and the winner is chosen by the same rule -- the smallest key, the
+lowest original triangle index among equal keys (the brute force keeps the first strict
+minimum). Only the order of the visits differs, so results are bit-identical.
+
+The query shape is moved into the mesh's frame (as pairs._ordered_core does) and bounded there
+by an axis-aligned box and a ball (rays and lines: unbounded boxes and the exact point-element
+distance). A node's lower bound ``lb`` on the distance from its triangles to the shape is the
+larger of the box-box gap and the ball-ball (or ball-element) gap, minus ``pad``:
+
+- ``pad = PAD_RELATIVE * coordinate scale`` absorbs the rounding of the bound and of the leaf
+  kernels: a node is never culled when one of its triangles could still win or touch.
+- a node is pruned only when ``lb > 0`` (no triangle of it can overlap the shape: overlapping
+  triangles have negative keys with no lower bound, or NaN for rays / lines through a triangle,
+  which the brute force must see too) AND ``lb`` is STRICTLY above the best key so far (equal
+  keys must still be visited for the lowest-index rule). A boolean query prunes every node with
+  ``lb > 0`` and stops at the first overlapping triangle.
+
+Point / sphere cores compare squared core distances (the brute force's key), the other shapes
+the signed distance of the per-triangle result. Planes and half-spaces against a mesh stay with
+the brute force (pairs.mesh_vs_plane: a scan of the vertices).
+"""
+import numpy as np
+
+from touche._kernels import ensure_fresh_cache
+
+ensure_fresh_cache()
+
+from numba.core import types as _types
+
+from touche._kernels.base.jit import KernelBoundary, njit
+
+from touche._kernels.base import kinds  # noqa: E402
+from touche._kernels.narrow.batch import borrowed, fill_distance, store_distance, touching_tolerance  # noqa: E402
+from touche._kernels.trees.bvh_build import AABB_MAX, AABB_MIN, OBB_AXES, OBB_CENTER, OBB_HALF, SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
+from touche._kernels.trees.bvh_build import points_box  # noqa: E402
+from touche._kernels.trees.bvh_query import obb_overlap  # noqa: E402
+from touche._kernels.narrow.pairs import (  # noqa: E402
+    bounding_ball,
+    degenerate_triangle_as_segment,
+    finish_core_distance,
+    linear_core,
+    mesh_vs_plane,
+    nan3,
+    core_radius,
+    apply_point,
+    apply_vector,
+    linear_triangle_term,
+    point_triangle_term,
+    polytope_triangle_term,
+    relative_transform,
+    smooth_triangle_term,
+    status_of,
+    support,
+    transform_shape,
+)
+from touche._kernels.base.posecheck import INVALID_POSE_A, INVALID_POSE_B, invalid_pose  # noqa: E402
+
+PAD_RELATIVE = 1e-9
+NO_ID = np.iinfo(np.int64).max
+
+CORE_POINT = 0
+CORE_LINEAR = 1
+CORE_POLYTOPE = 2
+CORE_SMOOTH = 3
+
+
+@njit(cache=True, nogil=True)
+def _core_of(kind):
+    if kind <= kinds.SPHERE:
+        return CORE_POINT
+    if kind <= kinds.LINE:
+        return CORE_LINEAR
+    if kind <= kinds.POLYHEDRON:
+        return CORE_POLYTOPE
+    return CORE_SMOOTH
+
+
+@njit(cache=True, nogil=True)
+def shape_bounds(kind, params, points, box, ball):
+    """Box ``box (6,)`` = [min, max] and ball ``ball (4,)`` = [center, radius] holding the shape
+    (packed arrays, current frame). Rays / lines get infinite box sides; their ball is unused.
+    Point / sphere cores: the box and ball of the CORE (radius 0; the caller compares with r).
+    Returns the largest finite coordinate magnitude (for the rounding pad)."""
+    core = _core_of(kind)
+    if core == CORE_POINT:
+        for i in range(3):
+            box[i] = points[0, i]
+            box[3 + i] = points[0, i]
+            ball[i] = points[0, i]
+        ball[3] = 0.0
+    elif core == CORE_LINEAR:
+        p, d, lo, hi = linear_core(kind, points)
+        r = core_radius(kind, params)
+        for i in range(3):
+            if d[i] == 0.0:
+                a = p[i]
+                b = p[i]
+            else:
+                a = p[i] + lo * d[i] if np.isfinite(lo) else (-np.inf if d[i] > 0.0 else np.inf)
+                b = p[i] + hi * d[i] if np.isfinite(hi) else (np.inf if d[i] > 0.0 else -np.inf)
+            box[i] = min(a, b) - r
+            box[3 + i] = max(a, b) + r
+        for i in range(4):
+            ball[i] = 0.0
+    elif core == CORE_POLYTOPE:
+        points_box(points, int(params[0]), box)
+        center, reach = bounding_ball(kind, params, points)
+        for i in range(3):
+            ball[i] = center[i]
+        ball[3] = reach
+    else:
+        direction = np.zeros(3)
+        for i in range(3):
+            direction[i] = 1.0
+            box[3 + i] = support(kind, params, points, direction)[i]
+            direction[i] = -1.0
+            box[i] = support(kind, params, points, direction)[i]
+            direction[i] = 0.0
+        center, reach = bounding_ball(kind, params, points)
+        for i in range(3):
+            ball[i] = center[i]
+        ball[3] = reach
+    size = 0.0
+    for i in range(6):
+        if np.isfinite(box[i]):
+            size = max(size, abs(box[i]))
+    return size
+
+
+@njit(cache=True, nogil=True)
+def node_gap(nb, node, core, box, ball, p, d, lo, hi, radius):
+    """A lower bound of the distance between node ``node``'s triangles (its AABB and ball in
+    ``nb``) and the shape (``box``, ``ball``; linear cores: p + t d, t in [lo, hi], swept by
+    ``radius``). 0 when the volumes overlap. No pad."""
+    g2 = 0.0
+    for i in range(3):
+        gap = max(nb[node, AABB_MIN + i] - box[3 + i], box[i] - nb[node, AABB_MAX + i])
+        if gap > 0.0:
+            g2 += gap * gap
+    bound = np.sqrt(g2)
+    cx = nb[node, SPHERE_CENTER]
+    cy = nb[node, SPHERE_CENTER + 1]
+    cz = nb[node, SPHERE_CENTER + 2]
+    if core == CORE_LINEAR:
+        dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+        t = 0.0
+        if dd > 0.0:
+            t = ((cx - p[0]) * d[0] + (cy - p[1]) * d[1] + (cz - p[2]) * d[2]) / dd
+        t = min(max(t, lo), hi) if dd > 0.0 else lo
+        qx = cx - p[0] - t * d[0]
+        qy = cy - p[1] - t * d[1]
+        qz = cz - p[2] - t * d[2]
+        sphere = np.sqrt(qx * qx + qy * qy + qz * qz) - nb[node, SPHERE_RADIUS] - radius
+    else:
+        qx = cx - ball[0]
+        qy = cy - ball[1]
+        qz = cz - ball[2]
+        sphere = np.sqrt(qx * qx + qy * qy + qz * qz) - nb[node, SPHERE_RADIUS] - ball[3]
+    return max(bound, sphere)
+
+
+@njit(cache=True, nogil=True)
+def _obb_apart(nb, node, obb, pad):
+    """The node's OBB and the shape's (``obb (15,)``: center, axis rows, half extents; grown by
+    ``pad``) are disjoint (15-axis SAT): no triangle of the node meets the shape."""
+    return not obb_overlap(nb[node, OBB_CENTER], nb[node, OBB_CENTER + 1], nb[node, OBB_CENTER + 2],
+                            nb[node, OBB_AXES:OBB_AXES + 9], nb[node, OBB_HALF], nb[node, OBB_HALF + 1],
+                            nb[node, OBB_HALF + 2], obb[0], obb[1], obb[2], obb[3:12], obb[12] + pad,
+                            obb[13] + pad, obb[14] + pad)
+
+
+# inline: called from _local only (the kernel behind MESH_ENGINE), which would otherwise link and
+# optimize its whole module once more
+@njit(cache=True, nogil=True, inline="always")
+def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, boolean, stack, stack_lb, obb,
+              use_obb):
+    """pairs._core's mesh branch for a non-plane shape already in the mesh's frame, through the
+    tree (``ni``, ``nb``, ``tv``, ``ids``: bvh_build layout). ``stack (>= depth + 2,) int64``,
+    ``stack_lb`` float64 scratch. ``obb (15,)``: the shape's own box in the mesh frame (center,
+    axis rows, half extents; ``use_obb``): a node whose OBB misses it holds no triangle that meets
+    the shape, so it is pruned by a boolean query and, once some triangle overlaps (best key <
+    0), by a distance query (its triangles cannot be the deepest). Returns (signed, point on the
+    shape, point on the mesh, normal) in the mesh frame, bit-identical to the brute force."""
+    core = _core_of(kind)
+    box = np.empty(6)
+    ball = np.empty(4)
+    size = shape_bounds(kind, params, points, box, ball)
+    pad = PAD_RELATIVE * max(mesh_scale, size)
+    use_obb = use_obb and core != CORE_POINT
+    stack_apart = np.zeros(stack.shape[0], dtype=np.bool_)
+    radius = core_radius(kind, params)
+    if core == CORE_LINEAR:
+        p, d, lo, hi = linear_core(kind, points)
+    else:
+        p = points[0]
+        d = points[0]
+        lo = 0.0
+        hi = 0.0
+    # point cores: the key is the squared core distance; shapes: the signed distance
+    best_key = np.inf
+    best_id = NO_ID
+    best = (np.inf, nan3(), nan3(), nan3())
+    best_d2 = np.inf
+    best_q = points[0].copy()
+    best_normal = np.array([0.0, 0.0, 1.0])
+    unknown_depth = False
+    stack[0] = 0
+    stack_lb[0] = node_gap(nb, 0, core, box, ball, p, d, lo, hi, 0.0 if core == CORE_POINT else radius) - pad
+    stack_apart[0] = use_obb and stack_lb[0] <= 0.0 and _obb_apart(nb, 0, obb, pad)
+    top = 1
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        lb = stack_lb[top]
+        if core == CORE_POINT:
+            if boolean:
+                if lb > radius:
+                    continue
+            elif lb > 0.0 and lb * lb > best_d2:
+                continue
+        elif lb > 0.0 and (boolean or lb > best_key):
+            continue
+        elif stack_apart[top] and (boolean or best_key < 0.0):
+            continue
+        if ni[node, 2] < 0:
+            for k in range(ni[node, 0], ni[node, 0] + ni[node, 1]):
+                tid = ids[k]
+                if core == CORE_POINT:
+                    d2, candidate, normal = point_triangle_term(points[0], tv[k, 0], tv[k, 1], tv[k, 2])
+                    if d2 < best_d2 or (d2 == best_d2 and tid < best_id):
+                        best_d2 = d2
+                        best_id = tid
+                        best_q = candidate
+                        best_normal = normal
+                        if boolean and np.sqrt(d2) <= radius:
+                            return finish_core_distance(points[0], radius, best_q, 0.0, best_normal, 0.0)
+                    continue
+                if core == CORE_LINEAR:
+                    result = linear_triangle_term(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], boolean)
+                    if result[0] != result[0]:  # NaN: overlapping, depth not computed
+                        unknown_depth = True
+                        if boolean:
+                            return -1.0, nan3(), nan3(), nan3()
+                        continue
+                elif core == CORE_POLYTOPE:
+                    result = polytope_triangle_term(kind, params, points, tris, edges, tv[k, 0], tv[k, 1], tv[k, 2],
+                                                    boolean)
+                else:
+                    result = smooth_triangle_term(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], boolean)
+                if boolean:
+                    if result[0] <= 0.0:
+                        return result
+                    continue
+                if result[0] < best_key or (result[0] == best_key and tid < best_id):
+                    best_key = result[0]
+                    best_id = tid
+                    best = result
+            continue
+        left = node + 1
+        right = ni[node, 2]
+        shape_radius = 0.0 if core == CORE_POINT else radius
+        lb_left = node_gap(nb, left, core, box, ball, p, d, lo, hi, shape_radius) - pad
+        lb_right = node_gap(nb, right, core, box, ball, p, d, lo, hi, shape_radius) - pad
+        apart_left = use_obb and lb_left <= 0.0 and _obb_apart(nb, left, obb, pad)
+        apart_right = use_obb and lb_right <= 0.0 and _obb_apart(nb, right, obb, pad)
+        if lb_left <= lb_right:  # the nearer child is popped first
+            stack[top] = right
+            stack_lb[top] = lb_right
+            stack_apart[top] = apart_right
+            stack[top + 1] = left
+            stack_lb[top + 1] = lb_left
+            stack_apart[top + 1] = apart_left
+        else:
+            stack[top] = left
+            stack_lb[top] = lb_left
+            stack_apart[top] = apart_left
+            stack[top + 1] = right
+            stack_lb[top + 1] = lb_right
+            stack_apart[top + 1] = apart_right
+        top += 2
+    if core == CORE_POINT:
+        if best_d2 == np.inf:  # boolean query, every node pruned: no triangle within reach
+            return np.inf, nan3(), nan3(), nan3()
+        return finish_core_distance(points[0], radius, best_q, 0.0, best_normal, 0.0)
+    if unknown_depth:
+        return np.nan, nan3(), nan3(), nan3()
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _local(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean, stack,
+           stack_lb):
+    """pairs._ordered_core(shape, mesh) with the tree: the shape moved into the mesh's frame."""
+    t_rel = relative_transform(ts, tm)
+    # the shape's own box (in its frame, where it is tight) carried into the mesh's frame
+    obb = np.empty(15)
+    local_box = np.empty(6)
+    local_ball = np.empty(4)
+    shape_bounds(ks, ps, pts, local_box, local_ball)
+    use_obb = True
+    for i in range(6):
+        if not np.isfinite(local_box[i]):
+            use_obb = False  # rays and lines
+    if use_obb:
+        if ks == kinds.SPHERE or ks == kinds.CAPSULE:  # shape_bounds of a point core omits r
+            for i in range(3):
+                local_box[i] -= ps[0] if ks == kinds.SPHERE else 0.0
+                local_box[3 + i] += ps[0] if ks == kinds.SPHERE else 0.0
+        for i in range(3):
+            c = 0.5 * (local_box[i] + local_box[3 + i])
+            obb[12 + i] = 0.5 * (local_box[3 + i] - local_box[i])
+            for r in range(3):
+                obb[3 + 3 * i + r] = t_rel[r, i]  # axis i of the shape = column i of the rotation
+            local_ball[i] = c
+        for r in range(3):
+            obb[r] = (t_rel[r, 0] * local_ball[0] + t_rel[r, 1] * local_ball[1] + t_rel[r, 2] * local_ball[2]
+                      + t_rel[r, 3])
+    ps, pts = transform_shape(ks, ps, pts, t_rel)
+    ks, ps, pts = degenerate_triangle_as_segment(ks, ps, pts)
+    if ks == kinds.PLANE or ks == kinds.HALFSPACE:  # brute force: a scan of the mesh's vertices
+        normal = pts[1]
+        offset = normal[0] * pts[0, 0] + normal[1] * pts[0, 1] + normal[2] * pts[0, 2]
+        signed, point_m, point_p, normal_mp = mesh_vs_plane(mesh_points, mesh_tris, normal, offset,
+                                                             ks == kinds.HALFSPACE)
+        return signed, point_p, point_m, -normal_mp
+    return mesh_core(ks, ps, pts, trs, eds, ni, nb, tv, ids, mesh_scale, boolean, stack, stack_lb, obb, use_obb)
+
+
+
+_F1, _F2, _F3 = _types.float64[::1], _types.float64[:, ::1], _types.float64[:, :, ::1]
+_I1, _I2 = _types.int64[::1], _types.int64[:, ::1]
+# the mesh-vs-shape core behind a boundary (jit.KernelBoundary): compiled once, called through its
+# address by the four drivers below (``engine`` = MESH_ENGINE.address())
+MESH_ENGINE = KernelBoundary(_local, (_types.int64, _F1, _F2, _I2, _I2, _F2, _F2, _I2, _F2, _I2, _F2, _F3, _I1,
+                                      _types.float64, _types.boolean, _I1, _F1))
+call_mesh_engine = MESH_ENGINE.call  # kernels call the intrinsic by a global name
+
+
+@njit(cache=True, nogil=True)
+def mesh_pair_distance(engine, ks, ps, pts, trs, eds, ss, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, shape_is_a,
+                       stack, stack_lb):
+    """pairs.pair_distance for (shape, mesh) (``shape_is_a``) or (mesh, shape): signed distance,
+    world points (A's, B's), normal A -> B, status."""
+    tolerance = touching_tolerance(ss, ts, ms, tm)
+    signed, point_s, point_m, normal = call_mesh_engine(engine, (ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm,
+                                                                 ni, nb, tv, ids, ms, False, stack, stack_lb))
+    if shape_is_a:
+        point_a = point_s
+        point_b = point_m
+    else:
+        point_a = point_m
+        point_b = point_s
+        normal = -normal
+    return (signed, apply_point(tm, point_a), apply_point(tm, point_b), apply_vector(tm, normal),
+            status_of(signed, tolerance))
+
+
+@njit(cache=True, nogil=True)
+def mesh_pair_intersects(engine, ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, stack, stack_lb):
+    """pairs.pair_intersects for a shape and a mesh (symmetric)."""
+    signed = call_mesh_engine(engine, (ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, ms, True,
+                                       stack, stack_lb))[0]
+    return not (signed > 0.0)
+
+
+@njit(cache=True, nogil=True)
+def checked_mesh_distance_into(engine, ks, ps, pts, trs, eds, ss, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, depth,
+                               shape_is_a, out):
+    """One pair from Python (poses unchecked): fills ``out (10,)`` as batch.checked_distance_into
+    and returns the status, or INVALID_POSE_A / _B."""
+    bad = invalid_pose(ts, tm)
+    if bad:
+        return bad if shape_is_a else INVALID_POSE_A + INVALID_POSE_B - bad  # the mesh is A
+    stack = np.empty(depth + 2, dtype=np.int64)
+    stack_lb = np.empty(depth + 2)
+    signed, point_a, point_b, normal, status = mesh_pair_distance(
+        engine, ks, ps, pts, trs, eds, ss, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, shape_is_a, stack, stack_lb)
+    fill_distance(out, signed, point_a, point_b, normal)
+    return status
+
+
+@njit(cache=True, nogil=True)
+def checked_mesh_intersects_one(engine, ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, depth,
+                                shape_is_a):
+    """1 / 0, or INVALID_POSE_A / _B."""
+    bad = invalid_pose(ts, tm)
+    if bad:
+        return bad if shape_is_a else INVALID_POSE_A + INVALID_POSE_B - bad  # the mesh is A
+    stack = np.empty(depth + 2, dtype=np.int64)
+    stack_lb = np.empty(depth + 2)
+    hit = mesh_pair_intersects(engine, ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, stack,
+                               stack_lb)
+    return 1 if hit else 0
+
+
+@njit(cache=True, nogil=True)
+def mesh_distance_many(engine, ks, ps, pts, trs, eds, ss, tss, mesh_points, mesh_tris, ms, tms, ni, nb, tv, ids, depth,
+                       shape_is_a, out_signed, out_point_a, out_point_b, out_normal, out_status, lo, hi):
+    """Pairs lo .. hi - 1 of a batch (poses (n|1, 4, 4) each, broadcast, validated by the caller;
+    run through touche._parallel.run): as batch.distance_many."""
+    ps, pts, trs, eds, tss = borrowed(ps), borrowed(pts), borrowed(trs), borrowed(eds), borrowed(tss)
+    mesh_points, mesh_tris, tms = borrowed(mesh_points), borrowed(mesh_tris), borrowed(tms)
+    ni, nb, tv, ids = borrowed(ni), borrowed(nb), borrowed(tv), borrowed(ids)
+    out_signed, out_status = borrowed(out_signed), borrowed(out_status)
+    out_point_a, out_point_b, out_normal = borrowed(out_point_a), borrowed(out_point_b), borrowed(out_normal)
+    step_s = 1 if tss.shape[0] > 1 else 0
+    step_m = 1 if tms.shape[0] > 1 else 0
+    # one traversal stack per chunk (mesh_core writes every entry before reading it)
+    stack = np.empty(depth + 2, dtype=np.int64)
+    stack_lb = np.empty(depth + 2)
+    for i in range(lo, hi):
+        result = mesh_pair_distance(engine, ks, ps, pts, trs, eds, ss, tss[i * step_s], mesh_points, mesh_tris, ms,
+                                    tms[i * step_m], ni, nb, tv, ids, shape_is_a, stack, stack_lb)
+        store_distance(i, result, out_signed, out_point_a, out_point_b, out_normal, out_status)
+
+
+@njit(cache=True, nogil=True)
+def mesh_intersects_many(engine, ks, ps, pts, trs, eds, tss, mesh_points, mesh_tris, ms, tms, ni, nb, tv, ids, depth, out,
+                         lo, hi):
+    """Pairs lo .. hi - 1 of a batch boolean (poses broadcast, validated by the caller; run through
+    touche._parallel.run)."""
+    ps, pts, trs, eds, tss = borrowed(ps), borrowed(pts), borrowed(trs), borrowed(eds), borrowed(tss)
+    mesh_points, mesh_tris, tms = borrowed(mesh_points), borrowed(mesh_tris), borrowed(tms)
+    ni, nb, tv, ids, out = borrowed(ni), borrowed(nb), borrowed(tv), borrowed(ids), borrowed(out)
+    step_s = 1 if tss.shape[0] > 1 else 0
+    step_m = 1 if tms.shape[0] > 1 else 0
+    stack = np.empty(depth + 2, dtype=np.int64)  # one traversal stack per chunk
+    stack_lb = np.empty(depth + 2)
+    for i in range(lo, hi):
+        out[i] = mesh_pair_intersects(engine, ks, ps, pts, trs, eds, tss[i * step_s], mesh_points, mesh_tris, ms,
+                                      tms[i * step_m], ni, nb, tv, ids, stack, stack_lb)

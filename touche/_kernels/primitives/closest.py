@@ -1,0 +1,796 @@
+"""Closest-point kernels (Ericson, Real-Time Collision Detection, chapter 5.1).
+
+All inputs/outputs are float64 world-space arrays of shape (3,) unless stated otherwise.
+Every function returns freshly allocated arrays (never a view of an input).
+
+Robustness notes (see docs/KERNELS.md):
+- Degenerate inputs (zero-length directions, zero-area triangles, flat tetrahedra, parallel
+  lines) are detected by guarded branches; no epsilon is ever added to a denominator.
+- Two thresholds exist, both on *dimensionless* squared sines, used only to pick a branch:
+  PAR_EPS (directions treated as parallel) and DEG_EPS (triangle treated as a segment union).
+  Both branches return valid points on the shapes, so a wrong pick near the threshold only
+  costs O(sqrt(eps) * size) ~ 1e-12 relative accuracy.
+"""
+
+import math
+
+import numpy as np
+from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
+
+ensure_fresh_cache()
+from touche._kernels.base.jit import njit
+
+from touche._kernels.base.vec import cross as _cross  # noqa: E402
+from touche._kernels.base.vec import dot as _dot  # noqa: E402
+
+# sin^2(angle between two directions) at or below which they are treated as parallel.
+PAR_EPS = 1e-24
+# sin^2(angle at vertex a) at or below which a triangle is treated as degenerate (its
+# closest point is then the best of its three edges, which is exact for zero area).
+DEG_EPS = 1e-24
+
+_INF = np.inf
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+
+
+
+
+@njit(cache=True, nogil=True)
+def _sub(a, b):
+    out = np.empty(3)
+    out[0] = a[0] - b[0]
+    out[1] = a[1] - b[1]
+    out[2] = a[2] - b[2]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _madd(o, t, d):
+    """o + t * d (new array)."""
+    out = np.empty(3)
+    out[0] = o[0] + t * d[0]
+    out[1] = o[1] + t * d[1]
+    out[2] = o[2] + t * d[2]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _sqdist(a, b):
+    x = a[0] - b[0]
+    y = a[1] - b[1]
+    z = a[2] - b[2]
+    return x * x + y * y + z * z
+
+
+@njit(cache=True, nogil=True)
+def _clamp(x, lo, hi):
+    if x < lo:
+        return lo
+    if x > hi:
+        return hi
+    return x
+
+
+@njit(cache=True, nogil=True)
+def _orient(a, b, c, d):
+    """Signed volume (x6) of tetrahedron abcd: ((b-a) x (c-a)) . (d-a)."""
+    return _dot(_cross(_sub(b, a), _sub(c, a)), _sub(d, a))
+
+
+@njit(cache=True, nogil=True)
+def _any_perp_unit(u):
+    """A unit vector perpendicular to the unit vector u."""
+    ax = abs(u[0])
+    ay = abs(u[1])
+    az = abs(u[2])
+    e = np.zeros(3)
+    if ax <= ay and ax <= az:
+        e[0] = 1.0
+    elif ay <= az:
+        e[1] = 1.0
+    else:
+        e[2] = 1.0
+    w = _cross(u, e)
+    ln = math.sqrt(_dot(w, w))
+    w[0] /= ln
+    w[1] /= ln
+    w[2] /= ln
+    return w
+
+
+@njit(cache=True, nogil=True)
+def _closest_point_ball(p, c, r):
+    """Closest point of the solid ball (c, r); used only for degenerate cylinder/cone axes."""
+    v = _sub(p, c)
+    ln = math.sqrt(_dot(v, v))
+    if ln <= r:
+        return p.copy()
+    return _madd(c, r / ln, v)
+
+
+# --------------------------------------------------------------------------- point queries
+
+
+@njit(cache=True, nogil=True)
+def closest_point_plane(p, n, d):
+    """Ericson 5.1.1 (n unit, so no division: see erratum E L6014 on DistPointPlane).
+    q = p - (n.p - d) n."""
+    t = _dot(n, p) - d
+    return _madd(p, -t, n)
+
+
+@njit(cache=True, nogil=True)
+def closest_point_linear(p, o, d, t_lo, t_hi):
+    """Ericson 5.1.2 generalised to o + t d, t in [t_lo, t_hi] (bounds may be infinite).
+    Steps: t = (p-o).d / d.d (t = 0 when d == 0); clamp t; q = o + t d."""
+    dd = _dot(d, d)
+    if dd > 0.0:
+        t = _dot(_sub(p, o), d) / dd
+    else:
+        t = 0.0
+    t = _clamp(t, t_lo, t_hi)
+    return _madd(o, t, d), t
+
+
+@njit(cache=True, nogil=True)
+def closest_point_segment(p, a, b):
+    """Ericson 5.1.2 on segment ab (a == b allowed). Returns (q, t), q = a + t (b - a);
+    the endpoints are returned exactly when t is clamped."""
+    d = _sub(b, a)
+    q, t = closest_point_linear(p, a, d, 0.0, 1.0)
+    if t <= 0.0:
+        return a.copy(), t
+    if t >= 1.0:
+        return b.copy(), t
+    return q, t
+
+
+@njit(cache=True, nogil=True)
+def closest_point_aabb(p, mn, mx):
+    """Ericson 5.1.3: clamp each coordinate to [mn_i, mx_i]."""
+    q = np.empty(3)
+    for i in range(3):
+        q[i] = _clamp(p[i], mn[i], mx[i])
+    return q
+
+
+@njit(cache=True, nogil=True)
+def closest_point_obb(p, c, axes, half):
+    """Ericson 5.1.4: q = c + sum_i clamp((p-c).u_i, -h_i, h_i) u_i, u_i = axes[:, i].
+    A point inside the (solid) box is returned unchanged."""
+    dx = p[0] - c[0]
+    dy = p[1] - c[1]
+    dz = p[2] - c[2]
+    q = c.copy()
+    inside = True
+    for i in range(3):
+        ux = axes[0, i]
+        uy = axes[1, i]
+        uz = axes[2, i]
+        dist = dx * ux + dy * uy + dz * uz
+        if dist > half[i]:
+            dist = half[i]
+            inside = False
+        elif dist < -half[i]:
+            dist = -half[i]
+            inside = False
+        q[0] += dist * ux
+        q[1] += dist * uy
+        q[2] += dist * uz
+    if inside:
+        return p.copy()
+    return q
+
+
+@njit(cache=True, nogil=True)
+def closest_point_rectangle(p, c, u0, u1, e0, e1):
+    """Ericson 5.1.4.2: OBB with zero extent along u0 x u1.
+    q = c + clamp((p-c).u0, +-e0) u0 + clamp((p-c).u1, +-e1) u1."""
+    d = _sub(p, c)
+    s0 = _clamp(_dot(d, u0), -e0, e0)
+    s1 = _clamp(_dot(d, u1), -e1, e1)
+    q = _madd(c, s0, u0)
+    return _madd(q, s1, u1)
+
+
+@njit(cache=True, nogil=True)
+def _closest_point_tri_edges(p, a, b, c):
+    """Best of the closest points on the three edges (exact for zero-area triangles, and for
+    any triangle when p projects outside it)."""
+    q, _ = closest_point_segment(p, a, b)
+    best = _sqdist(p, q)
+    q2, _ = closest_point_segment(p, b, c)
+    d2 = _sqdist(p, q2)
+    if d2 < best:
+        best = d2
+        q = q2
+    q3, _ = closest_point_segment(p, c, a)
+    d3 = _sqdist(p, q3)
+    if d3 < best:
+        q = q3
+    return q
+
+
+@njit(cache=True, nogil=True)
+def closest_point_triangle(p, a, b, c):
+    """Ericson 5.1.5 (Voronoi regions). Steps: vertex region A, B, edge AB, vertex C, edge AC,
+    edge BC, else face (barycentric combination).
+    Deviation (degenerate safety): a triangle whose angle at a has sin^2 <= DEG_EPS (incl.
+    zero area, coincident vertices) is handled as the union of its three edges, and every
+    division is guarded; an unexpected zero denominator falls back to the edge union."""
+    ab = _sub(b, a)
+    ac = _sub(c, a)
+    n = _cross(ab, ac)
+    nn = _dot(n, n)
+    if not (nn > DEG_EPS * _dot(ab, ab) * _dot(ac, ac)):
+        return _closest_point_tri_edges(p, a, b, c)
+    ap = _sub(p, a)
+    d1 = _dot(ab, ap)
+    d2 = _dot(ac, ap)
+    if d1 <= 0.0 and d2 <= 0.0:
+        return a.copy()  # vertex region A
+    bp = _sub(p, b)
+    d3 = _dot(ab, bp)
+    d4 = _dot(ac, bp)
+    if d3 >= 0.0 and d4 <= d3:
+        return b.copy()  # vertex region B
+    vc = d1 * d4 - d3 * d2
+    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
+        den = d1 - d3
+        if den > 0.0:  # edge region AB
+            return _madd(a, d1 / den, ab)
+        return _closest_point_tri_edges(p, a, b, c)
+    cp = _sub(p, c)
+    d5 = _dot(ab, cp)
+    d6 = _dot(ac, cp)
+    if d6 >= 0.0 and d5 <= d6:
+        return c.copy()  # vertex region C
+    vb = d5 * d2 - d1 * d6
+    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
+        den = d2 - d6
+        if den > 0.0:  # edge region AC
+            return _madd(a, d2 / den, ac)
+        return _closest_point_tri_edges(p, a, b, c)
+    va = d3 * d6 - d5 * d4
+    if va <= 0.0 and (d4 - d3) >= 0.0 and (d5 - d6) >= 0.0:
+        num = d4 - d3
+        den = num + (d5 - d6)
+        if den > 0.0:  # edge region BC
+            return _madd(b, num / den, _sub(c, b))
+        return _closest_point_tri_edges(p, a, b, c)
+    den = va + vb + vc
+    if not (den > 0.0):
+        return _closest_point_tri_edges(p, a, b, c)
+    v = vb / den
+    w = vc / den
+    q = _madd(a, v, ab)
+    return _madd(q, w, ac)  # face region
+
+
+@njit(cache=True, nogil=True)
+def closest_point_tetrahedron(p, a, b, c, d):
+    """Ericson 5.1.6 (solid tetrahedron). Steps: if p is inside (the four sub-volumes with p
+    replacing one vertex all have the sign of the full volume, zeros allowed) return p;
+    otherwise the best closest point over the four faces.
+    Deviation: Ericson tests only faces whose plane p is outside of; with a flat tetrahedron
+    (volume 0) that test never fires and p would be returned. Here a flat tetrahedron is never
+    'inside' and all four faces are examined (their union covers the flat hull)."""
+    vol = _orient(a, b, c, d)
+    if vol != 0.0:
+        v0 = _orient(p, b, c, d)
+        v1 = _orient(a, p, c, d)
+        v2 = _orient(a, b, p, d)
+        v3 = _orient(a, b, c, p)
+        if vol > 0.0:
+            inside = v0 >= 0.0 and v1 >= 0.0 and v2 >= 0.0 and v3 >= 0.0
+        else:
+            inside = v0 <= 0.0 and v1 <= 0.0 and v2 <= 0.0 and v3 <= 0.0
+        if inside:
+            return p.copy()
+    q = closest_point_triangle(p, a, b, c)
+    best = _sqdist(p, q)
+    q2 = closest_point_triangle(p, a, c, d)
+    d2 = _sqdist(p, q2)
+    if d2 < best:
+        best = d2
+        q = q2
+    q2 = closest_point_triangle(p, a, d, b)
+    d2 = _sqdist(p, q2)
+    if d2 < best:
+        best = d2
+        q = q2
+    q2 = closest_point_triangle(p, b, d, c)
+    d2 = _sqdist(p, q2)
+    if d2 < best:
+        q = q2
+    return q
+
+
+@njit(cache=True, nogil=True)
+def closest_point_convex_polygon(p, verts, normal):
+    """Solid convex planar polygon, verts (k,3) CCW about the unit normal (cf. Ericson 5.1.5
+    first method). Steps: project p onto the plane; if the polygon has positive area and the
+    projection is on the inner side of every edge, return it; else best point over the edges.
+    Degenerate polygons (k < 3 or zero area) are handled as their edge union."""
+    k = verts.shape[0]
+    if k == 1:
+        return verts[0].copy()
+    v0 = verts[0]
+    proj = _madd(p, -_dot(normal, _sub(p, v0)), normal)
+    if k >= 3:
+        area2 = 0.0
+        for i in range(1, k - 1):
+            area2 += _dot(_cross(_sub(verts[i], v0), _sub(verts[i + 1], v0)), normal)
+        if area2 > 0.0:
+            inside = True
+            for i in range(k):
+                vi = verts[i]
+                vj = verts[(i + 1) % k]
+                if _dot(_cross(_sub(vj, vi), _sub(proj, vi)), normal) < 0.0:
+                    inside = False
+                    break
+            if inside:
+                return proj
+    q, _ = closest_point_segment(p, verts[0], verts[1])
+    best = _sqdist(p, q)
+    for i in range(1, k):
+        q2, _ = closest_point_segment(p, verts[i], verts[(i + 1) % k])
+        d2 = _sqdist(p, q2)
+        if d2 < best:
+            best = d2
+            q = q2
+    return q
+
+
+@njit(cache=True, nogil=True)
+def closest_point_convex_polyhedron(p, vertices, triangles, planes):
+    """Ericson 5.1.7 brute force. Steps: if n.p - d <= 0 for every face plane, p is inside:
+    return (p, True); else best closest point over all boundary triangles, (q, False)."""
+    inside = True
+    for f in range(planes.shape[0]):
+        s = planes[f, 0] * p[0] + planes[f, 1] * p[1] + planes[f, 2] * p[2] - planes[f, 3]
+        if s > 0.0:
+            inside = False
+            break
+    if inside:
+        return p.copy(), True
+    best = _INF
+    q = p.copy()
+    for t in range(triangles.shape[0]):
+        q2 = closest_point_triangle(
+            p, vertices[triangles[t, 0]], vertices[triangles[t, 1]], vertices[triangles[t, 2]]
+        )
+        d2 = _sqdist(p, q2)
+        if d2 < best:
+            best = d2
+            q = q2
+    return q, False
+
+
+@njit(cache=True, nogil=True)
+def closest_point_cylinder(p, p0, p1, r):
+    """Solid cylinder (axis p0->p1, radius r); OBB-style clamping in the axial frame.
+    Steps: h = (p-p0).u clamped to [0, L]; radial vector rv = (p-p0) - h u scaled down to
+    length r if longer; inside points are returned unchanged.
+    p0 == p1 leaves the shape's orientation undefined: the ball (p0, r), which contains every
+    disc of radius r centred at p0, is used instead (callers should reject such cylinders)."""
+    ax = _sub(p1, p0)
+    L2 = _dot(ax, ax)
+    if L2 == 0.0:
+        return _closest_point_ball(p, p0, r)
+    L = math.sqrt(L2)
+    u = np.empty(3)
+    u[0] = ax[0] / L
+    u[1] = ax[1] / L
+    u[2] = ax[2] / L
+    w = _sub(p, p0)
+    h = _dot(w, u)
+    rv = _madd(w, -h, u)
+    rho = math.sqrt(_dot(rv, rv))
+    hc = _clamp(h, 0.0, L)
+    if rho <= r:
+        if hc == h:
+            return p.copy()
+        q = _madd(p0, hc, u)
+        q[0] += rv[0]
+        q[1] += rv[1]
+        q[2] += rv[2]
+        return q
+    q = _madd(p0, hc, u)
+    return _madd(q, r / rho, rv)
+
+
+@njit(cache=True, nogil=True)
+def closest_point_cone(p, apex, base_center, r):
+    """Solid right circular cone. By rotational symmetry the closest point lies in the
+    half-plane through the axis and p: in coordinates (h = axial from apex, rho = radial) it is
+    the closest point of the solid triangle (0,0) (H,0) (H,r) to (h, rho) (Ericson 5.1.5 in 2D).
+    On the axis (rho == 0) the radial direction is undefined: any perpendicular unit vector is
+    used (the 2D answer then has rho* = 0 anyway). apex == base_center: ball fallback as in
+    closest_point_cylinder."""
+    ax = _sub(base_center, apex)
+    H2 = _dot(ax, ax)
+    if H2 == 0.0:
+        return _closest_point_ball(p, apex, r)
+    H = math.sqrt(H2)
+    u = np.empty(3)
+    u[0] = ax[0] / H
+    u[1] = ax[1] / H
+    u[2] = ax[2] / H
+    w = _sub(p, apex)
+    h = _dot(w, u)
+    rv = _madd(w, -h, u)
+    rho = math.sqrt(_dot(rv, rv))
+    if h >= 0.0 and h <= H and rho * H <= r * h:
+        return p.copy()
+    p2 = np.zeros(3)
+    p2[0] = h
+    p2[1] = rho
+    t0 = np.zeros(3)
+    t1 = np.zeros(3)
+    t1[0] = H
+    t2 = np.zeros(3)
+    t2[0] = H
+    t2[1] = r
+    q2 = closest_point_triangle(p2, t0, t1, t2)
+    if rho > 0.0:
+        e = np.empty(3)
+        e[0] = rv[0] / rho
+        e[1] = rv[1] / rho
+        e[2] = rv[2] / rho
+    else:
+        e = _any_perp_unit(u)
+    q = _madd(apex, q2[0], u)
+    return _madd(q, max(q2[1], 0.0), e)
+
+
+# --------------------------------------------------------------------------- pair queries
+
+
+@njit(cache=True, nogil=True)
+def linear_linear_parameters(p1, d1, lo1, hi1, p2, d2, lo2, hi2):
+    """The (s, t) of closest_points_linear_linear without building the points (no allocation:
+    the inner loops of segment-box and polytope features call this)."""
+    # scalar arithmetic throughout: this routine sits in every inner loop, and temporary
+    # 3-vectors would cost a heap allocation each
+    rx = p1[0] - p2[0]
+    ry = p1[1] - p2[1]
+    rz = p1[2] - p2[2]
+    a = d1[0] * d1[0] + d1[1] * d1[1] + d1[2] * d1[2]
+    e = d2[0] * d2[0] + d2[1] * d2[1] + d2[2] * d2[2]
+    c = d1[0] * rx + d1[1] * ry + d1[2] * rz
+    f = d2[0] * rx + d2[1] * ry + d2[2] * rz
+    if a == 0.0 and e == 0.0:
+        s = _clamp(0.0, lo1, hi1)
+        t = _clamp(0.0, lo2, hi2)
+    elif a == 0.0:
+        s = _clamp(0.0, lo1, hi1)
+        t = _clamp(f / e, lo2, hi2)
+    elif e == 0.0:
+        t = _clamp(0.0, lo2, hi2)
+        s = _clamp(-c / a, lo1, hi1)
+    else:
+        b = d1[0] * d2[0] + d1[1] * d2[1] + d1[2] * d2[2]
+        nx = d1[1] * d2[2] - d1[2] * d2[1]
+        ny = d1[2] * d2[0] - d1[0] * d2[2]
+        nz = d1[0] * d2[1] - d1[1] * d2[0]
+        nn = nx * nx + ny * ny + nz * nz
+        if nn > PAR_EPS * a * e:
+            # n . (d2 x r)
+            wx = d2[1] * rz - d2[2] * ry
+            wy = d2[2] * rx - d2[0] * rz
+            wz = d2[0] * ry - d2[1] * rx
+            s = _clamp((nx * wx + ny * wy + nz * wz) / nn, lo1, hi1)
+        else:
+            s = _clamp(0.0, lo1, hi1)  # parallel: any s works, pick 0 (clamped)
+        t = (b * s + f) / e
+        if t < lo2:
+            t = lo2
+            s = _clamp((t * b - c) / a, lo1, hi1)
+        elif t > hi2:
+            t = hi2
+            s = _clamp((t * b - c) / a, lo1, hi1)
+    return s, t
+
+
+@njit(cache=True, nogil=True, inline="always")
+def segment_pair_gap(a, da, b, db):
+    """Parameters (s, t) of the closest points of the segments a + s da and b + t db (s, t in
+    [0, 1]) and their squared distance."""
+    s, t = linear_linear_parameters(a, da, 0.0, 1.0, b, db, 0.0, 1.0)
+    d2 = 0.0
+    for m in range(3):
+        gap = (a[m] + s * da[m]) - (b[m] + t * db[m])
+        d2 += gap * gap
+    return s, t, d2
+
+
+@njit(cache=True, nogil=True)
+def closest_points_linear_linear(p1, d1, lo1, hi1, p2, d2, lo2, hi2):
+    """Closest points of L1(s) = p1 + s d1, s in [lo1, hi1] and L2(t) = p2 + t d2,
+    t in [lo2, hi2] (bounds may be +-inf). Ericson 5.1.9 generalised from [0,1] to any
+    intervals. Steps: zero-length directions -> point/linear cases; otherwise s = unconstrained
+    line optimum (s = 0 if parallel) clamped to [lo1, hi1]; t = optimum for that s; if t is
+    outside [lo2, hi2], clamp it and recompute s for the clamped t.
+    Deviation for accuracy: s* = (d1xd2).(d2xr)/|d1xd2|^2 (equal to Ericson's (bf-ce)/(ae-b^2)
+    by Lagrange's identity, but without the cancellation in ae-b^2). Returns (s, t, c1, c2)."""
+    s, t = linear_linear_parameters(p1, d1, lo1, hi1, p2, d2, lo2, hi2)
+    return s, t, _madd(p1, s, d1), _madd(p2, t, d2)
+
+
+@njit(cache=True, nogil=True)
+def closest_points_line_line(p1, d1, p2, d2):
+    """Ericson 5.1.8 (two infinite lines; parallel or zero directions: s = 0)."""
+    return closest_points_linear_linear(p1, d1, -_INF, _INF, p2, d2, -_INF, _INF)
+
+
+@njit(cache=True, nogil=True)
+def closest_points_segment_segment(p1, q1, p2, q2):
+    """Ericson 5.1.9 via closest_points_linear_linear on [0,1] x [0,1]; endpoints are returned
+    exactly when a parameter is clamped to 1 (or 0). Returns (s, t, c1, c2)."""
+    s, t, c1, c2 = closest_points_linear_linear(
+        p1, _sub(q1, p1), 0.0, 1.0, p2, _sub(q2, p2), 0.0, 1.0
+    )
+    if s >= 1.0:
+        c1 = q1.copy()
+    elif s <= 0.0:
+        c1 = p1.copy()
+    if t >= 1.0:
+        c2 = q2.copy()
+    elif t <= 0.0:
+        c2 = p2.copy()
+    return s, t, c1, c2
+
+
+@njit(cache=True, nogil=True)
+def _segment_crosses_triangle(p, q, a, b, c):
+    """Transversal crossing of segment pq through the closed triangle abc.
+    Reported only when the triangle is not degenerate (same criterion as
+    closest_point_triangle), p and q are strictly on opposite sides of its plane (signed
+    volumes) and the line's triple products with the three edges have no opposite signs.
+    Touching / in-plane / degenerate-triangle contacts are NOT reported: callers cover them with
+    endpoint-triangle and edge-edge distances, which are 0 then.
+    Returns (hit, x) with x = p + t (q - p), t = sp / (sp - sq) in (0, 1)."""
+    ab = _sub(b, a)
+    ac = _sub(c, a)
+    n = _cross(ab, ac)
+    if not (_dot(n, n) > DEG_EPS * _dot(ab, ab) * _dot(ac, ac)):
+        return False, p
+    sp = _dot(n, _sub(p, a))
+    sq = _dot(n, _sub(q, a))
+    if not ((sp > 0.0 and sq < 0.0) or (sp < 0.0 and sq > 0.0)):
+        return False, p
+    pq = _sub(q, p)
+    pa = _sub(a, p)
+    pb = _sub(b, p)
+    pc = _sub(c, p)
+    u = _dot(pq, _cross(pb, pc))
+    v = _dot(pq, _cross(pc, pa))
+    w = _dot(pq, _cross(pa, pb))
+    if not ((u >= 0.0 and v >= 0.0 and w >= 0.0) or (u <= 0.0 and v <= 0.0 and w <= 0.0)):
+        return False, p
+    if u == 0.0 and v == 0.0 and w == 0.0:
+        return False, p
+    t = sp / (sp - sq)  # sp, sq strictly opposite: denominator nonzero, t in (0, 1)
+    return True, _madd(p, t, pq)
+
+
+@njit(cache=True, nogil=True)
+def closest_points_segment_triangle(p, q, a, b, c):
+    """Ericson 5.1.10. Steps: candidates p and q against the triangle, pq against the edges
+    ab, bc, ca (exact when pq does not cross the triangle's interior), plus, if pq crosses the
+    triangle (_segment_crosses_triangle), the pair (x, closest point of the triangle to x).
+    If the crossing pair is the best, (x, x) is returned (c1 == c2: the crossing point).
+    The crossing pair is a *candidate* rather than an early exit so that an ill-conditioned
+    crossing (segment almost in the plane, x poorly located) can never make the answer worse
+    than the exact enumeration. Returns (c1 on segment, c2 on triangle)."""
+    hit, x = _segment_crosses_triangle(p, q, a, b, c)
+    c1 = p.copy()
+    c2 = closest_point_triangle(p, a, b, c)
+    best = _sqdist(c1, c2)
+    y = closest_point_triangle(q, a, b, c)
+    d2 = _sqdist(q, y)
+    if d2 < best:
+        best = d2
+        c1 = q.copy()
+        c2 = y
+    for k in range(3):
+        if k == 0:
+            e0 = a
+            e1 = b
+        elif k == 1:
+            e0 = b
+            e1 = c
+        else:
+            e0 = c
+            e1 = a
+        _, _, x1, x2 = closest_points_segment_segment(p, q, e0, e1)
+        d2 = _sqdist(x1, x2)
+        if d2 < best:
+            best = d2
+            c1 = x1
+            c2 = x2
+    if hit:
+        y = closest_point_triangle(x, a, b, c)
+        if _sqdist(x, y) <= best:
+            return x, x.copy()
+    if best == 0.0:
+        c2 = c1.copy()
+    return c1, c2
+
+
+@njit(cache=True, nogil=True)
+def closest_points_triangle_triangle(a0, a1, a2, b0, b1, b2):
+    """Ericson 5.1.11. Steps: best of the 6 vertex-triangle and 9 edge-edge pairs (exact for
+    disjoint triangles, and 0 for touching / coplanar contact); plus, for each edge of one
+    triangle crossing the other transversally at x, the candidate pair (x, closest point of the
+    other triangle to x); if such a crossing pair is the best, (x, x) is returned (c1 == c2).
+    Why the crossing test completes the intersection test: T1 n T2 is convex; if the planes
+    differ each of its extreme points lies on an edge of T1 or T2, so some edge meets the other
+    triangle, either transversally (tested) or with an endpoint on / the edge in the other plane
+    (then a vertex-triangle or edge-edge distance is 0). Coplanar overlap likewise always has a
+    vertex inside the other triangle or two crossing edges. Returns (c1 on A, c2 on B)."""
+    best = _INF
+    c1 = a0.copy()
+    c2 = b0.copy()
+    for k in range(3):
+        if k == 0:
+            va = a0
+            vb = b0
+        elif k == 1:
+            va = a1
+            vb = b1
+        else:
+            va = a2
+            vb = b2
+        y = closest_point_triangle(va, b0, b1, b2)
+        d2 = _sqdist(va, y)
+        if d2 < best:
+            best = d2
+            c1 = va.copy()
+            c2 = y
+        y = closest_point_triangle(vb, a0, a1, a2)
+        d2 = _sqdist(vb, y)
+        if d2 < best:
+            best = d2
+            c1 = y
+            c2 = vb.copy()
+    for i in range(3):
+        if i == 0:
+            e0 = a0
+            e1 = a1
+        elif i == 1:
+            e0 = a1
+            e1 = a2
+        else:
+            e0 = a2
+            e1 = a0
+        for j in range(3):
+            if j == 0:
+                f0 = b0
+                f1 = b1
+            elif j == 1:
+                f0 = b1
+                f1 = b2
+            else:
+                f0 = b2
+                f1 = b0
+            _, _, x1, x2 = closest_points_segment_segment(e0, e1, f0, f1)
+            d2 = _sqdist(x1, x2)
+            if d2 < best:
+                best = d2
+                c1 = x1
+                c2 = x2
+    for k in range(6):
+        if k < 3:
+            if k == 0:
+                e0 = a0
+                e1 = a1
+            elif k == 1:
+                e0 = a1
+                e1 = a2
+            else:
+                e0 = a2
+                e1 = a0
+            hit, x = _segment_crosses_triangle(e0, e1, b0, b1, b2)
+            if hit:
+                y = closest_point_triangle(x, b0, b1, b2)
+        else:
+            if k == 3:
+                e0 = b0
+                e1 = b1
+            elif k == 4:
+                e0 = b1
+                e1 = b2
+            else:
+                e0 = b2
+                e1 = b0
+            hit, x = _segment_crosses_triangle(e0, e1, a0, a1, a2)
+            if hit:
+                y = closest_point_triangle(x, a0, a1, a2)
+        if hit:
+            if _sqdist(x, y) <= best:
+                return x, x.copy()
+    if best == 0.0:
+        c2 = c1.copy()
+    return c1, c2
+
+
+@njit(cache=True, nogil=True)
+def closest_points_segment_obb(a, b, c, axes, half):
+    """Closest points of segment ab and a solid OBB (for capsule-box).
+    Steps: clip ab against the three slabs in box coordinates (Ericson 5.3.3 style); if a
+    parameter interval survives, return its midpoint twice. Otherwise the best of the two
+    endpoint-box pairs and the 12 segment-edge pairs.
+    Why that enumeration is exact for disjoint convex sets: let (x, y) be a closest pair. If x is
+    an endpoint it is covered. Otherwise x is interior to ab, so x - y is orthogonal to ab; if y
+    lies in the interior of a box face, x - y is that face's normal, so ab is parallel to the face
+    and sliding x along ab keeps the distance constant until x reaches an endpoint or y reaches
+    the face boundary (an edge) - both covered; if y is on an edge or vertex, covered directly.
+    Returns (c1 on segment, c2 on box)."""
+    d = _sub(b, a)
+    w = _sub(a, c)
+    t0 = 0.0
+    t1 = 1.0
+    hit = True
+    for i in range(3):
+        ux = axes[0, i]
+        uy = axes[1, i]
+        uz = axes[2, i]
+        pi = w[0] * ux + w[1] * uy + w[2] * uz
+        di = d[0] * ux + d[1] * uy + d[2] * uz
+        h = half[i]
+        if di == 0.0:
+            if pi < -h or pi > h:
+                hit = False
+                break
+        else:
+            ta = (-h - pi) / di
+            tb = (h - pi) / di
+            if ta > tb:
+                tmp = ta
+                ta = tb
+                tb = tmp
+            if ta > t0:
+                t0 = ta
+            if tb < t1:
+                t1 = tb
+            if t0 > t1:
+                hit = False
+                break
+    if hit:
+        x = _madd(a, 0.5 * (t0 + t1), d)
+        return x, x.copy()
+    c1 = a.copy()
+    c2 = closest_point_obb(a, c, axes, half)
+    best = _sqdist(c1, c2)
+    y = closest_point_obb(b, c, axes, half)
+    d2 = _sqdist(b, y)
+    if d2 < best:
+        best = d2
+        c1 = b.copy()
+        c2 = y
+    # 12 edges: along axis i, at the four sign combinations of the other two axes.
+    e0 = np.empty(3)
+    edge = np.empty(3)
+    for i in range(3):
+        j = (i + 1) % 3
+        k = (i + 2) % 3
+        for m in range(3):
+            edge[m] = 2.0 * half[i] * axes[m, i]
+        for sj in (-1.0, 1.0):
+            for sk in (-1.0, 1.0):
+                for m in range(3):
+                    e0[m] = c[m] + sj * half[j] * axes[m, j] + sk * half[k] * axes[m, k] - half[i] * axes[m, i]
+                u, v, d2 = segment_pair_gap(a, d, e0, edge)
+                if d2 < best:
+                    best = d2
+                    c1 = _madd(a, u, d)
+                    c2 = _madd(e0, v, edge)
+    if best == 0.0:
+        c2 = c1.copy()
+    return c1, c2
