@@ -588,3 +588,373 @@ def shape_in_solid_distance(shape, ts, mesh, tm, shape_is_a, result, convex_dist
     if single:
         return DistanceResult(float(signed[0]), point_a[0], point_b[0], normal[0], Status(int(status[0])))
     return DistanceResult(signed, point_a, point_b, normal, status)
+
+
+# ---------------------------------------------------------------------------------------------
+# interpenetration regions of two solid meshes: contacts and intersection volume (issue 19;
+# docs/solids.md "Contact regions and the intersection volume")
+#
+# The boundary of the intersection I = A ∩ B is made of the parts of A's triangles inside B and
+# of B's triangles inside A. Its edges are of three kinds, each found by batched compiled
+# queries: the portions of A's edges inside B (A's edges cast as segments at B with
+# raycast(mode="all"): the crossings cut an edge into portions, each classified by the winding
+# number of its midpoint), the same for B's edges, and the segments where a triangle t of A
+# crosses a triangle s of B (their two end points are crossings already found: an edge of t
+# through s or an edge of s through t). Every end point carries a symbolic key (a vertex, or a
+# crossing = an edge through a triangle), so the pieces join without a distance tolerance: the
+# connected components of that graph are the boundary's components. A face of the boundary can
+# hold holes (a plate through a ring: the part of a plate triangle inside the ring is an annulus
+# whose two loops are not joined by any edge); the loops of each crossed triangle are chained in
+# its plane and each hole loop is joined to the smallest outer loop around it. A region is a
+# component of the result.
+#
+# The volume of I follows from the divergence theorem: each boundary loop in a triangle with
+# outward unit normal n and vertex x0 contributes (x0 - o) . area_vector / 3, the area vector of
+# a closed planar loop being 1/2 sum p x q over its oriented edges (o any origin).
+
+_TOPOLOGY = WeakIdentityCache()
+
+
+class _Topology:
+    """Per solid mesh: welded vertices (v, 3), faces in welded indices (f, 3) oriented outward,
+    distinct undirected edges (e, 2) (low index first), each face's edges (f, 3) and whether the
+    face walks them low to high (f, 3) bool, each edge's two faces (e, 2)."""
+
+    __slots__ = ("vertices", "faces", "edges", "face_edges", "face_forward", "edge_faces", "__weakref__")
+
+    def __init__(self, vertices, faces):
+        from .shapes import solid_orientation
+
+        if solid_orientation(vertices, faces) < 0:  # inward-facing solid: walk its faces the other way
+            faces = faces[:, ::-1]
+        welded, inverse = np.unique(vertices, axis=0, return_inverse=True)
+        faces = inverse.reshape(-1)[faces]
+        self.vertices = welded
+        self.faces = faces
+        directed = faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
+        low, high = directed.min(axis=1), directed.max(axis=1)
+        n = np.int64(len(welded))
+        keys, index = np.unique(low * n + high, return_inverse=True)
+        index = index.reshape(-1)
+        self.edges = np.stack([keys // n, keys % n], axis=1)
+        self.face_edges = index.reshape(-1, 3)
+        self.face_forward = (directed[:, 0] == low).reshape(-1, 3)
+        order = np.argsort(index, kind="stable")
+        counts = np.bincount(index, minlength=len(keys))
+        # a solid mesh is edge-manifold (every edge in two faces) except at zero-length edges,
+        # which the solid check skips; those degenerate faces are left out of the edge table
+        starts = np.r_[0, np.cumsum(counts)[:-1]]
+        first = order[starts] // 3
+        second = order[np.minimum(starts + 1, len(order) - 1)] // 3
+        self.edge_faces = np.stack([first, np.where(counts >= 2, second, first)], axis=1)
+
+
+def topology(mesh):
+    return _TOPOLOGY.for_shape(mesh, lambda m: _Topology(m._packed[2], m._packed[3]))
+
+
+class _Side:
+    """One mesh of the pair, placed: world vertices, outward unit face normals."""
+
+    def __init__(self, mesh, pose, key_offset):
+        self.mesh = mesh
+        self.pose = pose
+        self.topo = topology(mesh)
+        self.world = self.topo.vertices @ pose[:3, :3].T + pose[:3, 3]
+        f = self.topo.faces
+        cross = np.cross(self.world[f[:, 1]] - self.world[f[:, 0]], self.world[f[:, 2]] - self.world[f[:, 0]])
+        length = np.sqrt(np.einsum("ij,ij->i", cross, cross))
+        self.normals = cross / np.where(length > 0.0, length, 1.0)[:, None]
+        self.key_offset = key_offset  # keys of this mesh's vertices: key_offset + welded index
+
+
+class _Keys:
+    """The end points of the boundary pieces: vertex keys first (A's, then B's), then crossings."""
+
+    def __init__(self, a_side, b_side):
+        self.points = [a_side.world, b_side.world]
+        self.count = len(a_side.world) + len(b_side.world)
+
+    def add(self, points):
+        start = self.count
+        self.points.append(points)
+        self.count += len(points)
+        return np.arange(start, self.count)
+
+    def all_points(self):
+        return np.concatenate(self.points)
+
+
+def _cast_edges(side, other, keys, low, high, tol):
+    """A's (``side``) edges against B (``other``): returns ``(portions, crossings)``.
+
+    ``portions``: (edge, key_from, key_to, point_from, point_to, inside) for every piece of every
+    edge meeting B's box, pieces running from the edge's low vertex to its high one;
+    ``crossings``: (edge, face of other, key) for every hit (a hit at an end is that vertex's
+    key; hits within ``tol`` of each other along an edge share one key)."""
+    from .meshquery import _inside, mesh_tree
+    from .query import raycast
+
+    edges = side.topo.edges
+    p, q = side.world[edges[:, 0]], side.world[edges[:, 1]]
+    near = ((np.minimum(p, q) <= high).all(axis=1) & (np.maximum(p, q) >= low).all(axis=1))
+    vectors = q - p
+    lengths = np.sqrt(np.einsum("ij,ij->i", vectors, vectors))
+    near &= lengths > 0.0
+    ids = np.flatnonzero(near)
+    empty_i = np.zeros(0, dtype=np.int64)
+    if len(ids) == 0:
+        return (empty_i, empty_i, empty_i, np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0, dtype=bool)), \
+            (empty_i, empty_i, empty_i)
+    hits = raycast(other.mesh, other.pose, p[ids], vectors[ids], lengths[ids], mode="all")
+    start_key = side.key_offset + edges[ids, 0]
+    end_key = side.key_offset + edges[ids, 1]
+    ray, t, face, point = hits.ray, hits.t, hits.face, hits.point
+    length = lengths[ids][ray]
+    # hits within tol of each other along an edge are one crossing (an edge through a shared
+    # edge or vertex of the other mesh reports each of its triangles); at an end, the vertex
+    new = np.r_[True, (ray[1:] != ray[:-1]) | (t[1:] - t[:-1] > tol)] if len(t) else np.zeros(0, dtype=bool)
+    cluster = np.cumsum(new) - 1
+    heads = np.flatnonzero(new)
+    at_start = t[heads] <= tol
+    at_end = t[heads] >= length[heads] - tol
+    interior = ~at_start & ~at_end
+    cluster_key = np.empty(len(heads), dtype=np.int64)
+    cluster_key[at_start] = start_key[ray[heads[at_start]]]
+    cluster_key[at_end & ~at_start] = end_key[ray[heads[at_end & ~at_start]]]
+    cluster_key[interior] = keys.add(point[heads[interior]])
+    hit_key = cluster_key[cluster]
+    crossings = (ids[ray], face, hit_key)
+    # portions: between consecutive interior crossing clusters (and the ends)
+    stops_ray = ray[heads[interior]]
+    stops_t = t[heads[interior]]
+    stops_key = cluster_key[interior]
+    stops_point = point[heads[interior]]
+    m = len(ids)
+    per_edge = np.bincount(stops_ray, minlength=m)
+    # rows: for each edge, [start, stops..., end]
+    total = m * 2 + len(stops_ray)
+    row_edge = np.repeat(np.arange(m), per_edge + 2)
+    first_row = np.r_[0, np.cumsum(per_edge + 2)[:-1]]
+    row_key = np.empty(total, dtype=np.int64)
+    row_point = np.empty((total, 3))
+    row_key[first_row] = start_key
+    row_point[first_row] = p[ids]
+    last_row = first_row + per_edge + 1
+    row_key[last_row] = end_key
+    row_point[last_row] = q[ids]
+    middle = np.ones(total, dtype=bool)
+    middle[first_row] = False
+    middle[last_row] = False
+    order = np.lexsort((stops_t, stops_ray))  # hits come sorted by ray then t already; kept explicit
+    row_key[middle] = stops_key[order]
+    row_point[middle] = stops_point[order]
+    keep = np.ones(total, dtype=bool)
+    keep[last_row] = False  # a portion starts at every row but the last of its edge
+    from_rows = np.flatnonzero(keep)
+    portion_edge = ids[row_edge[from_rows]]
+    key_from, key_to = row_key[from_rows], row_key[from_rows + 1]
+    point_from, point_to = row_point[from_rows], row_point[from_rows + 1]
+    midpoints = np.ascontiguousarray(0.5 * (point_from + point_to))
+    inside = _inside(mesh_tree(other.mesh), other.pose.reshape(1, 4, 4), midpoints, False)
+    return (portion_edge, key_from, key_to, point_from, point_to, inside), crossings
+
+
+def _segments(a_side, b_side, crossings_a, crossings_b, key_points):
+    """The segments where a triangle t of A crosses a triangle s of B, from the crossings of
+    A's edges through B's triangles and of B's edges through A's triangles. Returns
+    ``(t, s, key_from, key_to, degenerate_t, degenerate_s)``: each segment oriented along
+    n_t x n_s (B's inside on its left seen from outside A, A's inside on its right seen from
+    outside B); the triangles whose crossings did not pair up (a touch at a point, a crossing
+    through an edge or vertex of both meshes, coplanar contact) are listed as degenerate."""
+    edge_a, face_b, key_a = crossings_a
+    edge_b, face_a, key_b = crossings_b
+    fa = a_side.topo.edge_faces
+    fb = b_side.topo.edge_faces
+    t = np.concatenate([fa[edge_a, 0], fa[edge_a, 1], face_a, face_a])
+    s = np.concatenate([face_b, face_b, fb[edge_b, 0], fb[edge_b, 1]])
+    k = np.concatenate([key_a, key_a, key_b, key_b])
+    nb = np.int64(len(b_side.topo.faces))
+    triples = np.unique(np.stack([t * nb + s, k], axis=1), axis=0)
+    pair, k = triples[:, 0], triples[:, 1]
+    starts = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]]) if len(pair) else np.zeros(0, dtype=np.int64)
+    sizes = np.diff(np.r_[starts, len(pair)])
+    good = starts[sizes == 2]
+    bad = starts[sizes != 2]
+    t_good, s_good = pair[good] // nb, pair[good] % nb
+    k1, k2 = k[good], k[good + 1]
+    direction = np.cross(a_side.normals[t_good], b_side.normals[s_good])
+    flip = np.einsum("ij,ij->i", key_points[k2] - key_points[k1], direction) < 0.0
+    k1, k2 = np.where(flip, k2, k1), np.where(flip, k1, k2)
+    # a bad group: its keys are joined in a chain (the pieces meet there; conservative) and its
+    # triangles skip the hole search
+    chain_from, chain_to = [], []
+    for start, size in zip(bad.tolist(), sizes[sizes != 2].tolist()):
+        chain_from.extend(k[start:start + size - 1].tolist())
+        chain_to.extend(k[start + 1:start + size].tolist())
+    return (t_good, s_good, k1, k2, np.unique(pair[bad] // nb), np.unique(pair[bad] % nb),
+            np.array(chain_from, dtype=np.int64), np.array(chain_to, dtype=np.int64))
+
+
+def _loops(tail, head):
+    """Chains the directed pieces (tail[i] -> head[i]) of one triangle into closed loops: a list
+    of index arrays, or None when the pieces do not form loops (a key without exactly one
+    piece in and one out)."""
+    if len(np.unique(tail)) != len(tail) or len(np.unique(head)) != len(head):
+        return None
+    following = {int(k): i for i, k in enumerate(tail.tolist())}
+    seen = np.zeros(len(tail), dtype=bool)
+    loops = []
+    for first in range(len(tail)):
+        if seen[first]:
+            continue
+        loop = []
+        i = first
+        while not seen[i]:
+            seen[i] = True
+            loop.append(i)
+            nxt = following.get(int(head[i]))
+            if nxt is None:
+                return None
+            i = nxt
+        if i != first:
+            return None
+        loops.append(np.array(loop))
+    return loops
+
+
+def _point_in_polygon(x, y, px, py):
+    """Even-odd rule: (x, y) inside the polygon of vertices (px, py)."""
+    qx, qy = np.roll(px, -1), np.roll(py, -1)
+    crosses = (py > y) != (qy > y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        at = px + (y - py) * (qx - px) / (qy - py)
+    return bool(np.count_nonzero(crosses & (x < at)) % 2)
+
+
+def _hole_links(side, triangles, tri_of, tail, head, key_points):
+    """For each triangle in ``triangles`` (crossed, not degenerate): its boundary pieces
+    (``tri_of`` their triangle, ``tail`` -> ``head`` keys, each with the inside on its left seen
+    from outside the mesh) chained into loops; each hole loop (clockwise) is joined to the
+    smallest counter-clockwise loop around it. Returns ``(from_keys, to_keys, failed)``:
+    the links, and the triangles whose pieces did not chain (joined conservatively by the
+    caller)."""
+    order = np.argsort(tri_of, kind="stable")
+    tri_sorted = tri_of[order]
+    link_from, link_to, failed = [], [], []
+    bounds = np.searchsorted(tri_sorted, triangles), np.searchsorted(tri_sorted, triangles, side="right")
+    for tri, lo, hi in zip(triangles.tolist(), bounds[0].tolist(), bounds[1].tolist()):
+        rows = order[lo:hi]
+        loops = _loops(tail[rows], head[rows])
+        if loops is None:
+            failed.append(tri)
+            continue
+        if len(loops) < 2:
+            continue
+        # the triangle's plane: axes u, v with u x v the outward normal
+        corners = side.world[side.topo.faces[tri]]
+        u = corners[1] - corners[0]
+        u = u / np.sqrt(u @ u)
+        v = np.cross(side.normals[tri], u)
+        polygons, areas = [], []
+        for loop in loops:
+            pts = key_points[tail[rows[loop]]] - corners[0]
+            px, py = pts @ u, pts @ v
+            polygons.append((px, py))
+            areas.append(0.5 * float(np.sum(px * np.roll(py, -1) - np.roll(px, -1) * py)))
+        outer = [i for i, area in enumerate(areas) if area > 0.0]
+        for i, area in enumerate(areas):
+            if area > 0.0:
+                continue
+            px, py = polygons[i]
+            around = [j for j in outer if _point_in_polygon(px[0], py[0], *polygons[j])]
+            if not around and outer:  # rounding at a corner: the largest outer loop
+                around = [max(outer, key=lambda j: areas[j])]
+            if around:
+                j = min(around, key=lambda j: areas[j])
+                link_from.append(int(tail[rows[loops[i][0]]]))
+                link_to.append(int(tail[rows[loops[j][0]]]))
+    return link_from, link_to, failed
+
+
+class _Regions:
+    """The interpenetration regions of one placed pair (module section above)."""
+
+    __slots__ = ("a", "b", "key_points", "key_label", "count", "portion_side", "portion_edge", "portion_from",
+                 "portion_to", "volume")
+
+
+def regions(a, ta, b, tb):
+    """The connected interpenetration regions of two solid meshes placed by (4, 4) poses."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    side_a = _Side(a, ta, 0)
+    side_b = _Side(b, tb, len(topology(a).vertices))
+    side_b.key_offset = len(side_a.world)
+    keys = _Keys(side_a, side_b)
+    scale = max(a.scale, b.scale, float(np.abs(side_a.world).max()), float(np.abs(side_b.world).max()))
+    tol = 1e-12 * scale
+    pad = 1e-9 * scale
+    low_a, high_a = side_a.world.min(axis=0) - pad, side_a.world.max(axis=0) + pad
+    low_b, high_b = side_b.world.min(axis=0) - pad, side_b.world.max(axis=0) + pad
+    portions_a, crossings_a = _cast_edges(side_a, side_b, keys, low_b, high_b, tol)
+    portions_b, crossings_b = _cast_edges(side_b, side_a, keys, low_a, high_a, tol)
+    key_points = keys.all_points()
+    t_seg, s_seg, k1, k2, bad_t, bad_s, chain_from, chain_to = _segments(side_a, side_b, crossings_a,
+                                                                         crossings_b, key_points)
+    links_from = [chain_from, k1]
+    links_to = [chain_to, k2]
+    # per side: the inside portions, each in its two triangles (walked by the triangle's order),
+    # and the segments (A's triangle: along n_t x n_s; B's: the other way)
+    pieces = []
+    for side, portions, seg_tri, seg_tail, seg_head, bad in (
+            (side_a, portions_a, t_seg, k1, k2, bad_t), (side_b, portions_b, s_seg, k2, k1, bad_s)):
+        edge, key_from, key_to, point_from, point_to, inside = portions
+        edge, key_from, key_to = edge[inside], key_from[inside], key_to[inside]
+        links_from.append(key_from)
+        links_to.append(key_to)
+        topo = side.topo
+        ef = topo.edge_faces[edge]
+        tri = np.concatenate([ef[:, 0], ef[:, 1], seg_tri])
+        # does the face walk the edge low -> high (the portions' direction)?
+        forward = np.concatenate([_walks_forward(topo, ef[:, 0], edge), _walks_forward(topo, ef[:, 1], edge)])
+        tail = np.concatenate([np.where(forward, np.tile(key_from, 2), np.tile(key_to, 2)), seg_tail])
+        head = np.concatenate([np.where(forward, np.tile(key_to, 2), np.tile(key_from, 2)), seg_head])
+        pieces.append((side, tri, tail, head))
+        crossed = np.setdiff1d(np.unique(seg_tri), bad)
+        more_from, more_to, failed = _hole_links(side, crossed, tri, tail, head, key_points)
+        links_from.append(np.array(more_from, dtype=np.int64))
+        links_to.append(np.array(more_to, dtype=np.int64))
+        # triangles whose pieces do not chain: all their pieces joined (conservative)
+        lost = np.isin(tri, np.concatenate([bad, np.array(failed, dtype=np.int64)]))
+        if lost.any():
+            rows = np.flatnonzero(lost)
+            by_tri = np.argsort(tri[rows], kind="stable")
+            rows = rows[by_tri]
+            same = tri[rows[1:]] == tri[rows[:-1]]
+            links_from.append(tail[rows[1:]][same])
+            links_to.append(tail[rows[:-1]][same])
+    link_from = np.concatenate(links_from).astype(np.int64)
+    link_to = np.concatenate(links_to).astype(np.int64)
+    n = len(key_points)
+    graph = coo_matrix((np.ones(len(link_from)), (link_from, link_to)), shape=(n, n))
+    _, labels = connected_components(graph, directed=False)
+    used = np.zeros(n, dtype=bool)
+    used[link_from] = True
+    used[link_to] = True
+    # volume per component: every oriented piece in its triangle, (x0 - o) . (p - o) x (q - o) / 6
+    origin = 0.5 * (np.maximum(low_a, low_b) + np.minimum(high_a, high_b))
+    volume_by_label = np.zeros(n)
+    for side, tri, tail, head in pieces:
+        x0 = side.world[side.topo.faces[tri, 0]] - origin
+        p, q = key_points[tail] - origin, key_points[head] - origin
+        contribution = np.einsum("ij,ij->i", x0, np.cross(p, q)) / 6.0
+        np.add.at(volume_by_label, labels[tail], contribution)
+    return key_points, labels, used, volume_by_label, pieces, side_a, side_b
+
+
+def _walks_forward(topo, faces, edges):
+    """(k,) bool: face ``faces[i]`` walks edge ``edges[i]`` from its low vertex to its high one."""
+    match = topo.face_edges[faces] == edges[:, None]
+    return (topo.face_forward[faces] & match).any(axis=1)
