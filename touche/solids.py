@@ -674,6 +674,7 @@ class _Keys:
     def __init__(self, a_side, b_side):
         self.points = [a_side.world, b_side.world]
         self.count = len(a_side.world) + len(b_side.world)
+        self.vertex_count = self.count
 
     def add(self, points):
         start = self.count
@@ -878,10 +879,16 @@ def _hole_links(side, triangles, tri_of, tail, head, key_points):
 
 
 class _Regions:
-    """The interpenetration regions of one placed pair (module section above)."""
+    """The interpenetration regions of one placed pair (module section above): ``key_points``
+    (k, 3) world end points of the boundary pieces, ``labels`` (k,) their component, ``used``
+    (k,) whether a piece ends there, ``volume_by_label`` (k,) the volume of each component
+    (indexed by label), ``portions`` per side (A's edges inside B, B's inside A: key_from,
+    key_to (p,)), ``crossing_face`` / ``crossing_side`` per key (the face of the other mesh an
+    edge goes through at that crossing and 0 for an edge of A, 1 for an edge of B; -1 for
+    vertex keys), ``sides`` (the placed A and B)."""
 
-    __slots__ = ("a", "b", "key_points", "key_label", "count", "portion_side", "portion_edge", "portion_from",
-                 "portion_to", "volume")
+    __slots__ = ("key_points", "labels", "used", "volume_by_label", "portions", "crossing_face", "crossing_side",
+                 "sides")
 
 
 def regions(a, ta, b, tb):
@@ -891,7 +898,6 @@ def regions(a, ta, b, tb):
 
     side_a = _Side(a, ta, 0)
     side_b = _Side(b, tb, len(topology(a).vertices))
-    side_b.key_offset = len(side_a.world)
     keys = _Keys(side_a, side_b)
     scale = max(a.scale, b.scale, float(np.abs(side_a.world).max()), float(np.abs(side_b.world).max()))
     tol = 1e-12 * scale
@@ -951,10 +957,154 @@ def regions(a, ta, b, tb):
         p, q = key_points[tail] - origin, key_points[head] - origin
         contribution = np.einsum("ij,ij->i", x0, np.cross(p, q)) / 6.0
         np.add.at(volume_by_label, labels[tail], contribution)
-    return key_points, labels, used, volume_by_label, pieces, side_a, side_b
+    out = _Regions()
+    out.key_points, out.labels, out.used, out.volume_by_label = key_points, labels, used, volume_by_label
+    out.portions = [(p[1][p[5]], p[2][p[5]]) for p in (portions_a, portions_b)]
+    out.crossing_face = np.full(n, -1, dtype=np.int64)
+    out.crossing_side = np.full(n, -1, dtype=np.int8)
+    # the crossings' faces (a crossing key made at a vertex keeps -1: it is a vertex)
+    for code, (_, face, key) in ((0, crossings_a), (1, crossings_b)):
+        made = key >= keys.vertex_count
+        out.crossing_face[key[made]] = face[made]
+        out.crossing_side[key[made]] = code
+    out.sides = (side_a, side_b)
+    return out
 
 
 def _walks_forward(topo, faces, edges):
     """(k,) bool: face ``faces[i]`` walks edge ``edges[i]`` from its low vertex to its high one."""
     match = topo.face_edges[faces] == edges[:, None]
     return (topo.face_forward[faces] & match).any(axis=1)
+
+
+def _spread(points, chosen, normal, max_points):
+    """Indices into ``points`` (c, 3): ``chosen`` (the deepest) first, then greedily the point
+    adding the most area to the convex hull of those kept, in the plane across ``normal``
+    (the second: the farthest from the first). Ties: the lowest index."""
+    if len(points) == 1 or max_points == 1:
+        return [chosen]
+    helper = np.array([1.0, 0.0, 0.0]) if abs(normal[0]) < 0.6 else np.array([0.0, 1.0, 0.0])
+    u = np.cross(normal, helper)
+    u /= np.sqrt(u @ u)
+    v = np.cross(normal, u)
+    flat = np.stack([points @ u, points @ v], axis=1)
+    kept = [chosen]
+    while len(kept) < min(max_points, len(points)):
+        hull = flat[kept]
+        if len(kept) == 1:
+            gain = np.sum((flat - hull[0]) ** 2, axis=1)
+        elif len(kept) == 2:
+            gain = np.abs(_cross2(hull[1] - hull[0], flat - hull[0]))
+        else:
+            # hull kept counter-clockwise: a point adds the triangles over the edges it sees
+            start, end = hull, np.roll(hull, -1, axis=0)
+            side = _cross2(end - start, flat[:, None, :] - start)  # (c, h)
+            gain = -np.where(side < 0.0, side, 0.0).sum(axis=1)
+        gain[kept] = -1.0
+        best = int(np.argmax(gain))
+        if gain[best] <= 0.0:
+            break
+        kept.append(best)
+        if len(kept) >= 3:  # the kept points in counter-clockwise order around their centre
+            hull = flat[kept]
+            centre = hull.mean(axis=0)
+            angle = np.arctan2(hull[:, 1] - centre[1], hull[:, 0] - centre[0])
+            order = np.argsort(angle, kind="stable")
+            kept = [kept[i] for i in order]
+    # the deepest first, then the others in the order they were kept around it
+    first = kept.index(chosen)
+    return kept[first:] + kept[:first]
+
+
+def _cross2(a, b):
+    return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+
+
+def region_contacts(a, ta, b, tb, max_points):
+    """Contact points of each interpenetration region of two solid meshes placed by (4, 4)
+    poses. Returns a dict of arrays (touche.solid_queries.SolidContacts documents them)."""
+    from .meshquery import closest_point_with_face
+
+    found = regions(a, ta, b, tb)
+    side_a, side_b = found.sides
+    key_points, labels, used = found.key_points, found.labels, found.used
+    count_a = len(side_a.world)
+    # candidates: every end point (vertex inside the other solid, or crossing) and the midpoint
+    # of every edge portion inside the other solid; each with its side (0: on A's surface, in
+    # B; 1: on B's, in A) and key (for its region)
+    keys = np.flatnonzero(used)
+    crossing = found.crossing_side[keys] >= 0
+    vertex_keys = keys[~crossing]
+    cand_point = [key_points[vertex_keys]]
+    cand_side = [(vertex_keys >= count_a).astype(np.int8)]
+    cand_key = [vertex_keys]
+    for code, (key_from, key_to) in enumerate(found.portions):
+        cand_point.append(0.5 * (key_points[key_from] + key_points[key_to]))
+        cand_side.append(np.full(len(key_from), code, dtype=np.int8))
+        cand_key.append(key_from)
+    point = np.concatenate(cand_point)
+    side = np.concatenate(cand_side)
+    key = np.concatenate(cand_key)
+    depth = np.zeros(len(point))
+    point_a = point.copy()
+    point_b = point.copy()
+    normal = np.zeros((len(point), 3))
+    for code, other_mesh, other_pose, other_side in ((0, b, tb, side_b), (1, a, ta, side_a)):
+        rows = np.flatnonzero(side == code)
+        if len(rows) == 0:
+            continue
+        closest, dist, face = closest_point_with_face(other_mesh, other_pose, np.ascontiguousarray(point[rows]))
+        closest, dist, face = np.asarray(closest).reshape(-1, 3), np.atleast_1d(dist), np.atleast_1d(face)
+        depth[rows] = dist
+        outward = other_side.normals[face]
+        away = point[rows] - closest
+        length = np.sqrt(np.einsum("ij,ij->i", away, away))
+        # from A to B: a point of A inside B leaves B along (point - closest); on the surface
+        # (no direction) against the face's outward normal; a point of B inside A the other way
+        direction = np.where((length > 0.0)[:, None], away / np.where(length > 0.0, length, 1.0)[:, None], -outward)
+        if code == 0:
+            normal[rows] = direction
+            point_b[rows] = closest
+        else:
+            normal[rows] = -direction
+            point_a[rows] = closest
+    # the crossings: on both surfaces (depth 0), normal against the crossed face's outward one
+    crossing_keys = keys[crossing]
+    c_side = found.crossing_side[crossing_keys]
+    c_face = found.crossing_face[crossing_keys]
+    c_normal = np.empty((len(crossing_keys), 3))
+    c_normal[c_side == 0] = -side_b.normals[c_face[c_side == 0]]
+    c_normal[c_side == 1] = side_a.normals[c_face[c_side == 1]]
+    point = np.concatenate([point, key_points[crossing_keys]])
+    point_a = np.concatenate([point_a, key_points[crossing_keys]])
+    point_b = np.concatenate([point_b, key_points[crossing_keys]])
+    depth = np.concatenate([depth, np.zeros(len(crossing_keys))])
+    normal = np.concatenate([normal, c_normal])
+    key = np.concatenate([key, crossing_keys])
+    label = labels[key]
+    # regions, deepest first (ties: the lowest label)
+    names, region_of = np.unique(label, return_inverse=True)
+    region_depth = np.zeros(len(names))
+    np.maximum.at(region_depth, region_of, depth)
+    region_volume = found.volume_by_label[names]
+    order = np.lexsort((names, -region_depth))
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[order] = np.arange(len(names))
+    region_of = rank[region_of]
+    region_depth, region_volume = region_depth[order], region_volume[order]
+    mid = point_a - 0.5 * depth[:, None] * normal  # midway: A's point is mid + depth / 2 * normal
+    picked, picked_region = [], []
+    by_region = np.argsort(region_of, kind="stable")
+    bounds = np.searchsorted(region_of[by_region], np.arange(len(names) + 1))
+    for r in range(len(names)):
+        rows = by_region[bounds[r]:bounds[r + 1]]
+        deepest = int(np.argmax(depth[rows]))
+        kept = _spread(mid[rows], deepest, normal[rows[deepest]], max_points)
+        picked.extend(rows[kept].tolist())
+        picked_region.extend([r] * len(kept))
+    picked = np.array(picked, dtype=np.int64)
+    return {
+        "points": mid[picked], "depths": depth[picked], "normals": normal[picked], "point_a": point_a[picked],
+        "point_b": point_b[picked], "region": np.array(picked_region, dtype=np.int64),
+        "region_depth": region_depth, "region_volume": region_volume,
+    }
