@@ -693,7 +693,7 @@ def _cast_edges(side, other, keys, low, high, tol):
     edge meeting B's box, pieces running from the edge's low vertex to its high one;
     ``crossings``: (edge, face of other, key) for every hit (a hit at an end is that vertex's
     key; hits within ``tol`` of each other along an edge share one key)."""
-    from .meshquery import _inside, mesh_tree
+    from .meshquery import ON_SURFACE_GAP, _winding_closed, mesh_tree
     from .query import raycast
 
     edges = side.topo.edges
@@ -706,7 +706,7 @@ def _cast_edges(side, other, keys, low, high, tol):
     empty_i = np.zeros(0, dtype=np.int64)
     if len(ids) == 0:
         return (empty_i, empty_i, empty_i, np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0, dtype=bool)), \
-            (empty_i, empty_i, empty_i)
+            (empty_i, empty_i, empty_i), False
     hits = raycast(other.mesh, other.pose, p[ids], vectors[ids], lengths[ids], mode="all")
     start_key = side.key_offset + edges[ids, 0]
     end_key = side.key_offset + edges[ids, 1]
@@ -757,8 +757,15 @@ def _cast_edges(side, other, keys, low, high, tol):
     key_from, key_to = row_key[from_rows], row_key[from_rows + 1]
     point_from, point_to = row_point[from_rows], row_point[from_rows + 1]
     midpoints = np.ascontiguousarray(0.5 * (point_from + point_to))
-    inside = _inside(mesh_tree(other.mesh), other.pose.reshape(1, 4, 4), midpoints, False)
-    return (portion_edge, key_from, key_to, point_from, point_to, inside), crossings
+    tree = mesh_tree(other.mesh)
+    _, _, _, orientation = tree.topology()
+    winding = orientation * _winding_closed(tree, other.pose.reshape(1, 4, 4), midpoints)
+    on_surface = np.abs(winding - np.round(winding)) > ON_SURFACE_GAP
+    inside = (np.abs(winding) >= 0.5) | on_surface  # closed sets, as touche.contains
+    # not in general position: a vertex on the other surface, an edge through an edge or a
+    # vertex of the other mesh, or a portion lying on the other surface (faces in one plane)
+    degenerate = bool(at_start.any() or at_end.any() or len(heads) != len(t) or on_surface.any())
+    return (portion_edge, key_from, key_to, point_from, point_to, inside), crossings, degenerate
 
 
 def _segments(a_side, b_side, crossings_a, crossings_b, key_points):
@@ -885,10 +892,13 @@ class _Regions:
     (indexed by label), ``portions`` per side (A's edges inside B, B's inside A: key_from,
     key_to (p,)), ``crossing_face`` / ``crossing_side`` per key (the face of the other mesh an
     edge goes through at that crossing and 0 for an edge of A, 1 for an edge of B; -1 for
-    vertex keys), ``sides`` (the placed A and B)."""
+    vertex keys), ``sides`` (the placed A and B), ``degenerate`` (the pair is not in general
+    position: see _cast_edges and _segments; the volumes may then be off), ``area_by_label``
+    (k, 3) the area vector of A's part of each component's boundary minus B's part (from A
+    to B)."""
 
     __slots__ = ("key_points", "labels", "used", "volume_by_label", "portions", "crossing_face", "crossing_side",
-                 "sides")
+                 "sides", "degenerate", "area_by_label")
 
 
 def regions(a, ta, b, tb):
@@ -904,8 +914,9 @@ def regions(a, ta, b, tb):
     pad = 1e-9 * scale
     low_a, high_a = side_a.world.min(axis=0) - pad, side_a.world.max(axis=0) + pad
     low_b, high_b = side_b.world.min(axis=0) - pad, side_b.world.max(axis=0) + pad
-    portions_a, crossings_a = _cast_edges(side_a, side_b, keys, low_b, high_b, tol)
-    portions_b, crossings_b = _cast_edges(side_b, side_a, keys, low_a, high_a, tol)
+    portions_a, crossings_a, degenerate_a = _cast_edges(side_a, side_b, keys, low_b, high_b, tol)
+    portions_b, crossings_b, degenerate_b = _cast_edges(side_b, side_a, keys, low_a, high_a, tol)
+    degenerate = degenerate_a or degenerate_b
     key_points = keys.all_points()
     t_seg, s_seg, k1, k2, bad_t, bad_s, chain_from, chain_to = _segments(side_a, side_b, crossings_a,
                                                                          crossings_b, key_points)
@@ -933,6 +944,7 @@ def regions(a, ta, b, tb):
         links_from.append(np.array(more_from, dtype=np.int64))
         links_to.append(np.array(more_to, dtype=np.int64))
         # triangles whose pieces do not chain: all their pieces joined (conservative)
+        degenerate = degenerate or len(bad) > 0 or len(failed) > 0
         lost = np.isin(tri, np.concatenate([bad, np.array(failed, dtype=np.int64)]))
         if lost.any():
             rows = np.flatnonzero(lost)
@@ -952,13 +964,18 @@ def regions(a, ta, b, tb):
     # volume per component: every oriented piece in its triangle, (x0 - o) . (p - o) x (q - o) / 6
     origin = 0.5 * (np.maximum(low_a, low_b) + np.minimum(high_a, high_b))
     volume_by_label = np.zeros(n)
-    for side, tri, tail, head in pieces:
+    # and the area vector of A's part minus B's part (both point from A to B; equal and opposite
+    # on a closed boundary, so their difference is twice either, also for zero-volume contacts)
+    area_by_label = np.zeros((n, 3))
+    for sign, (side, tri, tail, head) in zip((0.5, -0.5), pieces):
         x0 = side.world[side.topo.faces[tri, 0]] - origin
         p, q = key_points[tail] - origin, key_points[head] - origin
-        contribution = np.einsum("ij,ij->i", x0, np.cross(p, q)) / 6.0
-        np.add.at(volume_by_label, labels[tail], contribution)
+        cross = np.cross(p, q)
+        np.add.at(volume_by_label, labels[tail], np.einsum("ij,ij->i", x0, cross) / 6.0)
+        np.add.at(area_by_label, labels[tail], sign * cross)
     out = _Regions()
     out.key_points, out.labels, out.used, out.volume_by_label = key_points, labels, used, volume_by_label
+    out.area_by_label = area_by_label
     out.portions = [(p[1][p[5]], p[2][p[5]]) for p in (portions_a, portions_b)]
     out.crossing_face = np.full(n, -1, dtype=np.int64)
     out.crossing_side = np.full(n, -1, dtype=np.int8)
@@ -968,6 +985,7 @@ def regions(a, ta, b, tb):
         out.crossing_face[key[made]] = face[made]
         out.crossing_side[key[made]] = code
     out.sides = (side_a, side_b)
+    out.degenerate = degenerate
     return out
 
 
@@ -1023,6 +1041,7 @@ def _cross2(a, b):
 def region_contacts(a, ta, b, tb, max_points):
     """Contact points of each interpenetration region of two solid meshes placed by (4, 4)
     poses. Returns a dict of arrays (touche.solid_queries.SolidContacts documents them)."""
+    from . import tolerance
     from .meshquery import closest_point_with_face
 
     found = regions(a, ta, b, tb)
@@ -1035,6 +1054,15 @@ def region_contacts(a, ta, b, tb, max_points):
     keys = np.flatnonzero(used)
     crossing = found.crossing_side[keys] >= 0
     vertex_keys = keys[~crossing]
+    # a vertex ending an inside portion is in the other solid, except where the portions are not
+    # well defined (faces in one plane): checked
+    for code, other_mesh, other_pose in ((0, b, tb), (1, a, ta)):
+        mine = (vertex_keys >= count_a) == bool(code)
+        if mine.any():
+            inside = _points_in_solid(other_mesh, other_pose.reshape(1, 4, 4), np.zeros(int(mine.sum()), dtype=np.int64),
+                                      key_points[vertex_keys[mine]])
+            drop = np.flatnonzero(mine)[~inside]
+            vertex_keys = np.delete(vertex_keys, drop)
     cand_point = [key_points[vertex_keys]]
     cand_side = [(vertex_keys >= count_a).astype(np.int8)]
     cand_key = [vertex_keys]
@@ -1049,25 +1077,28 @@ def region_contacts(a, ta, b, tb, max_points):
     point_a = point.copy()
     point_b = point.copy()
     normal = np.zeros((len(point), 3))
+    offset = max(float(np.abs(ta[:3, 3]).max()), float(np.abs(tb[:3, 3]).max()))
+    touching = tolerance.touching_tolerance(max(a.scale, b.scale), offset)
     for code, other_mesh, other_pose, other_side in ((0, b, tb, side_b), (1, a, ta, side_a)):
         rows = np.flatnonzero(side == code)
         if len(rows) == 0:
             continue
         closest, dist, face = closest_point_with_face(other_mesh, other_pose, np.ascontiguousarray(point[rows]))
         closest, dist, face = np.asarray(closest).reshape(-1, 3), np.atleast_1d(dist), np.atleast_1d(face)
-        depth[rows] = dist
         outward = other_side.normals[face]
         away = point[rows] - closest
-        length = np.sqrt(np.einsum("ij,ij->i", away, away))
-        # from A to B: a point of A inside B leaves B along (point - closest); on the surface
-        # (no direction) against the face's outward normal; a point of B inside A the other way
-        direction = np.where((length > 0.0)[:, None], away / np.where(length > 0.0, length, 1.0)[:, None], -outward)
+        # from A to B: a point of A inside B leaves B along (point - closest), a point of B
+        # inside A the other way; on the surface (within the touching tolerance: no reliable
+        # direction) depth 0 and the face's outward normal
+        deep = dist > touching
+        direction = np.where(deep[:, None], away / np.where(deep, dist, 1.0)[:, None], -outward)
+        depth[rows] = np.where(deep, dist, 0.0)
         if code == 0:
             normal[rows] = direction
-            point_b[rows] = closest
+            point_b[rows] = np.where(deep[:, None], closest, point[rows])
         else:
             normal[rows] = -direction
-            point_a[rows] = closest
+            point_a[rows] = np.where(deep[:, None], closest, point[rows])
     # the crossings: on both surfaces (depth 0), normal against the crossed face's outward one
     crossing_keys = keys[crossing]
     c_side = found.crossing_side[crossing_keys]
@@ -1086,12 +1117,18 @@ def region_contacts(a, ta, b, tb, max_points):
     names, region_of = np.unique(label, return_inverse=True)
     region_depth = np.zeros(len(names))
     np.maximum.at(region_depth, region_of, depth)
-    region_volume = found.volume_by_label[names]
+    region_volume = np.maximum(region_volumes(a, ta, b, tb, found)[names], 0.0)
     order = np.lexsort((names, -region_depth))
     rank = np.empty(len(names), dtype=np.int64)
     rank[order] = np.arange(len(names))
     region_of = rank[region_of]
     region_depth, region_volume = region_depth[order], region_volume[order]
+    # the region's normal: its area vector (from A to B); a region without one (a mesh wholly
+    # inside the other) takes its deepest point's
+    area = found.area_by_label[names][order]
+    length = np.sqrt(np.einsum("ij,ij->i", area, area))
+    region_normal = area / np.where(length > 0.0, length, 1.0)[:, None]
+    flat = length <= 1e-12 * max(a.scale, b.scale) ** 2
     mid = point_a - 0.5 * depth[:, None] * normal  # midway: A's point is mid + depth / 2 * normal
     picked, picked_region = [], []
     by_region = np.argsort(region_of, kind="stable")
@@ -1099,12 +1136,72 @@ def region_contacts(a, ta, b, tb, max_points):
     for r in range(len(names)):
         rows = by_region[bounds[r]:bounds[r + 1]]
         deepest = int(np.argmax(depth[rows]))
-        kept = _spread(mid[rows], deepest, normal[rows[deepest]], max_points)
+        if flat[r]:
+            region_normal[r] = normal[rows[deepest]]
+        # points on both surfaces (depth 0) have no direction of their own: the region's
+        normal[rows[depth[rows] == 0.0]] = region_normal[r]
+        kept = _spread(mid[rows], deepest, region_normal[r], max_points)
         picked.extend(rows[kept].tolist())
         picked_region.extend([r] * len(kept))
     picked = np.array(picked, dtype=np.int64)
     return {
         "points": mid[picked], "depths": depth[picked], "normals": normal[picked], "point_a": point_a[picked],
         "point_b": point_b[picked], "region": np.array(picked_region, dtype=np.int64),
-        "region_depth": region_depth, "region_volume": region_volume,
+        "region_depth": region_depth, "region_volume": region_volume, "region_normal": region_normal,
     }
+
+
+# directions of the infinitesimal shift of B for pairs not in general position (fixed, far from
+# the axes and from each other: the meshes users build are aligned with axes more than anything)
+_SHIFTS = np.array([[0.5773502691896258, 0.3015113445777636, 0.7587869740361543],
+                    [-0.2672612419124244, 0.8017837257372732, 0.5345224838248488],
+                    [0.6882472016116852, -0.6246950475544243, 0.3687623354943167]])
+
+
+def region_volumes(a, ta, b, tb, found):
+    """(k,) the volume of each component of ``found`` (= regions(a, ta, b, tb)), indexed by
+    label. In general position, the sums over the boundary pieces (module section above).
+    Otherwise (faces of A and B in one plane, a vertex on the other surface, edges through
+    edges) the pieces are not well defined, but the volume is a continuous function of B's
+    translation, polynomial (degree 3) on (0, h] along a fixed direction for some h > 0: with
+    V(e) the volume for B shifted by e along it, 2 V(e) - V(2 e) = V(0) + O(e^2); e = 1e-7 of
+    the size makes the error about 1e-14 of the size cubed. The shifted pairs are in general
+    position (else the next direction is tried); each of their regions is credited to the
+    region where most of its end points land (nearest key point)."""
+    if not found.degenerate:
+        return found.volume_by_label
+    from scipy.spatial import cKDTree
+
+    used = np.flatnonzero(found.used)
+    nearest_key = cKDTree(found.key_points[used])
+    step = 1e-7 * max(a.scale, b.scale)
+    out = found.volume_by_label
+    for direction in _SHIFTS:
+        out = np.zeros(len(found.labels))
+        degenerate = False
+        for factor, weight in ((1.0, 2.0), (2.0, -1.0)):
+            shifted = tb.copy()
+            shifted[:3, 3] += factor * step * direction
+            moved = regions(a, ta, b, shifted)
+            degenerate = degenerate or moved.degenerate
+            moved_used = np.flatnonzero(moved.used)
+            if len(moved_used) == 0:
+                continue
+            _, nearest = nearest_key.query(moved.key_points[moved_used])
+            votes = np.unique(np.stack([moved.labels[moved_used], found.labels[used[nearest]]], axis=1), axis=0,
+                              return_counts=True)
+            (pairs, counts) = votes
+            order = np.lexsort((-counts, pairs[:, 0]))  # per moved region, the most voted first
+            pairs = pairs[order]
+            first = np.r_[True, pairs[1:, 0] != pairs[:-1, 0]]
+            np.add.at(out, pairs[first, 1], weight * moved.volume_by_label[pairs[first, 0]])
+        if not degenerate:
+            break
+    return out
+
+
+def volume(a, ta, b, tb):
+    """Volume of the intersection of two solid meshes placed by (4, 4) poses (region_volumes)."""
+    found = regions(a, ta, b, tb)
+    labels = np.unique(found.labels[found.used])
+    return max(float(region_volumes(a, ta, b, tb, found)[labels].sum()), 0.0)
