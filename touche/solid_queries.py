@@ -142,7 +142,7 @@ def _last_vertex_hits(origins_mesh_points, target, target_pose, direction, reach
     if len(origins_mesh_points) == 0:
         return -np.inf
     origins = origins_mesh_points + reach * direction
-    hits = raycast(target, target_pose, origins, -direction, reach, mode="first")
+    hits = raycast(target, target_pose, origins, -direction, reach, mode="first", solid=False)
     if not np.any(hits.hit):
         return -np.inf
     # s from the hit point (not reach - t: no cancellation against the cast's length)
