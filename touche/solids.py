@@ -1019,9 +1019,12 @@ def _spread(points, chosen, normal, max_points):
             side = _cross2(end - start, flat[:, None, :] - start)  # (c, h)
             gain = -np.where(side < 0.0, side, 0.0).sum(axis=1)
         gain[kept] = -1.0
-        best = int(np.argmax(gain))
-        if gain[best] <= 0.0:
+        top = float(gain.max())
+        if top <= 0.0:
             break
+        # near-ties (within rounding of the largest gain; symmetric shapes tie exactly) go to
+        # the lowest index, so that rounding does not pick another point after a tiny motion
+        best = int(np.argmax(gain >= top * (1.0 - 1e-9)))
         kept.append(best)
         if len(kept) >= 3:  # the kept points in counter-clockwise order around their centre
             hull = flat[kept]
@@ -1130,12 +1133,17 @@ def region_contacts(a, ta, b, tb, max_points):
     region_normal = area / np.where(length > 0.0, length, 1.0)[:, None]
     flat = length <= 1e-12 * max(a.scale, b.scale) ** 2
     mid = point_a - 0.5 * depth[:, None] * normal  # midway: A's point is mid + depth / 2 * normal
+    size = max(a.scale, b.scale)
     picked, picked_region = [], []
     by_region = np.argsort(region_of, kind="stable")
     bounds = np.searchsorted(region_of[by_region], np.arange(len(names) + 1))
     for r in range(len(names)):
         rows = by_region[bounds[r]:bounds[r + 1]]
-        deepest = int(np.argmax(depth[rows]))
+        # the deepest; ties within 1e-9 of the size (exact ties are common: the midpoints of
+        # chords through a slab all lie at half its thickness) go to the lowest candidate
+        # index, the same after a tiny motion
+        deepest = int(np.argmax(depth[rows] >= depth[rows].max() - 1e-9 * size))
+        region_depth[r] = depth[rows[deepest]]
         if flat[r]:
             region_normal[r] = normal[rows[deepest]]
         # points on both surfaces (depth 0) have no direction of their own: the region's
