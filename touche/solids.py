@@ -1043,7 +1043,14 @@ def _cross2(a, b):
 
 def region_contacts(a, ta, b, tb, max_points):
     """Contact points of each interpenetration region of two solid meshes placed by (4, 4)
-    poses. Returns a dict of arrays (touche.solid_queries.SolidContacts documents them)."""
+    poses. Returns a dict of arrays (touche.solid_queries.SolidContacts documents them).
+
+    Candidates: every end point of the boundary pieces (a vertex inside the other solid, or a
+    crossing, on both surfaces: depth 0) and the midpoint of every edge portion inside the
+    other solid. A candidate's depth is its distance to the other surface; only the candidates
+    that can still be the deepest of their region are measured exactly (closest points on the
+    other mesh's tree, in rounds ordered by an upper bound: the distance to the other mesh's
+    nearest vertex), then the points kept by the spread."""
     from . import tolerance
     from .meshquery import closest_point_with_face
 
@@ -1051,9 +1058,7 @@ def region_contacts(a, ta, b, tb, max_points):
     side_a, side_b = found.sides
     key_points, labels, used = found.key_points, found.labels, found.used
     count_a = len(side_a.world)
-    # candidates: every end point (vertex inside the other solid, or crossing) and the midpoint
-    # of every edge portion inside the other solid; each with its side (0: on A's surface, in
-    # B; 1: on B's, in A) and key (for its region)
+    size = max(a.scale, b.scale)
     keys = np.flatnonzero(used)
     crossing = found.crossing_side[keys] >= 0
     vertex_keys = keys[~crossing]
@@ -1064,97 +1069,113 @@ def region_contacts(a, ta, b, tb, max_points):
         if mine.any():
             inside = _points_in_solid(other_mesh, other_pose.reshape(1, 4, 4), np.zeros(int(mine.sum()), dtype=np.int64),
                                       key_points[vertex_keys[mine]])
-            drop = np.flatnonzero(mine)[~inside]
-            vertex_keys = np.delete(vertex_keys, drop)
-    cand_point = [key_points[vertex_keys]]
-    cand_side = [(vertex_keys >= count_a).astype(np.int8)]
-    cand_key = [vertex_keys]
+            vertex_keys = np.delete(vertex_keys, np.flatnonzero(mine)[~inside])
+    # side: 0 on A's surface (in B), 1 on B's (in A), 2 a crossing (on both)
+    parts_point = [key_points[vertex_keys]]
+    parts_side = [(vertex_keys >= count_a).astype(np.int8)]
+    parts_key = [vertex_keys]
     for code, (key_from, key_to) in enumerate(found.portions):
-        cand_point.append(0.5 * (key_points[key_from] + key_points[key_to]))
-        cand_side.append(np.full(len(key_from), code, dtype=np.int8))
-        cand_key.append(key_from)
-    point = np.concatenate(cand_point)
-    side = np.concatenate(cand_side)
-    key = np.concatenate(cand_key)
-    depth = np.zeros(len(point))
-    point_a = point.copy()
-    point_b = point.copy()
-    normal = np.zeros((len(point), 3))
+        parts_point.append(0.5 * (key_points[key_from] + key_points[key_to]))
+        parts_side.append(np.full(len(key_from), code, dtype=np.int8))
+        parts_key.append(key_from)
+    parts_point.append(key_points[keys[crossing]])
+    parts_side.append(np.full(int(crossing.sum()), 2, dtype=np.int8))
+    parts_key.append(keys[crossing])
+    point = np.concatenate(parts_point)
+    side = np.concatenate(parts_side)
+    names, region_of = np.unique(labels[np.concatenate(parts_key)], return_inverse=True)
+    count = len(names)
     offset = max(float(np.abs(ta[:3, 3]).max()), float(np.abs(tb[:3, 3]).max()))
-    touching = tolerance.touching_tolerance(max(a.scale, b.scale), offset)
-    for code, other_mesh, other_pose, other_side in ((0, b, tb, side_b), (1, a, ta, side_a)):
-        rows = np.flatnonzero(side == code)
-        if len(rows) == 0:
-            continue
-        closest, dist, face = closest_point_with_face(other_mesh, other_pose, np.ascontiguousarray(point[rows]))
-        closest, dist, face = np.asarray(closest).reshape(-1, 3), np.atleast_1d(dist), np.atleast_1d(face)
-        outward = other_side.normals[face]
-        away = point[rows] - closest
-        # from A to B: a point of A inside B leaves B along (point - closest), a point of B
-        # inside A the other way; on the surface (within the touching tolerance: no reliable
-        # direction) depth 0 and the face's outward normal
-        deep = dist > touching
-        direction = np.where(deep[:, None], away / np.where(deep, dist, 1.0)[:, None], -outward)
-        depth[rows] = np.where(deep, dist, 0.0)
-        if code == 0:
-            normal[rows] = direction
-            point_b[rows] = np.where(deep[:, None], closest, point[rows])
-        else:
-            normal[rows] = -direction
-            point_a[rows] = np.where(deep[:, None], closest, point[rows])
-    # the crossings: on both surfaces (depth 0), normal against the crossed face's outward one
-    crossing_keys = keys[crossing]
-    c_side = found.crossing_side[crossing_keys]
-    c_face = found.crossing_face[crossing_keys]
-    c_normal = np.empty((len(crossing_keys), 3))
-    c_normal[c_side == 0] = -side_b.normals[c_face[c_side == 0]]
-    c_normal[c_side == 1] = side_a.normals[c_face[c_side == 1]]
-    point = np.concatenate([point, key_points[crossing_keys]])
-    point_a = np.concatenate([point_a, key_points[crossing_keys]])
-    point_b = np.concatenate([point_b, key_points[crossing_keys]])
-    depth = np.concatenate([depth, np.zeros(len(crossing_keys))])
-    normal = np.concatenate([normal, c_normal])
-    key = np.concatenate([key, crossing_keys])
-    label = labels[key]
+    touching = tolerance.touching_tolerance(size, offset)
+    tie = 1e-9 * size
+    # exact depths on demand
+    depth = np.zeros(len(point))
+    closest = point.copy()
+    measured = side == 2
+    others = ((b, tb), (a, ta))
+
+    def measure(rows):
+        for code in (0, 1):
+            mine = rows[side[rows] == code]
+            if len(mine):
+                mesh, pose = others[code]
+                near, dist, _ = closest_point_with_face(mesh, pose, np.ascontiguousarray(point[mine]))
+                near, dist = np.asarray(near).reshape(-1, 3), np.atleast_1d(dist)
+                deep = dist > touching  # within the touching tolerance: on both surfaces
+                depth[mine] = np.where(deep, dist, 0.0)
+                closest[mine] = np.where(deep[:, None], near, point[mine])
+        measured[rows] = True
+
+    bound = np.zeros(len(point))
+    for code in (0, 1):
+        mine = np.flatnonzero(side == code)
+        if len(mine):
+            mesh, pose = others[code]
+            local = (point[mine] - pose[:3, 3]) @ pose[:3, :3]
+            # a vertex of the other surface within twice the nearest one: still a bound
+            bound[mine] = mesh_data(mesh).kdtree().query(local, eps=1.0)[0]
+    best = np.full(count, -np.inf)
+    np.maximum.at(best, region_of[measured], depth[measured])
+    take = 8
+    while True:
+        pending = np.flatnonzero(~measured & (bound >= best[region_of] - tie))
+        if len(pending) == 0:
+            break
+        order = pending[np.lexsort((-bound[pending], region_of[pending]))]
+        starts = np.flatnonzero(np.r_[True, region_of[order][1:] != region_of[order][:-1]])
+        rank = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+        picked = order[rank < take]
+        measure(picked)
+        np.maximum.at(best, region_of[picked], depth[picked])
+        take *= 4
     # regions, deepest first (ties: the lowest label)
-    names, region_of = np.unique(label, return_inverse=True)
-    region_depth = np.zeros(len(names))
-    np.maximum.at(region_depth, region_of, depth)
-    region_volume = np.maximum(region_volumes(a, ta, b, tb, found)[names], 0.0)
-    order = np.lexsort((names, -region_depth))
-    rank = np.empty(len(names), dtype=np.int64)
-    rank[order] = np.arange(len(names))
+    order = np.lexsort((names, -best))
+    rank = np.empty(count, dtype=np.int64)
+    rank[order] = np.arange(count)
     region_of = rank[region_of]
-    region_depth, region_volume = region_depth[order], region_volume[order]
+    region_volume = np.maximum(region_volumes(a, ta, b, tb, found)[names][order], 0.0)
     # the region's normal: its area vector (from A to B); a region without one (a mesh wholly
     # inside the other) takes its deepest point's
     area = found.area_by_label[names][order]
     length = np.sqrt(np.einsum("ij,ij->i", area, area))
     region_normal = area / np.where(length > 0.0, length, 1.0)[:, None]
-    flat = length <= 1e-12 * max(a.scale, b.scale) ** 2
-    mid = point_a - 0.5 * depth[:, None] * normal  # midway: A's point is mid + depth / 2 * normal
-    size = max(a.scale, b.scale)
+    flat = length <= 1e-12 * size ** 2
+    region_depth = np.zeros(count)
     picked, picked_region = [], []
     by_region = np.argsort(region_of, kind="stable")
-    bounds = np.searchsorted(region_of[by_region], np.arange(len(names) + 1))
-    for r in range(len(names)):
+    bounds = np.searchsorted(region_of[by_region], np.arange(count + 1))
+    for r in range(count):
         rows = by_region[bounds[r]:bounds[r + 1]]
         # the deepest; ties within 1e-9 of the size (exact ties are common: the midpoints of
         # chords through a slab all lie at half its thickness) go to the lowest candidate
         # index, the same after a tiny motion
-        deepest = int(np.argmax(depth[rows] >= depth[rows].max() - 1e-9 * size))
+        top = float(depth[rows][measured[rows]].max())
+        deepest = int(np.argmax(measured[rows] & (depth[rows] >= top - tie)))
         region_depth[r] = depth[rows[deepest]]
-        if flat[r]:
-            region_normal[r] = normal[rows[deepest]]
-        # points on both surfaces (depth 0) have no direction of their own: the region's
-        normal[rows[depth[rows] == 0.0]] = region_normal[r]
-        kept = _spread(mid[rows], deepest, region_normal[r], max_points)
+        if flat[r] and region_depth[r] > 0.0:
+            away = point[rows[deepest]] - closest[rows[deepest]]
+            region_normal[r] = (away if side[rows[deepest]] == 0 else -away) / region_depth[r]
+        elif flat[r]:  # no depth and no area vector (two coincident solids): no direction is better
+            region_normal[r] = (0.0, 0.0, 1.0)
+        kept = _spread(point[rows], deepest, region_normal[r], max_points)
         picked.extend(rows[kept].tolist())
         picked_region.extend([r] * len(kept))
     picked = np.array(picked, dtype=np.int64)
+    unmeasured = picked[~measured[picked]]
+    if len(unmeasured):
+        measure(unmeasured)
+    # from A to B: a point of A inside B leaves B along (point - closest), a point of B inside A
+    # along (closest - point); points at depth 0 (on both surfaces) take the region's normal
+    p, c, d, sd = point[picked], closest[picked], depth[picked], side[picked]
+    region = np.array(picked_region, dtype=np.int64)
+    normal = region_normal[region].copy()
+    deep = d > 0.0
+    normal[deep] = np.where((sd[deep] == 0)[:, None], p[deep] - c[deep], c[deep] - p[deep]) / d[deep, None]
+    point_a = np.where((sd == 1)[:, None], c, p)
+    point_b = np.where((sd == 1)[:, None], p, c)
     return {
-        "points": mid[picked], "depths": depth[picked], "normals": normal[picked], "point_a": point_a[picked],
-        "point_b": point_b[picked], "region": np.array(picked_region, dtype=np.int64),
+        "points": point_a - 0.5 * d[:, None] * normal,  # midway: A's point is mid + depth / 2 * normal
+        "depths": d, "normals": normal, "point_a": point_a, "point_b": point_b, "region": region,
         "region_depth": region_depth, "region_volume": region_volume, "region_normal": region_normal,
     }
 
