@@ -756,12 +756,30 @@ def _cast_edges(side, other, keys, low, high, tol):
     portion_edge = ids[row_edge[from_rows]]
     key_from, key_to = row_key[from_rows], row_key[from_rows + 1]
     point_from, point_to = row_point[from_rows], row_point[from_rows + 1]
-    midpoints = np.ascontiguousarray(0.5 * (point_from + point_to))
     tree = mesh_tree(other.mesh)
     _, _, _, orientation = tree.topology()
-    winding = orientation * _winding_closed(tree, other.pose.reshape(1, 4, 4), midpoints)
-    on_surface = np.abs(winding - np.round(winding)) > ON_SURFACE_GAP
-    inside = (np.abs(winding) >= 0.5) | on_surface  # closed sets, as touche.contains
+    pose = other.pose.reshape(1, 4, 4)
+
+    def classify(points):  # (inside, on the surface): closed sets, as touche.contains
+        winding = orientation * _winding_closed(tree, pose, np.ascontiguousarray(points))
+        on = np.abs(winding - np.round(winding)) > ON_SURFACE_GAP
+        return (np.abs(winding) >= 0.5) | on, on
+
+    # an edge no crossing cuts is inside or outside whole: its end vertices tell (a third as
+    # many queries as the edges), unless one is on the surface or they disagree (the midpoint)
+    whole = per_edge[row_edge[from_rows]] == 0
+    ends = np.unique(edges[ids[per_edge == 0]])
+    vertex_inside, vertex_on = classify(side.world[ends])
+    first = np.searchsorted(ends, edges[portion_edge[whole], 0])
+    second = np.searchsorted(ends, edges[portion_edge[whole], 1])
+    clear = ~vertex_on[first] & ~vertex_on[second] & (vertex_inside[first] == vertex_inside[second])
+    inside = np.zeros(len(portion_edge), dtype=bool)
+    on_surface = np.zeros(len(portion_edge), dtype=bool)
+    inside[np.flatnonzero(whole)[clear]] = vertex_inside[first[clear]]
+    ask = np.ones(len(portion_edge), dtype=bool)
+    ask[np.flatnonzero(whole)[clear]] = False
+    if ask.any():
+        inside[ask], on_surface[ask] = classify(0.5 * (point_from[ask] + point_to[ask]))
     # not in general position: a vertex on the other surface, an edge through an edge or a
     # vertex of the other mesh, or a portion lying on the other surface (faces in one plane)
     degenerate = bool(at_start.any() or at_end.any() or len(heads) != len(t) or on_surface.any())
@@ -938,26 +956,43 @@ def regions(a, ta, b, tb):
         forward = np.concatenate([_walks_forward(topo, ef[:, 0], edge), _walks_forward(topo, ef[:, 1], edge)])
         tail = np.concatenate([np.where(forward, np.tile(key_from, 2), np.tile(key_to, 2)), seg_tail])
         head = np.concatenate([np.where(forward, np.tile(key_to, 2), np.tile(key_from, 2)), seg_head])
-        pieces.append((side, tri, tail, head))
-        crossed = np.setdiff1d(np.unique(seg_tri), bad)
-        more_from, more_to, failed = _hole_links(side, crossed, tri, tail, head, key_points)
-        links_from.append(np.array(more_from, dtype=np.int64))
-        links_to.append(np.array(more_to, dtype=np.int64))
-        # triangles whose pieces do not chain: all their pieces joined (conservative)
-        degenerate = degenerate or len(bad) > 0 or len(failed) > 0
-        lost = np.isin(tri, np.concatenate([bad, np.array(failed, dtype=np.int64)]))
-        if lost.any():
-            rows = np.flatnonzero(lost)
-            by_tri = np.argsort(tri[rows], kind="stable")
-            rows = rows[by_tri]
-            same = tri[rows[1:]] == tri[rows[:-1]]
-            links_from.append(tail[rows[1:]][same])
-            links_to.append(tail[rows[:-1]][same])
-    link_from = np.concatenate(links_from).astype(np.int64)
-    link_to = np.concatenate(links_to).astype(np.int64)
+        pieces.append((side, tri, tail, head, seg_tri, bad))
+        degenerate = degenerate or len(bad) > 0
+        joined_from, joined_to = _join_by_triangle(tri, tail, bad)  # pieces that did not pair up
+        links_from.append(joined_from)
+        links_to.append(joined_to)
     n = len(key_points)
-    graph = coo_matrix((np.ones(len(link_from)), (link_from, link_to)), shape=(n, n))
-    _, labels = connected_components(graph, directed=False)
+
+    def components():
+        link_from = np.concatenate(links_from).astype(np.int64)
+        link_to = np.concatenate(links_to).astype(np.int64)
+        graph = coo_matrix((np.ones(len(link_from)), (link_from, link_to)), shape=(n, n))
+        return connected_components(graph, directed=False)[1], link_from, link_to
+
+    labels, link_from, link_to = components()
+    # holes: only a crossed triangle whose pieces lie in two components or more can hold a
+    # hole loop that changes the regions (a hole in a single component joins nothing)
+    more = False
+    for side, tri, tail, head, seg_tri, bad in pieces:
+        crossed = np.setdiff1d(np.unique(seg_tri), bad)
+        if len(crossed) == 0:
+            continue
+        low = np.full(int(tri.max()) + 1, n, dtype=np.int64)
+        high = np.full(int(tri.max()) + 1, -1, dtype=np.int64)
+        np.minimum.at(low, tri, labels[tail])
+        np.maximum.at(high, tri, labels[tail])
+        split = crossed[low[crossed] != high[crossed]]
+        if len(split) == 0:
+            continue
+        more_from, more_to, failed = _hole_links(side, split, tri, tail, head, key_points)
+        failed = np.array(failed, dtype=np.int64)
+        joined_from, joined_to = _join_by_triangle(tri, tail, failed)
+        links_from.extend([np.array(more_from, dtype=np.int64), joined_from])
+        links_to.extend([np.array(more_to, dtype=np.int64), joined_to])
+        degenerate = degenerate or len(failed) > 0
+        more = True
+    if more:
+        labels, link_from, link_to = components()
     used = np.zeros(n, dtype=bool)
     used[link_from] = True
     used[link_to] = True
@@ -967,12 +1002,13 @@ def regions(a, ta, b, tb):
     # and the area vector of A's part minus B's part (both point from A to B; equal and opposite
     # on a closed boundary, so their difference is twice either, also for zero-volume contacts)
     area_by_label = np.zeros((n, 3))
-    for sign, (side, tri, tail, head) in zip((0.5, -0.5), pieces):
+    for sign, (side, tri, tail, head, _, _) in zip((0.5, -0.5), pieces):
         x0 = side.world[side.topo.faces[tri, 0]] - origin
         p, q = key_points[tail] - origin, key_points[head] - origin
         cross = np.cross(p, q)
-        np.add.at(volume_by_label, labels[tail], np.einsum("ij,ij->i", x0, cross) / 6.0)
-        np.add.at(area_by_label, labels[tail], sign * cross)
+        volume_by_label += np.bincount(labels[tail], np.einsum("ij,ij->i", x0, cross) / 6.0, minlength=n)
+        for axis in range(3):
+            area_by_label[:, axis] += np.bincount(labels[tail], sign * cross[:, axis], minlength=n)
     out = _Regions()
     out.key_points, out.labels, out.used, out.volume_by_label = key_points, labels, used, volume_by_label
     out.area_by_label = area_by_label
@@ -987,6 +1023,17 @@ def regions(a, ta, b, tb):
     out.sides = (side_a, side_b)
     out.degenerate = degenerate
     return out
+
+
+def _join_by_triangle(tri, tail, triangles):
+    """Links joining all the pieces of each of ``triangles`` (conservative, where the pieces do
+    not chain into loops): (from_keys, to_keys)."""
+    if len(triangles) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    rows = np.flatnonzero(np.isin(tri, triangles))
+    rows = rows[np.argsort(tri[rows], kind="stable")]
+    same = tri[rows[1:]] == tri[rows[:-1]]
+    return tail[rows[1:]][same], tail[rows[:-1]][same]
 
 
 def _walks_forward(topo, faces, edges):
