@@ -394,3 +394,26 @@ def test_closest_point_inside_a_solid_mesh_is_the_point():
     np.testing.assert_allclose(signed[inside], -plain.distance[inside])
     one = tc.closest_point(solid, None, [0.0, 0.0, 0.5])
     assert one.status == tc.Status.PENETRATING and one.distance == 0.0
+
+
+def test_inward_faces_and_unwelded_vertices_give_the_same_regions():
+    """A solid may face inward (all triangles reversed) or repeat its vertices per face (welded
+    for the topology); neither changes the regions, volumes or depths."""
+    rng = np.random.default_rng(13)
+    vertices, faces = MESHES["torus"]
+    inward = tc.TriangleMesh(vertices, faces[:, ::-1], solid=True)
+    unwelded = tc.TriangleMesh(vertices[faces].reshape(-1, 3), np.arange(3 * len(faces)).reshape(-1, 3), solid=True)
+    plain, other = _solid("torus"), _solid("u_shape")
+    compared = 0
+    for _ in range(6):
+        pose_a, pose_b = _pose(rng, 0.4), _pose(rng, 0.4)
+        reference = tc.contacts(plain, pose_a, other, pose_b)
+        compared += reference.regions > 0
+        for variant in (inward, unwelded):
+            found = tc.contacts(variant, pose_a, other, pose_b)
+            assert found.regions == reference.regions
+            np.testing.assert_allclose(found.region_volume, reference.region_volume, rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(found.region_depth, reference.region_depth, rtol=1e-12, atol=1e-15)
+            assert tc.intersection_volume(other, pose_b, variant, pose_a) == pytest.approx(
+                tc.intersection_volume(plain, pose_a, other, pose_b), rel=1e-12, abs=1e-15)
+    assert compared >= 3
