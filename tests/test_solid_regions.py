@@ -9,6 +9,8 @@ References:
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import trimesh
@@ -417,3 +419,42 @@ def test_inward_faces_and_unwelded_vertices_give_the_same_regions():
             assert tc.intersection_volume(other, pose_b, variant, pose_a) == pytest.approx(
                 tc.intersection_volume(plain, pose_a, other, pose_b), rel=1e-12, abs=1e-15)
     assert compared >= 3
+
+
+def test_axis_aligned_placements_on_a_grid():
+    """Not in general position on purpose: boxes, slabs and bridges turned by quarter turns and
+    moved on a 0.25 grid within 1 (faces in common planes, vertices on faces, edges through
+    edges). The volume against manifold3d (1e-9 relative); the regions with a volume are groups
+    of manifold3d's components; the others are faces resting on faces (depth 0, volume 0)."""
+    MESHES["unit"] = _arrays(trimesh.creation.box([1.0, 1.0, 1.0]))
+    MESHES["slab"] = _arrays(trimesh.creation.box([2.0, 0.5, 0.5]))
+    rng = np.random.default_rng(0)
+    names = ["unit", "slab", "u_shape"]
+    overlapping = joined = 0
+    for _ in range(40):
+        name_a, name_b = rng.choice(names, 2)
+        turn = int(rng.integers(0, 4))
+        pose_b = np.eye(4)
+        pose_b[:2, :2] = np.round([[np.cos(turn * np.pi / 2), -np.sin(turn * np.pi / 2)],
+                                   [np.sin(turn * np.pi / 2), np.cos(turn * np.pi / 2)]])
+        pose_b[:3, 3] = rng.integers(-4, 5, 3) * 0.25
+        a, b = _solid(name_a), _solid(name_b)
+        total, parts = _reference(name_a, np.eye(4), name_b, pose_b)
+        volume = tc.intersection_volume(a, None, b, pose_b)
+        assert volume == pytest.approx(total, rel=1e-9, abs=1e-12)
+        found = tc.contacts(a, None, b, pose_b)
+        solid_parts = [p for p in parts if p > 1e-12]
+        with_volume = found.region_volume > 1e-12
+        # regions are components of the closed intersection: overlaps joined by faces resting
+        # on faces are one region (manifold3d splits them): each region is a group of parts
+        left = list(solid_parts)
+        for region_volume in sorted(found.region_volume[with_volume]):
+            group = next(g for k in range(1, len(left) + 1) for g in itertools.combinations(range(len(left)), k)
+                         if abs(sum(left[i] for i in g) - region_volume) <= 1e-9 * region_volume)
+            left = [p for i, p in enumerate(left) if i not in group]
+        assert left == []
+        assert (found.region_depth[~with_volume] <= 1e-12).all()
+        overlapping += total > 1e-12
+        joined += with_volume.sum() < len(solid_parts)
+    assert overlapping >= 10
+    assert joined >= 1  # the case of the docs: two overlaps joined by a face contact

@@ -893,10 +893,12 @@ def _hole_links(side, triangles, tri_of, tail, head, key_points):
             if area > 0.0:
                 continue
             px, py = polygons[i]
-            around = [j for j in outer if _point_in_polygon(px[0], py[0], *polygons[j])]
-            if not around and outer:  # rounding at a corner: the largest outer loop
-                around = [max(outer, key=lambda j: areas[j])]
-            if around:
+            # the midpoint of the hole's first piece (its first vertex may lie on another loop)
+            x, y = 0.5 * (px[0] + px[1 % len(px)]), 0.5 * (py[0] + py[1 % len(py)])
+            around = [j for j in outer if _point_in_polygon(x, y, *polygons[j])]
+            if not around:  # a clockwise loop in no outer one: the pieces are not in general position
+                failed.append(tri)
+            else:
                 j = min(around, key=lambda j: areas[j])
                 link_from.append(int(tail[rows[loops[i][0]]]))
                 link_to.append(int(tail[rows[loops[j][0]]]))
@@ -958,10 +960,17 @@ def regions(a, ta, b, tb):
         head = np.concatenate([np.where(forward, np.tile(key_to, 2), np.tile(key_from, 2)), seg_head])
         pieces.append((side, tri, tail, head, seg_tri, bad))
         degenerate = degenerate or len(bad) > 0
-        joined_from, joined_to = _join_by_triangle(tri, tail, bad)  # pieces that did not pair up
-        links_from.append(joined_from)
-        links_to.append(joined_to)
     n = len(key_points)
+    if degenerate:
+        # not in general position: distinct keys can be one point (a vertex on the other
+        # surface is also a crossing there; an edge through an edge is two crossings); keys
+        # closer than the crossings' rounding are joined
+        from scipy.spatial import cKDTree
+
+        ends = np.unique(np.concatenate([np.concatenate(links_from), np.concatenate(links_to)]))
+        close = cKDTree(key_points[ends]).query_pairs(1e-10 * scale, output_type="ndarray")
+        links_from.append(ends[close[:, 0]])
+        links_to.append(ends[close[:, 1]])
 
     def components():
         link_from = np.concatenate(links_from).astype(np.int64)
@@ -985,10 +994,8 @@ def regions(a, ta, b, tb):
         if len(split) == 0:
             continue
         more_from, more_to, failed = _hole_links(side, split, tri, tail, head, key_points)
-        failed = np.array(failed, dtype=np.int64)
-        joined_from, joined_to = _join_by_triangle(tri, tail, failed)
-        links_from.extend([np.array(more_from, dtype=np.int64), joined_from])
-        links_to.extend([np.array(more_to, dtype=np.int64), joined_to])
+        links_from.append(np.array(more_from, dtype=np.int64))
+        links_to.append(np.array(more_to, dtype=np.int64))
         degenerate = degenerate or len(failed) > 0
         more = True
     if more:
@@ -1023,17 +1030,6 @@ def regions(a, ta, b, tb):
     out.sides = (side_a, side_b)
     out.degenerate = degenerate
     return out
-
-
-def _join_by_triangle(tri, tail, triangles):
-    """Links joining all the pieces of each of ``triangles`` (conservative, where the pieces do
-    not chain into loops): (from_keys, to_keys)."""
-    if len(triangles) == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    rows = np.flatnonzero(np.isin(tri, triangles))
-    rows = rows[np.argsort(tri[rows], kind="stable")]
-    same = tri[rows[1:]] == tri[rows[:-1]]
-    return tail[rows[1:]][same], tail[rows[:-1]][same]
 
 
 def _walks_forward(topo, faces, edges):
