@@ -821,16 +821,31 @@ def closest_point(shape, pose, points):
     return ClosestPointResult(out_point, out_distance, out_status)
 
 
+def _in_solid_mesh(mesh, poses, points, rows):
+    """(k,) bool: world ``points[rows]`` lie in the solid mesh placed by ``poses`` ((1, 4, 4)
+    or one per point), surface included; only the points in its box get the winding number."""
+    from .meshquery import _inside, mesh_tree
+    from .solids import mesh_data
+
+    inside = np.zeros(len(rows), dtype=bool)
+    if len(rows) == 0:
+        return inside
+    placed = poses if len(poses) == 1 else poses[rows]
+    local = np.einsum("nji,nj->ni", placed[:, :3, :3], points[rows] - placed[:, :3, 3])
+    data = mesh_data(mesh)
+    pad = 1e-9 * mesh.scale  # the box of the used vertices, a rounding wider
+    near = np.flatnonzero(((local >= data.low - pad) & (local <= data.high + pad)).all(axis=1))
+    if len(near):
+        near_poses = poses if len(poses) == 1 else np.ascontiguousarray(placed[near])
+        inside[near] = _inside(mesh_tree(mesh), near_poses, np.ascontiguousarray(points[rows[near]]), False)
+    return inside
+
+
 def _inside_solid_mesh(mesh, poses, queries, out_point, out_distance, out_status):
     """closest_point on a solid mesh: the queries inside it (or on its surface) are their own
     closest points, distance 0, PENETRATING inside (TOUCHING on the surface stays)."""
-    from .meshquery import _inside, mesh_tree
-
     candidates = np.flatnonzero(out_status != Status.TOUCHING)
-    if len(candidates) == 0:
-        return
-    rows = poses if len(poses) == 1 else np.ascontiguousarray(poses[candidates])
-    inside = candidates[_inside(mesh_tree(mesh), rows, np.ascontiguousarray(queries[candidates]), False)]
+    inside = candidates[_in_solid_mesh(mesh, poses, queries, candidates)]
     out_point[inside] = queries[inside]
     out_distance[inside] = 0.0
     out_status[inside] = Status.PENETRATING
@@ -839,9 +854,8 @@ def _inside_solid_mesh(mesh, poses, queries, out_point, out_distance, out_status
 def _rays_from_inside(mesh, poses, origins, out_hit, out_t, out_point, out_normal, out_face):
     """raycast(solid=True) on a solid mesh: rays whose origin lies in the solid (surface
     included) hit at t = 0, at the origin, normal zeros and face -1 (no triangle is hit)."""
-    from .meshquery import _inside, mesh_tree
-
-    inside = _inside(mesh_tree(mesh), poses, origins, False)
+    everything = np.arange(len(origins))
+    inside = everything[_in_solid_mesh(mesh, poses, origins, everything)]
     out_hit[inside] = True
     out_t[inside] = 0.0
     out_point[inside] = origins[inside]
