@@ -598,15 +598,16 @@ def shape_in_solid_distance(shape, ts, mesh, tm, shape_is_a, result, convex_dist
 # of B's triangles inside A. Its edges are of three kinds, each found by batched compiled
 # queries: the portions of A's edges inside B (A's edges cast as segments at B with
 # raycast(mode="all"): the crossings cut an edge into portions, each classified by the winding
-# number of its midpoint), the same for B's edges, and the segments where a triangle t of A
+# number of its midpoint, or of its end vertices when no crossing cuts it), the same for B's
+# edges, and the segments where a triangle t of A
 # crosses a triangle s of B (their two end points are crossings already found: an edge of t
 # through s or an edge of s through t). Every end point carries a symbolic key (a vertex, or a
 # crossing = an edge through a triangle), so the pieces join without a distance tolerance: the
 # connected components of that graph are the boundary's components. A face of the boundary can
 # hold holes (a plate through a ring: the part of a plate triangle inside the ring is an annulus
-# whose two loops are not joined by any edge); the loops of each crossed triangle are chained in
-# its plane and each hole loop is joined to the smallest outer loop around it. A region is a
-# component of the result.
+# whose two loops are not joined by any edge); the pieces of each crossed triangle that lie in
+# two components or more are chained into loops in its plane, and each hole loop is joined to
+# the smallest outer loop around it. A region is a component of the result.
 #
 # The volume of I follows from the divergence theorem: each boundary loop in a triangle with
 # outward unit normal n and vertex x0 contributes (x0 - o) . area_vector / 3, the area vector of
@@ -642,7 +643,7 @@ class _Topology:
         order = np.argsort(index, kind="stable")
         counts = np.bincount(index, minlength=len(keys))
         # a solid mesh is edge-manifold (every edge in two faces) except at zero-length edges,
-        # which the solid check skips; those degenerate faces are left out of the edge table
+        # which the solid check skips: an edge seen once lists its face twice (it is never cast)
         starts = np.r_[0, np.cumsum(counts)[:-1]]
         first = order[starts] // 3
         second = order[np.minimum(starts + 1, len(order) - 1)] // 3
