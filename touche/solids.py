@@ -688,12 +688,13 @@ class _Keys:
 
 
 def _cast_edges(side, other, keys, low, high, tol):
-    """A's (``side``) edges against B (``other``): returns ``(portions, crossings)``.
+    """A's (``side``) edges against B (``other``): returns ``(portions, crossings, degenerate)``.
 
     ``portions``: (edge, key_from, key_to, point_from, point_to, inside) for every piece of every
     edge meeting B's box, pieces running from the edge's low vertex to its high one;
     ``crossings``: (edge, face of other, key) for every hit (a hit at an end is that vertex's
-    key; hits within ``tol`` of each other along an edge share one key)."""
+    key; hits within ``tol`` of each other along an edge share one key); ``degenerate``: the
+    edges are not in general position against B (see the end of the function)."""
     from .meshquery import ON_SURFACE_GAP, _winding_closed, mesh_tree
     from .query import raycast
 
@@ -790,10 +791,12 @@ def _cast_edges(side, other, keys, low, high, tol):
 def _segments(a_side, b_side, crossings_a, crossings_b, key_points):
     """The segments where a triangle t of A crosses a triangle s of B, from the crossings of
     A's edges through B's triangles and of B's edges through A's triangles. Returns
-    ``(t, s, key_from, key_to, degenerate_t, degenerate_s)``: each segment oriented along
-    n_t x n_s (B's inside on its left seen from outside A, A's inside on its right seen from
-    outside B); the triangles whose crossings did not pair up (a touch at a point, a crossing
-    through an edge or vertex of both meshes, coplanar contact) are listed as degenerate."""
+    ``(t, s, key_from, key_to, degenerate_t, degenerate_s, chain_from, chain_to)``: each
+    segment oriented along n_t x n_s (B's inside on its left seen from outside A, A's inside on
+    its right seen from outside B); the triangles whose crossings did not pair up (a touch at a
+    point, a crossing through an edge or vertex of both meshes, coplanar contact) are listed as
+    degenerate, and the keys of each such pair are linked in a chain (they lie on the segment
+    where the two triangles meet)."""
     edge_a, face_b, key_a = crossings_a
     edge_b, face_a, key_b = crossings_b
     fa = a_side.topo.edge_faces
