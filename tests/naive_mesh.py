@@ -335,3 +335,41 @@ def convex_polygons_intersect_exact(P, Q):
             if max(pa) < min(pb) or max(pb) < min(pa):
                 return False
     return True
+
+
+# ------------------------------------------------------------------------------------------
+# solid-mesh references (tests/test_solid_regions.py): dense numpy over every triangle
+
+
+def winding_numbers(vertices, faces, points, chunk=2000):
+    """Generalized winding number of each point: the solid angles of all triangles (Van
+    Oosterom-Strackee) summed over 4 pi; about +-1 inside a closed mesh, 0 outside."""
+    out = np.empty(len(points))
+    for start in range(0, len(points), chunk):
+        p = points[start:start + chunk, None]
+        a, b, c = (vertices[faces[:, i]][None] - p for i in range(3))
+        la, lb, lc = (np.linalg.norm(x, axis=2) for x in (a, b, c))
+        numerator = np.einsum("pfi,pfi->pf", a, np.cross(b, c))
+        denominator = la * lb * lc + _dot(a, b) * lc + _dot(a, c) * lb + _dot(b, c) * la
+        out[start:start + chunk] = (2.0 * np.arctan2(numerator, denominator)).sum(axis=1) / (4.0 * np.pi)
+    return out
+
+
+def surface_distance(vertices, faces, points, chunk=2000):
+    """Distance from each point to the closest of all triangles (point_triangle_distance)."""
+    out = np.empty(len(points))
+    a, b, c = (vertices[faces[:, i]][None] for i in range(3))
+    for start in range(0, len(points), chunk):
+        p = points[start:start + chunk, None]
+        out[start:start + chunk] = point_triangle_distance(p, a, b, c).min(axis=1)
+    return out
+
+
+def sample_surface(vertices, faces, count, rng):
+    """``count`` points spread uniformly by area over the triangles (square-root barycentric
+    sampling)."""
+    a, b, c = (vertices[faces[:, i]] for i in range(3))
+    area = 0.5 * np.linalg.norm(np.cross(b - a, c - a), axis=1)
+    pick = rng.choice(len(faces), size=count, p=area / area.sum())
+    r1, r2 = np.sqrt(rng.random(count)), rng.random(count)
+    return (1 - r1)[:, None] * a[pick] + (r1 * (1 - r2))[:, None] * b[pick] + (r1 * r2)[:, None] * c[pick]

@@ -102,12 +102,22 @@ def contacts(a, pose_a, b, pose_b, *, max_points=4, margin=0.0):
     of n gives ``(n, max_points, 3)`` / ``(n, max_points)`` arrays padded with NaN past each
     pair's ``count``, ``(n, 3)`` normals and ``(n,)`` counts and statuses.
 
+    Two triangle meshes declared solid (``TriangleMesh(..., solid=True)``) give instead a
+    :class:`touche.SolidContacts`: at most ``max_points`` points per connected interpenetration
+    region (one pose pair, margin 0; docs/solids.md); a surface mesh with a solid one is a
+    ``GeometryError`` (declare both solid).
+
     Errors: ``GeometryError`` for a bad pose (NaN, not rigid, out of range), batches of different
     lengths, ``max_points`` < 1 or a negative / NaN ``margin``; ``UnsupportedQuery`` for pairs
-    without a finite convex side to clip (rays, lines, meshes, two planes).
+    without a finite convex side to clip (rays, lines, surface meshes, two planes).
     """
     a = _shape(a, "a")
     b = _shape(b, "b")
+    if a.kind == kinds.MESH and b.kind == kinds.MESH and (a.solid or b.solid):
+        # solid meshes: a manifold per interpenetration region (issue 19; docs/solids.md)
+        from .solid_queries import solid_contacts
+
+        return solid_contacts(a, pose_a, b, pose_b, max_points=max_points, margin=margin)
     if (a.kind, b.kind) not in _CONTACT_ROUTES:
         raise UnsupportedQuery("contacts", a, b)
     max_points, margin = _check_options(max_points, margin)

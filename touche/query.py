@@ -778,7 +778,8 @@ def closest_point(shape, pose, points):
     ``pose``: a single pose (or None) or a batch (n, 4, 4) matching n points; one point against
     a batch of n poses is that point for every pose (it broadcasts, as in numpy). Returns a
     :class:`ClosestPointResult` (``point, distance = tc.closest_point(...)`` unpacks it):
-    ``point`` ``(3,)`` or ``(n, 3)`` (a point inside a solid is its own closest point),
+    ``point`` ``(3,)`` or ``(n, 3)`` (a point inside a solid is its own closest point; meshes
+    are surfaces unless declared solid, ``TriangleMesh(..., solid=True)``, docs/solids.md),
     ``distance`` (0 inside) and ``status`` (``Status``; ``PENETRATING`` inside a solid). An
     empty batch (points ``(0, 3)`` or poses
     ``(0, 4, 4)``) gives arrays of length 0.
@@ -809,6 +810,8 @@ def closest_point(shape, pose, points):
         from . import meshquery
 
         meshquery.closest_arrays(shape, poses, queries, out_point, out_distance, out_status)
+        if shape.solid:  # issue 19: a point inside a solid mesh is its own closest point, as for convex solids
+            _inside_solid_mesh(shape, poses, queries, out_point, out_distance, out_status)
     else:
         batch = _kernels()
         _parallel.run(batch.closest_points_many, count, batch.engine_address(kinds.POINT, None, shape.kind, None), *shape._packed, shape.scale, poses, queries,
@@ -816,6 +819,48 @@ def closest_point(shape, pose, points):
     if single:
         return ClosestPointResult(out_point[0], float(out_distance[0]), _STATUS[int(out_status[0])])
     return ClosestPointResult(out_point, out_distance, out_status)
+
+
+def _in_solid_mesh(mesh, poses, points, rows):
+    """(k,) bool: world ``points[rows]`` lie in the solid mesh placed by ``poses`` ((1, 4, 4)
+    or one per point), surface included; only the points in its box get the winding number."""
+    from .meshquery import _inside, mesh_tree
+    from .solids import mesh_data
+
+    inside = np.zeros(len(rows), dtype=bool)
+    if len(rows) == 0:
+        return inside
+    placed = poses if len(poses) == 1 else poses[rows]
+    local = np.einsum("nji,nj->ni", placed[:, :3, :3], points[rows] - placed[:, :3, 3])
+    data = mesh_data(mesh)
+    pad = 1e-9 * mesh.scale  # the box of the used vertices, a rounding wider
+    near = np.flatnonzero(((local >= data.low - pad) & (local <= data.high + pad)).all(axis=1))
+    if len(near):
+        near_poses = poses if len(poses) == 1 else np.ascontiguousarray(placed[near])
+        inside[near] = _inside(mesh_tree(mesh), near_poses, np.ascontiguousarray(points[rows[near]]), False)
+    return inside
+
+
+def _inside_solid_mesh(mesh, poses, queries, out_point, out_distance, out_status):
+    """closest_point on a solid mesh: the queries inside it (or on its surface) are their own
+    closest points, distance 0, PENETRATING inside (TOUCHING on the surface stays)."""
+    candidates = np.flatnonzero(out_status != Status.TOUCHING)
+    inside = candidates[_in_solid_mesh(mesh, poses, queries, candidates)]
+    out_point[inside] = queries[inside]
+    out_distance[inside] = 0.0
+    out_status[inside] = Status.PENETRATING
+
+
+def _rays_from_inside(mesh, poses, origins, out_hit, out_t, out_point, out_normal, out_face):
+    """raycast(solid=True) on a solid mesh: rays whose origin lies in the solid (surface
+    included) hit at t = 0, at the origin, normal zeros and face -1 (no triangle is hit)."""
+    everything = np.arange(len(origins))
+    inside = everything[_in_solid_mesh(mesh, poses, origins, everything)]
+    out_hit[inside] = True
+    out_t[inside] = 0.0
+    out_point[inside] = origins[inside]
+    out_normal[inside] = 0.0
+    out_face[inside] = -1
 
 
 class RayResult:
@@ -854,7 +899,10 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode=
     and ``max_t`` are distances along the unit direction whatever that length);
     ``max_t`` a scalar or (n,). ``solid=True``: a ray starting inside a solid hits at t = 0;
     ``solid=False``: it reports where it leaves the boundary. Meshes are surfaces (two-sided
-    triangles, BVH-accelerated; equal-t ties report the lowest face index). Returns a
+    triangles, BVH-accelerated; equal-t ties report the lowest face index), except a mesh
+    declared solid (``TriangleMesh(..., solid=True)``): with ``solid=True``, modes "first" and
+    "any", a ray starting inside it or on its surface hits at t = 0 (point the origin, normal
+    zeros, face -1); mode "all" lists the surface crossings whatever the origin. Returns a
     :class:`RayResult`.
 
     ``mode`` (meshes): ``"first"`` the nearest hit; ``"any"`` some hit within max_t (faster
@@ -891,6 +939,8 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode=
         )
         if mode == "all":
             return hits
+        if solid and shape.solid:  # issue 19: a ray starting inside a solid mesh hits at t = 0, as for convex solids
+            _rays_from_inside(shape, poses, origin_array, out_hit, out_t, out_point, out_normal, out_face)
     else:
         _parallel.run(
             _kernels().raycast_many, count,

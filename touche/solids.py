@@ -588,3 +588,696 @@ def shape_in_solid_distance(shape, ts, mesh, tm, shape_is_a, result, convex_dist
     if single:
         return DistanceResult(float(signed[0]), point_a[0], point_b[0], normal[0], Status(int(status[0])))
     return DistanceResult(signed, point_a, point_b, normal, status)
+
+
+# ---------------------------------------------------------------------------------------------
+# interpenetration regions of two solid meshes: contacts and intersection volume (issue 19;
+# docs/solids.md "Contact regions and the intersection volume")
+#
+# The boundary of the intersection I = A ∩ B is made of the parts of A's triangles inside B and
+# of B's triangles inside A. Its edges are of three kinds, each found by batched compiled
+# queries: the portions of A's edges inside B (A's edges cast as segments at B with
+# raycast(mode="all"): the crossings cut an edge into portions, each classified by the winding
+# number of its midpoint, or of its end vertices when no crossing cuts it), the same for B's
+# edges, and the segments where a triangle t of A
+# crosses a triangle s of B (their two end points are crossings already found: an edge of t
+# through s or an edge of s through t). Every end point carries a symbolic key (a vertex, or a
+# crossing = an edge through a triangle), so the pieces join without a distance tolerance: the
+# connected components of that graph are the boundary's components. A face of the boundary can
+# hold holes (a plate through a ring: the part of a plate triangle inside the ring is an annulus
+# whose two loops are not joined by any edge); the pieces of each crossed triangle that lie in
+# two components or more are chained into loops in its plane, and each hole loop is joined to
+# the smallest outer loop around it. A region is a component of the result.
+#
+# The volume of I follows from the divergence theorem: each boundary loop in a triangle with
+# outward unit normal n and vertex x0 contributes (x0 - o) . area_vector / 3, the area vector of
+# a closed planar loop being 1/2 sum p x q over its oriented edges (o any origin).
+
+_TOPOLOGY = WeakIdentityCache()
+
+
+class _Topology:
+    """Per solid mesh: welded vertices (v, 3), faces in welded indices (f, 3) oriented outward,
+    distinct undirected edges (e, 2) (low index first), each face's edges (f, 3) and whether the
+    face walks them low to high (f, 3) bool, each edge's two faces (e, 2)."""
+
+    __slots__ = ("vertices", "faces", "edges", "face_edges", "face_forward", "edge_faces", "__weakref__")
+
+    def __init__(self, vertices, faces):
+        from .shapes import solid_orientation
+
+        if solid_orientation(vertices, faces) < 0:  # inward-facing solid: walk its faces the other way
+            faces = faces[:, ::-1]
+        welded, inverse = np.unique(vertices, axis=0, return_inverse=True)
+        faces = inverse.reshape(-1)[faces]
+        self.vertices = welded
+        self.faces = faces
+        directed = faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
+        low, high = directed.min(axis=1), directed.max(axis=1)
+        n = np.int64(len(welded))
+        keys, index = np.unique(low * n + high, return_inverse=True)
+        index = index.reshape(-1)
+        self.edges = np.stack([keys // n, keys % n], axis=1)
+        self.face_edges = index.reshape(-1, 3)
+        self.face_forward = (directed[:, 0] == low).reshape(-1, 3)
+        order = np.argsort(index, kind="stable")
+        counts = np.bincount(index, minlength=len(keys))
+        # a solid mesh is edge-manifold (every edge in two faces) except at zero-length edges,
+        # which the solid check skips: an edge seen once lists its face twice (it is never cast)
+        starts = np.r_[0, np.cumsum(counts)[:-1]]
+        first = order[starts] // 3
+        second = order[np.minimum(starts + 1, len(order) - 1)] // 3
+        self.edge_faces = np.stack([first, np.where(counts >= 2, second, first)], axis=1)
+
+
+def topology(mesh):
+    return _TOPOLOGY.for_shape(mesh, lambda m: _Topology(m._packed[2], m._packed[3]))
+
+
+class _Side:
+    """One mesh of the pair, placed: world vertices, outward unit face normals."""
+
+    def __init__(self, mesh, pose, key_offset):
+        self.mesh = mesh
+        self.pose = pose
+        self.topo = topology(mesh)
+        self.world = self.topo.vertices @ pose[:3, :3].T + pose[:3, 3]
+        f = self.topo.faces
+        cross = np.cross(self.world[f[:, 1]] - self.world[f[:, 0]], self.world[f[:, 2]] - self.world[f[:, 0]])
+        length = np.sqrt(np.einsum("ij,ij->i", cross, cross))
+        self.normals = cross / np.where(length > 0.0, length, 1.0)[:, None]
+        self.key_offset = key_offset  # keys of this mesh's vertices: key_offset + welded index
+
+
+class _Keys:
+    """The end points of the boundary pieces: vertex keys first (A's, then B's), then crossings."""
+
+    def __init__(self, a_side, b_side):
+        self.points = [a_side.world, b_side.world]
+        self.count = len(a_side.world) + len(b_side.world)
+        self.vertex_count = self.count
+
+    def add(self, points):
+        start = self.count
+        self.points.append(points)
+        self.count += len(points)
+        return np.arange(start, self.count)
+
+    def all_points(self):
+        return np.concatenate(self.points)
+
+
+def _cast_edges(side, other, keys, low, high, tol):
+    """A's (``side``) edges against B (``other``): returns ``(portions, crossings, degenerate)``.
+
+    ``portions``: (edge, key_from, key_to, point_from, point_to, inside) for every piece of every
+    edge meeting B's box, pieces running from the edge's low vertex to its high one;
+    ``crossings``: (edge, face of other, key) for every hit (a hit at an end is that vertex's
+    key; hits within ``tol`` of each other along an edge share one key); ``degenerate``: the
+    edges are not in general position against B (see the end of the function)."""
+    from .meshquery import ON_SURFACE_GAP, _winding_closed, mesh_tree
+    from .query import raycast
+
+    edges = side.topo.edges
+    p, q = side.world[edges[:, 0]], side.world[edges[:, 1]]
+    near = ((np.minimum(p, q) <= high).all(axis=1) & (np.maximum(p, q) >= low).all(axis=1))
+    vectors = q - p
+    lengths = np.sqrt(np.einsum("ij,ij->i", vectors, vectors))
+    near &= lengths > 0.0
+    ids = np.flatnonzero(near)
+    empty_i = np.zeros(0, dtype=np.int64)
+    if len(ids) == 0:
+        return (empty_i, empty_i, empty_i, np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0, dtype=bool)), \
+            (empty_i, empty_i, empty_i), False
+    hits = raycast(other.mesh, other.pose, p[ids], vectors[ids], lengths[ids], mode="all")
+    start_key = side.key_offset + edges[ids, 0]
+    end_key = side.key_offset + edges[ids, 1]
+    ray, t, face, point = hits.ray, hits.t, hits.face, hits.point
+    length = lengths[ids][ray]
+    # hits within tol of each other along an edge are one crossing (an edge through a shared
+    # edge or vertex of the other mesh reports each of its triangles); at an end, the vertex
+    new = np.r_[True, (ray[1:] != ray[:-1]) | (t[1:] - t[:-1] > tol)] if len(t) else np.zeros(0, dtype=bool)
+    cluster = np.cumsum(new) - 1
+    heads = np.flatnonzero(new)
+    at_start = t[heads] <= tol
+    at_end = t[heads] >= length[heads] - tol
+    interior = ~at_start & ~at_end
+    cluster_key = np.empty(len(heads), dtype=np.int64)
+    cluster_key[at_start] = start_key[ray[heads[at_start]]]
+    cluster_key[at_end & ~at_start] = end_key[ray[heads[at_end & ~at_start]]]
+    cluster_key[interior] = keys.add(point[heads[interior]])
+    hit_key = cluster_key[cluster]
+    crossings = (ids[ray], face, hit_key)
+    # portions: between consecutive interior crossing clusters (and the ends)
+    stops_ray = ray[heads[interior]]
+    stops_t = t[heads[interior]]
+    stops_key = cluster_key[interior]
+    stops_point = point[heads[interior]]
+    m = len(ids)
+    per_edge = np.bincount(stops_ray, minlength=m)
+    # rows: for each edge, [start, stops..., end]
+    total = m * 2 + len(stops_ray)
+    row_edge = np.repeat(np.arange(m), per_edge + 2)
+    first_row = np.r_[0, np.cumsum(per_edge + 2)[:-1]]
+    row_key = np.empty(total, dtype=np.int64)
+    row_point = np.empty((total, 3))
+    row_key[first_row] = start_key
+    row_point[first_row] = p[ids]
+    last_row = first_row + per_edge + 1
+    row_key[last_row] = end_key
+    row_point[last_row] = q[ids]
+    middle = np.ones(total, dtype=bool)
+    middle[first_row] = False
+    middle[last_row] = False
+    order = np.lexsort((stops_t, stops_ray))  # hits come sorted by ray then t already; kept explicit
+    row_key[middle] = stops_key[order]
+    row_point[middle] = stops_point[order]
+    keep = np.ones(total, dtype=bool)
+    keep[last_row] = False  # a portion starts at every row but the last of its edge
+    from_rows = np.flatnonzero(keep)
+    portion_edge = ids[row_edge[from_rows]]
+    key_from, key_to = row_key[from_rows], row_key[from_rows + 1]
+    point_from, point_to = row_point[from_rows], row_point[from_rows + 1]
+    tree = mesh_tree(other.mesh)
+    _, _, _, orientation = tree.topology()
+    pose = other.pose.reshape(1, 4, 4)
+
+    def classify(points):  # (inside, on the surface): closed sets, as touche.contains
+        winding = orientation * _winding_closed(tree, pose, np.ascontiguousarray(points))
+        on = np.abs(winding - np.round(winding)) > ON_SURFACE_GAP
+        return (np.abs(winding) >= 0.5) | on, on
+
+    # an edge no crossing cuts is inside or outside whole: its end vertices tell (a third as
+    # many queries as the edges), unless one is on the surface or they disagree (the midpoint)
+    whole = per_edge[row_edge[from_rows]] == 0
+    ends = np.unique(edges[ids[per_edge == 0]])
+    vertex_inside, vertex_on = classify(side.world[ends])
+    first = np.searchsorted(ends, edges[portion_edge[whole], 0])
+    second = np.searchsorted(ends, edges[portion_edge[whole], 1])
+    clear = ~vertex_on[first] & ~vertex_on[second] & (vertex_inside[first] == vertex_inside[second])
+    inside = np.zeros(len(portion_edge), dtype=bool)
+    on_surface = np.zeros(len(portion_edge), dtype=bool)
+    inside[np.flatnonzero(whole)[clear]] = vertex_inside[first[clear]]
+    ask = np.ones(len(portion_edge), dtype=bool)
+    ask[np.flatnonzero(whole)[clear]] = False
+    if ask.any():
+        inside[ask], on_surface[ask] = classify(0.5 * (point_from[ask] + point_to[ask]))
+    # not in general position: a vertex on the other surface, an edge through an edge or a
+    # vertex of the other mesh, or a portion lying on the other surface (faces in one plane)
+    degenerate = bool(at_start.any() or at_end.any() or len(heads) != len(t) or on_surface.any())
+    return (portion_edge, key_from, key_to, point_from, point_to, inside), crossings, degenerate
+
+
+def _segments(a_side, b_side, crossings_a, crossings_b, key_points):
+    """The segments where a triangle t of A crosses a triangle s of B, from the crossings of
+    A's edges through B's triangles and of B's edges through A's triangles. Returns
+    ``(t, s, key_from, key_to, degenerate_t, degenerate_s, chain_from, chain_to)``: each
+    segment oriented along n_t x n_s (B's inside on its left seen from outside A, A's inside on
+    its right seen from outside B); the triangles whose crossings did not pair up (a touch at a
+    point, a crossing through an edge or vertex of both meshes, coplanar contact) are listed as
+    degenerate, and the keys of each such pair are linked in a chain (they lie on the segment
+    where the two triangles meet)."""
+    edge_a, face_b, key_a = crossings_a
+    edge_b, face_a, key_b = crossings_b
+    fa = a_side.topo.edge_faces
+    fb = b_side.topo.edge_faces
+    t = np.concatenate([fa[edge_a, 0], fa[edge_a, 1], face_a, face_a])
+    s = np.concatenate([face_b, face_b, fb[edge_b, 0], fb[edge_b, 1]])
+    k = np.concatenate([key_a, key_a, key_b, key_b])
+    nb = np.int64(len(b_side.topo.faces))
+    triples = np.unique(np.stack([t * nb + s, k], axis=1), axis=0)
+    pair, k = triples[:, 0], triples[:, 1]
+    starts = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]]) if len(pair) else np.zeros(0, dtype=np.int64)
+    sizes = np.diff(np.r_[starts, len(pair)])
+    good = starts[sizes == 2]
+    bad = starts[sizes != 2]
+    t_good, s_good = pair[good] // nb, pair[good] % nb
+    k1, k2 = k[good], k[good + 1]
+    direction = np.cross(a_side.normals[t_good], b_side.normals[s_good])
+    flip = np.einsum("ij,ij->i", key_points[k2] - key_points[k1], direction) < 0.0
+    k1, k2 = np.where(flip, k2, k1), np.where(flip, k1, k2)
+    # a bad group: its keys are joined in a chain (the pieces meet there; conservative) and its
+    # triangles skip the hole search
+    chain_from, chain_to = [], []
+    for start, size in zip(bad.tolist(), sizes[sizes != 2].tolist()):
+        chain_from.extend(k[start:start + size - 1].tolist())
+        chain_to.extend(k[start + 1:start + size].tolist())
+    return (t_good, s_good, k1, k2, np.unique(pair[bad] // nb), np.unique(pair[bad] % nb),
+            np.array(chain_from, dtype=np.int64), np.array(chain_to, dtype=np.int64))
+
+
+def _loops(tail, head):
+    """Chains the directed pieces (tail[i] -> head[i]) of one triangle into closed loops: a list
+    of index arrays, or None when the pieces do not form loops (a key without exactly one
+    piece in and one out)."""
+    if len(np.unique(tail)) != len(tail) or len(np.unique(head)) != len(head):
+        return None
+    following = {int(k): i for i, k in enumerate(tail.tolist())}
+    seen = np.zeros(len(tail), dtype=bool)
+    loops = []
+    for first in range(len(tail)):
+        if seen[first]:
+            continue
+        loop = []
+        i = first
+        while not seen[i]:
+            seen[i] = True
+            loop.append(i)
+            nxt = following.get(int(head[i]))
+            if nxt is None:
+                return None
+            i = nxt
+        if i != first:
+            return None
+        loops.append(np.array(loop))
+    return loops
+
+
+def _point_in_polygon(x, y, px, py):
+    """Even-odd rule: (x, y) inside the polygon of vertices (px, py)."""
+    qx, qy = np.roll(px, -1), np.roll(py, -1)
+    crosses = (py > y) != (qy > y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        at = px + (y - py) * (qx - px) / (qy - py)
+    return bool(np.count_nonzero(crosses & (x < at)) % 2)
+
+
+def _hole_links(side, triangles, tri_of, tail, head, key_points):
+    """For each triangle in ``triangles`` (crossed, not degenerate): its boundary pieces
+    (``tri_of`` their triangle, ``tail`` -> ``head`` keys, each with the inside on its left seen
+    from outside the mesh) chained into loops; each hole loop (clockwise) is joined to the
+    smallest counter-clockwise loop around it. Returns ``(from_keys, to_keys, failed)``:
+    the links, and the triangles whose pieces did not chain (joined conservatively by the
+    caller)."""
+    order = np.argsort(tri_of, kind="stable")
+    tri_sorted = tri_of[order]
+    link_from, link_to, failed = [], [], []
+    bounds = np.searchsorted(tri_sorted, triangles), np.searchsorted(tri_sorted, triangles, side="right")
+    for tri, lo, hi in zip(triangles.tolist(), bounds[0].tolist(), bounds[1].tolist()):
+        rows = order[lo:hi]
+        loops = _loops(tail[rows], head[rows])
+        if loops is None:
+            failed.append(tri)
+            continue
+        if len(loops) < 2:
+            continue
+        # the triangle's plane: axes u, v with u x v the outward normal
+        corners = side.world[side.topo.faces[tri]]
+        u = corners[1] - corners[0]
+        u = u / np.sqrt(u @ u)
+        v = np.cross(side.normals[tri], u)
+        polygons, areas = [], []
+        for loop in loops:
+            pts = key_points[tail[rows[loop]]] - corners[0]
+            px, py = pts @ u, pts @ v
+            polygons.append((px, py))
+            areas.append(0.5 * float(np.sum(px * np.roll(py, -1) - np.roll(px, -1) * py)))
+        outer = [i for i, area in enumerate(areas) if area > 0.0]
+        for i, area in enumerate(areas):
+            if area > 0.0:
+                continue
+            px, py = polygons[i]
+            # the midpoint of the hole's first piece (its first vertex may lie on another loop)
+            x, y = 0.5 * (px[0] + px[1 % len(px)]), 0.5 * (py[0] + py[1 % len(py)])
+            around = [j for j in outer if _point_in_polygon(x, y, *polygons[j])]
+            if not around:  # a clockwise loop in no outer one: the pieces are not in general position
+                failed.append(tri)
+            else:
+                j = min(around, key=lambda j: areas[j])
+                link_from.append(int(tail[rows[loops[i][0]]]))
+                link_to.append(int(tail[rows[loops[j][0]]]))
+    return link_from, link_to, failed
+
+
+class _Regions:
+    """The interpenetration regions of one placed pair (module section above): ``key_points``
+    (k, 3) world end points of the boundary pieces, ``labels`` (k,) their component, ``used``
+    (k,) whether a piece ends there, ``volume_by_label`` (k,) the volume of each component
+    (indexed by label), ``portions`` per side (A's edges inside B, B's inside A: key_from,
+    key_to (p,)), ``crossing_face`` / ``crossing_side`` per key (the face of the other mesh an
+    edge goes through at that crossing and 0 for an edge of A, 1 for an edge of B; -1 for
+    vertex keys), ``sides`` (the placed A and B), ``degenerate`` (the pair is not in general
+    position: see _cast_edges and _segments; the volumes may then be off), ``area_by_label``
+    (k, 3) the area vector of A's part of each component's boundary minus B's part (from A
+    to B)."""
+
+    __slots__ = ("key_points", "labels", "used", "volume_by_label", "portions", "crossing_face", "crossing_side",
+                 "sides", "degenerate", "area_by_label")
+
+
+def regions(a, ta, b, tb):
+    """The connected interpenetration regions of two solid meshes placed by (4, 4) poses."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    side_a = _Side(a, ta, 0)
+    side_b = _Side(b, tb, len(topology(a).vertices))
+    keys = _Keys(side_a, side_b)
+    scale = max(a.scale, b.scale, float(np.abs(side_a.world).max()), float(np.abs(side_b.world).max()))
+    tol = 1e-12 * scale
+    pad = 1e-9 * scale
+    low_a, high_a = side_a.world.min(axis=0) - pad, side_a.world.max(axis=0) + pad
+    low_b, high_b = side_b.world.min(axis=0) - pad, side_b.world.max(axis=0) + pad
+    portions_a, crossings_a, degenerate_a = _cast_edges(side_a, side_b, keys, low_b, high_b, tol)
+    portions_b, crossings_b, degenerate_b = _cast_edges(side_b, side_a, keys, low_a, high_a, tol)
+    degenerate = degenerate_a or degenerate_b
+    key_points = keys.all_points()
+    t_seg, s_seg, k1, k2, bad_t, bad_s, chain_from, chain_to = _segments(side_a, side_b, crossings_a,
+                                                                         crossings_b, key_points)
+    links_from = [chain_from, k1]
+    links_to = [chain_to, k2]
+    # per side: the inside portions, each in its two triangles (walked by the triangle's order),
+    # and the segments (A's triangle: along n_t x n_s; B's: the other way)
+    pieces = []
+    for side, portions, seg_tri, seg_tail, seg_head, bad in (
+            (side_a, portions_a, t_seg, k1, k2, bad_t), (side_b, portions_b, s_seg, k2, k1, bad_s)):
+        edge, key_from, key_to, point_from, point_to, inside = portions
+        edge, key_from, key_to = edge[inside], key_from[inside], key_to[inside]
+        links_from.append(key_from)
+        links_to.append(key_to)
+        topo = side.topo
+        ef = topo.edge_faces[edge]
+        tri = np.concatenate([ef[:, 0], ef[:, 1], seg_tri])
+        # does the face walk the edge low -> high (the portions' direction)?
+        forward = np.concatenate([_walks_forward(topo, ef[:, 0], edge), _walks_forward(topo, ef[:, 1], edge)])
+        tail = np.concatenate([np.where(forward, np.tile(key_from, 2), np.tile(key_to, 2)), seg_tail])
+        head = np.concatenate([np.where(forward, np.tile(key_to, 2), np.tile(key_from, 2)), seg_head])
+        pieces.append((side, tri, tail, head, seg_tri, bad))
+        degenerate = degenerate or len(bad) > 0
+    n = len(key_points)
+    if degenerate:
+        # not in general position: distinct keys can be one point (a vertex on the other
+        # surface is also a crossing there; an edge through an edge is two crossings); keys
+        # closer than the crossings' rounding are joined
+        from scipy.spatial import cKDTree
+
+        ends = np.unique(np.concatenate([np.concatenate(links_from), np.concatenate(links_to)]))
+        close = cKDTree(key_points[ends]).query_pairs(1e-10 * scale, output_type="ndarray")
+        links_from.append(ends[close[:, 0]])
+        links_to.append(ends[close[:, 1]])
+
+    def components():
+        link_from = np.concatenate(links_from).astype(np.int64)
+        link_to = np.concatenate(links_to).astype(np.int64)
+        graph = coo_matrix((np.ones(len(link_from)), (link_from, link_to)), shape=(n, n))
+        return connected_components(graph, directed=False)[1], link_from, link_to
+
+    labels, link_from, link_to = components()
+    # holes: only a crossed triangle whose pieces lie in two components or more can hold a
+    # hole loop that changes the regions (a hole in a single component joins nothing)
+    more = False
+    for side, tri, tail, head, seg_tri, bad in pieces:
+        crossed = np.setdiff1d(np.unique(seg_tri), bad)
+        if len(crossed) == 0:
+            continue
+        low = np.full(int(tri.max()) + 1, n, dtype=np.int64)
+        high = np.full(int(tri.max()) + 1, -1, dtype=np.int64)
+        np.minimum.at(low, tri, labels[tail])
+        np.maximum.at(high, tri, labels[tail])
+        split = crossed[low[crossed] != high[crossed]]
+        if len(split) == 0:
+            continue
+        more_from, more_to, failed = _hole_links(side, split, tri, tail, head, key_points)
+        links_from.append(np.array(more_from, dtype=np.int64))
+        links_to.append(np.array(more_to, dtype=np.int64))
+        degenerate = degenerate or len(failed) > 0
+        more = True
+    if more:
+        labels, link_from, link_to = components()
+    used = np.zeros(n, dtype=bool)
+    used[link_from] = True
+    used[link_to] = True
+    # volume per component: every oriented piece in its triangle, (x0 - o) . (p - o) x (q - o) / 6
+    origin = 0.5 * (np.maximum(low_a, low_b) + np.minimum(high_a, high_b))
+    volume_by_label = np.zeros(n)
+    # and the area vector of A's part minus B's part (both point from A to B; equal and opposite
+    # on a closed boundary, so their difference is twice either, also for zero-volume contacts)
+    area_by_label = np.zeros((n, 3))
+    for sign, (side, tri, tail, head, _, _) in zip((0.5, -0.5), pieces):
+        x0 = side.world[side.topo.faces[tri, 0]] - origin
+        p, q = key_points[tail] - origin, key_points[head] - origin
+        cross = np.cross(p, q)
+        volume_by_label += np.bincount(labels[tail], np.einsum("ij,ij->i", x0, cross) / 6.0, minlength=n)
+        for axis in range(3):
+            area_by_label[:, axis] += np.bincount(labels[tail], sign * cross[:, axis], minlength=n)
+    out = _Regions()
+    out.key_points, out.labels, out.used, out.volume_by_label = key_points, labels, used, volume_by_label
+    out.area_by_label = area_by_label
+    out.portions = [(p[1][p[5]], p[2][p[5]]) for p in (portions_a, portions_b)]
+    out.crossing_face = np.full(n, -1, dtype=np.int64)
+    out.crossing_side = np.full(n, -1, dtype=np.int8)
+    # the crossings' faces (a crossing key made at a vertex keeps -1: it is a vertex)
+    for code, (_, face, key) in ((0, crossings_a), (1, crossings_b)):
+        made = key >= keys.vertex_count
+        out.crossing_face[key[made]] = face[made]
+        out.crossing_side[key[made]] = code
+    out.sides = (side_a, side_b)
+    out.degenerate = degenerate
+    return out
+
+
+def _walks_forward(topo, faces, edges):
+    """(k,) bool: face ``faces[i]`` walks edge ``edges[i]`` from its low vertex to its high one."""
+    match = topo.face_edges[faces] == edges[:, None]
+    return (topo.face_forward[faces] & match).any(axis=1)
+
+
+def _spread(points, chosen, normal, max_points):
+    """Indices into ``points`` (c, 3): ``chosen`` (the deepest) first, then greedily the point
+    adding the most area to the convex hull of those kept, in the plane across ``normal``
+    (the second: the farthest from the first). Ties: the lowest index."""
+    if len(points) == 1 or max_points == 1:
+        return [chosen]
+    helper = np.array([1.0, 0.0, 0.0]) if abs(normal[0]) < 0.6 else np.array([0.0, 1.0, 0.0])
+    u = np.cross(normal, helper)
+    u /= np.sqrt(u @ u)
+    v = np.cross(normal, u)
+    flat = np.stack([points @ u, points @ v], axis=1)
+    kept = [chosen]
+    while len(kept) < min(max_points, len(points)):
+        hull = flat[kept]
+        if len(kept) == 1:
+            gain = np.sum((flat - hull[0]) ** 2, axis=1)
+        elif len(kept) == 2:
+            gain = np.abs(_cross2(hull[1] - hull[0], flat - hull[0]))
+        else:
+            # hull kept counter-clockwise: a point adds the triangles over the edges it sees
+            start, end = hull, np.roll(hull, -1, axis=0)
+            side = _cross2(end - start, flat[:, None, :] - start)  # (c, h)
+            gain = -np.where(side < 0.0, side, 0.0).sum(axis=1)
+        gain[kept] = -1.0
+        top = float(gain.max())
+        if top <= 0.0:
+            break
+        # near-ties (within rounding of the largest gain; symmetric shapes tie exactly) go to
+        # the lowest index, so that rounding does not pick another point after a tiny motion
+        best = int(np.argmax(gain >= top * (1.0 - 1e-9)))
+        kept.append(best)
+        if len(kept) >= 3:  # the kept points in counter-clockwise order around their centre
+            hull = flat[kept]
+            centre = hull.mean(axis=0)
+            angle = np.arctan2(hull[:, 1] - centre[1], hull[:, 0] - centre[0])
+            order = np.argsort(angle, kind="stable")
+            kept = [kept[i] for i in order]
+    # the deepest first, then the others in the order they were kept around it
+    first = kept.index(chosen)
+    return kept[first:] + kept[:first]
+
+
+def _cross2(a, b):
+    return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+
+
+def region_contacts(a, ta, b, tb, max_points):
+    """Contact points of each interpenetration region of two solid meshes placed by (4, 4)
+    poses. Returns a dict of arrays (touche.solid_queries.SolidContacts documents them).
+
+    Candidates: every end point of the boundary pieces (a vertex inside the other solid, or a
+    crossing, on both surfaces: depth 0) and the midpoint of every edge portion inside the
+    other solid. A candidate's depth is its distance to the other surface; only the candidates
+    that can still be the deepest of their region are measured exactly (closest points on the
+    other mesh's tree, in rounds ordered by an upper bound: the distance to the other mesh's
+    nearest vertex), then the points kept by the spread."""
+    from . import tolerance
+    from .meshquery import closest_point_with_face
+
+    found = regions(a, ta, b, tb)
+    side_a, side_b = found.sides
+    key_points, labels, used = found.key_points, found.labels, found.used
+    count_a = len(side_a.world)
+    size = max(a.scale, b.scale)
+    keys = np.flatnonzero(used)
+    crossing = found.crossing_side[keys] >= 0
+    vertex_keys = keys[~crossing]
+    # a vertex ending an inside portion is in the other solid, except where the portions are not
+    # well defined (faces in one plane): checked
+    for code, other_mesh, other_pose in ((0, b, tb), (1, a, ta)):
+        mine = (vertex_keys >= count_a) == bool(code)
+        if mine.any():
+            inside = _points_in_solid(other_mesh, other_pose.reshape(1, 4, 4), np.zeros(int(mine.sum()), dtype=np.int64),
+                                      key_points[vertex_keys[mine]])
+            vertex_keys = np.delete(vertex_keys, np.flatnonzero(mine)[~inside])
+    # side: 0 on A's surface (in B), 1 on B's (in A), 2 a crossing (on both)
+    parts_point = [key_points[vertex_keys]]
+    parts_side = [(vertex_keys >= count_a).astype(np.int8)]
+    parts_key = [vertex_keys]
+    for code, (key_from, key_to) in enumerate(found.portions):
+        parts_point.append(0.5 * (key_points[key_from] + key_points[key_to]))
+        parts_side.append(np.full(len(key_from), code, dtype=np.int8))
+        parts_key.append(key_from)
+    parts_point.append(key_points[keys[crossing]])
+    parts_side.append(np.full(int(crossing.sum()), 2, dtype=np.int8))
+    parts_key.append(keys[crossing])
+    point = np.concatenate(parts_point)
+    side = np.concatenate(parts_side)
+    names, region_of = np.unique(labels[np.concatenate(parts_key)], return_inverse=True)
+    count = len(names)
+    offset = max(float(np.abs(ta[:3, 3]).max()), float(np.abs(tb[:3, 3]).max()))
+    touching = tolerance.touching_tolerance(size, offset)
+    tie = 1e-9 * size
+    # exact depths on demand
+    depth = np.zeros(len(point))
+    closest = point.copy()
+    measured = side == 2
+    others = ((b, tb), (a, ta))
+
+    def measure(rows):
+        for code in (0, 1):
+            mine = rows[side[rows] == code]
+            if len(mine):
+                mesh, pose = others[code]
+                near, dist, _ = closest_point_with_face(mesh, pose, np.ascontiguousarray(point[mine]))
+                near, dist = np.asarray(near).reshape(-1, 3), np.atleast_1d(dist)
+                deep = dist > touching  # within the touching tolerance: on both surfaces
+                depth[mine] = np.where(deep, dist, 0.0)
+                closest[mine] = np.where(deep[:, None], near, point[mine])
+        measured[rows] = True
+
+    bound = np.zeros(len(point))
+    for code in (0, 1):
+        mine = np.flatnonzero(side == code)
+        if len(mine):
+            mesh, pose = others[code]
+            local = (point[mine] - pose[:3, 3]) @ pose[:3, :3]
+            # a vertex of the other surface within twice the nearest one: still a bound
+            bound[mine] = mesh_data(mesh).kdtree().query(local, eps=1.0)[0]
+    best = np.full(count, -np.inf)
+    np.maximum.at(best, region_of[measured], depth[measured])
+    take = 8
+    while True:
+        pending = np.flatnonzero(~measured & (bound >= best[region_of] - tie))
+        if len(pending) == 0:
+            break
+        order = pending[np.lexsort((-bound[pending], region_of[pending]))]
+        starts = np.flatnonzero(np.r_[True, region_of[order][1:] != region_of[order][:-1]])
+        rank = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+        picked = order[rank < take]
+        measure(picked)
+        np.maximum.at(best, region_of[picked], depth[picked])
+        take *= 4
+    # regions, deepest first (ties: the lowest label)
+    order = np.lexsort((names, -best))
+    rank = np.empty(count, dtype=np.int64)
+    rank[order] = np.arange(count)
+    region_of = rank[region_of]
+    region_volume = np.maximum(region_volumes(a, ta, b, tb, found)[names][order], 0.0)
+    # the region's normal: its area vector (from A to B); a region without one (a mesh wholly
+    # inside the other) takes its deepest point's
+    area = found.area_by_label[names][order]
+    length = np.sqrt(np.einsum("ij,ij->i", area, area))
+    region_normal = area / np.where(length > 0.0, length, 1.0)[:, None]
+    flat = length <= 1e-12 * size ** 2
+    region_depth = np.zeros(count)
+    picked, picked_region = [], []
+    by_region = np.argsort(region_of, kind="stable")
+    bounds = np.searchsorted(region_of[by_region], np.arange(count + 1))
+    for r in range(count):
+        rows = by_region[bounds[r]:bounds[r + 1]]
+        # the deepest; ties within 1e-9 of the size (exact ties are common: the midpoints of
+        # chords through a slab all lie at half its thickness) go to the lowest candidate
+        # index, the same after a tiny motion
+        top = float(depth[rows][measured[rows]].max())
+        deepest = int(np.argmax(measured[rows] & (depth[rows] >= top - tie)))
+        region_depth[r] = depth[rows[deepest]]
+        if flat[r] and region_depth[r] > 0.0:
+            away = point[rows[deepest]] - closest[rows[deepest]]
+            region_normal[r] = (away if side[rows[deepest]] == 0 else -away) / region_depth[r]
+        elif flat[r]:  # no depth and no area vector (two coincident solids): no direction is better
+            region_normal[r] = (0.0, 0.0, 1.0)
+        kept = _spread(point[rows], deepest, region_normal[r], max_points)
+        picked.extend(rows[kept].tolist())
+        picked_region.extend([r] * len(kept))
+    picked = np.array(picked, dtype=np.int64)
+    unmeasured = picked[~measured[picked]]
+    if len(unmeasured):
+        measure(unmeasured)
+    # from A to B: a point of A inside B leaves B along (point - closest), a point of B inside A
+    # along (closest - point); points at depth 0 (on both surfaces) take the region's normal
+    p, c, d, sd = point[picked], closest[picked], depth[picked], side[picked]
+    region = np.array(picked_region, dtype=np.int64)
+    normal = region_normal[region].copy()
+    deep = d > 0.0
+    normal[deep] = np.where((sd[deep] == 0)[:, None], p[deep] - c[deep], c[deep] - p[deep]) / d[deep, None]
+    point_a = np.where((sd == 1)[:, None], c, p)
+    point_b = np.where((sd == 1)[:, None], p, c)
+    return {
+        "points": point_a - 0.5 * d[:, None] * normal,  # midway: A's point is mid + depth / 2 * normal
+        "depths": d, "normals": normal, "point_a": point_a, "point_b": point_b, "region": region,
+        "region_depth": region_depth, "region_volume": region_volume, "region_normal": region_normal,
+    }
+
+
+# directions of the infinitesimal shift of B for pairs not in general position (fixed, far from
+# the axes and from each other: the meshes users build are aligned with axes more than anything)
+_SHIFTS = np.array([[0.5773502691896258, 0.3015113445777636, 0.7587869740361543],
+                    [-0.2672612419124244, 0.8017837257372732, 0.5345224838248488],
+                    [0.6882472016116852, -0.6246950475544243, 0.3687623354943167]])
+
+
+def region_volumes(a, ta, b, tb, found):
+    """(k,) the volume of each component of ``found`` (= regions(a, ta, b, tb)), indexed by
+    label. In general position, the sums over the boundary pieces (module section above).
+    Otherwise (faces of A and B in one plane, a vertex on the other surface, edges through
+    edges) the pieces are not well defined, but the volume is a continuous function of B's
+    translation, polynomial (degree 3) on (0, h] along a fixed direction for some h > 0: with
+    V(e) the volume for B shifted by e along it, 2 V(e) - V(2 e) = V(0) + O(e^2); e = 1e-7 of
+    the size makes the error about 1e-14 of the size cubed. The shifted pairs are in general
+    position (else the next direction is tried); each of their regions is credited to the
+    region where most of its end points land (nearest key point)."""
+    if not found.degenerate:
+        return found.volume_by_label
+    from scipy.spatial import cKDTree
+
+    used = np.flatnonzero(found.used)
+    nearest_key = cKDTree(found.key_points[used])
+    step = 1e-7 * max(a.scale, b.scale)
+    out = found.volume_by_label
+    for direction in _SHIFTS:
+        out = np.zeros(len(found.labels))
+        degenerate = False
+        for factor, weight in ((1.0, 2.0), (2.0, -1.0)):
+            shifted = tb.copy()
+            shifted[:3, 3] += factor * step * direction
+            moved = regions(a, ta, b, shifted)
+            degenerate = degenerate or moved.degenerate
+            moved_used = np.flatnonzero(moved.used)
+            if len(moved_used) == 0:
+                continue
+            _, nearest = nearest_key.query(moved.key_points[moved_used])
+            votes = np.unique(np.stack([moved.labels[moved_used], found.labels[used[nearest]]], axis=1), axis=0,
+                              return_counts=True)
+            (pairs, counts) = votes
+            order = np.lexsort((-counts, pairs[:, 0]))  # per moved region, the most voted first
+            pairs = pairs[order]
+            first = np.r_[True, pairs[1:, 0] != pairs[:-1, 0]]
+            np.add.at(out, pairs[first, 1], weight * moved.volume_by_label[pairs[first, 0]])
+        if not degenerate:
+            break
+    return out
+
+
+def volume(a, ta, b, tb):
+    """Volume of the intersection of two solid meshes placed by (4, 4) poses (region_volumes)."""
+    found = regions(a, ta, b, tb)
+    labels = np.unique(found.labels[found.used])
+    return max(float(region_volumes(a, ta, b, tb, found)[labels].sum()), 0.0)
