@@ -14,7 +14,7 @@ import pytest
 import touche as tc
 from touche import GeometryError
 from touche import bsp
-from touche._kernels import bsp as kernels
+from touche._kernels import bsp_build as kernels
 
 import naive_bsp
 
@@ -553,7 +553,7 @@ def test_solid_pairs_agree_with_manifold3d_intersection_volume():
 def test_rays_do_not_hit_thick_sliver_cells_on_a_real_mesh():
     """Regression (found on the benchmark panel's torus): two nearly parallel dividing planes make
     a sliver cell whose eps-thick bands reach far along them; a ray crossing both bands reached
-    the solid sliver 0.03 before the surface. Hits are now checked (touche/_kernels/trees/bsp.py,
+    the solid sliver 0.03 before the surface. Hits are now checked (touche/_kernels/trees/bsp_query.py,
     _ray_solid): every t is the brute-force first hit, within the boundary band."""
     pytest.importorskip("pybullet_data")
     from naive_mesh_queries import load_pybullet_mesh
@@ -609,7 +609,7 @@ def test_points_on_planes_near_sliver_cells_are_not_inside():
     """Regression (benchmark panel, diff_pinion): a ray crossing a dividing plane 0.1 away from
     the gear, next to a nearly parallel plane, was reported to enter the solid there: the
     book's "within eps of a plane: go back" point rule led its entry point into a solid sliver
-    cell. Points now descend by the exact side (touche/_kernels/trees/bsp.py, _inside)."""
+    cell. Points now descend by the exact side (touche/_kernels/trees/bsp_query.py, _inside)."""
     pytest.importorskip("pybullet_data")
     from naive_mesh_queries import load_pybullet_mesh
 

@@ -128,11 +128,11 @@ def test_tree_pickles_with_its_mesh():
 
 
 def test_closed_form_eigenframe_against_numpy():
-    """bvh_build.fast_eigenframe_into (the per-node OBB frames) vs numpy.linalg.eigvalsh: an
+    """bvh_volumes.fast_eigenframe_into (the per-node OBB frames) vs numpy.linalg.eigvalsh: an
     orthonormal right-handed frame whose Rayleigh quotients are the eigenvalues in decreasing
     order and which diagonalises the matrix, on random, repeated, nearly repeated, rank-1/2 and
     huge / tiny matrices (never NaN)."""
-    from touche._kernels.trees.bvh_build import fast_eigenframe_into
+    from touche._kernels.trees.bvh_volumes import fast_eigenframe_into
 
     rng = np.random.default_rng(0)
     axes = np.empty((3, 3))
@@ -166,10 +166,10 @@ def test_closed_form_eigenframe_against_numpy():
 
 
 def test_rectangle_distance_bounds_bracket_the_exact_distance():
-    """bvh_query.rect_distance_bounds (RSS bounds of the distance traversal) against the full
+    """bvh_bounds.rect_distance_bounds (RSS bounds of the distance traversal) against the full
     enumeration rect_rect_distance: exact with a NaN threshold; otherwise lower <= exact <= upper
     and the threshold decided right. Random, parallel / coplanar and degenerate rectangles."""
-    from touche._kernels.trees.bvh_query import rect_distance_bounds, rect_rect_distance
+    from touche._kernels.trees.bvh_bounds import rect_distance_bounds, rect_rect_distance
 
     rng = np.random.default_rng(5)
     for k in range(3000):

@@ -3,7 +3,7 @@ meshes, by an independent triangle-triangle distance (touche.clearance.triangle_
 on panel-like meshes (a bumpy closed organic shape, a torus, a many-sided CAD cylinder, an open
 height field, and the smallest real panel meshes when their data packages are installed), at
 seeded random poses 25-100 % of the mesh size apart: the regime where the distance search prunes
-along the closest pair's direction (bvh_query._distance_search)."""
+along the closest pair's direction (bvh_distance.distance_search)."""
 from __future__ import annotations
 
 import os

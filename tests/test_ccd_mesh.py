@@ -107,12 +107,13 @@ def _screw_cases(rng, n, spin_turns, start=(1.0, 1.9), miss=0.45):
 # ----------------------------------------------------------------------------------------------
 # the kernel's assumptions about the tree
 def test_tree_layout_and_boxes_hold_their_triangles():
-    """ccd_mesh reads the OBB of every node (bvh_build layout) and relies on it holding the
+    """ccd_mesh reads the OBB of every node (bvh_volumes layout) and relies on it holding the
     node's triangles (the projection gaps) within h0 + h1 + h2 of its centre (the reach)."""
-    from touche._kernels import bvh_build, ccd_mesh
+    from touche._kernels import bvh_volumes, ccd_node_bounds
 
-    assert (ccd_mesh.OBB_CENTER, ccd_mesh.OBB_AXES, ccd_mesh.OBB_HALF, ccd_mesh.SPHERE_RADIUS) == (
-        bvh_build.OBB_CENTER, bvh_build.OBB_AXES, bvh_build.OBB_HALF, bvh_build.SPHERE_RADIUS)
+    assert (ccd_node_bounds.OBB_CENTER, ccd_node_bounds.OBB_AXES, ccd_node_bounds.OBB_HALF,
+            ccd_node_bounds.SPHERE_RADIUS) == (
+        bvh_volumes.OBB_CENTER, bvh_volumes.OBB_AXES, bvh_volumes.OBB_HALF, bvh_volumes.SPHERE_RADIUS)
     for mesh in (TORUS, BALL, PLATE):
         tree = mesh.bvh
         for node in range(tree.node_count):
@@ -475,7 +476,7 @@ def test_mesh_bad_input():
 
 
 # ----------------------------------------------------------------------------------------------
-# the hull prefix (ccd_mesh.hull_advance): a valid start for the tree, and a MISS on its own
+# the hull prefix (ccd_mesh_hulls.hull_advance): a valid start for the tree, and a MISS on its own
 def _mesh_kernel(mesh_a, motion_a, mesh_b, t_max, hull):
     """The mesh-mesh kernel as time_of_impact calls it (B static), with or without the prefix."""
     from touche._kernels import ccd_mesh

@@ -1,4 +1,4 @@
-"""Mesh queries on the BVH (touche.meshquery, touche/_kernels/trees/bvh_mesh.py): rays (first / any /
+"""Mesh queries on the BVH (touche.meshquery, touche/_kernels/trees/bvh_mesh.py and its neighbours): rays (first / any /
 all hits), closest point, winding number, contains, signed distance.
 
 References: the brute-force kernels the BVH replaced (bit-identical answers expected), the
@@ -110,12 +110,12 @@ def test_large_batch_in_several_windows_is_bit_identical_to_the_brute_force():
     anyhit = tc.raycast(mesh, poses, world_o, world_d, limits, mode="any")
     np.testing.assert_array_equal(anyhit.hit, hit)
     # the window size (set from the thread count) changes the order of work, never the answer
-    from touche._kernels import bvh_mesh
+    from touche._kernels import bvh_rays
 
     for window in (1, 1500, n):
         out = (np.empty(n, bool), np.empty(n), np.empty((n, 3)), np.empty((n, 3)), np.empty(n, np.int64))
-        bvh_mesh.raycast_first_many(*meshquery.mesh_tree(mesh).ray_tree(), poses, world_o, world_d, limits,
-                                    bvh_mesh.MODE_FIRST, window, *out, 0, -(-n // window))
+        bvh_rays.raycast_first_many(*meshquery.mesh_tree(mesh).ray_tree(), poses, world_o, world_d, limits,
+                                    bvh_rays.MODE_FIRST, window, *out, 0, -(-n // window))
         np.testing.assert_array_equal(out[1], t)
         np.testing.assert_array_equal(out[4], face)
         np.testing.assert_array_equal(out[2], point)
@@ -372,10 +372,10 @@ def test_certified_ray_crossings_equal_the_exact_winding_number(name):
     poses = np.eye(4).reshape(1, 4, 4)
     crossings = np.empty(len(points))
     certain = np.empty(len(points), dtype=bool)
-    from touche._kernels import bvh_mesh
+    from touche._kernels import bvh_winding
 
-    bvh_mesh.crossings_many(tree.rec_f, tree.rec_i, tree.root, tree.root_box, tree.tri, tree.depth, poses,
-                            points, meshquery._CROSSING_DIRECTION, crossings, certain, 0, len(points))
+    bvh_winding.crossings_many(tree.rec_f, tree.rec_i, tree.root, tree.root_box, tree.tri, tree.depth, poses,
+                               points, meshquery._CROSSING_DIRECTION, crossings, certain, 0, len(points))
     assert not certain[:20].any()
     assert certain[20:].mean() > 0.9
     exact = meshquery._winding(tree, poses, points)

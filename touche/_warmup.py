@@ -205,7 +205,7 @@ def _step_mesh_pairs():
     tc.intersects(mesh, None, mesh, poses)
     tc.distance(mesh, None, mesh, None)
     tc.distance(mesh, None, mesh, poses)
-    tc.intersects(mesh, None, mesh, poses, margin=0.1)  # bvh_query.tree_threshold_many
+    tc.intersects(mesh, None, mesh, poses, margin=0.1)  # bvh_threshold.tree_threshold_many
     tc.distance(mesh, None, mesh, None, lower_bound_only=True)
     shapes = _shapes()
     for name in ("sphere", "box"):
@@ -591,7 +591,7 @@ WITHOUT_ENGINES = {
 # compile them again instead of loading them from the cache; found in the compile logs of a
 # warmup, where these kernels were compiled by both workers).
 SHARED_KERNELS = (
-    {"meshes: BVH pairs and rays", "touche.bvh and mesh queries"},  # bvh_query's tree traversals
+    {"meshes: BVH pairs and rays", "touche.bvh and mesh queries"},  # the two-tree traversals (bvh_overlap, bvh_distance, ...)
     {"time of impact", "intersection sets and contacts", "time of impact: every motion"},  # moving SAT
 )
 

@@ -44,7 +44,7 @@ Boundary convention (solid trees, 8.4.1): points on the surface are inside (clos
 everywhere in touche) and points OUTSIDE within eps of the surface may be reported inside too
 ("boundary band", ~1e-9 of the mesh size). A point descends by the exact side of each plane,
 and one that came within eps of a plane on the way (maybe on the surface) and reached an empty
-leaf is inside iff a boundary fragment lies within eps (touche/_kernels/trees/bsp.py ``_inside``: the
+leaf is inside iff a boundary fragment lies within eps (touche/_kernels/trees/bsp_query.py ``_inside``: the
 book's "within eps: go back" rule misclassifies points near thin cells between nearly parallel
 planes, as far as eps / angle from them). ``raycast`` reports t = 0 for a ray starting inside or on the surface,
 and a ray grazing a face or running along it touches the solid (hit). Sphere and polytope
@@ -81,11 +81,16 @@ _KERNELS = None
 def _kernels():
     global _KERNELS
     if _KERNELS is None:
-        from ._kernels import bsp
+        from ._kernels import bsp_query
 
-        _KERNELS = bsp
+        _KERNELS = bsp_query
     return _KERNELS
 
+
+def _build_kernels():
+    from ._kernels import bsp_build
+
+    return bsp_build
 
 class BSPRayHits:
     """First hits of a batch of rays: ``hit (n,) bool``, ``t (n,)`` (inf where no hit; in units
@@ -134,7 +139,7 @@ def _points(points, name):
 
 
 class _BSPTree:
-    """Arrays of one built tree (touche/_kernels/trees/bsp.py module doc) and the common queries."""
+    """Arrays of one built tree (touche/_kernels/trees/bsp_build.py module doc) and the common queries."""
 
     MODE = 0
     __slots__ = ("node_planes", "node_children", "node_fragments", "leaf_solid", "leaf_fragments",
@@ -161,7 +166,7 @@ class _BSPTree:
         self.eps = PLANE_THICKNESS * size
         self.center = center
         self.num_triangles = len(faces)
-        out = _kernels().build_tree(local, faces, self.MODE, max_candidates, split_weight, seed, leaf_size,
+        out = _build_kernels().build_tree(local, faces, self.MODE, max_candidates, split_weight, seed, leaf_size,
                                     max_depth, 1 if axis_cuts else 0, self.eps)
         (self.node_planes, self.node_children, self.node_fragments, self.leaf_solid, self.leaf_fragments,
          self.fragment_vertices, self.fragment_offsets, self.fragment_planes, self.fragment_source) = out[:9]

@@ -86,7 +86,7 @@ class ClearancePart:
     ``touche.bvh`` tree: the mesh's own for the default ``split`` and ``leaf_size``, else one
     built with them; see ``SPLITS``) and S3's per-triangle data in tree order. Build once, query
     at any poses. Attributes: ``mesh`` (TriangleMesh), ``node_index``, ``node_bounds`` (the
-    tree's arrays, layout in ``touche/_kernels/trees/bvh_build.py``), ``triangles`` (per-triangle data
+    tree's arrays, layout in ``touche/_kernels/trees/bvh_volumes.py``), ``triangles`` (per-triangle data
     in tree order, columns ``TRI_*`` of ``touche._kernels.trees.clearance``), ``triangle_ids``,
     ``depth``."""
 

@@ -462,17 +462,18 @@ def _packed_motion(motion, name):
 
 def _speed_bound(rows, ball):
     """A bound on point speeds (for the coarse tolerance only, not for safety)."""
-    from ._kernels import ccd_mesh
+    from ._kernels import ccd_mesh_hulls
 
-    return ccd_mesh.motion_bounds(rows, ball)[0]
+    return ccd_mesh_hulls.motion_bounds(rows, ball)[0]
 
 
 def _pair_scale(a, b, rows_a, rows_b):
     """Model size for the touching tolerance: the shapes plus how far their origins are."""
-    from ._kernels import ccd_mesh
+    from ._kernels import ccd_mesh_hulls
 
     ball = np.zeros(4)
-    return max(a.scale, b.scale) + max(ccd_mesh.motion_bounds(rows_a, ball)[1], ccd_mesh.motion_bounds(rows_b, ball)[1])
+    return max(a.scale, b.scale) + max(ccd_mesh_hulls.motion_bounds(rows_a, ball)[1],
+                                       ccd_mesh_hulls.motion_bounds(rows_b, ball)[1])
 
 
 def _advancement_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance, flip):
@@ -494,11 +495,11 @@ def _advancement_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance,
     ka, pa, pta = a._packed[:3]
     kb, pb, ptb = b._packed[:3]
     if count == 1:
-        from ._kernels import ccd_mesh
+        from ._kernels import ccd_mesh_hulls
 
         # one kernel call for the touching tolerance and the coarse one (as below, for one row)
-        eps, coarse = ccd_mesh.tolerances(rows_a[0], ball_a, rows_b[0], ball_b, max(a.scale, b.scale), limit,
-                                          time_tolerance)
+        eps, coarse = ccd_mesh_hulls.tolerances(rows_a[0], ball_a, rows_b[0], ball_b, max(a.scale, b.scale), limit,
+                                                time_tolerance)
         out = np.empty(7)
         code, used = kernels.ca_pair(ka, pa, pta, rows_a[0], ball_a, kb, pb, ptb, rows_b[0], ball_b,
                                      limit, eps, coarse, CA_MAX_ITERATIONS, out)
@@ -627,7 +628,7 @@ def _pack_mesh_pair(a, b, b_mode, kb, pb, ptb):
         helper = threading.Thread(target=_build_trees, args=(fresh,), name="touche-bvh", daemon=True)
         helper.start()
     try:
-        # the hull prefix (ccd_mesh.hull_advance): A's hull against B's hull or B itself (convex);
+        # the hull prefix (ccd_mesh_hulls.hull_advance): A's hull against B's hull or B itself (convex);
         # not for planes (their translation is one closed-form step of the tree anyway)
         hull_a = _mesh_hull(a) if b_mode != 2 else _NO_HULL
         hull_b = _mesh_hull(b) if b_mode == 0 else (kb, pb, ptb, 0.0)
@@ -812,9 +813,9 @@ def _callable_time_of_impact(a, motion_a, b, motion_b, limit, time_tolerance, fl
             return np.broadcast_to(np.asarray(motion.linear_speed + motion.angular_speed
                                               * (np.linalg.norm(ball[:3]) + ball[3])), (count,))
         rows, batch = _packed_motion(motion, "motion")
-        from ._kernels import ccd_mesh
+        from ._kernels import ccd_mesh_hulls
 
-        return np.broadcast_to(np.array([ccd_mesh.row_bounds(row, ball)[0] for row in rows]), (count,))
+        return np.broadcast_to(np.array([ccd_mesh_hulls.row_bounds(row, ball)[0] for row in rows]), (count,))
 
     def poses_of(motion, times):
         if isinstance(motion, CallableMotion):

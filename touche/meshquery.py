@@ -23,7 +23,7 @@ Inside / outside. The generalized winding number w(p) (Jacobson et al. 2013) is 
 angle of the mesh seen from p over 4 pi: for a closed, consistently oriented mesh it is an
 integer off the surface (1 inside, 0 outside for outward-facing triangles), and it degrades
 gracefully on meshes with holes. touche computes it EXACTLY (up to rounding, no far-field
-approximation): far nodes are replaced by fans over their boundary edges (``bvh_mesh``).
+approximation): far nodes are replaced by fans over their boundary edges (``bvh_winding``).
 
 ``contains`` / ``signed_distance_points`` on a CLOSED mesh (every edge shared by exactly two
 faces with opposite orientation, after welding vertices with identical coordinates): inside iff
@@ -31,7 +31,7 @@ faces with opposite orientation, after welding vertices with identical coordinat
 closed mesh works too). For a closed mesh w is first computed as the signed crossing count of one
 ray per point (fixed generic direction, O(log n)); the count is accepted only with a certificate
 (every crossing decided by margins far above rounding: no edge, vertex, in-plane or
-on-the-origin near miss, bvh_mesh.classify_crossing) and otherwise replaced by the exact
+on-the-origin near miss, bvh_winding.classify_crossing) and otherwise replaced by the exact
 solid-angle sum, so the answer is always the exact winding number's. Points ON the surface (w not within 1e-6 of an integer: only exactly on
 it, rounding aside) count as inside: solids are closed sets, as everywhere in touche. On an OPEN
 mesh these raise GeometryError unless ``open_ok=True``; then inside iff w >= 0.5 (the winding
@@ -71,6 +71,10 @@ CROSSINGS_GRAIN = 128  # signed ray crossings: ~0.5 us inside (0.07 us outside t
 
 
 _kernels = kernel_loader("bvh_mesh")
+_ray_kernels = kernel_loader("bvh_rays")
+_ray_tree_kernels = kernel_loader("bvh_ray_tree")
+_closest_kernels = kernel_loader("bvh_closest")
+_winding_kernels = kernel_loader("bvh_winding")
 
 
 class MeshTree:
@@ -110,8 +114,8 @@ class MeshTree:
     # The lazy parts below are built once, under a lock, when several threads ask at once (each
     # is assigned whole, so a reader never sees half of one).
     def ray_tree(self):
-        """``(nodes, nodes_i, blocks, block_face, root_box, depth)`` for bvh_mesh.raycast_first_many:
-        the first / any-hit tree (split references, 4-wide nodes; bvh_mesh section "ray tree"),
+        """``(nodes, nodes_i, blocks, block_face, root_box, depth)`` for bvh_rays.raycast_first_many:
+        the first / any-hit tree (split references, 4-wide nodes; bvh_ray_tree),
         built on the first such ray query. ``nodes`` (K, 32) float32 rows: node_boxes in columns
         0:24 and, through the int32 view ``nodes_i`` of the same memory, node_kids in 24:32 (one
         128-byte row per node visit)."""
@@ -133,7 +137,7 @@ class MeshTree:
         points, triangles = self._mesh_points(), self._mesh_triangles()
         if points is None or triangles is None:
             raise GeometryError("the mesh of this tree no longer exists")
-        node_boxes, node_kids, blocks, block_face, root_box, depth = _kernels().ray_tree(
+        node_boxes, node_kids, blocks, block_face, root_box, depth = _ray_tree_kernels().ray_tree(
             points, triangles, self.pad
         )
         nodes = _aligned_empty((len(node_boxes), 32), np.float32)
@@ -170,15 +174,15 @@ class MeshTree:
 
     def winding_data(self):
         """``(cap_start, cap_count, cap_edges, cap_weight, welded_vertices, plan)`` for
-        bvh_mesh.winding_on_tree (fans over every node's boundary edges; ``plan``: how a node
-        seen from outside its box is summed most cheaply, bvh_mesh.outside_plan)."""
+        bvh_winding.winding_on_tree (fans over every node's boundary edges; ``plan``: how a node
+        seen from outside its box is summed most cheaply, bvh_winding.outside_plan)."""
         return self._once("_winding", self._build_winding)
 
     def _build_winding(self):
         welded, faces, _, _ = self.topology()
         tree_faces = np.ascontiguousarray(faces[self.tri_ids])
-        edges, start, count = _kernels().node_boundaries(self.links, tree_faces)
-        plan = _kernels().outside_plan(self.links, count)
+        edges, start, count = _winding_kernels().node_boundaries(self.links, tree_faces)
+        plan = _winding_kernels().outside_plan(self.links, count)
         return (
             start, count, np.ascontiguousarray(edges[:, :2]), edges[:, 2].astype(np.float64), welded, plan,
         )
@@ -346,7 +350,7 @@ def raycast_arrays(mesh, poses, origins, directions, limits, mode, out_hit, out_
     """Validated arrays in (see query.raycast); mode "first" / "any" fill the outputs, "all"
     returns a :class:`RayHits`."""
     tree = mesh_tree(mesh)
-    k = _kernels()
+    k = _ray_kernels()
     count = len(origins)
     if mode == "all":
         # two passes over the pool: hits per ray (into offsets[i + 1]), then each ray's hits at
@@ -417,7 +421,7 @@ def closest_arrays(mesh, poses, queries, out_point, out_distance, out_status):
     tree = mesh_tree(mesh)
     out_face = np.empty(len(queries), dtype=np.int64)
     _parallel.run(
-        _kernels().closest_points_tree_many, len(queries),
+        _closest_kernels().closest_points_tree_many, len(queries),
         tree.links, tree.boxes, tree.child_boxes, tree.tri_vertices, tree.tri_ids, tree.depth, tree.scale, poses,
         queries, out_point, out_distance, out_status, out_face, grain=CLOSEST_GRAIN,
     )
@@ -428,7 +432,7 @@ def _winding(tree, poses, queries):
     start, count, edges, weight, welded, plan = tree.winding_data()
     out = np.empty(len(queries))
     _parallel.run(
-        _kernels().winding_tree_many, len(queries),
+        _winding_kernels().winding_tree_many, len(queries),
         tree.links, tree.boxes, tree.tri_vertices, start, count, edges, weight, welded, plan, tree.depth, poses,
         queries, out, grain=WINDING_GRAIN,
     )
@@ -458,13 +462,13 @@ _CROSSING_DIRECTION /= np.linalg.norm(_CROSSING_DIRECTION)
 
 def _winding_closed(tree, poses, queries):
     """Winding numbers for a closed mesh: the signed crossing count of one ray per point
-    (bvh_mesh.crossings_many: O(log n) per point, exact when certified), and the exact
+    (bvh_winding.crossings_many: O(log n) per point, exact when certified), and the exact
     hierarchical solid-angle sum for the points whose ray came near an edge, a vertex or the
     point itself (uncertified, incl. every point on the surface)."""
     count = len(queries)
     crossings = np.empty(count)
     certain = np.empty(count, dtype=np.bool_)
-    _parallel.run(_kernels().crossings_many, count, tree.rec_f, tree.rec_i, tree.root, tree.root_box, tree.tri,
+    _parallel.run(_winding_kernels().crossings_many, count, tree.rec_f, tree.rec_i, tree.root, tree.root_box, tree.tri,
                   tree.depth, poses, queries, _CROSSING_DIRECTION, crossings, certain, grain=CROSSINGS_GRAIN)
     if not certain.all():
         unsure = np.flatnonzero(~certain)

@@ -399,7 +399,7 @@ def _threshold_values(a, pose_a, b, pose_b, threshold):
 
 
 def _mesh_mesh_threshold(a, pose_a, b, pose_b, threshold):
-    """bvh_query.tree_threshold_many for two meshes: (values (n,), single)."""
+    """bvh_threshold.tree_threshold_many for two meshes: (values (n,), single)."""
     ta = bvh._tree(a, "a")
     tb = bvh._tree(b, "b")
     pa, pb, n, single = bvh._poses(pose_a, pose_b)
@@ -407,9 +407,9 @@ def _mesh_mesh_threshold(a, pose_a, b, pose_b, threshold):
     args = (ta.node_index, ta.node_bounds, ta.tri_vertices, pa, tb.node_index, tb.node_bounds, tb.tri_vertices, pb,
             ta._stack_rows(tb), threshold, out)
     if n == 1:
-        bvh._query().tree_threshold_many(*args, 0, 1)
+        bvh._threshold().tree_threshold_many(*args, 0, 1)
     else:
-        _parallel.run(bvh._query().tree_threshold_many, n, *args, grain=bvh.DISTANCE_GRAIN)
+        _parallel.run(bvh._threshold().tree_threshold_many, n, *args, grain=bvh.DISTANCE_GRAIN)
     return out, single
 
 

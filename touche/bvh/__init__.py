@@ -49,13 +49,18 @@ DISTANCE_GRAIN = 1
 COLLIDE_CHUNK = 4096  # rows per resumed traversal call when a callback may stop the search
 
 _build = kernel_loader("bvh_build")
-_query = kernel_loader("bvh_query")
+_volumes = kernel_loader("bvh_volumes")
+_descent = kernel_loader("bvh_descent")
+_overlap = kernel_loader("bvh_overlap")
+_distance = kernel_loader("bvh_distance")
+_coherence = kernel_loader("bvh_coherence")
+_threshold = kernel_loader("bvh_threshold")
 
 
 class BVH:
     """A bounding-volume hierarchy over the triangles of one mesh (in the mesh's own frame).
 
-    Attributes (read-only numpy arrays, layout in ``touche/_kernels/trees/bvh_build.py``):
+    Attributes (read-only numpy arrays, layout in ``touche/_kernels/trees/bvh_volumes.py``):
     ``node_index (n, 3)`` int64 rows ``[first, count, right]`` (preorder, left child = next
     node, ``right == -1`` for leaves), ``node_bounds (n, 31)`` float64 (AABB, OBB, RSS, sphere
     per node), ``tri_vertices (m, 3, 3)`` triangles in tree order, ``tri_ids (m,)`` their
@@ -81,7 +86,7 @@ class BVH:
             from .._kdop import KDOP_DIRECTIONS
 
             directions = np.ascontiguousarray(KDOP_DIRECTIONS[kdop], dtype=np.float64)
-            dops = _build().node_kdops(node_index, tri_vertices, directions)
+            dops = _volumes().node_kdops(node_index, tri_vertices, directions)
         self._set(node_index, node_bounds, tri_vertices, tri_ids, int(depth), split, int(leaf_size), kdop, dops,
                   directions)
 
@@ -193,7 +198,7 @@ def intersects(a, pose_a, b, pose_b, *, bv="obb"):
         ma = as_matrices(pose_a, "pose_a", check=False)
         mb = as_matrices(pose_b, "pose_b", check=False)
         if ma.ndim == 2 and mb.ndim == 2:
-            code = _query().tree_intersects_pair(ta.node_index, ta.node_bounds, ta.tri_vertices, ma, tb.node_index,
+            code = _overlap().tree_intersects_pair(ta.node_index, ta.node_bounds, ta.tri_vertices, ma, tb.node_index,
                                                  tb.node_bounds, tb.tri_vertices, mb, ta.depth + tb.depth + 2)
             if code < 0:  # not rigid: the full validation names the argument
                 as_matrices(pose_a, "pose_a")
@@ -205,15 +210,15 @@ def intersects(a, pose_a, b, pose_b, *, bv="obb"):
     ids = np.empty((n, 2), dtype=np.int64)
     if bv == "kdop":
         directions = _kdop_directions(ta, tb)
-        _parallel.run(_query().tree_intersects_kdop_many, n, *ta._arrays(), ta.node_dops, pa, *tb._arrays(),
+        _parallel.run(_overlap().tree_intersects_kdop_many, n, *ta._arrays(), ta.node_dops, pa, *tb._arrays(),
                       tb.node_dops, pb, directions, ta._stack_rows(tb), max(ta.max_leaf, tb.max_leaf), hit, ids,
                       grain=INTERSECTS_GRAIN)
         return bool(hit[0]) if single else hit
     if n == 1:  # no thread-pool dispatch for one query
-        _query().tree_intersects_one(*ta._arrays(), pa[0], *tb._arrays(), pb[0], _bv_code(bv), ta._stack_rows(tb),
+        _overlap().tree_intersects_one(*ta._arrays(), pa[0], *tb._arrays(), pb[0], _bv_code(bv), ta._stack_rows(tb),
                                      max(ta.max_leaf, tb.max_leaf), hit, ids)
         return bool(hit[0]) if single else hit
-    _parallel.run(_query().tree_intersects_many, n, *ta._arrays(), pa, *tb._arrays(), pb, _bv_code(bv),
+    _parallel.run(_overlap().tree_intersects_many, n, *ta._arrays(), pa, *tb._arrays(), pb, _bv_code(bv),
                   ta._stack_rows(tb), max(ta.max_leaf, tb.max_leaf), hit, ids, grain=INTERSECTS_GRAIN)
     return bool(hit[0]) if single else hit
 
@@ -253,9 +258,9 @@ def _distance_arrays(a, pose_a, b, pose_b):
     args = (*ta._arrays(), pa, *tb._arrays(), pb, ta._stack_rows(tb), max(ta.max_leaf, tb.max_leaf), dist, point_a,
             point_b, ids)
     if n == 1:
-        _query().tree_distance_one(*args)
+        _distance().tree_distance_one(*args)
     else:
-        _parallel.run(_query().tree_distance_many, n, *args, grain=DISTANCE_GRAIN)
+        _parallel.run(_distance().tree_distance_many, n, *args, grain=DISTANCE_GRAIN)
     return dist, point_a, point_b, ids, pa, pb, single
 
 
@@ -324,7 +329,7 @@ class CoherentPair:
         ma, mb = self._matrices(pose_a, pose_b)
         ta, tb = self.tree_a, self.tree_b
         with self._lock:
-            code = _query().tree_overlap_tracked(ta.node_index, ta.node_bounds, ta.tri_vertices, tb.node_index,
+            code = _coherence().tree_overlap_tracked(ta.node_index, ta.node_bounds, ta.tri_vertices, tb.node_index,
                                                  tb.node_bounds, tb.tri_vertices, ma, mb, self._overlap_witness,
                                                  self._fronts, self._state, self._rows)
         if code < 0:
@@ -337,7 +342,7 @@ class CoherentPair:
         ta, tb = self.tree_a, self.tree_b
         out = np.empty(9)
         with self._lock:
-            code = _query().tree_distance_tracked(*ta._arrays(), *tb._arrays(), ma, mb, self._distance_witness,
+            code = _coherence().tree_distance_tracked(*ta._arrays(), *tb._arrays(), ma, mb, self._distance_witness,
                                                   2 * self._rows + 8, out)
         if code < 0:
             self._raise(pose_a, pose_b)
@@ -403,10 +408,9 @@ def collide(a, pose_a, b, pose_b, *, bv="obb", depth_a=-1, depth_b=-1, max_pairs
         raise GeometryError(f"max_pairs must be a positive integer or None, got {max_pairs!r}")
     if callback is not None and not callable(callback):
         raise GeometryError("callback must be callable")
-    kernels = _query()
     rot = np.empty((3, 3))
     trans = np.empty(3)
-    kernels.relative_rotation_translation(pa[0], pb[0], rot, trans)
+    _descent().relative_rotation_translation(pa[0], pb[0], rot, trans)
     leaf = max(ta.max_leaf, tb.max_leaf)
     stack = np.zeros((ta._stack_rows(tb), 4), dtype=np.int64)
     chunk = COLLIDE_CHUNK if callback is not None else 1 << 16
@@ -424,8 +428,8 @@ def collide(a, pose_a, b, pose_b, *, bv="obb", depth_a=-1, depth_b=-1, max_pairs
     else:
         directions = dops_a = dops_b = np.zeros((0, 0))
     while top > 0 and not stopped:
-        top, count = kernels.tree_collide_with(*ta._arrays(), *tb._arrays(), rot, trans, code, dops_a, dops_b,
-                                               directions, int(depth_a), int(depth_b), stack, top, out, chunk)
+        top, count = _overlap().tree_collide_with(*ta._arrays(), *tb._arrays(), rot, trans, code, dops_a, dops_b,
+                                                  directions, int(depth_a), int(depth_b), stack, top, out, chunk)
         block = out[:count].copy()
         if max_pairs is not None and total + len(block) >= max_pairs:
             block = block[:max_pairs - total]

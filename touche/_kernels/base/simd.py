@@ -1,4 +1,4 @@
-"""Four-lane float64 building blocks for the ray traversal (bvh_mesh), written as numba
+"""Four-lane float64 building blocks for the ray traversal (bvh_rays), written as numba
 intrinsics that emit LLVM vector IR directly.
 
 Why intrinsics: numba turns off LLVM's SLP vectorizer (``NUMBA_SLP_VECTORIZE=0``) and fully
@@ -7,7 +7,7 @@ a ``for j in range(4)`` loop stays scalar (checked in the generated assembly). T
 spell the same arithmetic on ``<4 x double>`` values instead. They are ordinary IEEE operations
 (fsub, fmul, fadd, fneg, select on ordered compares; no fast-math flags, no fused multiply-add), so
 each lane computes exactly what the scalar code in the comments computes: the triangle lanes are
-bit-identical to ``bvh_mesh.hit_triangle`` / ``ray._ray_tri``.
+bit-identical to ``bvh_rays.hit_triangle`` / ``ray._ray_tri``.
 
 Memory is read with unaligned vector loads (alignment 4 / 8): correct for any numpy array, and as
 fast as aligned loads on current x86 / ARM cores. Rows are addressed through numba's array
@@ -73,7 +73,7 @@ def _check_scratch(array, name):
 def box4(typingctx, records, row, ox, oy, oz, ix, iy, iz, best, slack, out_near):
     """Slab test of one ray against four float32 boxes stored SoA in ``records[row, 0:24]``
     (columns: min x, min y, min z, max x, max y, max z, four lanes each). Per lane, in float64,
-    exactly bvh_mesh._slab::
+    exactly bvh_rays.ray_slab::
 
         t0 = (lo - o) * inv; t1 = (hi - o) * inv; near/far = ordered min/max per axis,
         near = max over axes, far = min over axes (``x if x > y else y`` selects),
@@ -124,7 +124,7 @@ def box4(typingctx, records, row, ox, oy, oz, ix, iy, iz, best, slack, out_near)
 
 @intrinsic
 def triangle4(typingctx, blocks, row, ox, oy, oz, dx, dy, dz, best, out):
-    """The rejection tests of bvh_mesh.hit_triangle on four triangles stored SoA in
+    """The rejection tests of bvh_rays.hit_triangle on four triangles stored SoA in
     ``blocks[row, 0:36]`` (columns a x, y, z, ab x, y, z, ac x, y, z; four lanes each), lane by
     lane with the scalar code's exact arithmetic::
 

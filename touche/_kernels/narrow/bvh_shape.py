@@ -37,9 +37,17 @@ from touche._kernels.base.jit import KernelBoundary, njit
 
 from touche._kernels.base import kinds  # noqa: E402
 from touche._kernels.narrow.batch import borrowed, fill_distance, store_distance, touching_tolerance  # noqa: E402
-from touche._kernels.trees.bvh_build import AABB_MAX, AABB_MIN, OBB_AXES, OBB_CENTER, OBB_HALF, SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
-from touche._kernels.trees.bvh_build import points_box  # noqa: E402
-from touche._kernels.trees.bvh_query import obb_overlap  # noqa: E402
+from touche._kernels.trees.bvh_volumes import (  # noqa: E402
+    AABB_MAX,
+    AABB_MIN,
+    OBB_AXES,
+    OBB_CENTER,
+    OBB_HALF,
+    SPHERE_CENTER,
+    SPHERE_RADIUS,
+)
+from touche._kernels.trees.bvh_volumes import points_box  # noqa: E402
+from touche._kernels.trees.bvh_descent import obb_overlap  # noqa: E402
 from touche._kernels.narrow.pairs import (  # noqa: E402
     bounding_ball,
     degenerate_triangle_as_segment,
@@ -181,7 +189,7 @@ def _obb_apart(nb, node, obb, pad):
 def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, boolean, stack, stack_lb, obb,
               use_obb):
     """pairs._core's mesh branch for a non-plane shape already in the mesh's frame, through the
-    tree (``ni``, ``nb``, ``tv``, ``ids``: bvh_build layout). ``stack (>= depth + 2,) int64``,
+    tree (``ni``, ``nb``, ``tv``, ``ids``: bvh_volumes layout). ``stack (>= depth + 2,) int64``,
     ``stack_lb`` float64 scratch. ``obb (15,)``: the shape's own box in the mesh frame (center,
     axis rows, half extents; ``use_obb``): a node whose OBB misses it holds no triangle that meets
     the shape, so it is pruned by a boolean query and, once some triangle overlaps (best key <

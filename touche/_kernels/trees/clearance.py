@@ -12,7 +12,7 @@ S3's pipeline, and where this file deviates from the printed seed:
               octree; here both parts' bounding-volume trees (touche.bvh: the same tree every
               mesh query uses, built once per mesh) are descended at once, pruning a node pair
               when a lower bound of its distance (spheres and oriented boxes: separating axes,
-              Ericson 4.4.1; then the nodes' swept-sphere rectangles, bvh_query.rss_pair_bound)
+              Ericson 4.4.1; then the nodes' swept-sphere rectangles, bvh_bounds.rss_pair_bound)
               is not below the best distance so far (branch and bound, Ericson 6.3; the nearer
               child pair is searched first). Crossing parts are found first by a boolean
               descent under the same boxes (step 2 at its leaves). Nodes of at most DIRECT_LEAF
@@ -37,7 +37,7 @@ S3's pipeline, and where this file deviates from the printed seed:
               triangle 1 (part A), as in S3.
 
 Conventions: part A's frame is the working frame; ``rot``, ``trans`` map B's frame into A's
-(x_A = rot @ x_B + trans). Trees are touche.bvh's flat arrays (layout: bvh_build.py):
+(x_A = rot @ x_B + trans). Trees are touche.bvh's flat arrays (layout: bvh_volumes.py):
 ``node_index (n, 3)`` int64 rows ``[first, count, right]`` in preorder (left child = next row,
 right == -1 at a leaf), ``node_bounds (n, NODE_FLOATS)``; beside them ``tri (m, TRI_WIDTH)``, the
 S3 data of the tree's triangles in tree order, and ``tri_ids (m,)`` their indices in the mesh.
@@ -52,15 +52,14 @@ ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
 
-from touche._kernels.trees.bvh_build import SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
-from touche._kernels.trees.bvh_query import (  # noqa: E402
+from touche._kernels.trees.bvh_volumes import SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
+from touche._kernels.trees.bvh_descent import (  # noqa: E402
     child_pairs,
     is_direct_leaf,
-    obb_pair_gap,
-    pair_lower_bound,
     push_nearer_last,
     relative_rotation_translation,
 )
+from touche._kernels.trees.bvh_bounds import obb_pair_gap, pair_lower_bound  # noqa: E402
 from touche._kernels.base.predicates import orient2d, orient3d  # noqa: E402
 from touche._kernels.primitives.tri_distance import segment_segment  # noqa: E402
 
@@ -88,12 +87,12 @@ OUT_INT_WIDTH = 5
 NORMAL_SIN2_MIN = 1e-24  # below it a sliver takes edge-edge candidates only (they bound it to ~1e-12 size)
 # Lower bounds (node pairs, triangle pairs) are lowered by this fraction of the coordinates
 # involved, so that the rounding of the rotation cannot prune a pair that touches (bounds stay
-# conservative; the trees' volumes are padded for the rounding of their fit, bvh_build.py).
+# conservative; the trees' volumes are padded for the rounding of their fit, bvh_volumes.py).
 BOUND_SLACK = 1e-12
 # Nodes of at most this many triangles are tested as leaves (their triangles pair by pair). The
 # S3 leaf test costs a few times touche.bvh's triangle distance, most pairs at a leaf are pruned
 # by the sphere and separating-axis gaps first, and the tree below 4-8 triangles prunes little
-# (bvh_query.DIRECT_LEAF_DISTANCE is 8: its leaf pairs are pruned along the closest pair's
+# (bvh_descent.DIRECT_LEAF_DISTANCE is 8: its leaf pairs are pruned along the closest pair's
 # direction first, which this search does not do).
 DIRECT_LEAF = 6
 
@@ -538,7 +537,7 @@ def clearance_query(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, tri_b, 
     there, at the cost of an overlap test. Otherwise the branch and bound (Ericson 6.3) over the
     two trees: pop a node pair, skip it when its lower bound (_node_gap) is not below the best
     distance, split the node with the larger sphere, push the farther child pair first
-    (bvh_query's descent); at a leaf pair (nodes of at most DIRECT_LEAF triangles) S3 step 3 on
+    (bvh_overlap's descent); at a leaf pair (nodes of at most DIRECT_LEAF triangles) S3 step 3 on
     each triangle pair (_leaf_pairs). Only separations below ``max_distance`` are searched.
     ``intersecting``: the exact test found a common point, or the computed separation of a
     pair is exactly 0 (touching below the resolution of float64, or two collinear triangles).

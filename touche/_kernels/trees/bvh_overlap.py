@@ -1,0 +1,444 @@
+"""Boolean traversals of two bounding-volume hierarchies: all overlapping triangle pairs
+(``tree_collide``, resumable, with S1 7.1 depth limits, for every bounding volume ``BV_*``), the
+first overlapping pair (``tree_intersects*``) and the leaf-direct fast path behind
+touche.bvh.intersects / touche.intersects (``tree_overlap_direct``). Ericson 6.3 (descent rules,
+iterative traversal with an explicit stack), 6.4 (OBB trees); Eberly S1 7.
+
+Frames: tree A in its mesh frame, tree B in its own; ``rot (3, 3)``, ``trans (3,)`` map B's mesh
+frame into A's (``x_A = rot @ x_B + trans``). Everything is computed in A's mesh frame. Trees are
+touche.bvh's flat arrays (layout: bvh_volumes.py).
+
+Descent rule: at a node pair one node is split, never both (erratum S1 L2426-2461: descending
+both trees at one pair reports leaf pairs several times): the one with the larger bounding
+sphere, unless it is a leaf (or at its depth limit). Every pair of leaves is thus visited at
+most once, and every reported pair is reported exactly once.
+"""
+import numpy as np
+
+from touche._kernels import ensure_fresh_cache
+
+ensure_fresh_cache()
+
+from touche._kernels.base.jit import njit  # noqa: E402
+from touche._kernels.trees.bvh_volumes import (  # noqa: E402
+    AABB_MAX,
+    AABB_MIN,
+    OBB_AXES,
+    OBB_CENTER,
+    OBB_HALF,
+    SPHERE_CENTER,
+    SPHERE_RADIUS,
+)
+from touche._kernels.primitives.sat_fast import triangle_obb_overlap, triangle_triangle_overlap  # noqa: E402
+from touche._kernels.trees.bvh_descent import (  # noqa: E402
+    DIRECT_LEAF,
+    center_gap2,
+    is_direct_leaf,
+    is_rigid_pose,
+    move_triangle,
+    node_obb_b,
+    obb_overlap,
+    obb_pair,
+    relative_rotation_translation,
+)
+from touche._kernels.trees.bvh_bounds import rss_lower_bound  # noqa: E402
+
+
+BV_OBB = 0
+BV_AABB = 1
+BV_SPHERE = 2
+BV_RSS = 3
+BV_KDOP = 4
+
+# out rows of tree_collide: [item_a, item_b, a_is_node, b_is_node]
+ITEM_TRIANGLE = 0
+ITEM_NODE = 1
+
+
+@njit(cache=True, nogil=True)
+def _nodes_overlap(nb_a, ia, nb_b, ib, rot, trans, bv, cb, ub, identity):
+    if bv == BV_SPHERE:
+        d2 = 0.0
+        for i in range(3):
+            c = (rot[i, 0] * nb_b[ib, SPHERE_CENTER] + rot[i, 1] * nb_b[ib, SPHERE_CENTER + 1]
+                 + rot[i, 2] * nb_b[ib, SPHERE_CENTER + 2] + trans[i])
+            d = c - nb_a[ia, SPHERE_CENTER + i]
+            d2 += d * d
+        r = nb_a[ia, SPHERE_RADIUS] + nb_b[ib, SPHERE_RADIUS]
+        return d2 <= r * r
+    if bv == BV_AABB:
+        # B's box is an OBB with the axes of rot in A's frame; A's box is axis-aligned
+        for i in range(3):
+            c = 0.0
+            for k in range(3):
+                c += rot[i, k] * 0.5 * (nb_b[ib, AABB_MIN + k] + nb_b[ib, AABB_MAX + k])
+            cb[i] = c + trans[i]
+        for r in range(3):
+            for i in range(3):
+                ub[3 * r + i] = rot[i, r]
+        return obb_overlap(
+            0.5 * (nb_a[ia, AABB_MIN] + nb_a[ia, AABB_MAX]), 0.5 * (nb_a[ia, AABB_MIN + 1] + nb_a[ia, AABB_MAX + 1]),
+            0.5 * (nb_a[ia, AABB_MIN + 2] + nb_a[ia, AABB_MAX + 2]), identity,
+            0.5 * (nb_a[ia, AABB_MAX] - nb_a[ia, AABB_MIN]), 0.5 * (nb_a[ia, AABB_MAX + 1] - nb_a[ia, AABB_MIN + 1]),
+            0.5 * (nb_a[ia, AABB_MAX + 2] - nb_a[ia, AABB_MIN + 2]),
+            cb[0], cb[1], cb[2], ub,
+            0.5 * (nb_b[ib, AABB_MAX] - nb_b[ib, AABB_MIN]), 0.5 * (nb_b[ib, AABB_MAX + 1] - nb_b[ib, AABB_MIN + 1]),
+            0.5 * (nb_b[ib, AABB_MAX + 2] - nb_b[ib, AABB_MIN + 2]),
+        )
+    if bv == BV_RSS:
+        return rss_lower_bound(nb_a, ia, nb_b, ib, rot, trans, np.inf)[0] <= 0.0
+    node_obb_b(nb_b, ib, rot, trans, cb, ub)
+    return obb_overlap(
+        nb_a[ia, OBB_CENTER], nb_a[ia, OBB_CENTER + 1], nb_a[ia, OBB_CENTER + 2], nb_a[ia, OBB_AXES:OBB_AXES + 9],
+        nb_a[ia, OBB_HALF], nb_a[ia, OBB_HALF + 1], nb_a[ia, OBB_HALF + 2],
+        cb[0], cb[1], cb[2], ub, nb_b[ib, OBB_HALF], nb_b[ib, OBB_HALF + 1], nb_b[ib, OBB_HALF + 2],
+    )
+
+
+@njit(cache=True, nogil=True)
+def _kdop_pair(nb_a, dops_a, ia, nb_b, dops_b, ib, directions, rot, trans, cb, ub):
+    """Overlap test of two nodes with k-DOPs (``dops (n, 2h)``: the node's min projections on the
+    h ``directions``, then the maxima; each tree in its own mesh frame; Ericson 4.6). Under a pure
+    translation (``rot`` exactly the identity) the exact slab test of A's k-DOP against B's
+    translated one. A rotated k-DOP is no k-DOP in the other frame (realigning it exactly needs
+    its vertices, Ericson 4.6.4), so then the test is conservative: the OBB test of the nodes, A's
+    slabs against B's OBB projected on each direction, and B's slabs against A's OBB (all three
+    are necessary for an overlap)."""
+    h = directions.shape[0]
+    if (rot[0, 0] == 1.0 and rot[1, 1] == 1.0 and rot[2, 2] == 1.0 and rot[0, 1] == 0.0 and rot[0, 2] == 0.0
+            and rot[1, 0] == 0.0 and rot[1, 2] == 0.0 and rot[2, 0] == 0.0 and rot[2, 1] == 0.0):
+        for j in range(h):
+            shift = directions[j, 0] * trans[0] + directions[j, 1] * trans[1] + directions[j, 2] * trans[2]
+            if dops_b[ib, j] + shift > dops_a[ia, h + j] or dops_b[ib, h + j] + shift < dops_a[ia, j]:
+                return False
+        return True
+    node_obb_b(nb_b, ib, rot, trans, cb, ub)
+    if not obb_pair(nb_a, ia, cb[0], cb[1], cb[2], ub, nb_b[ib, OBB_HALF], nb_b[ib, OBB_HALF + 1],
+                     nb_b[ib, OBB_HALF + 2]):
+        return False
+    for j in range(h):  # A's slabs vs B's OBB (in A's frame)
+        d0 = directions[j, 0]
+        d1 = directions[j, 1]
+        d2 = directions[j, 2]
+        c = d0 * cb[0] + d1 * cb[1] + d2 * cb[2]
+        r = 0.0
+        for k in range(3):
+            r += nb_b[ib, OBB_HALF + k] * abs(d0 * ub[3 * k] + d1 * ub[3 * k + 1] + d2 * ub[3 * k + 2])
+        if c - r > dops_a[ia, h + j] or c + r < dops_a[ia, j]:
+            return False
+    # B's slabs vs A's OBB moved into B's frame: x_B = rot^T (x_A - trans)
+    ax = nb_a[ia, OBB_CENTER] - trans[0]
+    ay = nb_a[ia, OBB_CENTER + 1] - trans[1]
+    az = nb_a[ia, OBB_CENTER + 2] - trans[2]
+    for j in range(h):
+        # the direction in A's frame: rot d
+        e0 = rot[0, 0] * directions[j, 0] + rot[0, 1] * directions[j, 1] + rot[0, 2] * directions[j, 2]
+        e1 = rot[1, 0] * directions[j, 0] + rot[1, 1] * directions[j, 1] + rot[1, 2] * directions[j, 2]
+        e2 = rot[2, 0] * directions[j, 0] + rot[2, 1] * directions[j, 1] + rot[2, 2] * directions[j, 2]
+        c = e0 * ax + e1 * ay + e2 * az
+        r = 0.0
+        for k in range(3):
+            r += nb_a[ia, OBB_HALF + k] * abs(e0 * nb_a[ia, OBB_AXES + 3 * k] + e1 * nb_a[ia, OBB_AXES + 3 * k + 1]
+                                               + e2 * nb_a[ia, OBB_AXES + 3 * k + 2])
+        if c - r > dops_b[ib, h + j] or c + r < dops_b[ib, j]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _is_leaf(ni, node, level, limit):
+    return ni[node, 2] < 0 or (limit >= 0 and level >= limit)
+
+
+# ---------------------------------------------------------------------------------------------
+# collide: all overlapping pairs, resumable
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def tree_collide(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, limit_a, limit_b,
+                 stack, top, out, max_out):
+    """tree_collide_with for every bounding volume but the k-DOP (no k-DOP arrays)."""
+    none = np.zeros((0, 0))
+    return tree_collide_with(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, none, none, none,
+                             limit_a, limit_b, stack, top, out, max_out)
+
+
+@njit(cache=True, nogil=True)
+def tree_collide_with(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, dops_a, dops_b, directions,
+                      limit_a, limit_b, stack, top, out, max_out):
+    """Continue a collision traversal (``bv == BV_KDOP``: ``dops_a``, ``dops_b`` the trees' node
+    k-DOPs along ``directions``, see _kdop_pair; otherwise unused). ``stack (capacity, 4)`` rows ``[node_a, node_b, depth_a,
+    depth_b]`` (start: one row [0, 0, 0, 0], ``top = 1``; capacity >= depth_a + depth_b + 2);
+    stops once ``max_out`` rows are written, but a leaf pair is always finished, so ``out`` needs
+    room for ``max_out + leaf_a * leaf_b + leaf_a + leaf_b`` rows (leaf_* = the trees' largest
+    leaf sizes). ``out`` rows: ``[item_a, item_b, kind_a, kind_b]`` with kind ITEM_TRIANGLE (item =
+    the original triangle index) or ITEM_NODE (item = node id: a node at its depth limit, S1 7.1;
+    its OBB overlapped). Returns ``(top, count)``: ``top == 0`` when the traversal is complete;
+    otherwise call again with the same stack to get the next results (a caller stops the search
+    by not calling again). ``limit_a``/``limit_b``: depth limits, negative = full depth (root =
+    depth 0, a node at the limit is treated as a leaf)."""
+    count = 0
+    cb = np.empty(3)
+    ub = np.empty(9)
+    identity = np.zeros(9)
+    identity[0] = identity[4] = identity[8] = 1.0
+    moved = np.empty((1, 3, 3))
+    obb_c = np.empty((1, 3))
+    obb_u = np.empty((1, 3, 3))
+    obb_h = np.empty((1, 3))
+    while top > 0 and count < max_out:
+        top -= 1
+        ia = stack[top, 0]
+        ib = stack[top, 1]
+        da = stack[top, 2]
+        db = stack[top, 3]
+        if bv == BV_KDOP:
+            if not _kdop_pair(nb_a, dops_a, ia, nb_b, dops_b, ib, directions, rot, trans, cb, ub):
+                continue
+        elif not _nodes_overlap(nb_a, ia, nb_b, ib, rot, trans, bv, cb, ub, identity):
+            continue
+        leaf_a = _is_leaf(ni_a, ia, da, limit_a)
+        leaf_b = _is_leaf(ni_b, ib, db, limit_b)
+        if leaf_a and leaf_b:
+            real_a = ni_a[ia, 2] < 0
+            real_b = ni_b[ib, 2] < 0
+            if real_a and real_b:
+                for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
+                    move_triangle(tv_b, kb, rot, trans, moved)
+                    for ka in range(ni_a[ia, 0], ni_a[ia, 0] + ni_a[ia, 1]):
+                        if triangle_triangle_overlap(tv_a, ka, moved, 0):
+                            out[count, 0] = ids_a[ka]
+                            out[count, 1] = ids_b[kb]
+                            out[count, 2] = ITEM_TRIANGLE
+                            out[count, 3] = ITEM_TRIANGLE
+                            count += 1
+            elif real_b:  # A's node at its depth limit against B's triangles
+                obb_c[0, :] = nb_a[ia, OBB_CENTER:OBB_CENTER + 3]
+                obb_h[0, :] = nb_a[ia, OBB_HALF:OBB_HALF + 3]
+                for r in range(3):
+                    obb_u[0, r, :] = nb_a[ia, OBB_AXES + 3 * r:OBB_AXES + 3 * r + 3]
+                for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
+                    move_triangle(tv_b, kb, rot, trans, moved)
+                    if triangle_obb_overlap(moved, 0, obb_c, obb_u, obb_h, 0):
+                        out[count, 0] = ia
+                        out[count, 1] = ids_b[kb]
+                        out[count, 2] = ITEM_NODE
+                        out[count, 3] = ITEM_TRIANGLE
+                        count += 1
+            elif real_a:  # B's node at its depth limit against A's triangles
+                node_obb_b(nb_b, ib, rot, trans, cb, ub)
+                obb_c[0, :] = cb
+                obb_h[0, :] = nb_b[ib, OBB_HALF:OBB_HALF + 3]
+                for r in range(3):
+                    obb_u[0, r, :] = ub[3 * r:3 * r + 3]
+                for ka in range(ni_a[ia, 0], ni_a[ia, 0] + ni_a[ia, 1]):
+                    if triangle_obb_overlap(tv_a, ka, obb_c, obb_u, obb_h, 0):
+                        out[count, 0] = ids_a[ka]
+                        out[count, 1] = ib
+                        out[count, 2] = ITEM_TRIANGLE
+                        out[count, 3] = ITEM_NODE
+                        count += 1
+            else:
+                out[count, 0] = ia
+                out[count, 1] = ib
+                out[count, 2] = ITEM_NODE
+                out[count, 3] = ITEM_NODE
+                count += 1
+            continue
+        split_a = leaf_b or (not leaf_a and nb_a[ia, SPHERE_RADIUS] >= nb_b[ib, SPHERE_RADIUS])
+        if split_a:
+            right = ni_a[ia, 2]
+            stack[top, 0] = right
+            stack[top, 1] = ib
+            stack[top, 2] = da + 1
+            stack[top, 3] = db
+            stack[top + 1, 0] = ia + 1
+            stack[top + 1, 1] = ib
+            stack[top + 1, 2] = da + 1
+            stack[top + 1, 3] = db
+        else:
+            right = ni_b[ib, 2]
+            stack[top, 0] = ia
+            stack[top, 1] = right
+            stack[top, 2] = da
+            stack[top, 3] = db + 1
+            stack[top + 1, 0] = ia
+            stack[top + 1, 1] = ib + 1
+            stack[top + 1, 2] = da
+            stack[top + 1, 3] = db + 1
+        top += 2
+    return top, count
+
+
+@njit(cache=True, nogil=True)
+def tree_intersects(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack, max_leaf):
+    """True when some triangle pair overlaps (early out). Returns (hit, id_a, id_b)."""
+    stack[0, :] = 0
+    out = np.empty((1 + max_leaf * max_leaf + 2 * max_leaf, 4), dtype=np.int64)
+    top, count = tree_collide(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, -1, -1,
+                              stack, 1, out, 1)
+    if count > 0:
+        return True, out[0, 0], out[0, 1]
+    return False, -1, -1
+
+
+@njit(cache=True, nogil=True)
+def _intersects_any(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack, max_leaf):
+    """tree_intersects; OBB trees take tree_overlap_direct (same answer, faster)."""
+    if bv == BV_OBB:
+        hit, ka, kb = tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, DIRECT_LEAF, stack)
+        if hit:
+            return True, ids_a[ka], ids_b[kb]
+        return False, -1, -1
+    return tree_intersects(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack, max_leaf)
+
+
+@njit(cache=True, nogil=True)
+def tree_intersects_one(ni_a, nb_a, tv_a, ids_a, pose_a, ni_b, nb_b, tv_b, ids_b, pose_b, bv, stack_rows, max_leaf,
+                        out_hit, out_ids):
+    """One pose pair ((4, 4) each) without the thread pool; outputs as tree_intersects_many."""
+    rot = np.empty((3, 3))
+    trans = np.empty(3)
+    relative_rotation_translation(pose_a, pose_b, rot, trans)
+    stack = np.empty((stack_rows, 4), dtype=np.int64)
+    hit, ta, tb = _intersects_any(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack, max_leaf)
+    out_hit[0] = hit
+    out_ids[0, 0] = ta
+    out_ids[0, 1] = tb
+
+
+@njit(cache=True, nogil=True)
+def tree_intersects_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids_b, poses_b, bv, stack_rows,
+                         max_leaf, out_hit, out_ids, lo, hi):
+    """Batch of poses ((n|1, 4, 4) each, broadcast): out_hit (n,), out_ids (n, 2) (-1 when no hit);
+    this call fills entries ``lo .. hi - 1`` (the thread pool's chunk, touche._parallel.run)."""
+    step_a = 1 if poses_a.shape[0] > 1 else 0
+    step_b = 1 if poses_b.shape[0] > 1 else 0
+    for k in range(lo, hi):
+        pa = poses_a[k * step_a]
+        pb = poses_b[k * step_b]
+        rot = np.empty((3, 3))
+        trans = np.empty(3)
+        relative_rotation_translation(pa, pb, rot, trans)
+        stack = np.empty((stack_rows, 4), dtype=np.int64)
+        hit, ta, tb = _intersects_any(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack,
+                                      max_leaf)
+        out_hit[k] = hit
+        out_ids[k, 0] = ta
+        out_ids[k, 1] = tb
+
+
+@njit(cache=True, nogil=True)
+def tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, direct, stack):
+    """Whether some triangle pair overlaps (closed), OBB tree against OBB tree with leaf-direct
+    nodes (<= ``direct`` triangles). Children are tested when their parent pair is expanded
+    (B's OBB is moved into A's frame once for both of A's children) and only overlapping pairs
+    are pushed, the pair with the nearer OBB centers last (popped first: surfaces cross where
+    their clusters are close). Returns ``(hit, tree position in A, tree position in B)``
+    (-1, -1 when none); ``stack (>= depth_a + depth_b + 2, >= 2)`` int64 scratch."""
+    cb = np.empty(3)
+    ub = np.empty(9)
+    ub2 = np.empty(9)
+    moved = np.empty((1, 3, 3))
+    node_obb_b(nb_b, 0, rot, trans, cb, ub)
+    if not obb_pair(nb_a, 0, cb[0], cb[1], cb[2], ub, nb_b[0, OBB_HALF], nb_b[0, OBB_HALF + 1],
+                     nb_b[0, OBB_HALF + 2]):
+        return False, -1, -1
+    stack[0, 0] = 0
+    stack[0, 1] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        ia = stack[top, 0]
+        ib = stack[top, 1]
+        leaf_a = is_direct_leaf(ni_a, ia, direct)
+        leaf_b = is_direct_leaf(ni_b, ib, direct)
+        if leaf_a and leaf_b:
+            for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
+                move_triangle(tv_b, kb, rot, trans, moved)
+                for ka in range(ni_a[ia, 0], ni_a[ia, 0] + ni_a[ia, 1]):
+                    if triangle_triangle_overlap(tv_a, ka, moved, 0):
+                        return True, ka, kb
+            continue
+        if leaf_b or (not leaf_a and nb_a[ia, SPHERE_RADIUS] >= nb_b[ib, SPHERE_RADIUS]):
+            node_obb_b(nb_b, ib, rot, trans, cb, ub)
+            h0 = nb_b[ib, OBB_HALF]
+            h1 = nb_b[ib, OBB_HALF + 1]
+            h2 = nb_b[ib, OBB_HALF + 2]
+            c1 = ia + 1
+            c2 = ni_a[ia, 2]
+            hit1 = obb_pair(nb_a, c1, cb[0], cb[1], cb[2], ub, h0, h1, h2)
+            hit2 = obb_pair(nb_a, c2, cb[0], cb[1], cb[2], ub, h0, h1, h2)
+            if hit1 and hit2:
+                if center_gap2(nb_a, c1, cb[0], cb[1], cb[2]) < center_gap2(nb_a, c2, cb[0], cb[1], cb[2]):
+                    c1, c2 = c2, c1
+                stack[top, 0] = c1
+                stack[top, 1] = ib
+                stack[top + 1, 0] = c2
+                stack[top + 1, 1] = ib
+                top += 2
+            elif hit1 or hit2:
+                stack[top, 0] = c1 if hit1 else c2
+                stack[top, 1] = ib
+                top += 1
+        else:
+            c1 = ib + 1
+            c2 = ni_b[ib, 2]
+            node_obb_b(nb_b, c1, rot, trans, cb, ub)
+            hit1 = obb_pair(nb_a, ia, cb[0], cb[1], cb[2], ub, nb_b[c1, OBB_HALF], nb_b[c1, OBB_HALF + 1],
+                             nb_b[c1, OBB_HALF + 2])
+            g1 = center_gap2(nb_a, ia, cb[0], cb[1], cb[2])
+            node_obb_b(nb_b, c2, rot, trans, cb, ub2)
+            hit2 = obb_pair(nb_a, ia, cb[0], cb[1], cb[2], ub2, nb_b[c2, OBB_HALF], nb_b[c2, OBB_HALF + 1],
+                             nb_b[c2, OBB_HALF + 2])
+            if hit1 and hit2:
+                if g1 < center_gap2(nb_a, ia, cb[0], cb[1], cb[2]):
+                    c1, c2 = c2, c1
+                stack[top, 0] = ia
+                stack[top, 1] = c1
+                stack[top + 1, 0] = ia
+                stack[top + 1, 1] = c2
+                top += 2
+            elif hit1 or hit2:
+                stack[top, 0] = ia
+                stack[top, 1] = c1 if hit1 else c2
+                top += 1
+    return False, -1, -1
+
+
+@njit(cache=True, nogil=True)
+def tree_intersects_pair(ni_a, nb_a, tv_a, pose_a, ni_b, nb_b, tv_b, pose_b, stack_rows):
+    """One pose pair ((4, 4) each, checked here) from Python with the fewest arguments to unbox:
+    1 / 0, or -3 / -4 when pose_a / pose_b is not a rigid transform (OBB trees, leaf-direct)."""
+    if not is_rigid_pose(pose_a):
+        return -3
+    if not is_rigid_pose(pose_b):
+        return -4
+    rot = np.empty((3, 3))
+    trans = np.empty(3)
+    relative_rotation_translation(pose_a, pose_b, rot, trans)
+    stack = np.empty((stack_rows, 2), dtype=np.int64)
+    hit, _, _ = tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, DIRECT_LEAF, stack)
+    return 1 if hit else 0
+
+
+@njit(cache=True, nogil=True)
+def tree_intersects_kdop_many(ni_a, nb_a, tv_a, ids_a, dops_a, poses_a, ni_b, nb_b, tv_b, ids_b, dops_b, poses_b,
+                              directions, stack_rows, max_leaf, out_hit, out_ids, lo, hi):
+    """tree_intersects_many with the trees' node k-DOPs (BV_KDOP, see _kdop_pair); entries
+    ``lo .. hi - 1``."""
+    step_a = 1 if poses_a.shape[0] > 1 else 0
+    step_b = 1 if poses_b.shape[0] > 1 else 0
+    for k in range(lo, hi):
+        rot = np.empty((3, 3))
+        trans = np.empty(3)
+        relative_rotation_translation(poses_a[k * step_a], poses_b[k * step_b], rot, trans)
+        stack = np.empty((stack_rows, 4), dtype=np.int64)
+        stack[0, :] = 0
+        out = np.empty((1 + max_leaf * max_leaf + 2 * max_leaf, 4), dtype=np.int64)
+        top, count = tree_collide_with(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, BV_KDOP, dops_a,
+                                       dops_b, directions, -1, -1, stack, 1, out, 1)
+        out_hit[k] = count > 0
+        out_ids[k, 0] = out[0, 0] if count > 0 else -1
+        out_ids[k, 1] = out[0, 1] if count > 0 else -1
