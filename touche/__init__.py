@@ -40,10 +40,8 @@ from . import bounding, convex, lp, pairwise, planar  # noqa: E402  (light: kern
 from . import mesh  # noqa: E402  (STL/OBJ I/O and repair; numpy only until used)
 from . import meshquery  # noqa: E402  (BVH mesh queries; kernels load on first use)
 from .meshquery import contains, signed_distance_points, winding_number  # noqa: E402
-from .solid_queries import SolidPenetration, penetration_depth, separating_translation  # noqa: E402  (solid meshes, issue 19)
-# contact regions and intersection volume of solid meshes (issue 19): not yet in __all__, whose
-# names each need an entry in docs/api (tests/test_docs_site.py)
-from .solid_queries import SolidContacts, intersection_volume  # noqa: E402
+from .solid_queries import (  # noqa: E402  (solid meshes)
+    SolidContacts, SolidPenetration, intersection_volume, penetration_depth, separating_translation)
 from .errors import MeshFormatError, RobotModelError  # noqa: E402
 from . import broadphase  # noqa: E402  (broad-phase structures; kernels load on first use)
 from . import bvh  # noqa: E402  (mesh-mesh BVH queries, documented as tc.bvh; kernels load on first use)
@@ -95,7 +93,8 @@ def warmup(jobs=None, progress=True):
 __all__ = [
     "Clearance", "ClearancePart", "ClearanceTable", "clearance", "clearance_all", "triangle_clearance",
     "MeshFormatError", "RobotModelError", "mesh", "contains", "meshquery", "signed_distance_points",
-    "winding_number", "SolidPenetration", "penetration_depth", "separating_translation", "CollisionEvent",
+    "winding_number", "SolidPenetration", "penetration_depth", "separating_translation", "SolidContacts",
+    "intersection_volume", "CollisionEvent",
     "CollisionWorld", "broadphase", "bvh", "CallableMotion", "Integrated", "Keyframes", "QuadraticMatrix",
     "HeightField", "OccupancyMap", "Screw", "ContactManifold", "ImpactResult", "ImpactStatus", "IntersectionResult", "Linear", "Motion",
     "SetKind", "Static", "bounding", "contacts", "convex", "intersection", "lp", "pairwise", "planar",
