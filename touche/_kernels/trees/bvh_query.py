@@ -34,7 +34,8 @@ from touche._kernels.trees.bvh_build import (  # noqa: E402
 from touche._kernels.primitives.closest import closest_points_triangle_triangle  # noqa: E402
 from touche._kernels.primitives.overlap import obb_obb_overlap_relative  # noqa: E402
 from touche._kernels.base.posecheck import is_rigid_transform  # noqa: E402
-from touche._kernels.primitives.sat_fast import triangle_obb_overlap, triangle_triangle_overlap  # noqa: E402
+from touche._kernels.primitives.sat_boxes import triangle_obb_overlap  # noqa: E402
+from touche._kernels.primitives.sat_triangles import triangle_triangle_overlap  # noqa: E402
 from touche._kernels.primitives.tri_distance import (  # noqa: E402
     edges_normal,
     load_moved_triangle,
