@@ -27,17 +27,21 @@ from touche._kernels.narrow.pair_closed import apply_point, apply_vector
 from touche._kernels.narrow.pair_closed import status_of as _status_of
 from touche._kernels.primitives.ray import (
     ray_aabb,
-    ray_capsule,
-    ray_cone,
-    ray_convex_polygon,
-    ray_convex_polyhedron,
-    ray_cylinder,
     ray_ellipsoid,
     ray_halfspace,
     ray_plane,
     ray_sphere,
+)
+from touche._kernels.primitives.ray_polytopes import (
+    ray_convex_polygon,
+    ray_convex_polyhedron,
     ray_triangle,
     ray_triangles_first,
+)
+from touche._kernels.primitives.ray_round import (
+    ray_capsule,
+    ray_cone,
+    ray_cylinder,
 )
 
 
