@@ -436,7 +436,7 @@ class LinearOctree(_Octree):
     queries walk the nodes the ray meets."""
 
     def _build(self):
-        self._tables(_kg().linear_octree_build)
+        self._tables(_ko().linear_octree_build)
 
     def _pairs_slots(self):
         self._ensure()
@@ -452,7 +452,7 @@ class LooseOctree(_Octree):
     _reach_cells = 2
 
     def _build(self):
-        self._tables(_kg().loose_octree_build)
+        self._tables(_ko().loose_octree_build)
 
     def _pairs_slots(self):
         self._ensure()
