@@ -2,7 +2,7 @@
 import numpy as np
 
 from touche._kernels.primitives.closest import closest_points_triangle_triangle
-from touche._kernels.primitives.sat_fast import triangle_triangle_overlap
+from touche._kernels.primitives.sat_triangles import triangle_triangle_overlap
 
 
 def world_triangles(mesh, pose):

@@ -92,7 +92,7 @@ def _inscribed_hull(shape, resolution=24):
             points = np.concatenate([ring + [0, 0, -half], [[0, 0, half]]])
     directions = np.random.default_rng(0).normal(size=(20000, 3))
     directions /= np.linalg.norm(directions, axis=1)[:, None]
-    from touche._kernels.narrow.pairs import support
+    from touche._kernels.narrow.pair_closed import support
 
     kind, params, pts = shape._packed[:3]
     exact = np.array([d @ support(kind, params, pts, d) for d in directions])

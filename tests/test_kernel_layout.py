@@ -77,13 +77,11 @@ def test_the_cache_guard_follows_absolute_imports_across_floors():
     assert "kinds" in kernels._direct_imports(b"from touche._kernels.base import kinds\n", modules)
 
 
-# issue 17: each kernel module holds one idea and none is over ~900 lines. Checked on the floors
-# split so far; the others join SPLIT_FLOORS once theirs are split.
+# each kernel module holds one idea; a file past ~900 lines holds several
 LINE_LIMIT = 900
-SPLIT_FLOORS = ("trees",)
 
 
-@pytest.mark.parametrize("floor", SPLIT_FLOORS)
-def test_no_kernel_module_of_a_split_floor_is_over_the_line_limit(floor):
+@pytest.mark.parametrize("floor", sorted(RANK))
+def test_no_kernel_module_is_over_the_line_limit(floor):
     lines = {path.name: len(path.read_text(encoding="utf-8").splitlines()) for path in (KERNELS / floor).glob("*.py")}
     assert not {name: n for name, n in lines.items() if n > LINE_LIMIT}

@@ -1,4 +1,4 @@
-"""Tests for touche._kernels.primitives.ray against the slow references in tests/naive_ray.py."""
+"""Tests for touche._kernels.primitives.ray, ray_polytopes and ray_round against the slow references in tests/naive_ray.py."""
 from decimal import Decimal, getcontext
 
 import numpy as np
@@ -7,6 +7,8 @@ from scipy.spatial import ConvexHull
 
 import naive_ray as NR
 from touche._kernels import ray as R
+from touche._kernels import ray_polytopes as RP
+from touche._kernels import ray_round as RR
 
 INF = np.inf
 N_RAYS = 300
@@ -68,7 +70,7 @@ def shape_cylinder(rng, s, c0):
     H = s * rng.uniform(0.5, 2.0)
     r = s * rng.uniform(0.3, 1.0)
     p0, p1 = c - 0.5 * H * ax, c + 0.5 * H * ax
-    return R.ray_cylinder, (p0, p1, float(r)), NR.f_cylinder(p0, p1, r), c, np.hypot(H / 2, r)
+    return RR.ray_cylinder, (p0, p1, float(r)), NR.f_cylinder(p0, p1, r), c, np.hypot(H / 2, r)
 
 
 def shape_capsule(rng, s, c0):
@@ -77,7 +79,7 @@ def shape_capsule(rng, s, c0):
     H = s * rng.uniform(0.3, 2.0)
     r = s * rng.uniform(0.3, 1.0)
     a, b = c - 0.5 * H * ax, c + 0.5 * H * ax
-    return R.ray_capsule, (a, b, float(r)), NR.f_capsule(a, b, r), c, H / 2 + r
+    return RR.ray_capsule, (a, b, float(r)), NR.f_capsule(a, b, r), c, H / 2 + r
 
 
 def shape_cone(rng, s, c0):
@@ -86,7 +88,7 @@ def shape_cone(rng, s, c0):
     H = s * rng.uniform(0.8, 2.5)
     r = s * rng.uniform(0.4, 1.2)
     apex, base = c - 0.5 * H * ax, c + 0.5 * H * ax
-    return R.ray_cone, (apex, base, float(r)), NR.f_cone(apex, base, r), c, np.hypot(H / 2, r)
+    return RR.ray_cone, (apex, base, float(r)), NR.f_cone(apex, base, r), c, np.hypot(H / 2, r)
 
 
 def _hull_planes(pts):
@@ -101,7 +103,7 @@ def shape_polyhedron(rng, s, c0):
     c = c0 + s * rng.normal(size=3) * 0.1
     pts = c + s * rng.normal(size=(12, 3))
     P, _ = _hull_planes(pts)
-    return (R.ray_convex_polyhedron, (P,), NR.f_planes(P), c,
+    return (RP.ray_convex_polyhedron, (P,), NR.f_planes(P), c,
             np.max(np.linalg.norm(pts - c, axis=1)))
 
 
@@ -113,7 +115,7 @@ def shape_tetra(rng, s, c0):
             break
     P = NR.tet_planes_naive(*V)
     c = V.mean(0)
-    return (R.ray_tetrahedron, tuple(np.ascontiguousarray(v) for v in V), NR.f_planes(P), c,
+    return (RP.ray_tetrahedron, tuple(np.ascontiguousarray(v) for v in V), NR.f_planes(P), c,
             np.max(np.linalg.norm(V - c, axis=1)))
 
 
@@ -240,8 +242,8 @@ def test_triangle_random(scale):
             O, D, TMAX = make_rays(rng, 10, cen, scale, spread=0.8)
         o, d, tm = O[i % 10], D[i % 10], float(TMAX[i % 10])
         rh, rt, ru, rv, rw, rn = NR.ref_triangle(o, d, tm, a, b, c)
-        h, t, u, v, w = R.ray_triangle_bary(o, d, tm, a, b, c)
-        h2, t2, n2 = R.ray_triangle(o, d, tm, a, b, c, True)
+        h, t, u, v, w = RP.ray_triangle_bary(o, d, tm, a, b, c)
+        h2, t2, n2 = RP.ray_triangle(o, d, tm, a, b, c, True)
         assert h == rh == h2, (i, o, d, tm)
         if h:
             hits += 1
@@ -261,36 +263,36 @@ def test_triangle_hand_cases():
     # through a vertex, an edge, the hypotenuse (exactly representable), just outside
     for o, exp in [((0, 0, 1), True), ((0.5, 0, 1), True), ((0.5, 0.5, 1), True),
                    ((0.25, 0.75, 1), True), ((0.5, 0.5 + 1e-15, 1), False), ((-1e-300, 0.2, 1), False)]:
-        h, t, u, v, w = R.ray_triangle_bary(np.array(o, float), down, INF, a, b, c)
+        h, t, u, v, w = RP.ray_triangle_bary(np.array(o, float), down, INF, a, b, c)
         assert h == exp, o
         if h:
             assert t == 1.0 and abs(u + v + w - 1) < 1e-15
     # back face (two-sided), normal faces the origin
-    h, t, n = R.ray_triangle(np.array([0.2, 0.2, -1]), up, INF, a, b, c, True)
+    h, t, n = RP.ray_triangle(np.array([0.2, 0.2, -1]), up, INF, a, b, c, True)
     assert h and t == 1.0 and np.array_equal(n, [0, 0, -1])
-    h, t, n = R.ray_triangle(np.array([0.2, 0.2, 1]), down, INF, a, b, c, False)
+    h, t, n = RP.ray_triangle(np.array([0.2, 0.2, 1]), down, INF, a, b, c, False)
     assert h and np.array_equal(n, [0, 0, 1])
     # origin on the triangle -> t = 0
-    h, t, n = R.ray_triangle(np.array([0.2, 0.2, 0]), up, INF, a, b, c, True)
+    h, t, n = RP.ray_triangle(np.array([0.2, 0.2, 0]), up, INF, a, b, c, True)
     assert h and t == 0.0
     # t_max exactly at the surface counts; just below does not
     o = np.array([0.2, 0.3, 0.7])
-    assert R.ray_triangle(o, down, 0.7, a, b, c, True)[0]
-    assert not R.ray_triangle(o, down, np.nextafter(0.7, 0), a, b, c, True)[0]
+    assert RP.ray_triangle(o, down, 0.7, a, b, c, True)[0]
+    assert not RP.ray_triangle(o, down, np.nextafter(0.7, 0), a, b, c, True)[0]
     # ray lying in the triangle's plane: documented no hit
-    h, t, u, v, w = R.ray_triangle_bary(np.array([-1.0, 0.2, 0]), np.array([1.0, 0, 0]), INF, a, b, c)
+    h, t, u, v, w = RP.ray_triangle_bary(np.array([-1.0, 0.2, 0]), np.array([1.0, 0, 0]), INF, a, b, c)
     assert not h and t == INF
     # zero-area triangles never hit and never NaN
     for tri in [(a, a, a), (a, b, b), (a, b, 2 * b), (a, b, np.array([0.5, 0, 0]))]:
         for o in [(0.5, 0, 1), (0, 0, 1), (0.25, 0, 1)]:
-            res = R.ray_triangle_bary(np.array(o, float), down, INF, *tri)
+            res = RP.ray_triangle_bary(np.array(o, float), down, INF, *tri)
             assert not res[0] and all(np.isfinite(res[2:]))
-            res = R.ray_triangle(np.array(o, float), down, INF, *tri, True)
+            res = RP.ray_triangle(np.array(o, float), down, INF, *tri, True)
             assert not res[0] and np.all(np.isfinite(res[2]))
-        assert not R.intersect_line_triangle(np.array([0.25, 0, 1]), np.array([0.25, 0, -1.0]), *tri)[0]
+        assert not RP.intersect_line_triangle(np.array([0.25, 0, 1]), np.array([0.25, 0, -1.0]), *tri)[0]
     # scales
     for s in (1e-6, 1e6):
-        h, t, u, v, w = R.ray_triangle_bary(np.array([0.2, 0.3, 1.0]) * s, down, INF, a * s, b * s, c * s)
+        h, t, u, v, w = RP.ray_triangle_bary(np.array([0.2, 0.3, 1.0]) * s, down, INF, a * s, b * s, c * s)
         assert h and abs(t - s) <= 1e-15 * s and abs(v - 0.2) < 1e-12 and abs(w - 0.3) < 1e-12
 
 
@@ -305,7 +307,7 @@ def test_line_triangle_and_quad_random():
         if i % 3 == 0:
             q = 2 * p - q  # the line still meets the triangle: lines are two-way infinite
         rh, ru, rv, rw = NR.ref_line_triangle(p, q, a, b, c)
-        h, u, v, w = R.intersect_line_triangle(p, q, a, b, c)
+        h, u, v, w = RP.intersect_line_triangle(p, q, a, b, c)
         assert h == rh, i
         if h:
             hits_t += 1
@@ -317,7 +319,7 @@ def test_line_triangle_and_quad_random():
         Q = [np.ascontiguousarray(cen + A[:, 0] * 1.2 * np.cos(t) + A[:, 1] * 0.8 * np.sin(t)) for t in ang]
         q2 = cen + rng.normal(size=3) * 0.4
         rh, rp = NR.ref_line_quad(p, q2, *Q)
-        h, pt = R.intersect_line_quad(p, q2, *Q)
+        h, pt = RP.intersect_line_quad(p, q2, *Q)
         assert h == rh, i
         if h:
             hits_q += 1
@@ -325,19 +327,19 @@ def test_line_triangle_and_quad_random():
     assert 0.2 <= hits_t / n <= 0.8 and 0.2 <= hits_q / n <= 0.8, (hits_t, hits_q)
     # parallel line / line in the plane / degenerate p == q: no hit
     a, b, c = np.array([0.0, 0, 0]), np.array([1.0, 0, 0]), np.array([0.0, 1, 0])
-    assert not R.intersect_line_triangle(np.array([0.1, 0.1, 1]), np.array([0.3, 0.1, 1.0]), a, b, c)[0]
-    assert not R.intersect_line_triangle(np.array([-1, 0.1, 0.0]), np.array([2, 0.1, 0.0]), a, b, c)[0]
-    assert not R.intersect_line_triangle(np.array([0.1, 0.1, 1]), np.array([0.1, 0.1, 1.0]), a, b, c)[0]
+    assert not RP.intersect_line_triangle(np.array([0.1, 0.1, 1]), np.array([0.3, 0.1, 1.0]), a, b, c)[0]
+    assert not RP.intersect_line_triangle(np.array([-1, 0.1, 0.0]), np.array([2, 0.1, 0.0]), a, b, c)[0]
+    assert not RP.intersect_line_triangle(np.array([0.1, 0.1, 1]), np.array([0.1, 0.1, 1.0]), a, b, c)[0]
     # both orientations (two-sided) and the quad diagonal
-    h, u, v, w = R.intersect_line_triangle(np.array([0.25, 0.25, -3]), np.array([0.25, 0.25, 5.0]), a, b, c)
+    h, u, v, w = RP.intersect_line_triangle(np.array([0.25, 0.25, -3]), np.array([0.25, 0.25, 5.0]), a, b, c)
     assert h and np.allclose([u, v, w], [0.5, 0.25, 0.25])
-    h, u, v, w = R.intersect_line_triangle(np.array([0.25, 0.25, 5]), np.array([0.25, 0.25, -3.0]), a, b, c)
+    h, u, v, w = RP.intersect_line_triangle(np.array([0.25, 0.25, 5]), np.array([0.25, 0.25, -3.0]), a, b, c)
     assert h and np.allclose([u, v, w], [0.5, 0.25, 0.25])
     d = np.array([1.0, 1, 0])
     sq = (a, b, d, c)
     for o, exp in [((0.5, 0.5), True), ((0.9, 0.2), True), ((0.2, 0.9), True), ((1.0, 1.0), True),
                    ((1.1, 0.5), False)]:
-        h, pt = R.intersect_line_quad(np.array([*o, 1.0]), np.array([*o, -1.0]), *sq)
+        h, pt = RP.intersect_line_quad(np.array([*o, 1.0]), np.array([*o, -1.0]), *sq)
         assert h == exp
         if h:
             assert np.allclose(pt, [*o, 0.0], atol=1e-15)
@@ -359,7 +361,7 @@ def test_convex_polygon_random():
         o, d, tm = O[i % 10], D[i % 10], float(TMAX[i % 10])
         rh, rt, rn = NR.ref_polygon(o, d, tm, V, nrm)
         for solid in (True, False):
-            h, t, nn = R.ray_convex_polygon(o, d, tm, V, nrm, solid)
+            h, t, nn = RP.ray_convex_polygon(o, d, tm, V, nrm, solid)
             assert h == rh, i
             if h:
                 assert abs(t - rt) <= 1e-9 * max(1, rt) and np.array_equal(nn, rn)
@@ -368,10 +370,10 @@ def test_convex_polygon_random():
     # zero-area polygon, in-plane ray
     V = np.array([[0.0, 0, 0], [1, 0, 0], [2, 0, 0]])
     z = np.array([0.0, 0, 1])
-    assert not R.ray_convex_polygon(np.array([0.5, 0, 1]), -z, INF, V, z, True)[0]
+    assert not RP.ray_convex_polygon(np.array([0.5, 0, 1]), -z, INF, V, z, True)[0]
     V = np.array([[0.0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]])
-    assert not R.ray_convex_polygon(np.array([-1, 0.5, 0]), np.array([1.0, 0, 0]), INF, V, z, True)[0]
-    h, t, nn = R.ray_convex_polygon(np.array([1.0, 1, 2]), -z, 2.0, V, z, True)  # corner, t_max exact
+    assert not RP.ray_convex_polygon(np.array([-1, 0.5, 0]), np.array([1.0, 0, 0]), INF, V, z, True)[0]
+    h, t, nn = RP.ray_convex_polygon(np.array([1.0, 1, 2]), -z, 2.0, V, z, True)  # corner, t_max exact
     assert h and t == 2.0 and np.array_equal(nn, z)
 
 
@@ -392,18 +394,18 @@ def test_triangles_first_random():
             O, D, TMAX = make_rays(rng, 30, pts.mean(0), 1.5)
         o, d, tm = O[i % 30], D[i % 30], float(TMAX[i % 30])
         rh, rt, ri, rn = NR.ref_triangles_first(o, d, tm, V, Fc)
-        h, t, fi, nn = R.ray_triangles_first(o, d, tm, V, Fc)
+        h, t, fi, nn = RP.ray_triangles_first(o, d, tm, V, Fc)
         assert h == rh, i
         if h:
             hits += 1
             assert abs(t - rt) <= 1e-9 * max(1, rt) and fi == ri and np.linalg.norm(nn - rn) < 1e-12
-            ray_n = R.ray_convex_polyhedron(o, d, tm, _hull_planes(pts)[0], False)
+            ray_n = RP.ray_convex_polyhedron(o, d, tm, _hull_planes(pts)[0], False)
             assert ray_n[0] and abs(ray_n[1] - t) < 1e-9 and np.linalg.norm(ray_n[2] - nn) < 1e-9
         else:
             assert fi == -1 and t == INF
     assert 0.2 <= hits / n <= 0.8, hits / n
     # empty mesh
-    h, t, fi, nn = R.ray_triangles_first(np.zeros(3), np.array([1.0, 0, 0]), INF,
+    h, t, fi, nn = RP.ray_triangles_first(np.zeros(3), np.array([1.0, 0, 0]), INF,
                                          np.zeros((0, 3)), np.zeros((0, 3), np.int64))
     assert not h and fi == -1
 
@@ -473,11 +475,11 @@ SOLIDS = {
     "sphere": lambda o, d, tm, s: R.ray_sphere(o, d, tm, np.zeros(3), 1.0, s),
     "aabb": lambda o, d, tm, s: R.ray_aabb(o, d, tm, MN, MX, s),
     "obb": lambda o, d, tm, s: R.ray_obb(o, d, tm, np.zeros(3), E, np.ones(3), s),
-    "cylinder": lambda o, d, tm, s: R.ray_cylinder(o, d, tm, P0, P1, 1.0, s),
-    "capsule": lambda o, d, tm, s: R.ray_capsule(o, d, tm, P0 * 0.5, P1 * 0.5, 1.0, s),
-    "cone": lambda o, d, tm, s: R.ray_cone(o, d, tm, P1, P0, 1.0, s),
-    "polyhedron": lambda o, d, tm, s: R.ray_convex_polyhedron(o, d, tm, CUBE_PLANES, s),
-    "tetrahedron": lambda o, d, tm, s: R.ray_tetrahedron(o, d, tm, *TET, s),
+    "cylinder": lambda o, d, tm, s: RR.ray_cylinder(o, d, tm, P0, P1, 1.0, s),
+    "capsule": lambda o, d, tm, s: RR.ray_capsule(o, d, tm, P0 * 0.5, P1 * 0.5, 1.0, s),
+    "cone": lambda o, d, tm, s: RR.ray_cone(o, d, tm, P1, P0, 1.0, s),
+    "polyhedron": lambda o, d, tm, s: RP.ray_convex_polyhedron(o, d, tm, CUBE_PLANES, s),
+    "tetrahedron": lambda o, d, tm, s: RP.ray_tetrahedron(o, d, tm, *TET, s),
 }
 
 
@@ -548,39 +550,39 @@ def test_box_grazing_edges_vertices():
 def test_polyhedron_parallel_erratum():
     """Erratum L9406: a ray parallel to face planes and inside their slab must hit."""
     x = np.array([1.0, 0, 0])
-    h, t, n = R.ray_convex_polyhedron(np.array([-5.0, 0.5, -0.5]), x, INF, CUBE_PLANES, True)
+    h, t, n = RP.ray_convex_polyhedron(np.array([-5.0, 0.5, -0.5]), x, INF, CUBE_PLANES, True)
     assert h and t == 4.0 and np.array_equal(n, -x)
-    assert not R.ray_convex_polyhedron(np.array([-5.0, 1.5, 0]), x, INF, CUBE_PLANES, True)[0]
+    assert not RP.ray_convex_polyhedron(np.array([-5.0, 1.5, 0]), x, INF, CUBE_PLANES, True)[0]
     # unbounded polyhedron (one halfspace), origin inside, solid=False: never exits
-    assert not R.ray_convex_polyhedron(np.zeros(3), -x, INF, CUBE_PLANES[:1], False)[0]
+    assert not RP.ray_convex_polyhedron(np.zeros(3), -x, INF, CUBE_PLANES[:1], False)[0]
     # degenerate (flat) tetrahedron: finite answers
     flat = (np.zeros(3), E[0].copy(), E[1].copy(), np.array([1.0, 1, 0]))
     for o in ([0.2, 0.2, 1.0], [5.0, 5, 5]):
-        h, t, n = R.ray_tetrahedron(np.array(o), -E[2], INF, *flat, True)
+        h, t, n = RP.ray_tetrahedron(np.array(o), -E[2], INF, *flat, True)
         assert np.all(np.isfinite(n)) and not np.isnan(t)
 
 
 def test_cylinder_cap_erratum_and_axis():
     z = np.array([0.0, 0, 1])
     # along the axis through the cap
-    h, t, n = R.ray_cylinder(np.array([0.3, 0.2, -5]), z, INF, P0, P1, 1.0, True)
+    h, t, n = RR.ray_cylinder(np.array([0.3, 0.2, -5]), z, INF, P0, P1, 1.0, True)
     assert h and t == 4.0 and np.array_equal(n, -z)
     # erratum L9295: origin inside the infinite cylinder but below the cap; the side root is
     # negative yet the ray enters through the end cap
     d = unit([0.01, 0, 1])
-    h, t, n = R.ray_cylinder(np.array([0.5, 0, -5]), d, INF, P0, P1, 1.0, True)
+    h, t, n = RR.ray_cylinder(np.array([0.5, 0, -5]), d, INF, P0, P1, 1.0, True)
     assert h and abs(t - 4.0 / d[2]) < 1e-14 and np.array_equal(n, -z)
     # from inside, solid=False, exits through the top cap
-    h, t, n = R.ray_cylinder(np.zeros(3), z, INF, P0, P1, 1.0, False)
+    h, t, n = RR.ray_cylinder(np.zeros(3), z, INF, P0, P1, 1.0, False)
     assert h and t == 1.0 and np.array_equal(n, z)
     # grazing the side (tangent line: closed, hit)
-    h, t, n = R.ray_cylinder(np.array([-5.0, 1.0, 0]), np.array([1.0, 0, 0]), INF, P0, P1, 1.0, True)
+    h, t, n = RR.ray_cylinder(np.array([-5.0, 1.0, 0]), np.array([1.0, 0, 0]), INF, P0, P1, 1.0, True)
     assert h and abs(t - 5) < 1e-7 and abs(n[1] - 1) < 1e-7
     # rim
-    h, t, n = R.ray_cylinder(np.array([-5.0, 0, 1]), np.array([1.0, 0, 0]), INF, P0, P1, 1.0, True)
+    h, t, n = RR.ray_cylinder(np.array([-5.0, 0, 1]), np.array([1.0, 0, 0]), INF, P0, P1, 1.0, True)
     assert h and t == 4.0
     # degenerate axis: empty
-    assert not R.ray_cylinder(np.array([-5.0, 0, 0]), np.array([1.0, 0, 0]), INF, P0, P0, 1.0, True)[0]
+    assert not RR.ray_cylinder(np.array([-5.0, 0, 0]), np.array([1.0, 0, 0]), INF, P0, P0, 1.0, True)[0]
 
 
 def test_capsule_degenerate_is_sphere_and_cone_axis():
@@ -590,23 +592,23 @@ def test_capsule_degenerate_is_sphere_and_cone_axis():
         o = rng.normal(size=3) * 3
         d = unit(rng.normal(size=3))
         for s in (True, False):
-            a = R.ray_capsule(o, d, INF, c, c.copy(), 0.9, s)
+            a = RR.ray_capsule(o, d, INF, c, c.copy(), 0.9, s)
             b = R.ray_sphere(o, d, INF, c, 0.9, s)
             assert a[0] == b[0]
             if a[0]:
                 assert abs(a[1] - b[1]) < 1e-12 and np.linalg.norm(a[2] - b[2]) < 1e-9
     z = np.array([0.0, 0, 1])
     # cone apex at +z, base at -z: along the axis downwards hits the apex; upwards hits the base
-    h, t, n = R.ray_cone(np.array([0.0, 0, 5]), -z, INF, P1, P0, 1.0, True)
+    h, t, n = RR.ray_cone(np.array([0.0, 0, 5]), -z, INF, P1, P0, 1.0, True)
     assert h and t == 4.0 and np.array_equal(n, z)
-    h, t, n = R.ray_cone(np.array([0.2, 0.1, -5]), z, INF, P1, P0, 1.0, True)
+    h, t, n = RR.ray_cone(np.array([0.2, 0.1, -5]), z, INF, P1, P0, 1.0, True)
     assert h and t == 4.0 and np.array_equal(n, -z)
     # parallel to a generator (A == 0 branch): x = 1 - (1 - z)/2 ... line x = 0.5 - z/2 + 0.5
     d = unit([-0.5, 0, 1])  # generator direction of the x>0 side going up
     o = np.array([0.5 + 0.25, 0, 0.0]) - 10 * d  # offset outward of the surface
-    assert not R.ray_cone(o, d, INF, P1, P0, 1.0, True)[0]
+    assert not RR.ray_cone(o, d, INF, P1, P0, 1.0, True)[0]
     o = np.array([0.25, 0, 0.0]) - 10 * d  # inside-parallel: enters through the base
-    h, t, n = R.ray_cone(o, d, INF, P1, P0, 1.0, True)
+    h, t, n = RR.ray_cone(o, d, INF, P1, P0, 1.0, True)
     assert h and np.array_equal(n, -z)
     # degenerate cone (apex == base): empty
-    assert not R.ray_cone(np.array([0.0, 0, 5]), -z, INF, P0, P0, 1.0, True)[0]
+    assert not RR.ray_cone(np.array([0.0, 0, 5]), -z, INF, P0, P0, 1.0, True)[0]

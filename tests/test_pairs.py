@@ -77,7 +77,7 @@ def routed_to_gjk(kind_a, kind_b):
     low, high = sorted((kind_a, kind_b))
     if low in SMOOTH and high == K.MESH:
         return True
-    # a point / sphere against a cylinder or cone has a closed form (pairs._point_vs_round)
+    # a point / sphere against a cylinder or cone has a closed form (pair_closed.point_vs_round)
     return high in SMOOTH and not (low <= K.SPHERE and high in (K.CYLINDER, K.CONE))
 
 

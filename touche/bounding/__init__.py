@@ -60,6 +60,8 @@ __all__ = [
 
 
 _kernels = kernel_loader("bounding")
+_sphere_kernels = kernel_loader("bounding_spheres")
+_obb_kernels = kernel_loader("bounding_obb")
 
 
 def _points(points):
@@ -109,7 +111,7 @@ def aabb_rotated(box, rotation, translation=(0.0, 0.0, 0.0)):
 # spheres
 def sphere_ritter(points):
     """Ritter's sphere (Ericson 4.3.2): fast, typically 5-20 % larger than the minimum."""
-    center, radius = _kernels().ritter_sphere(_points(points))
+    center, radius = _sphere_kernels().ritter_sphere(_points(points))
     return Sphere(center, float(radius))
 
 
@@ -119,27 +121,27 @@ def sphere_iterative(points, iterations=8, seed=0):
     iterations = int(iterations)
     if iterations < 0:
         raise GeometryError(f"iterations must be >= 0, got {iterations}")
-    center, radius = _kernels().ritter_iterative(_points(points), iterations, _seed(seed))
+    center, radius = _sphere_kernels().ritter_iterative(_points(points), iterations, _seed(seed))
     return Sphere(center, float(radius))
 
 
 def sphere_welzl(points, seed=0):
     """Exact minimum enclosing sphere (Welzl's algorithm, move-to-front, expected O(n); the
     random initial order comes from ``seed``)."""
-    center, radius = _kernels().welzl_sphere(_points(points), _seed(seed))
+    center, radius = _sphere_kernels().welzl_sphere(_points(points), _seed(seed))
     return Sphere(center, float(radius))
 
 
 def sphere_pca(points):
     """Sphere from the extremes along the principal axis, grown over all points (Ericson 4.3.3)."""
-    center, radius = _kernels().pca_sphere(_points(points))
+    center, radius = _sphere_kernels().pca_sphere(_points(points))
     return Sphere(center, float(radius))
 
 
 # ---------------------------------------------------------------------------------------------
 # OBBs
 def _box(points, axes):
-    center, half = _kernels()._box_in_frame(points, np.ascontiguousarray(axes))
+    center, half = _kernels().box_in_frame(points, np.ascontiguousarray(axes))
     return OBB(center, np.ascontiguousarray(axes), half)
 
 
@@ -234,7 +236,7 @@ def _obb_search_points(points, hull):
         return points
     axes = _pca_axes(points)
     xy = np.ascontiguousarray((points - points[0]) @ axes[:2].T)
-    return np.ascontiguousarray(points[_kernels()._hull2d(xy)])
+    return np.ascontiguousarray(points[_obb_kernels()._hull2d(xy)])
 
 
 def obb_brute_force(points, steps=12, refine_rounds=8):
@@ -246,7 +248,7 @@ def obb_brute_force(points, steps=12, refine_rounds=8):
         raise GeometryError(f"steps must be >= 1, got {steps}")
     p = _points(points)
     search = _obb_search_points(p, _hull(p))
-    axes = _kernels().obb_brute_force(search, steps, int(refine_rounds))
+    axes = _obb_kernels().obb_brute_force(search, steps, int(refine_rounds))
     return _box(p, axes)
 
 
@@ -259,7 +261,7 @@ def obb_min_volume(points, max_faces=256, restarts=3):
     S1 6.1 uses Powell; Nelder-Mead here). Never larger than :func:`obb_pca` / :func:`obb_hull_pca`.
     Flat input: the search runs on the plane (the box then has zero thickness)."""
     p = _points(points)
-    kb = _kernels()
+    kb = _obb_kernels()
     hull = _hull(p)
     search = _obb_search_points(p, hull)
     pca = _pca_axes(p)
@@ -308,7 +310,7 @@ def kdop(points, k):
 # ---------------------------------------------------------------------------------------------
 # sphere-swept volumes
 def _capsule_from_spheres(centers, radii, axes_candidates, seed=0):
-    kb = _kernels()
+    kb = _sphere_kernels()
     best = None
     for axis in axes_candidates:
         norm = np.linalg.norm(axis)

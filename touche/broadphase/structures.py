@@ -27,6 +27,24 @@ def _kg():
     return broadphase_grid
 
 
+def _khg():
+    from .._kernels import broadphase_hgrid
+
+    return broadphase_hgrid
+
+
+def _ko():
+    from .._kernels import broadphase_octree
+
+    return broadphase_octree
+
+
+def _kkd():
+    from .._kernels import broadphase_kdtree
+
+    return broadphase_kdtree
+
+
 # ----------------------------------------------------------------------------------------------
 class SortAndSweep(BroadPhase):
     """Array sort-and-sweep (7.5.2): the objects sorted by box min along one axis, swept once.
@@ -267,7 +285,7 @@ class KDTree(LazyBroadPhase):
     def _build(self):
         slots = self._active_slots()
         (self._axis, self._lmax, self._rmin, self._left, self._right, self._start, self._end, self._perm,
-         self._n_nodes, self._bounds, self._node_box, self._leaf_boxes) = _kt().kd_build(self._boxes, slots)
+         self._n_nodes, self._bounds, self._node_box, self._leaf_boxes) = _kkd().kd_build(self._boxes, slots)
 
     def _tree(self):
         self._ensure()
@@ -275,15 +293,15 @@ class KDTree(LazyBroadPhase):
 
     def _pairs_slots(self):
         self._ensure()
-        return _kt().kd_pairs(self._axis, self._left, self._right, self._start, self._end, self._perm,
+        return _kkd().kd_pairs(self._axis, self._left, self._right, self._start, self._end, self._perm,
                               self._node_box, self._leaf_boxes, len(self))
 
     def _query_box_slots(self, box):
-        return _kt().kd_query_box(*self._tree(), self._boxes, box, len(self))
+        return _kkd().kd_query_box(*self._tree(), self._boxes, box, len(self))
 
     def _query_ray_slots(self, origin, direction, max_t):
         tree = self._tree()
-        return _kt().kd_query_ray(*tree, self._boxes, self._bounds, len(self), origin, direction, max_t)
+        return _kkd().kd_query_ray(*tree, self._boxes, self._bounds, len(self), origin, direction, max_t)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -377,16 +395,16 @@ class HierarchicalGrid(_LatticeStructure):
 
     def _build(self):
         slots = self._lattice()
-        self._hg = _kg().hgrid_build(self._qb, self._boxes, slots)
+        self._hg = _khg().hgrid_build(self._qb, self._boxes, slots)
 
     def _pairs_slots(self):
         self._ensure()
-        return _kg().hgrid_pairs(*self._hg)
+        return _khg().hgrid_pairs(*self._hg)
 
     def _query_box_slots(self, box):
         self._ensure()
         mask, bits, starts, key, level, slot, box_, _, occupied, level_entries, level_start = self._hg
-        return _kg().hgrid_query_box(mask, bits, starts, key, level, slot, box_, occupied, level_entries, level_start,
+        return _khg().hgrid_query_box(mask, bits, starts, key, level, slot, box_, occupied, level_entries, level_start,
                                      self._quantize_query(box), box)
 
 
@@ -395,18 +413,18 @@ class _Octree(_LatticeStructure):
 
     def _query_box_slots(self, box):
         self._ensure()
-        return _kg().octree_query_box(self._sorted_boxes, self._sorted_slots, self._table, self._reach_cells,
+        return _ko().octree_query_box(self._sorted_boxes, self._sorted_slots, self._table, self._reach_cells,
                                       self._quantize_query(box), box)
 
     def _query_ray_slots(self, origin, direction, max_t):
         self._ensure()
-        return _kg().octree_query_ray(self._sorted_boxes, self._sorted_slots, self._table, self._reach_cells,
+        return _ko().octree_query_ray(self._sorted_boxes, self._sorted_slots, self._table, self._reach_cells,
                                       self._origin, self._scale, origin, direction, max_t)
 
     def _tables(self, build):
         slots = self._lattice()
         self._order, self._rank, self._depth, self._table = build(self._qb)
-        self._sorted_boxes, self._sorted_slots = _kg().sorted_copies(self._boxes, slots, self._order)
+        self._sorted_boxes, self._sorted_slots = _ko().sorted_copies(self._boxes, slots, self._order)
 
 
 class LinearOctree(_Octree):
@@ -418,11 +436,11 @@ class LinearOctree(_Octree):
     queries walk the nodes the ray meets."""
 
     def _build(self):
-        self._tables(_kg().linear_octree_build)
+        self._tables(_ko().linear_octree_build)
 
     def _pairs_slots(self):
         self._ensure()
-        return _kg().linear_octree_pairs(self._sorted_boxes, self._sorted_slots, self._qb, self._order, self._table)
+        return _ko().linear_octree_pairs(self._sorted_boxes, self._sorted_slots, self._qb, self._order, self._table)
 
 
 class LooseOctree(_Octree):
@@ -434,11 +452,11 @@ class LooseOctree(_Octree):
     _reach_cells = 2
 
     def _build(self):
-        self._tables(_kg().loose_octree_build)
+        self._tables(_ko().loose_octree_build)
 
     def _pairs_slots(self):
         self._ensure()
-        return _kg().loose_octree_pairs(self._boxes, self._active_slots(), self._qb, self._sorted_boxes,
+        return _ko().loose_octree_pairs(self._boxes, self._active_slots(), self._qb, self._sorted_boxes,
                                         self._sorted_slots, self._rank, self._depth, self._table)
 
 

@@ -7,7 +7,7 @@ a ``for j in range(4)`` loop stays scalar (checked in the generated assembly). T
 spell the same arithmetic on ``<4 x double>`` values instead. They are ordinary IEEE operations
 (fsub, fmul, fadd, fneg, select on ordered compares; no fast-math flags, no fused multiply-add), so
 each lane computes exactly what the scalar code in the comments computes: the triangle lanes are
-bit-identical to ``bvh_rays.hit_triangle`` / ``ray._ray_tri``.
+bit-identical to ``bvh_rays.hit_triangle`` / ``ray_polytopes._ray_tri``.
 
 Memory is read with unaligned vector loads (alignment 4 / 8): correct for any numpy array, and as
 fast as aligned loads on current x86 / ARM cores. Rows are addressed through numba's array

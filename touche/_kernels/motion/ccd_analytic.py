@@ -43,7 +43,9 @@ from touche._kernels.base.jit import njit
 from touche._kernels.base import kinds
 from touche._kernels.motion.ccd import support_world
 from touche._kernels.primitives.closest import closest_point_convex_polygon, closest_point_obb, closest_point_triangle
-from touche._kernels.primitives.ray import ray_capsule, ray_convex_polygon, ray_obb, ray_sphere, ray_triangle
+from touche._kernels.primitives.ray import ray_obb, ray_sphere
+from touche._kernels.primitives.ray_polytopes import ray_convex_polygon, ray_triangle
+from touche._kernels.primitives.ray_round import ray_capsule
 
 PAIR_SPHERE_SPHERE = 0
 PAIR_CONVEX_PLANE = 1  # any finite convex A vs plane / half-space B (5.5.3 / 5.5.4)

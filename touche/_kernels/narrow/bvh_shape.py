@@ -1,9 +1,9 @@
 """A triangle mesh against one primitive or convex shape through the mesh's BVH (Ericson 6.3:
 descend one tree against a fixed query volume, explicit stack; exact pair kernel at the leaves).
 
-Same answers as the brute force in pairs.py (``_point_vs_mesh``, ``_linear_vs_mesh``,
-``_convex_vs_mesh``), which loop over every triangle: the leaves call the
-very same per-triangle terms (``pairs.*_triangle_term``) on the same vertex coordinates (the
+Same answers as the brute force in pair_mesh.py (``point_vs_mesh``, ``linear_vs_mesh``,
+``convex_vs_mesh``), which loop over every triangle: the leaves call the
+very same per-triangle terms (``pair_mesh.*_triangle_term``) on the same vertex coordinates (the
 tree stores exact copies), and the winner is chosen by the same rule -- the smallest key, the
 lowest original triangle index among equal keys (the brute force keeps the first strict
 minimum). Only the order of the visits differs, so results are bit-identical.
@@ -23,7 +23,7 @@ larger of the box-box gap and the ball-ball (or ball-element) gap, minus ``pad``
 
 Point / sphere cores compare squared core distances (the brute force's key), the other shapes
 the signed distance of the per-triangle result. Planes and half-spaces against a mesh stay with
-the brute force (pairs.mesh_vs_plane: a scan of the vertices).
+the brute force (pair_mesh.mesh_vs_plane: a scan of the vertices).
 """
 import numpy as np
 
@@ -48,25 +48,27 @@ from touche._kernels.trees.bvh_volumes import (  # noqa: E402
 )
 from touche._kernels.trees.bvh_volumes import points_box  # noqa: E402
 from touche._kernels.trees.bvh_descent import obb_overlap  # noqa: E402
-from touche._kernels.narrow.pairs import (  # noqa: E402
-    bounding_ball,
-    degenerate_triangle_as_segment,
+from touche._kernels.narrow.pairs import relative_transform  # noqa: E402
+from touche._kernels.narrow.pair_closed import (  # noqa: E402
     finish_core_distance,
     linear_core,
-    mesh_vs_plane,
     nan3,
     core_radius,
     apply_point,
     apply_vector,
-    linear_triangle_term,
-    point_triangle_term,
-    polytope_triangle_term,
-    relative_transform,
-    smooth_triangle_term,
     status_of,
     support,
     transform_shape,
 )
+from touche._kernels.narrow.pair_mesh import (  # noqa: E402
+    degenerate_triangle_as_segment,
+    mesh_vs_plane,
+    linear_triangle_term,
+    point_triangle_term,
+    polytope_triangle_term,
+    smooth_triangle_term,
+)
+from touche._kernels.narrow.pair_gjk import bounding_ball  # noqa: E402
 from touche._kernels.base.posecheck import INVALID_POSE_A, INVALID_POSE_B, invalid_pose  # noqa: E402
 
 PAD_RELATIVE = 1e-9

@@ -49,7 +49,8 @@ from touche._kernels.base.jit import njit  # noqa: E402
 from touche._kernels.base import kinds  # noqa: E402
 from touche._kernels.primitives.closest import linear_linear_parameters  # noqa: E402
 from touche._kernels.convex.support import unwrap_rounded  # noqa: E402
-from touche._kernels.narrow.pairs import engine_address, call_pair_engine, is_supported, support  # noqa: E402,F401  (engine_address: for Python)
+from touche._kernels.narrow.pairs import engine_address, call_pair_engine, is_supported  # noqa: E402,F401  (engine_address: for Python)
+from touche._kernels.narrow.pair_closed import support  # noqa: E402
 from touche._kernels.base.posecheck import invalid_pose  # noqa: E402
 from touche._kernels.base.touching import offset as _offset  # noqa: E402
 from touche._kernels.base.touching import touching_tolerance  # noqa: E402

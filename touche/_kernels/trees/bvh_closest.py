@@ -126,7 +126,7 @@ def closest_points_tree_many(links, boxes, child_boxes, tri_vertices, tri_ids, d
         dq = q - local
         signed = np.sqrt(dq[0] * dq[0] + dq[1] * dq[1] + dq[2] * dq[2])
         if not (signed > 0.0):
-            signed = -(0.0 + 0.0 + 0.0)  # pairs.finish_core_distance: -depth at zero distance
+            signed = -(0.0 + 0.0 + 0.0)  # pair_closed.finish_core_distance: -depth at zero distance
         tolerance_i = touching_tolerance_at(scale, offset(pose))
         for k in range(3):
             out_point[i, k] = pose[k, 0] * q[0] + pose[k, 1] * q[1] + pose[k, 2] * q[2] + pose[k, 3]

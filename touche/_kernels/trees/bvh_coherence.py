@@ -19,7 +19,7 @@ from touche._kernels.primitives.tri_distance import (  # noqa: E402
     load_triangle,
     triangle_distance_sq,
 )
-from touche._kernels.primitives.sat_fast import triangle_triangle_overlap  # noqa: E402
+from touche._kernels.primitives.sat_triangles import triangle_triangle_overlap  # noqa: E402
 from touche._kernels.trees.bvh_descent import (  # noqa: E402
     DIRECT_LEAF,
     DIRECT_LEAF_DISTANCE,

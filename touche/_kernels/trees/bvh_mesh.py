@@ -10,7 +10,7 @@ into the flat arrays the traversals read (one row per node, preorder, left child
 ``child_boxes (N, 12)``  an internal node's two children's padded boxes (left, right) stored in
     the parent, so one row read orders both children (near child first).
 ``tri (m, 12)``  per triangle in tree order: ``a``, ``ab = b - a``, ``ac = c - a``,
-    ``n = ab x ac`` -- exactly the quantities ``ray._ray_tri`` computes (same arithmetic, same
+    ``n = ab x ac`` -- exactly the quantities ``ray_polytopes._ray_tri`` computes (same arithmetic, same
     order), so a BVH hit is bit-identical to the brute-force ``ray.ray_triangles_first``.
 
 Conservative boxes. The slab test and the triangle test round differently; a hit the

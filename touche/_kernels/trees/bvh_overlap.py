@@ -29,7 +29,8 @@ from touche._kernels.trees.bvh_volumes import (  # noqa: E402
     SPHERE_CENTER,
     SPHERE_RADIUS,
 )
-from touche._kernels.primitives.sat_fast import triangle_obb_overlap, triangle_triangle_overlap  # noqa: E402
+from touche._kernels.primitives.sat_boxes import triangle_obb_overlap  # noqa: E402
+from touche._kernels.primitives.sat_triangles import triangle_triangle_overlap  # noqa: E402
 from touche._kernels.trees.bvh_descent import (  # noqa: E402
     DIRECT_LEAF,
     center_gap2,

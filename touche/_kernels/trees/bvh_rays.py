@@ -71,7 +71,7 @@ def ray_slab(b, row, off, ox, oy, oz, ix, iy, iz):
 @njit(cache=True, nogil=True, inline="always")
 def hit_triangle(tri, k, ox, oy, oz, dx, dy, dz, best):
     """Two-sided ray vs the k-th prepared triangle; ``t`` in [0, best] or -1.0 for no hit.
-    Same arithmetic and acceptance as ray._ray_tri (zero-area triangles and rays in the
+    Same arithmetic and acceptance as ray_polytopes._ray_tri (zero-area triangles and rays in the
     triangle's plane: no hit)."""
     nx = tri[k, 9]
     ny = tri[k, 10]
@@ -194,7 +194,7 @@ def _ray_to_local(poses, p, origins, directions, i, unit, local):
 
 @njit(cache=True, nogil=True, inline="always")
 def _world_normal(v0, v1, v2, poses, p, out, i):
-    """out[i] = R unit(v) for a triangle normal v: ray._unit's arithmetic (scaled by the largest
+    """out[i] = R unit(v) for a triangle normal v: ray.safe_unit's arithmetic (scaled by the largest
     component first) without its allocation, then batch.raycast_many's apply_vector."""
     m = max(abs(v0), max(abs(v1), abs(v2)))
     x0 = 0.0

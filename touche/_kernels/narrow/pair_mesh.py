@@ -1,0 +1,272 @@
+"""The pair engine's mesh terms: a core (point, linear element, polytope, smooth solid, plane)
+against a triangle mesh's triangles, one triangle at a time (the brute force over a mesh that
+pairs.py's mesh family and the BVH route in bvh_shape.py share), and a degenerate triangle as
+the segment it reduces to.
+
+Result convention: see pairs.py.
+"""
+import numpy as np
+from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
+
+ensure_fresh_cache()
+
+from touche._kernels.base.jit import njit
+
+from touche._kernels.base import kinds
+from touche._kernels.primitives.closest import closest_point_triangle, closest_points_linear_linear
+from touche._kernels.convex.gjk import gjk_pair_distance, gjk_pair_intersects
+from touche._kernels.primitives.overlap import test_triangle_obb
+from touche._kernels.base.vec import cross as _cross
+from touche._kernels.base.vec import dot as _dot
+from touche._kernels.base.vec import norm as _norm
+from touche._kernels.narrow.pair_closed import (
+    any_perpendicular,
+    box_frame,
+    core_radius,
+    finish_core_distance,
+    linear_core,
+    linear_vs_polytope,
+    nan3,
+)
+from touche._kernels.narrow.pair_polytopes import polytope_vs_polytope
+
+
+@njit(cache=True, nogil=True)
+def point_triangle_term(c, a, b, cc):
+    """One triangle of point_vs_mesh: (squared distance, closest point, unit face normal or +z
+    for a zero-area triangle). The BVH route (bvh_shape.py) calls the same term."""
+    candidate = closest_point_triangle(c, a, b, cc)
+    d2 = (candidate[0] - c[0]) ** 2 + (candidate[1] - c[1]) ** 2 + (candidate[2] - c[2]) ** 2
+    n = _cross(b - a, cc - a)
+    length = _norm(n)
+    if length > 0.0:
+        return d2, candidate, n / length
+    return d2, candidate, np.array([0.0, 0.0, 1.0])
+
+
+@njit(cache=True, nogil=True)
+def point_vs_mesh(c, r, points, triangles, first_hit):
+    """Brute force (the reference of the BVH route): the nearest triangle, the first (lowest
+    index) among equals."""
+    best = np.inf
+    q = c.copy()
+    face_normal = np.array([0.0, 0.0, 1.0])
+    for k in range(triangles.shape[0]):
+        d2, candidate, normal = point_triangle_term(c, points[triangles[k, 0]], points[triangles[k, 1]],
+                                                    points[triangles[k, 2]])
+        if d2 < best:
+            best = d2
+            q = candidate
+            face_normal = normal
+            if first_hit and np.sqrt(d2) <= r:
+                break
+    return finish_core_distance(c, r, q, 0.0, face_normal, 0.0)
+
+
+@njit(cache=True, nogil=True)
+def linear_triangle_term(kind_a, params_a, points_a, a, b, c, first_hit):
+    """One triangle of linear_vs_mesh (also called by the BVH route, bvh_shape.py): the
+    triangle as a solid triangle polytope (exact clip + SAT depth), a zero-area one as its longest
+    edge. NaN: overlapping with no computed depth (a ray / line through the triangle)."""
+    params_t, points_t, tris_t, edges_t = _triangle_polytope_arrays(a, b, c)
+    if int(params_t[1]) == 0:
+        # zero-area triangle: its longest edge, a segment (linear-linear, as _ordered_core does)
+        p, d, lo, hi = linear_core(kind_a, points_a)
+        r = core_radius(kind_a, params_a)
+        _, _, segment = degenerate_triangle_as_segment(kinds.TRIANGLE, params_t, points_t)
+        _, _, c1, c2 = closest_points_linear_linear(
+            p, d, lo, hi, segment[0], segment[1] - segment[0], 0.0, 1.0
+        )
+        fallback = _cross(d, segment[1] - segment[0])
+        length = _norm(fallback)
+        fallback = fallback / length if length > 0.0 else any_perpendicular(d)
+        return finish_core_distance(c1, r, c2, 0.0, fallback, 0.0)
+    return linear_vs_polytope(
+        kind_a, params_a, points_a, kinds.TRIANGLE, params_t, points_t, tris_t, edges_t, first_hit
+    )
+
+
+@njit(cache=True, nogil=True)
+def linear_vs_mesh(kind_a, params_a, points_a, points, triangles, first_hit):
+    """Linear element vs triangle soup, brute force (the reference of the BVH route): the
+    nearest (or, overlapping, the deepest) triangle, the first among equals; NaN when some
+    triangle overlaps with no computed depth, as for a Triangle.
+    (Replaces a per-triangle crossing test that compared a reconstructed closest point with the
+    crossing point for exact equality: round-off missed crossings and reported a distance.)"""
+    best = (np.inf, nan3(), nan3(), nan3())
+    unknown_depth = False
+    for k in range(triangles.shape[0]):
+        result = linear_triangle_term(kind_a, params_a, points_a, points[triangles[k, 0]], points[triangles[k, 1]],
+                                      points[triangles[k, 2]], first_hit)
+        if result[0] != result[0]:  # NaN: overlapping, depth not computed
+            unknown_depth = True
+            if first_hit:
+                return -1.0, nan3(), nan3(), nan3()
+            continue
+        if first_hit and result[0] <= 0.0:
+            return result
+        if result[0] < best[0]:
+            best = result
+    if unknown_depth:
+        return np.nan, nan3(), nan3(), nan3()
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _triangle_polytope_arrays(a, b, c):
+    """Packed polytope (params, points, triangles, edges) of one mesh triangle."""
+    normal = _cross(b - a, c - a)
+    length = _norm(normal)
+    verts = np.empty((3, 3))
+    verts[0] = a
+    verts[1] = b
+    verts[2] = c
+    if length == 0.0:
+        params = np.array([3.0, 0.0, 3.0, 0.0])
+        points = np.empty((6, 3))
+        points[:3] = verts
+        for i in range(3):
+            points[3 + i] = verts[(i + 1) % 3] - verts[i]
+    else:
+        normal = normal / length
+        params = np.empty(4 + 5)
+        params[0] = 3.0
+        params[1] = 5.0
+        params[2] = 3.0
+        params[3] = 4.0
+        points = np.empty((3 + 5 + 3, 3))
+        points[:3] = verts
+        points[3] = normal
+        params[4] = _dot(normal, a)
+        for i in range(3):
+            edge = verts[(i + 1) % 3] - verts[i]
+            side = _cross(edge, normal)
+            side_length = _norm(side)
+            if side_length > 0.0:
+                side = side / side_length
+            points[4 + i] = side
+            params[5 + i] = _dot(side, verts[i])
+            points[8 + i] = edge
+        points[7] = -normal
+        params[8] = -params[4]
+    triangles = np.zeros((1, 3), dtype=np.int64)
+    triangles[0, 1] = 1
+    triangles[0, 2] = 2
+    edges = np.zeros((3, 2), dtype=np.int64)
+    for i in range(3):
+        edges[i, 0] = i
+        edges[i, 1] = (i + 1) % 3
+    return params, points, triangles, edges
+
+
+@njit(cache=True, nogil=True)
+def polytope_triangle_term(kind_a, params_a, points_a, tris_a, edges_a, a, b, c, boolean):
+    """One triangle of convex_vs_mesh (also called by the BVH route, bvh_shape.py). Boolean
+    box: (-1, NaN..) on overlap, (inf, NaN..) otherwise (triangle-OBB SAT only)."""
+    if boolean and kind_a == kinds.BOX:
+        center, axes, half = box_frame(params_a, points_a)
+        if test_triangle_obb(a, b, c, center, axes, half):
+            return -1.0, nan3(), nan3(), nan3()
+        return np.inf, nan3(), nan3(), nan3()
+    params_t, points_t, tris_t, edges_t = _triangle_polytope_arrays(a, b, c)
+    if int(params_t[1]) == 0:
+        # zero-area triangle: it is its longest edge, a segment (flip the segment-first result)
+        _, _, segment = degenerate_triangle_as_segment(kinds.TRIANGLE, params_t, points_t)
+        flipped = linear_vs_polytope(
+            kinds.SEGMENT, params_t[:0], segment, kind_a, params_a, points_a, tris_a, edges_a, boolean
+        )
+        return flipped[0], flipped[2], flipped[1], -flipped[3]
+    return polytope_vs_polytope(
+        kind_a, params_a, points_a, tris_a, edges_a, kinds.TRIANGLE, params_t, points_t, tris_t, edges_t, boolean
+    )
+
+
+@njit(cache=True, nogil=True)
+def mesh_vs_plane(points, triangles, normal, offset, halfspace):
+    """Mesh (A) vs plane: extremes over the vertices that faces use."""
+    low = np.inf
+    high = -np.inf
+    low_point = points[0]
+    high_point = points[0]
+    for k in range(triangles.shape[0]):
+        for j in range(3):
+            v = points[triangles[k, j]]
+            value = _dot(normal, v)
+            if value < low:
+                low = value
+                low_point = v
+            if value > high:
+                high = value
+                high_point = v
+    if low > offset:
+        gap = low - offset
+        return gap, low_point.copy(), low_point - gap * normal, -normal
+    if not halfspace and high < offset:
+        gap = offset - high
+        return gap, high_point.copy(), high_point + gap * normal, normal.copy()
+    below = offset - low
+    above = high - offset
+    if halfspace or below <= above:
+        return -below, low_point.copy(), low_point + below * normal, -normal
+    return -above, high_point.copy(), high_point - above * normal, normal.copy()
+
+
+@njit(cache=True, nogil=True)
+def smooth_triangle_term(kind_a, params_a, points_a, a, b, c, boolean):
+    """One triangle of convex_vs_mesh (also called by the BVH route, bvh_shape.py): GJK / EPA
+    in one frame. Boolean: (-1, NaN..) on overlap, (inf, NaN..) otherwise."""
+    identity = np.eye(4)
+    triangle_params = np.zeros(4)
+    triangle_params[0] = 3.0
+    triangle = np.empty((3, 3))
+    triangle[0] = a
+    triangle[1] = b
+    triangle[2] = c
+    if boolean:
+        if gjk_pair_intersects(kind_a, params_a, points_a, identity, kinds.TRIANGLE, triangle_params, triangle, identity):
+            return -1.0, nan3(), nan3(), nan3()
+        return np.inf, nan3(), nan3(), nan3()
+    signed, point_a, point_b, normal, _, _ = gjk_pair_distance(
+        kind_a, params_a, points_a, identity, kinds.TRIANGLE, triangle_params, triangle, identity, 0.0
+    )
+    return signed, point_a, point_b, normal
+
+
+@njit(cache=True, nogil=True)
+def convex_vs_mesh(kind_a, params_a, points_a, tris_a, edges_a, points, triangles, boolean):
+    """Polytope (SAT terms) or smooth shape (GJK / EPA terms) vs a triangle soup, brute force (the
+    reference of the BVH route): the nearest (or, overlapping, the deepest) triangle, the first
+    among equals."""
+    smooth = kind_a > kinds.POLYHEDRON
+    best = (np.inf, nan3(), nan3(), nan3())
+    for k in range(triangles.shape[0]):
+        a, b, c = points[triangles[k, 0]], points[triangles[k, 1]], points[triangles[k, 2]]
+        if smooth:
+            result = smooth_triangle_term(kind_a, params_a, points_a, a, b, c, boolean)
+        else:
+            result = polytope_triangle_term(kind_a, params_a, points_a, tris_a, edges_a, a, b, c, boolean)
+        if boolean:
+            if result[0] <= 0.0:
+                return result
+            continue
+        if result[0] < best[0]:
+            best = result
+    return best
+
+
+@njit(cache=True, nogil=True)
+def degenerate_triangle_as_segment(kind, params, points):
+    """A zero-area triangle behaves as its longest edge (a segment)."""
+    if kind == kinds.TRIANGLE and int(params[1]) == 0:
+        best = -1.0
+        seg = np.empty((2, 3))
+        for i in range(3):
+            a = points[i]
+            b = points[(i + 1) % 3]
+            length = _dot(b - a, b - a)
+            if length > best:
+                best = length
+                seg[0] = a
+                seg[1] = b
+        return kinds.SEGMENT, np.zeros(0), seg
+    return kind, params, points
