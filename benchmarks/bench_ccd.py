@@ -28,7 +28,7 @@ as the equal ``Screw`` (``screw_between``). B stays.
 Workloads: box-box (one of them a 1e-3 thick plate) and two 30-vertex hulls (fcl.Convex), A
 spinning up to ~3 turns over the interval.
 
-Accuracy: both are compared with a dense reference (tests/naive_ccd.py: 4,000 samples of a static
+Accuracy: both are compared with a dense reference (tests/naive/ccd.py: 4,000 samples of a static
 test plus bisection; boxes by the numpy 15-axis test, hulls by touche.intersects). Columns:
 missed = reference contacts reported as none; false = reported contacts the reference does not
 see and that are not contacts at the reported time; |dt| = time error on common hits (median /
@@ -47,7 +47,7 @@ from scipy.spatial import ConvexHull
 from scipy.spatial.transform import Rotation
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
-import naive_ccd as R  # noqa: E402
+from naive import ccd as R  # noqa: E402
 
 import touche as tc  # noqa: E402
 from touche.impact import ImpactStatus, time_of_impact  # noqa: E402
@@ -129,7 +129,7 @@ def run_fcl(fcl, a, b, t0, t1, solver, gjk, iterations):
 
 
 class ScrewPath:
-    """Screw poses by the independent formula of tests/naive_ccd.py."""
+    """Screw poses by the independent formula of tests/naive/ccd.py."""
 
     def __init__(self, t0, slide, spin, centre):
         self.t0, self.slide, self.spin, self.centre = t0, slide, spin, centre

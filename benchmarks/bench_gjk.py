@@ -35,7 +35,7 @@ import coal  # noqa: E402
 
 import touche  # noqa: E402
 from touche import convex  # noqa: E402
-from naive_gjk import random_poses  # noqa: E402
+from naive.gjk import random_poses  # noqa: E402
 
 
 def coal_convex(shape):

@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import touche  # noqa: E402
 from touche import lp  # noqa: E402
-from naive_lp import random_poses  # noqa: E402
+from naive.lp import random_poses  # noqa: E402
 
 
 def median_time(fn, repeats=5):

@@ -18,8 +18,8 @@ Timing: the contenders run in interleaved rounds (same background load), best of
 ratio = touche time / peer time (< 1: touche faster). Absolute times on this shared machine are
 noise; the ratios are the result.
 Agreement: on every pose, touche's distance against both peers (within 1e-9 relative, floor
-1e-3 of the size as tests/test_mesh_peers.py) and booleans; a disagreement goes to the referee
-(tests/naive_bvh.py: exact pair tests on every candidate triangle pair) and counts as touche wrong
+1e-3 of the size as tests/mesh/test_mesh_peers.py) and booleans; a disagreement goes to the referee
+(tests/naive/bvh.py: exact pair tests on every candidate triangle pair) and counts as touche wrong
 only if the referee sides with the peer.
 """
 from __future__ import annotations
@@ -176,7 +176,7 @@ def measure_mesh(m, n, repeats, ranges):
 
 
 def agree(m, mesh, peers, poses, tf, tcoal, counts):
-    import naive_bvh
+    from naive import bvh as naive_bvh
 
     hits = tc.intersects(mesh, None, mesh, poses)
     dist = tc.distance(mesh, None, mesh, poses).distance

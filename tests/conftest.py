@@ -13,6 +13,14 @@ import shutil
 import subprocess
 import sys
 
+# tests/ mirrors the package (tests/kernels, tests/mesh, tests/bvh, ...): the shared helpers
+# (naive/, the oracles; coal_adapter, engines, threaded) and benchmarks/ (the mesh panel) are
+# imported by name from every folder
+_TESTS = os.path.dirname(os.path.abspath(__file__))
+for _path in (os.path.join(os.path.dirname(_TESTS), "benchmarks"), _TESTS):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
+
 CHROMIUM = "/usr/bin/chromium"
 APT_TIMEOUT_SECONDS = 1200
 

@@ -1,4 +1,4 @@
-"""BSP trees (touche.bsp, Ericson ch. 8) against the brute-force references of tests/naive_bsp.py
+"""BSP trees (touche.bsp, Ericson ch. 8) against the brute-force references of tests/naive/bsp.py
 and touche's winding-number ``contains``; crack-free splitting; the solid mesh flag and solid
 mesh pairs in ``touche.intersects`` (manifold3d's exact booleans as the reference).
 
@@ -16,7 +16,7 @@ from touche import GeometryError
 from touche import bsp
 from touche._kernels import bsp_build as kernels
 
-import naive_bsp
+from naive import bsp as naive_bsp
 
 MESHES = naive_bsp.test_meshes()
 NAMES = sorted(MESHES)
@@ -556,7 +556,7 @@ def test_rays_do_not_hit_thick_sliver_cells_on_a_real_mesh():
     the solid sliver 0.03 before the surface. Hits are now checked (touche/_kernels/trees/bsp_query.py,
     _ray_solid): every t is the brute-force first hit, within the boundary band."""
     pytest.importorskip("pybullet_data")
-    from naive_mesh_queries import load_pybullet_mesh
+    from naive.mesh_queries import load_pybullet_mesh
 
     vertices, faces = load_pybullet_mesh("torus/torus_textured.obj")
     tree = bsp.SolidBSP(vertices, faces)
@@ -611,7 +611,7 @@ def test_points_on_planes_near_sliver_cells_are_not_inside():
     book's "within eps of a plane: go back" point rule led its entry point into a solid sliver
     cell. Points now descend by the exact side (touche/_kernels/trees/bsp_query.py, _inside)."""
     pytest.importorskip("pybullet_data")
-    from naive_mesh_queries import load_pybullet_mesh
+    from naive.mesh_queries import load_pybullet_mesh
 
     vertices, faces = load_pybullet_mesh("differential/diff_pinion.stl")
     tree = bsp.SolidBSP(vertices, faces)

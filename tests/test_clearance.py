@@ -1,5 +1,5 @@
 """touche.clearance: the STL triangle-triangle strategy (S3) done right, against naive all-pairs
-references (tests/naive_mesh.py), exact 2D separating axes for coplanar triangles, and python-fcl
+references (tests/naive/mesh.py), exact 2D separating axes for coplanar triangles, and python-fcl
 on real STL parts from pybullet_data."""
 import os
 from fractions import Fraction
@@ -12,7 +12,7 @@ from touche import GeometryError
 from touche._kernels import clearance as kernels
 from touche.clearance import ClearancePart, clearance, clearance_all, prepare, triangle_clearance
 
-import naive_mesh as naive
+from naive import mesh as naive
 
 TRIANGLE_FACES = np.array([[0, 1, 2]])
 

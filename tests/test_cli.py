@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from touche import mesh as tm
 from touche.cli import EXIT_BAD_INPUT, EXIT_CONTACT, EXIT_OK, EXIT_USAGE, _uv_sphere, cli, main
 
-import naive_mesh as naive
+from naive import mesh as naive
 
 CHROMIUM = "/usr/bin/chromium"
 

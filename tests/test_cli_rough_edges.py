@@ -17,7 +17,7 @@ from touche import mesh as tm
 from touche.cli import (EXIT_BAD_INPUT, EXIT_CONTACT, EXIT_MISSING_EXTRA, EXIT_OK, EXIT_USAGE, _uv_sphere,
                         cli)
 
-import naive_mesh as naive
+from naive import mesh as naive
 
 
 def _run(*args):

@@ -1,4 +1,4 @@
-"""Contact manifolds (touche.contacts, touche/_kernels/narrow/manifold.py) against tests/naive_contacts.py,
+"""Contact manifolds (touche.contacts, touche/_kernels/narrow/manifold.py) against tests/naive/contacts.py,
 hand-built configurations, stability under jitter, and pybullet's box-box contacts."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from scipy.spatial.transform import Rotation
 import touche
 from touche.contacts import ContactManifold, contacts
 
-import naive_contacts as naive
+from naive import contacts as naive
 
 
 def _pose(rotation=None, translation=(0.0, 0.0, 0.0)):

@@ -1,8 +1,8 @@
 """The dispatch registry (touche/dispatch.py), tested from its own entries.
 
 Every registered (verb, kind_a, kind_b) runs on seeded random instances of the two kinds and is
-checked against the slow references (tests/naive_pairs.py for distances and closest points,
-tests/naive_toi.py for first contacts) where they reach, and everywhere for consistency with the
+checked against the slow references (tests/naive/pairs.py for distances and closest points,
+tests/naive/toi.py for first contacts) where they reach, and everywhere for consistency with the
 other verbs: distance > 0 exactly when the shapes do not intersect, closest points at the
 reported distance and on their shapes, ray hits exactly where the Ray shape intersects, contact
 and intersection points on both shapes, mirrored pairs giving mirrored answers. Every
@@ -16,9 +16,9 @@ import zlib
 import numpy as np
 import pytest
 
-import naive_pairs as NP
+from naive import pairs as NP
 import touche as tc
-from naive_toi import first_contact_by_sampling
+from naive.toi import first_contact_by_sampling
 from touche import dispatch
 from touche._kernels import kinds as K
 

@@ -29,7 +29,7 @@ from touche.errors import GeometryError
 from touche.meshquery import is_closed
 from touche.shapes import solid_orientation
 
-from naive_mesh import point_triangle_distance
+from naive.mesh import point_triangle_distance
 
 try:
     import coal

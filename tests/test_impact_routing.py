@@ -4,14 +4,14 @@ spheres, capsules, segments, points, cylinders, cones, ellipsoids, and those aga
 
 References: the closed-form sphere-sphere time (a quadratic), the exact SAT engine on polytope
 pairs (the same pair cast by GJK must give the same time), and brute force (dense sampling plus
-bisection of touche.intersects, tests/naive_toi.py) for the rest.
+bisection of touche.intersects, tests/naive/toi.py) for the rest.
 """
 import numpy as np
 import pytest
 
 import naive as N
 import touche as tc
-from naive_toi import first_contact_by_sampling
+from naive.toi import first_contact_by_sampling
 from touche._kernels import kinds as K
 from touche import dispatch
 from touche.impact import ImpactStatus, SetKind, time_of_impact

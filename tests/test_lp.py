@@ -8,7 +8,7 @@ import pytest
 
 import touche
 from touche import lp
-import naive_lp as N
+from naive import lp as N
 
 # Ericson 9.4.1, Figure 9.7: A = (1,0),(5,-1),(4,3) and B = (0,0),(4,1),(1,4) as halfspaces.
 TRIANGLES_A = np.array([[-1.0, 1.0], [-1.0, -4.0], [4.0, 1.0], [-4.0, 1.0], [1.0, -4.0], [1.0, 1.0]])

@@ -1,7 +1,7 @@
 """Safety margins (``touche.intersects(..., margin=d)``) and certified lower bounds
 (``touche.distance(..., lower_bound_only=True)``), issue 19 item 3, for every registered pair.
 
-References (tests/naive_margin.py): ``distance <= margin`` and ``0 <= L <= distance`` from
+References (tests/naive/margin.py): ``distance <= margin`` and ``0 <= L <= distance`` from
 today's exact ``touche.distance``; coal's ``CollisionRequest.security_margin`` where coal has
 the pair. The instances are test_dispatch's (one shape of every kind, two draws).
 """
@@ -10,8 +10,8 @@ import zlib
 import numpy as np
 import pytest
 
-import naive_margin as NM
-import naive_pairs as NP
+from naive import margin as NM
+from naive import pairs as NP
 import touche as tc
 from test_dispatch import FIRST, NAMES, SECOND
 from touche import dispatch

@@ -3,7 +3,7 @@ their Python form, and the rigour of the speed bounds conservative advancement r
 import numpy as np
 import pytest
 
-import naive_ccd as R
+from naive import ccd as R
 import touche as tc
 from touche.motion import Integrated, Keyframes, QuadraticMatrix, Screw
 

@@ -1,11 +1,11 @@
 """2D separating axes (touche.planar, touche/_kernels/primitives/sat2d.py) against slow references
-(tests/naive_planar.py, tests/naive_toi.py) on seeded random inputs, plus Eberly's worked example
+(tests/naive/planar.py, tests/naive/toi.py) on seeded random inputs, plus Eberly's worked example
 and edge cases."""
 import numpy as np
 import pytest
 
 import touche.planar as tp
-from naive_planar import (
+from naive.planar import (
     area,
     distance,
     intersection_polygon,
@@ -13,7 +13,7 @@ from naive_planar import (
     minkowski_time_of_impact,
     point_distance,
 )
-from naive_toi import first_contact_by_sampling
+from naive.toi import first_contact_by_sampling
 from touche import GeometryError
 from touche._kernels import kinds
 
@@ -223,7 +223,7 @@ def test_time_of_impact_vs_references():
 
 
 def test_time_of_impact_vs_sampling():
-    # reference 2: dense sampling + bisection of the naive static test (tests/naive_toi.py)
+    # reference 2: dense sampling + bisection of the naive static test (tests/naive/toi.py)
     rng = np.random.default_rng(7)
     n = 400
     a, va, b, vb, category = _toi_cases(rng, n)

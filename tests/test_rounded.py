@@ -1,7 +1,7 @@
 """Rounded shapes (touche.Rounded, touche.RoundedBox): a convex core grown by a ball.
 
 References: a rounded hull (point, segment, polytope core) is the hull of its vertices with a
-radius, which tests/naive_pairs.py measures exactly (feature enumeration); a rounded cylinder,
+radius, which tests/naive/pairs.py measures exactly (feature enumeration); a rounded cylinder,
 cone or ellipsoid is checked through the identity "distance to the rounded shape = distance to
 its core - radius" against densely sampled core surfaces, and against coal's swept-sphere radius
 (the same Minkowski sum) where coal is installed. Every verb the registry lists for the kind is
@@ -12,9 +12,9 @@ import pickle
 import numpy as np
 import pytest
 
-import naive_pairs as NP
+from naive import pairs as NP
 import touche as tc
-from naive_toi import first_contact_by_sampling
+from naive.toi import first_contact_by_sampling
 from touche._kernels import kinds as K
 
 SAME = 1e-6

@@ -4,7 +4,7 @@ on solid meshes (touche/solids.py, touche/solid_queries.py; docs/solids.md).
 References:
 - manifold3d's exact boolean intersection (double precision Mesh64): its volume, and its
   connected components (``decompose``) = the interpenetration regions, with their volumes;
-- dense numpy over all triangles (tests/naive_mesh.py): winding numbers (inside / outside)
+- dense numpy over all triangles (tests/naive/mesh.py): winding numbers (inside / outside)
   and point-to-surface distances (depths), and uniform surface sampling for the deepest point.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ import trimesh
 
 import touche as tc
 from touche.errors import GeometryError
-from naive_mesh import sample_surface, surface_distance, winding_numbers
+from naive.mesh import sample_surface, surface_distance, winding_numbers
 
 manifold3d = pytest.importorskip("manifold3d")
 

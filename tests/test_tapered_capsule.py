@@ -3,7 +3,7 @@ kind code, a shape class and a support mapping: no other source file).
 
 Reference: the hull of two balls is the union of the balls (c(t), r(t)) interpolated linearly for
 t in [0, 1], so its distance to a convex set X is min_t dist(c(t), X) - r(t), a convex function of
-t (a ternary search over exact point-to-hull distances, tests/naive_pairs.py). The registry-wide
+t (a ternary search over exact point-to-hull distances, tests/naive/pairs.py). The registry-wide
 checks (every verb, mirrored pairs, closest points) run in tests/test_dispatch.py.
 """
 import pickle
@@ -11,7 +11,7 @@ import pickle
 import numpy as np
 import pytest
 
-import naive_pairs as NP
+from naive import pairs as NP
 import touche as tc
 
 SAME = 1e-6

@@ -60,7 +60,7 @@ def _supported(a, b):
 
 def _through_gjk(a, b):
     """Curved solids against anything but a sphere or a plane now go to GJK / EPA; their coal
-    comparison lives in tests/test_gjk.py (hulls and primitives), not in this calibrated table."""
+    comparison lives in tests/kernels/test_gjk.py (hulls and primitives), not in this calibrated table."""
     return (a in ROUND or b in ROUND) and not ({a, b} & {"sphere", "plane", "halfspace"})
 
 
@@ -484,7 +484,7 @@ def test_separated_closest_points(a, b):
 #   judges: touche's distance is CERTIFIED: its witness points lie on their shapes (closed-form
 #   point tests), |pb - pa| (an upper bound of the true distance) equals it, and the gap between
 #   the two supporting planes along its normal (closed-form support functions,
-#   tests/naive_gjk.py; a lower bound of the true distance) is within GJK_DIST of it;
+#   tests/naive/gjk.py; a lower bound of the true distance) is within GJK_DIST of it;
 # - penetrating: |touche depth - coal depth| <= GJK_DEPTH * depth, or coal is off and the referee
 #   judges: EPA's depth is the distance to a face of a polytope inside A - B (a lower bound of the
 #   minimum translation distance) and the depth realised along its normal, h_A(n) + h_B(-n)
@@ -549,7 +549,7 @@ GJK_PAIRS = [(a, b) for i, a in enumerate(GJK_NAMES) for b in GJK_NAMES[i:]]
 
 def _reach(shape):
     """Radius of a ball about the local origin holding the shape."""
-    from naive_gjk import support_function
+    from naive.gjk import support_function
 
     return float(support_function(shape, np.eye(4), _unit_vectors(np.random.default_rng(0), 4000)).max())
 
@@ -621,8 +621,8 @@ from touche import convex  # noqa: E402
 
 
 def _support_sum(sa, pose_a, sb, pose_b, normals, indices):
-    """h_A(n) + h_B(-n) per pose (closed-form support functions of tests/naive_gjk.py)."""
-    from naive_gjk import support_function
+    """h_A(n) + h_B(-n) per pose (closed-form support functions of tests/naive/gjk.py)."""
+    from naive.gjk import support_function
 
     return np.array([
         support_function(sa, pose_a[i], normals[k:k + 1])[0] + support_function(sb, pose_b[i], -normals[k:k + 1])[0]
@@ -753,7 +753,7 @@ def test_gjk_curved_depths_against_support_reference():
     Nelder-Mead; touche agrees to 1.3e-10 relative, coal is off by up to 1.7e-3 at these poses):
     an independent check of EPA's depth, whose lower-bound property the bracket in
     test_gjk_pair_vs_coal relies on."""
-    from naive_gjk import support_signed
+    from naive.gjk import support_signed
 
     checked = 0
     for a, b in GJK_PAIRS:

@@ -1,9 +1,9 @@
-"""CollisionWorld vs brute force (every pair straight to the narrow phase, tests/naive_broadphase.py)."""
+"""CollisionWorld vs brute force (every pair straight to the narrow phase, tests/naive/broadphase.py)."""
 import numpy as np
 import pytest
 
 import touche
-from naive_broadphase import naive_world_step
+from naive.broadphase import naive_world_step
 from touche import GeometryError, UnsupportedQuery
 from touche.broadphase import STRUCTURES
 from touche.query import SUPPORTED_PAIRS

@@ -12,7 +12,7 @@ from touche._kernels.base.jit import njit  # noqa: E402
 
 
 # node_bounds layout of touche/_kernels/trees/bvh_volumes.py (bounding sphere of the node's triangles);
-# tests/test_ccd_mesh.py checks these against bvh_volumes and that the spheres hold the triangles
+# tests/bvh/test_ccd_mesh.py checks these against bvh_volumes and that the spheres hold the triangles
 OBB_CENTER = 6
 OBB_AXES = 9
 OBB_HALF = 18

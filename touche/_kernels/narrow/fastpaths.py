@@ -1,11 +1,11 @@
 """Allocation-light fast paths for the most common primitive pairs (robotics: spheres, capsules,
 boxes). They compute exactly what the general engine (pairs.py) computes, straight from the two
-poses, without building moved copies of the shapes. ``tests/test_fastpaths.py`` checks them
+poses, without building moved copies of the shapes. ``tests/kernels/test_fastpaths.py`` checks them
 against the engine.
 
 Each function returns ``handled`` first: False means "not a fast-path pair, use the engine".
 Which kind pairs the Python layer sends here (the short entries of batch.py) is declared in
-touche/dispatch.py (engine CLOSED_FORM); tests/test_fastpaths.py checks that these functions
+touche/dispatch.py (engine CLOSED_FORM); tests/kernels/test_fastpaths.py checks that these functions
 handle exactly those pairs.
 """
 import numpy as np

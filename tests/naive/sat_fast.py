@@ -9,7 +9,7 @@
   interval overlap (so |gap| small = "near touching").
 - ``lp_overlap``: scipy linprog feasibility of sum(l_i a_i) = sum(m_j b_j), l, m >= 0, sums 1
   (the two convex hulls share a point). Slow: used on a subset.
-- ``first_contact_vectorised``: the algorithm of tests/naive_toi.py ``first_contact_by_sampling``
+- ``first_contact_vectorised``: the algorithm of tests/naive/toi.py ``first_contact_by_sampling``
   (dense samples, then bisection of the static test) run for many cases at once.
 - point-to-box and point-to-triangle distances, polygon clipping for areas.
 """

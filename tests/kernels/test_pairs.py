@@ -1,5 +1,5 @@
 """The pair engine (touche.distance / touche.intersects, touche/_kernels/narrow/pairs.py) against the slow
-references in naive_pairs.py, for every pair in touche.SUPPORTED_PAIRS.
+references in naive/pairs.py, for every pair in touche.SUPPORTED_PAIRS.
 
 Tolerances (S = size of the configuration: the shapes' bounding radii plus the translations):
 - booleans must agree with the reference outside a band of 1e-9 S around touching;
@@ -87,7 +87,7 @@ PAIRS = [
     for b in NAMES[i:]
     if (SHAPES[a].kind, SHAPES[b].kind) in tc.SUPPORTED_PAIRS
     and not routed_to_gjk(SHAPES[a].kind, SHAPES[b].kind)
-    and not (a == b == "TriangleMesh")  # mesh-mesh (surfaces, no depth): tests/test_mesh_public.py
+    and not (a == b == "TriangleMesh")  # mesh-mesh (surfaces, no depth): tests/mesh/test_mesh_public.py
 ]
 
 

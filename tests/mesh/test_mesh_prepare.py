@@ -5,7 +5,7 @@ import pytest
 from touche import mesh as tm
 from touche.errors import GeometryError
 
-import naive_mesh as naive
+from naive import mesh as naive
 
 
 def _sphere(subdivisions=2):

@@ -1,4 +1,4 @@
-"""Slow, obviously-correct references for continuous collision detection (tests/test_ccd.py).
+"""Slow, obviously-correct references for continuous collision detection (tests/kernels/test_ccd.py).
 
 - Motions evaluated independently of touche.motion: screw poses from scipy's rotation vectors,
   keyframes by the quaternion slerp formula, quadratic matrices by direct evaluation.
@@ -203,7 +203,7 @@ def first_contact(separation, count, t_max, samples=4000, iterations=60, cull=No
 # ----------------------------------------------------------------------------------------------
 def check_times(result, reference, separation_at, t_max, *, late_slack=TOL, band=(0.2, 0.8), label="", gap=GAP):
     """Compare a batch time_of_impact result with reference first-contact times (inf = no
-    contact seen), see tests/test_ccd.py's module doc: never MISS a reference contact, never
+    contact seen), see tests/kernels/test_ccd.py's module doc: never MISS a reference contact, never
     late by more than ``late_slack`` t_max, early by more than TOL t_max only where the static
     separation at the kernel's time is <= ``gap`` (a real contact the samples stepped over or a
     near-tangential approach), and kernel-only contacts real to ``gap`` (< 2 % of the cases).

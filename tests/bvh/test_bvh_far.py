@@ -14,10 +14,8 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-sys.path.insert(0, os.path.dirname(__file__))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-import naive_bvh  # noqa: E402
+from naive import bvh as naive_bvh  # noqa: E402
 
 import touche as tc  # noqa: E402
 from touche.clearance import triangle_clearance  # noqa: E402

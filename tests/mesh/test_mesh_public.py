@@ -8,7 +8,7 @@
   common, and on touching / coplanar / degenerate configurations and at scales 1e-6 and 1e6.
   The brute force itself is checked against naive references in test_pairs.py.
 - Mesh against mesh goes to touche.bvh (surfaces: distance 0 where they meet, status TOUCHING),
-  checked here against an all-pairs triangle reference (tests/naive_bvh.py).
+  checked here against an all-pairs triangle reference (tests/naive/bvh.py).
 """
 from __future__ import annotations
 
@@ -20,9 +20,8 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-sys.path.insert(0, os.path.dirname(__file__))
 
-import naive_bvh  # noqa: E402
+from naive import bvh as naive_bvh  # noqa: E402
 
 import touche as tc  # noqa: E402
 from touche import _parallel  # noqa: E402

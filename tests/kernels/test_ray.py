@@ -1,11 +1,11 @@
-"""Tests for touche._kernels.primitives.ray, ray_polytopes and ray_round against the slow references in tests/naive_ray.py."""
+"""Tests for touche._kernels.primitives.ray, ray_polytopes and ray_round against the slow references in tests/naive/ray.py."""
 from decimal import Decimal, getcontext
 
 import numpy as np
 import pytest
 from scipy.spatial import ConvexHull
 
-import naive_ray as NR
+from naive import ray as NR
 from touche._kernels import ray as R
 from touche._kernels import ray_polytopes as RP
 from touche._kernels import ray_round as RR

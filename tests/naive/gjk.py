@@ -1,4 +1,4 @@
-"""Slow, obviously correct references for tests/test_gjk.py.
+"""Slow, obviously correct references for tests/kernels/test_gjk.py.
 
 * Polytope pairs: the Minkowski difference D = A - B as the scipy ConvexHull of all vertex
   differences; signed distance = distance from the origin to D (brute force over D's boundary

@@ -1,5 +1,5 @@
 """Bounding-volume hierarchies (touche.bvh): tree invariants, mesh-mesh collide / intersects /
-distance against all-pairs references (tests/naive_bvh.py) and against python-fcl and coal on real
+distance against all-pairs references (tests/naive/bvh.py) and against python-fcl and coal on real
 meshes from pybullet_data."""
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-sys.path.insert(0, os.path.dirname(__file__))
 
-import naive_bvh  # noqa: E402
+from naive import bvh as naive_bvh  # noqa: E402
 
 import touche as tc  # noqa: E402
 from touche.bvh import BVH, SPLITS  # noqa: E402
@@ -379,4 +378,4 @@ def test_bad_input_raises_geometry_error():
 
 
 # Against python-fcl and coal on real meshes (1,000 poses of each pybullet_data mesh, a referee on
-# disagreements): tests/test_mesh_peers.py.
+# disagreements): tests/mesh/test_mesh_peers.py.

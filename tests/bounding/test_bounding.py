@@ -7,7 +7,7 @@ from touche._kernels import bounding as kb
 from touche._kernels import bounding_obb as kbo
 from touche.errors import GeometryError
 
-import naive_bounding as naive
+from naive import bounding as naive
 
 
 def _rotated(rng, points):

@@ -1,8 +1,8 @@
-"""Broad-phase structures vs the O(n^2) reference (tests/naive_broadphase.py) on seeded scenes."""
+"""Broad-phase structures vs the O(n^2) reference (tests/naive/broadphase.py) on seeded scenes."""
 import numpy as np
 import pytest
 
-from naive_broadphase import SCENES, naive_pairs, naive_query_aabb, naive_query_ray, naive_query_sphere, scene
+from naive.broadphase import SCENES, naive_pairs, naive_query_aabb, naive_query_ray, naive_query_sphere, scene
 from touche import GeometryError
 from touche.broadphase.structures import _visit_stamps
 from touche.broadphase import (STRUCTURES, BroadPhase, DynamicAABBTree, IdError, IncrementalSweepAndPrune, LinearOctree,

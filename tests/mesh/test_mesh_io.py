@@ -15,7 +15,7 @@ import touche as tc
 from touche import mesh as tm
 from touche.errors import MeshFormatError
 
-from naive_mesh import cube
+from naive.mesh import cube
 
 
 def _sphere(subdivisions=2):

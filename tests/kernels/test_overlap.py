@@ -4,7 +4,7 @@ import pytest
 
 from touche._kernels import overlap as K
 from touche._kernels import sat as S
-import naive_overlap as N
+from naive import overlap as N
 
 NCASES = 300
 
@@ -645,7 +645,7 @@ def test_triangle_triangle_one_home_edge_cases():
     """overlap.test_triangle_triangle and sat_fast's batch driver answer through the one home
     (overlap.triangles_overlap): identical answers, right against the naive SAT / LP away from
     the touching band, and every shared-vertex pair reported as overlapping."""
-    import naive_sat_fast as NS
+    from naive import sat_fast as NS
     from touche._kernels import sat_fast
 
     ta, tb, kind, scale = _edge_case_triangles(np.random.default_rng(1717), 2000)

@@ -46,8 +46,8 @@ import itertools
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
-import naive_closest as NC
-import naive_overlap as NO
+from naive import closest as NC
+from naive import overlap as NO
 
 from touche._kernels import kinds as K
 

@@ -21,9 +21,8 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-sys.path.insert(0, os.path.dirname(__file__))
 
-import naive_bvh  # noqa: E402
+from naive import bvh as naive_bvh  # noqa: E402
 
 import touche as tc  # noqa: E402
 

@@ -11,10 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-import naive_bvh  # noqa: E402
+from naive import bvh as naive_bvh  # noqa: E402
 import panel  # noqa: E402
 
 import touche as tc  # noqa: E402

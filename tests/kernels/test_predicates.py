@@ -1,5 +1,5 @@
 """Tests for touche/_kernels/base/predicates.py and touche/_kernels/primitives/containment.py against the exact /
-brute-force references in tests/naive_predicates.py."""
+brute-force references in tests/naive/predicates.py."""
 
 from fractions import Fraction as Fr
 
@@ -8,7 +8,7 @@ import numpy as np
 from touche._kernels import containment as C
 from touche._kernels import predicates as P
 
-import naive_predicates as N
+from naive import predicates as N
 
 
 def sg(x):

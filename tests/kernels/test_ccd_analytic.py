@@ -1,14 +1,14 @@
 """Closed-form moving tests (touche/_kernels/motion/ccd_analytic.py, Ericson 5.5.3-5.5.8, errata of
 SEED-NOTES §3) and interval halving (5.5.1) as the fallback of conservative advancement.
 
-References: dense sampling of touche's static distance plus bisection (tests/naive_ccd.py), the
+References: dense sampling of touche's static distance plus bisection (tests/naive/ccd.py), the
 GJK shape cast (an independent dynamic algorithm: conservative advancement on the Minkowski
 difference) and hand-computed answers; the errata each get a case the printed code gets wrong.
 """
 import numpy as np
 import pytest
 
-import naive_ccd as R
+from naive import ccd as R
 import touche as tc
 from touche._kernels import ccd_analytic as K
 from touche.impact import ImpactStatus, time_of_impact

@@ -1,7 +1,7 @@
 """touche.robot: URDF reading, forward kinematics, allowed-collision matrix, collision and distance
 checks with gradients, bad input.
 
-References: tests/naive_robot.py (a separate URDF walk with scipy rotations; pair-by-pair checks
+References: tests/naive/robot.py (a separate URDF walk with scipy rotations; pair-by-pair checks
 with touche's single-pair verbs), pybullet's forward kinematics (getLinkState), pinocchio + coal
 (collision pairs and distances on example-robot-data's Panda with its SRDF; skipped without
 ``pin``), finite differences for the gradients.
@@ -14,7 +14,7 @@ import pytest
 import touche as tc
 from touche import GeometryError, RobotModelError, robot
 
-import naive_robot as N
+from naive import robot as N
 
 pybullet_data = pytest.importorskip("pybullet_data")
 DATA = Path(pybullet_data.getDataPath())

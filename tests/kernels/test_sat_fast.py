@@ -1,5 +1,5 @@
 """Separating-axis fast paths (touche/pairwise.py, touche/_kernels/primitives/sat_fast.py) against coal, the
-existing overlap kernels, and the slow references of tests/naive_sat_fast.py / naive_toi.py.
+existing overlap kernels, and the slow references of tests/naive/sat_fast.py / naive/toi.py.
 
 All random inputs are seeded. "Band": cases whose signed distance / SAT gap is within 1e-9 of
 the model scale are excluded from comparisons with references that round differently (they are
@@ -13,8 +13,8 @@ import touche
 from touche import pairwise as pw
 from touche._kernels import overlap
 
-import naive_sat_fast as naive
-from naive_toi import first_contact_by_sampling
+from naive import sat_fast as naive
+from naive.toi import first_contact_by_sampling
 
 try:
     import coal

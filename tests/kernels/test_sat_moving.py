@@ -1,7 +1,7 @@
 """time_of_impact / intersection for translating convex polytopes (touche/_kernels/motion/sat_moving.py).
 
-References (tests/naive_sat_moving.py): the ray t (v_a - v_b) against the Minkowski difference
-built by Qhull; dense sampling + bisection of an LP overlap test (tests/naive_toi.py); scipy
+References (tests/naive/sat_moving.py): the ray t (v_a - v_b) against the Minkowski difference
+built by Qhull; dense sampling + bisection of an LP overlap test (tests/naive/toi.py); scipy
 HalfspaceIntersection for intersection volumes. Large random checks go through one batch call.
 """
 import numpy as np
@@ -10,7 +10,7 @@ from scipy.spatial import ConvexHull, HalfspaceIntersection
 from scipy.spatial.transform import Rotation
 
 import touche as tc
-from naive_sat_moving import (
+from naive.sat_moving import (
     hull_distance_lp,
     intersection_measure,
     minkowski_toi,
@@ -18,7 +18,7 @@ from naive_sat_moving import (
     polygon_area,
     world_vertices,
 )
-from naive_toi import first_contact_by_sampling
+from naive.toi import first_contact_by_sampling
 from touche.impact import ImpactStatus, SetKind, intersection, time_of_impact
 from touche.motion import Linear, Static
 

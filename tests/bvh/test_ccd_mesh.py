@@ -1,19 +1,19 @@
 """Time of impact of triangle meshes (touche/_kernels/motion/ccd_mesh.py): mesh-mesh, mesh-convex and
 mesh-plane under Linear, Screw (fast spins), Keyframes, Integrated and CallableMotion.
 
-The claims under test (as tests/test_ccd.py): never MISS when the shapes touch somewhere in
+The claims under test (as tests/kernels/test_ccd.py): never MISS when the shapes touch somewhere in
 [0, t_max], never report a time after the first contact, the time within 1e-9 t_max of the
 first contact (or, where earlier, a real contact to 1e-10 at the reported time). Reference:
-dense sampling of a static test plus bisection (tests/naive_ccd.py ``first_contact``), the
+dense sampling of a static test plus bisection (tests/naive/ccd.py ``first_contact``), the
 static test being touche.bvh.intersects for two meshes (itself tested against all-pairs
-triangle tests and python-fcl in tests/test_bvh.py) and, for a convex or a plane, numpy
+triangle tests and python-fcl in tests/bvh/test_bvh.py) and, for a convex or a plane, numpy
 brute force over the triangles. Meshes are surfaces: a mesh inside another touches nothing.
 """
 import numpy as np
 import pytest
 import trimesh
 
-import naive_ccd as R
+from naive import ccd as R
 import touche as tc
 from touche import _parallel
 from touche.impact import ImpactStatus, time_of_impact

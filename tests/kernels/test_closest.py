@@ -1,4 +1,4 @@
-"""Tests for touche._kernels.primitives.closest against the slow references in naive_closest.py.
+"""Tests for touche._kernels.primitives.closest against the slow references in naive/closest.py.
 
 Distances are compared with tolerance 1e-9 * S, S = the scale of the configuration (largest
 input coordinate magnitude / extent): relative to the problem size, since an absolute error of
@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-import naive_closest as N
+from naive import closest as N
 from touche._kernels import closest as K
 
 INF = np.inf

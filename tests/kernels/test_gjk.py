@@ -1,5 +1,5 @@
 """GJK / EPA / shape cast (touche/_kernels/convex/gjk.py, touche/convex.py) against slow references
-(tests/naive_gjk.py), the exact SAT pair engine (touche.distance), coal, and metamorphic
+(tests/naive/gjk.py), the exact SAT pair engine (touche.distance), coal, and metamorphic
 relations. All inputs are seeded."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import touche
 from touche import convex
 from touche._kernels import kinds
 
-from naive_gjk import (
+from naive.gjk import (
     fine_hull,
     minkowski_signed,
     random_poses,
@@ -18,7 +18,7 @@ from naive_gjk import (
     support_signed,
     world_vertices,
 )
-from naive_toi import first_contact_by_sampling
+from naive.toi import first_contact_by_sampling
 
 try:
     import coal

@@ -3,7 +3,7 @@ integrated, quadratic-matrix and callable motions.
 
 The claim under test: never MISS when the shapes touch somewhere in [0, t_max], never report a
 time after the first contact, and the time within the tolerance (1e-9 of t_max) of the first
-contact. Reference: tests/naive_ccd.py (independent motion formulas, numpy separating-axis /
+contact. Reference: tests/naive/ccd.py (independent motion formulas, numpy separating-axis /
 clamping static tests, dense sampling plus bisection), on >= 10,000 seeded random cases per
 kernel motion type, including 1e-3 thick plates spinning at up to 20 turns per time unit and
 grazing contacts built to happen at a known time.
@@ -19,7 +19,7 @@ How the comparison reads (``_check``):
 import numpy as np
 import pytest
 
-import naive_ccd as R
+from naive import ccd as R
 import touche as tc
 from touche.impact import ImpactStatus, time_of_impact
 from touche.motion import CallableMotion, Integrated, Keyframes, QuadraticMatrix, Screw

@@ -1,6 +1,6 @@
 """touche.robot motion checks: Robot.check_motion / check_path (conservative advancement).
 
-References: dense discrete sampling (tests/naive_robot.py: robot.in_collision at up to 10,000
+References: dense discrete sampling (tests/naive/robot.py: robot.in_collision at up to 10,000
 steps, and the pair distances at every step for the rate bound), on example-robot-data's Panda
 and UR5 (skipped without it) and the synthetic robot of test_robot.py (prismatic and mimic
 joints). The grazing motions are built so that 100-step sampling misses them: a thin plate
@@ -14,7 +14,7 @@ import touche as tc
 from touche import GeometryError, robot
 from touche.robot.motion import MotionStatus, local_rate_bounds, rate_bounds
 
-import naive_robot as N
+from naive import robot as N
 
 
 ERD = robot.example_robot_data()

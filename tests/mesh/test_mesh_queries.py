@@ -2,7 +2,7 @@
 all hits), closest point, winding number, contains, signed distance.
 
 References: the brute-force kernels the BVH replaced (bit-identical answers expected), the
-numpy all-triangle references in naive_mesh_queries.py, and the peers embreex (rays, float32),
+numpy all-triangle references in naive/mesh_queries.py, and the peers embreex (rays, float32),
 trimesh (contains: ray parity; proximity.closest_point).
 """
 import gc
@@ -14,7 +14,7 @@ import touche as tc
 from touche import meshquery
 from touche.errors import GeometryError, UnsupportedQuery
 
-import naive_mesh_queries as naive
+from naive import mesh_queries as naive
 
 pytest.importorskip("pybullet_data")
 trimesh = pytest.importorskip("trimesh")
