@@ -118,17 +118,30 @@ def test_check_reports_interpenetration_of_closed_parts(parts, tmp_path):
                                   tm.load(big).as_solid(), None)
     assert result["penetration_depth"] == direct.depth
     np.testing.assert_allclose(result["depth_point_inner"], direct.point_a, rtol=1e-15)
+    # one region, the small cube's whole volume, as touche.contacts on the two solids says
+    assert len(result["regions"]) == 1
+    assert result["intersection_volume"] == pytest.approx(0.125, rel=1e-9)
+    region = result["regions"][0]
+    assert region["volume"] == pytest.approx(0.125, rel=1e-9) and 1 <= len(region["points"]) <= 4
+    direct = tc.contacts(tm.load(small).as_solid(), tc.Pose.from_translation([1.5, 0, 0]), tm.load(big).as_solid(), None)
+    assert direct.regions == 1 and region["depth"] == float(direct.region_depth[0])
     # crossing the wall: the surfaces meet and the depth is the deepest vertex's
     code, output, _ = _run("check", small, big, "--pose-a", "2.1,0,0", "--json")
     result = json.loads(output)
     assert code == EXIT_CONTACT and result["intersecting"] and not result["contained"]
     assert result["penetration_depth"] == pytest.approx(0.15, abs=1e-12)
+    # the slab x in [1.85, 2] of the small cube is inside the big one
+    assert len(result["regions"]) == 1
+    assert result["intersection_volume"] == pytest.approx(0.15 * 0.25, rel=1e-9)
+    assert result["regions"][0]["depth"] == pytest.approx(0.15, abs=1e-12)
     code, output, _ = _run("check", small, big, "--pose-a", "2.1,0,0")
     assert "interpenetration depth 0.15" in output
+    assert "interpenetration regions: 1, intersection volume 0.0375" in output
     # apart: no depth; an open part is a surface, never a solid
     code, output, _ = _run("check", small, big, "--pose-a", "5,0,0", "--json")
     result = json.loads(output)
     assert code == EXIT_OK and result["penetration_depth"] == 0.0 and not result["contained"]
+    assert result["regions"] == [] and result["intersection_volume"] == 0.0
     code, output, _ = _run("check", parts["open"], big, "--json")
     result = json.loads(output)
     assert not result["solid_a"] and result["solid_b"]

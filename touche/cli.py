@@ -423,6 +423,13 @@ def check(part_a, part_b, pose_a, pose_b, min_clearance, as_json, html_path, png
                        f"{outer}'s surface at {np.round(solids['depth_point_surface'], 6).tolist()}")
         elif not (solids["solid_a"] or solids["solid_b"]) and intersecting:
             click.echo("interpenetration depth: not computed (neither part is a closed, oriented solid)")
+        regions = solids.get("regions") or []
+        if regions:
+            click.echo(f"interpenetration regions: {len(regions)}, intersection volume "
+                       f"{solids['intersection_volume']:.6g}")
+            for k, region in enumerate(regions):
+                click.echo(f"  region {k}: depth {region['depth']:.6g}, volume {region['volume']:.6g}, "
+                           f"normal A->B {np.round(region['normal'], 6).tolist()}, {len(region['points'])} contact points")
         if min_clearance is not None and not (intersecting or contained):
             verdict = "below" if distance < min_clearance else "meets"
             click.echo(f"clearance {distance:.6g} {verdict} the minimum {min_clearance:g}")
@@ -465,7 +472,26 @@ def _interpenetration(a, pose_a, b, pose_b):
             surface = found.point_a - found.depth * found.normal
         fields.update(penetration_depth=float(found.depth), depth_side=str(found.side), depth_vertex=int(found.vertex),
                       depth_point_inner=_as_list(inner), depth_point_surface=_as_list(surface))
+    if solid_a is not None and solid_b is not None:
+        fields.update(_regions(solid_a, pose_a, solid_b, pose_b))
     return fields
+
+
+def _regions(a, pose_a, b, pose_b):
+    """The interpenetration regions of two solid parts (touche.contacts on solid meshes,
+    docs/solids.md "Contact regions"): the intersection volume and, per region, its depth,
+    volume, normal and contact points; JSON-ready."""
+    import numpy as np
+
+    from .contacts import contacts
+
+    found = contacts(a, pose_a, b, pose_b)
+    regions = []
+    for r in range(int(found.regions)):
+        rows = found.region == r
+        regions.append({"depth": float(found.region_depth[r]), "volume": float(found.region_volume[r]),
+                        "normal": _as_list(found.region_normal[r]), "points": found.points[rows].tolist()})
+    return {"intersection_volume": float(np.sum(found.region_volume)) if regions else 0.0, "regions": regions}
 
 
 def _depth_markers(solids):
@@ -475,8 +501,12 @@ def _depth_markers(solids):
     import numpy as np
 
     depth = solids["penetration_depth"]
-    return [(f"deepest point inside the other solid (depth {depth:.4g})", np.array([solids["depth_point_inner"]])),
-            ("nearest point of the other solid's surface", np.array([solids["depth_point_surface"]]))]
+    markers = [(f"deepest point inside the other solid (depth {depth:.4g})", np.array([solids["depth_point_inner"]])),
+               ("nearest point of the other solid's surface", np.array([solids["depth_point_surface"]]))]
+    for k, region in enumerate(solids.get("regions") or []):
+        markers.append((f"region {k} contacts (depth {region['depth']:.4g}, volume {region['volume']:.4g})",
+                        np.array(region["points"]).reshape(-1, 3)))
+    return markers
 
 
 def _read_for_inspection(path):
