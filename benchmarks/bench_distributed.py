@@ -18,7 +18,13 @@ before each section (other processes share the cores: the figures are what this 
 3. memory: each worker's RSS before and after a 100k-triangle mesh is shared, and after a
    20-chunk job on it (each worker should grow by about one mesh, not one per chunk);
 4. scheduler: tasks per second for tiny tasks (the per-task cost that bounds how many workers a
-   scheduler can keep busy).
+   scheduler can keep busy);
+5. client traffic and memory (``--sections io``): ``touche batch poses`` on a ``--io-poses`` pose
+   file (a 12-triangle box against a 240-triangle sphere, chunks of 250,000) run in a fresh
+   client process against a 2-worker local cluster: the bytes that process writes to the
+   scheduler and to the workers and the bytes it receives (distributed's TCP comm), and its peak
+   RSS.
+   ``--code DIR`` runs the command of another checkout of touche (a before / after comparison).
 """
 from __future__ import annotations
 
@@ -270,6 +276,72 @@ def scheduler_rate(tasks=5000):
         local.close()
 
 
+# The client side of section 5, run as ``python -c IO_CHILD ADDRESS ARGS...`` in a fresh process
+# (its peak RSS is the command's), PYTHONPATH naming the touche under test.
+IO_CHILD = r"""
+import json, resource, sys, time
+import distributed.comm.tcp as tcp
+sent = {}
+write = tcp.TCP.write
+async def counting(self, msg, *args, **kwargs):
+    nbytes = await write(self, msg, *args, **kwargs)
+    sent[self.peer_address] = sent.get(self.peer_address, 0) + nbytes
+    return nbytes
+tcp.TCP.write = counting
+received = [0]
+read_bytes = tcp.read_bytes_rw
+async def counting_read(stream, nbytes):
+    received[0] += nbytes
+    return await read_bytes(stream, nbytes)
+tcp.read_bytes_rw = counting_read
+from touche.cli import main
+address = sys.argv[1]
+started = time.perf_counter()
+code = main(["batch", *sys.argv[2:], "--scheduler", address])
+seconds = time.perf_counter() - started
+to_scheduler = sum(n for peer, n in sent.items() if peer == address)
+print(json.dumps({"code": code, "seconds": seconds, "to_scheduler": to_scheduler,
+                  "to_workers": sum(sent.values()) - to_scheduler, "received": received[0],
+                  "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+"""
+
+
+def client_io_job(count, code_dir, folder):
+    """Section 5: one ``touche batch poses`` job of ``count`` poses (files in ``folder``) from a
+    fresh client process on a fresh 2-worker cluster; its counters (see IO_CHILD)."""
+    import json
+
+    from distributed import LocalCluster
+
+    poses_path, a_path, b_path = (os.path.join(folder, name) for name in ("poses.npy", "a.stl", "b.stl"))
+    if not os.path.exists(poses_path):
+        rows = pose_array(count, 250_000, seed=3).compute(scheduler="threads")
+        np.save(poses_path, rows)
+        tc.mesh.save(tc.TriangleMesh(*uv_sphere(240)), b_path)
+        low, high = -0.3, 0.3
+        vertices = np.array([[x, y, z] for x in (low, high) for y in (low, high) for z in (low, high)])
+        faces = [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
+                 [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]]
+        tc.mesh.save(tc.TriangleMesh(vertices, faces), a_path)
+    output = os.path.join(folder, "out.npz")
+    if os.path.exists(output):
+        os.remove(output)
+    local = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    try:
+        env = dict(os.environ, PYTHONPATH=str(code_dir))
+        run = subprocess.run([sys.executable, "-c", IO_CHILD, local.scheduler_address, "poses", poses_path, a_path,
+                              b_path, "-o", output], capture_output=True, text=True, env=env)
+        if run.returncode != 0:
+            raise RuntimeError(run.stderr)
+        figures = json.loads(run.stdout.strip().splitlines()[-1])
+        with np.load(output) as result:
+            figures["digest"] = __import__("hashlib").sha1(b"".join(
+                np.ascontiguousarray(result[name]).tobytes() for name in sorted(result.files))).hexdigest()[:16]
+        return figures
+    finally:
+        local.close()
+
+
 def summary(values):
     return f"min {min(values):.2f}, median {statistics.median(values):.2f}"
 
@@ -282,7 +354,10 @@ def main():
     parser.add_argument("--part-triangles", type=int, default=320)
     parser.add_argument("--threshold", type=float, default=0.2)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--sections", default="distance,clearance,memory,scheduler")
+    parser.add_argument("--sections", default="distance,clearance,memory,scheduler,io")
+    parser.add_argument("--io-poses", type=float, default=1e6)
+    parser.add_argument("--io-folder", default=None, help="section 5's input files (default: a temporary folder)")
+    parser.add_argument("--code", default=str(ROOT), help="section 5: the touche checkout whose command runs")
     args = parser.parse_args()
     from touche import distributed as td
 
@@ -351,6 +426,20 @@ def main():
         rates = [scheduler_rate() for _ in range(args.repeats)]
         print(f"  tiny tasks through a local scheduler and 2 workers: {summary(rates)} tasks/s "
               f"({1e3 / statistics.median(rates):.2f} ms per task)")
+
+    if "io" in sections:
+        import tempfile
+
+        count = int(args.io_poses)
+        print(f"\n5. client traffic and memory: touche batch poses, {count:,} poses ({count * 128 / 1e6:.0f} MB), "
+              f"touche from {args.code}  [{load()}]")
+        with tempfile.TemporaryDirectory(dir=args.io_folder) as folder:
+            for repeat in range(args.repeats):
+                job = client_io_job(count, args.code, folder)
+                print(f"  run {repeat + 1}: {job['seconds']:.1f} s; client -> scheduler {job['to_scheduler'] / 1e6:.2f} MB, "
+                      f"client -> workers {job['to_workers'] / 1e6:.2f} MB, received by the client "
+                      f"{job['received'] / 1e6:.2f} MB; client peak RSS "
+                      f"{job['peak_rss'] / 1e6:.0f} MB; results sha1 {job['digest']}  [{load()}]")
 
 
 if __name__ == "__main__":
