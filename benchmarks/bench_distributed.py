@@ -21,10 +21,11 @@ before each section (other processes share the cores: the figures are what this 
    scheduler can keep busy);
 5. client traffic and memory (``--sections io``): ``touche batch poses`` on a ``--io-poses`` pose
    file (a 12-triangle box against a 240-triangle sphere, chunks of 250,000) run in a fresh
-   client process against a 2-worker local cluster: the bytes that process writes to the
+   client process against a fresh scheduler and 2 single-threaded worker processes: the bytes that process writes to the
    scheduler and to the workers and the bytes it receives (distributed's TCP comm), and its peak
-   RSS.
-   ``--code DIR`` runs the command of another checkout of touche (a before / after comparison).
+   RSS (after the imports, before the chunk files are merged, at the end).
+   ``--code DIR`` runs the command, the scheduler and the workers from another checkout of
+   touche (a before / after comparison).
 """
 from __future__ import annotations
 
@@ -294,7 +295,17 @@ async def counting_read(stream, nbytes):
     received[0] += nbytes
     return await read_bytes(stream, nbytes)
 tcp.read_bytes_rw = counting_read
+import touche.cli
 from touche.cli import main
+import touche.distributed
+def peak():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+marks = {"after_imports": peak()}
+merge = touche.cli._merge_chunks
+def marked_merge(*args, **kwargs):
+    marks["before_merge"] = peak()
+    return merge(*args, **kwargs)
+touche.cli._merge_chunks = marked_merge
 address = sys.argv[1]
 started = time.perf_counter()
 code = main(["batch", *sys.argv[2:], "--scheduler", address])
@@ -302,16 +313,19 @@ seconds = time.perf_counter() - started
 to_scheduler = sum(n for peer, n in sent.items() if peer == address)
 print(json.dumps({"code": code, "seconds": seconds, "to_scheduler": to_scheduler,
                   "to_workers": sum(sent.values()) - to_scheduler, "received": received[0],
-                  "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+                  "peak_rss": peak(), **marks}))
 """
 
 
 def client_io_job(count, code_dir, folder):
     """Section 5: one ``touche batch poses`` job of ``count`` poses (files in ``folder``) from a
-    fresh client process on a fresh 2-worker cluster; its counters (see IO_CHILD)."""
+    fresh client process (see IO_CHILD) on a fresh scheduler and 2 single-threaded worker
+    processes, all three running the touche of ``code_dir`` (its own folder as the working
+    directory: nothing imports this checkout's touche); the child's counters."""
     import json
+    import socket
 
-    from distributed import LocalCluster
+    from distributed import Client
 
     poses_path, a_path, b_path = (os.path.join(folder, name) for name in ("poses.npy", "a.stl", "b.stl"))
     if not os.path.exists(poses_path):
@@ -326,11 +340,22 @@ def client_io_job(count, code_dir, folder):
     output = os.path.join(folder, "out.npz")
     if os.path.exists(output):
         os.remove(output)
-    local = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    env = dict(os.environ, PYTHONPATH=str(code_dir))
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=str(code_dir))
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                  "--port", str(port), "--dashboard-address", ":0"], **quiet)
+    workers = None
     try:
-        env = dict(os.environ, PYTHONPATH=str(code_dir))
-        run = subprocess.run([sys.executable, "-c", IO_CHILD, local.scheduler_address, "poses", poses_path, a_path,
-                              b_path, "-o", output], capture_output=True, text=True, env=env)
+        workers = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "2",
+                                    "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"], **quiet)
+        with Client(address, timeout="60s") as watcher:
+            watcher.wait_for_workers(2, timeout=120)
+        run = subprocess.run([sys.executable, "-c", IO_CHILD, address, "poses", poses_path, a_path, b_path, "-o",
+                              output], capture_output=True, text=True, env=env, cwd=str(code_dir))
         if run.returncode != 0:
             raise RuntimeError(run.stderr)
         figures = json.loads(run.stdout.strip().splitlines()[-1])
@@ -339,7 +364,13 @@ def client_io_job(count, code_dir, folder):
                 np.ascontiguousarray(result[name]).tobytes() for name in sorted(result.files))).hexdigest()[:16]
         return figures
     finally:
-        local.close()
+        for process in (workers, scheduler):
+            if process is not None:
+                process.terminate()
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
 
 
 def summary(values):
@@ -438,8 +469,9 @@ def main():
                 job = client_io_job(count, args.code, folder)
                 print(f"  run {repeat + 1}: {job['seconds']:.1f} s; client -> scheduler {job['to_scheduler'] / 1e6:.2f} MB, "
                       f"client -> workers {job['to_workers'] / 1e6:.2f} MB, received by the client "
-                      f"{job['received'] / 1e6:.2f} MB; client peak RSS "
-                      f"{job['peak_rss'] / 1e6:.0f} MB; results sha1 {job['digest']}  [{load()}]")
+                      f"{job['received'] / 1e6:.2f} MB; client peak RSS {job['after_imports'] / 1e6:.0f} MB after the "
+                      f"imports, {job['before_merge'] / 1e6:.0f} MB before the final merge, "
+                      f"{job['peak_rss'] / 1e6:.0f} MB at the end; results sha1 {job['digest']}  [{load()}]")
 
 
 if __name__ == "__main__":

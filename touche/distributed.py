@@ -567,15 +567,15 @@ def from_npy(path, chunk_rows=DEFAULT_CHUNK_ROWS):
     del header
     if len(shape) < 1:
         raise GeometryError(f"{path}: a batch needs a first axis, got an array of shape {shape}")
-    rows = da.arange(shape[0], chunks=int(chunk_rows), dtype=np.int64)
-    return rows.map_blocks(_read_rows, path, _file_stamp(path), dtype=dtype,
-                           chunks=(rows.chunks[0],) + tuple((size,) for size in shape[1:]),
-                           new_axis=list(range(1, len(shape))) or None,
-                           meta=np.empty((0,) + tuple(shape[1:]), dtype=dtype))
+    # no input array: each block is one task that the verb's blockwise task absorbs (an
+    # ``arange`` block as input would be shared with the verb's own rows index and stay apart)
+    chunks = da.core.normalize_chunks((int(chunk_rows),) + tuple(shape[1:]), shape)
+    return da.map_blocks(_read_rows, path, _file_stamp(path), dtype=dtype, chunks=chunks,
+                         meta=np.empty((0,) + tuple(shape[1:]), dtype=dtype))
 
 
-def _read_rows(rows, path, stamp):
-    """In a worker: the rows ``rows`` (a contiguous run of indices) of the .npy file ``path``."""
+def _read_rows(path, stamp, block_info=None):
+    """In a worker: the rows of the .npy file ``path`` of the block ``block_info`` names."""
     try:
         now = _file_stamp(path)
     except FileNotFoundError:
@@ -583,8 +583,8 @@ def _read_rows(rows, path, stamp):
                                 "client's files: a shared filesystem)") from None
     if now != stamp:
         raise RuntimeError(f"{path} changed after the job was built (size, modification time {now} against {stamp})")
-    first = int(rows[0]) if len(rows) else 0
-    return np.array(np.load(path, mmap_mode="r")[first:first + len(rows)])
+    first, end = block_info[None]["array-location"][0]
+    return np.array(np.load(path, mmap_mode="r")[first:end])
 
 
 def _write_atomically(path, save):
