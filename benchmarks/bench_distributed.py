@@ -280,7 +280,7 @@ def scheduler_rate(tasks=5000):
 # The client side of section 5, run as ``python -c IO_CHILD ADDRESS ARGS...`` in a fresh process
 # (its peak RSS is the command's), PYTHONPATH naming the touche under test.
 IO_CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
 import distributed.comm.tcp as tcp
 sent = {}
 write = tcp.TCP.write
@@ -299,7 +299,9 @@ import touche.cli
 from touche.cli import main
 import touche.distributed
 def peak():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    # VmHWM, not ru_maxrss: ru_maxrss survives exec, so it would count the parent's RSS at fork
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
 marks = {"after_imports": peak()}
 merge = touche.cli._merge_chunks
 def marked_merge(*args, **kwargs):

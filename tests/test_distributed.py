@@ -1,12 +1,14 @@
 """touche.distributed and ``touche batch`` (issue 21): every verb over dask arrays gives the
 single-machine answer bit for bit (same dtypes), on a local cluster of 2 worker processes and on
-dask's threaded scheduler; a worker killed mid-job changes nothing; clearance_all equals a serial
+dask's threaded scheduler; a worker killed mid-job changes nothing; inputs read and results
+written by the workers (from_npy, save_chunks) are the same answers; clearance_all equals a serial
 loop over touche.clearance on every pair; an interrupted ``touche batch poses`` or ``touche batch
 clearance`` does not redo its finished chunks (pair tasks), and either survives a worker killed
-mid-job; bad input raises the single-machine verb's exception.
+mid-job (for clearance: in the broad phase's group tasks, in its sweep, in a pair task); bad
+input raises the single-machine verb's exception.
 
 One cluster for the whole file (module fixture): LocalCluster(n_workers=2, processes=True,
-threads_per_worker=1). Inputs are small; the file runs in ~30 s on 2 busy cores.
+threads_per_worker=1). Inputs are small; the file runs in ~60-100 s on 2 busy cores.
 """
 from __future__ import annotations
 
@@ -375,8 +377,8 @@ def test_batch_poses_resumes_without_redoing_finished_chunks(client, tmp_path):
 
 
 def test_batch_poses_survives_a_worker_killed_mid_job(client, tmp_path):
-    """A worker process dies after the first chunk is written: the chunks it held (their poses
-    were scattered to it) are sent again, and the results equal the single-machine call."""
+    """A worker process dies after the first chunk is written: Dask runs the chunks it held again
+    (each reads its poses from the file), and the results equal the single-machine call."""
     import threading
     import time
 

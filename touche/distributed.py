@@ -567,8 +567,8 @@ def from_npy(path, chunk_rows=DEFAULT_CHUNK_ROWS):
     del header
     if len(shape) < 1:
         raise GeometryError(f"{path}: a batch needs a first axis, got an array of shape {shape}")
-    # no input array: each block is one task that the verb's blockwise task absorbs (an
-    # ``arange`` block as input would be shared with the verb's own rows index and stay apart)
+    # a read task per chunk that depends on nothing: the scheduler runs the chunk's verb task on
+    # the worker that read its rows (where its largest input is), so the rows do not move
     chunks = da.core.normalize_chunks((int(chunk_rows),) + tuple(shape[1:]), shape)
     return da.map_blocks(_read_rows, path, _file_stamp(path), dtype=dtype, chunks=chunks,
                          meta=np.empty((0,) + tuple(shape[1:]), dtype=dtype))
@@ -652,8 +652,13 @@ def _saved_chunks(client, blocks, indices):
             yield index, int(rows[0])
         return
 
+    # one graph for all the chunks (one client.compute call, not one per chunk); a chunk sent
+    # again after a failure goes alone
+    first = dict(zip(indices, client.compute([blocks[index] for index in indices]))) if indices else {}
+
     def submit(index):
-        return client.compute(blocks[index])
+        future = first.pop(index, None)
+        return future if future is not None else client.compute(blocks[index])
 
     for index, rows in _retrying(client, submit, indices, "chunk", lambda index: None):
         yield index, int(rows[0])
@@ -1149,10 +1154,11 @@ def clearance_all(parts, threshold, *, poses=None, client=None, parts_per_group=
     to the workers, as given (meshes or paths: small), and each worker that needs a group
     prepares it once (reads the files, builds the trees) and keeps it for the whole job (a
     per-process cache keyed by the group's key; prepared parts are ~12x the meshes' size, so
-    they are never shipped). The first tasks prepare every group and send back the
-    parts' world boxes grown by ``threshold / 2``; a broad phase over them
-    (touche.broadphase.SortAndSweep) gives the candidate pairs; they are cut into tasks of at
-    most ``pairs_per_task`` pairs grouped by the group of each member (a :class:`ClearancePlan`),
+    they are never shipped). The broad phase is a task graph: a task per group prepares it and
+    computes the parts' world boxes grown by ``threshold / 2``, and one task fed by those sweeps
+    the boxes (touche.broadphase.SortAndSweep) for the candidate pairs and cuts them into tasks
+    of at most ``pairs_per_task`` pairs grouped by the group of each member (a
+    :class:`ClearancePlan`, the only thing sent back),
     sent preferably to the worker that prepared the first member's group, and each task runs
     ``touche.clearance.clearance_all`` on its pairs with ``max_distance=threshold``: the same
     numbers as ``touche.clearance(a, pose_a, b, pose_b, max_distance=threshold)`` on each
@@ -1413,6 +1419,7 @@ def _retrying(client, submit, indices, what, on_lost):
             try:
                 result = future.result()
             except (CancelledError, KilledWorker) as lost:
+                future.release()  # a key computed again (save_chunks' chunks) must be forgotten first
                 attempts[index] = attempts.get(index, 0) + 1
                 if attempts[index] > _TASK_ATTEMPTS:
                     raise RuntimeError(f"{what} {index} failed {attempts[index]} times: {lost!r}") from lost
