@@ -55,11 +55,18 @@ POSES_B = _poses(ROWS, 2)
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None)
-    # not the default client: the "threads" runs below must see no client (dask's own scheduler)
-    with distributed.Client(cluster, set_as_default=False) as connected:
-        yield connected
-    cluster.close()
+    import dask
+
+    # the kill tests' workers are restarted by their nannies; on a busy machine a restart (a new
+    # process importing touche and loading its kernels) can take longer than the cluster's
+    # default 15 s, after which the cluster closes the nanny for good and later tests find one
+    # worker
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": "300s"}):
+        cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None)
+        # not the default client: the "threads" runs below must see no client (dask's own scheduler)
+        with distributed.Client(cluster, set_as_default=False) as connected:
+            yield connected
+        cluster.close()
 
 
 @pytest.fixture(params=["cluster", "threads"])
@@ -199,14 +206,14 @@ def _kill_once(block, marker, victim_chunk, block_info=None):
 def test_a_worker_killed_mid_job_changes_nothing(client, tmp_path):
     # both workers up first: scattered shapes (touche.distributed.share) live on the workers that
     # were there when they were shipped, and cannot be recomputed if those all die
-    client.wait_for_workers(2, timeout=60)
+    client.wait_for_workers(2, timeout=240)
     marker = str(tmp_path / "killed")
     poses = _chunked(POSES, 60).map_blocks(_kill_once, marker, 5, dtype=np.float64)
     result = td.distance(MESH, None, SMALL_MESH, poses, client=client).compute()
     with open(marker) as handle:  # the worker did die: its process id
         killed_pid = int(handle.read())
     _same(result, tc.distance(MESH, None, SMALL_MESH, POSES), DISTANCE_FIELDS)
-    client.wait_for_workers(2, timeout=60)
+    client.wait_for_workers(2, timeout=240)
     assert killed_pid not in client.run(os.getpid).values()  # its process is gone (the nanny started another)
 
 
@@ -415,7 +422,7 @@ def test_batch_poses_survives_a_worker_killed_mid_job(client, tmp_path):
     _same(type("Loaded", (), {k: result[k] for k in result.files}),
           tc.distance(tc.mesh.load(a), None, tc.mesh.load(b), poses),
           ("signed_distance", "point_a", "point_b", "normal", "status", "distance"))
-    client.wait_for_workers(2, timeout=60)
+    client.wait_for_workers(2, timeout=240)
 
 
 def test_batch_clearance_writes_the_table(client, tmp_path):
@@ -576,7 +583,7 @@ def test_batch_clearance_survives_a_worker_killed_mid_job(client, tmp_path, stag
     it held (the parts travel as paths), and the table is the uninterrupted one."""
     from touche.cli import _clearance_csv
 
-    client.wait_for_workers(2, timeout=60)
+    client.wait_for_workers(2, timeout=240)
     folder = tmp_path / "parts"
     names, paths = _parts_folder(folder, count=16)
     marker = str(tmp_path / "killed")
@@ -589,7 +596,7 @@ def test_batch_clearance_survives_a_worker_killed_mid_job(client, tmp_path, stag
     assert code == 0, text
     with open(marker) as handle:  # a worker did die, in that stage: its process id
         killed_pid = int(handle.read())
-    client.wait_for_workers(2, timeout=60)
+    client.wait_for_workers(2, timeout=240)
     assert killed_pid not in client.run(os.getpid).values()
     assert "0 done earlier" in text and not os.path.exists(str(tmp_path / "t.csv") + ".chunks")
     table = td.clearance_all(paths, THRESHOLD, client=client, parts_per_group=4, pairs_per_task=2)
@@ -600,7 +607,7 @@ def test_batch_clearance_survives_a_worker_killed_mid_job(client, tmp_path, stag
 def test_clearance_all_of_meshes_survives_a_worker_killed_in_the_broad_phase(client, tmp_path, stage):
     """In-memory meshes are scattered, a group to a worker: a worker dying in the broad phase
     takes the groups only it held, which are scattered again, and the table is unchanged."""
-    client.wait_for_workers(2, timeout=60)
+    client.wait_for_workers(2, timeout=240)
     parts, poses = _assembly(seed=4, count=14)
     options = dict(poses=poses, parts_per_group=4, pairs_per_task=3)
     expected = td.clearance_all(parts, THRESHOLD, **options)  # dask's threads: no worker to lose
@@ -612,7 +619,7 @@ def test_clearance_all_of_meshes_survives_a_worker_killed_in_the_broad_phase(cli
         client.run(_undo_die_once, stage)
     with open(marker) as handle:
         killed_pid = int(handle.read())
-    client.wait_for_workers(2, timeout=60)
+    client.wait_for_workers(2, timeout=240)
     assert killed_pid not in client.run(os.getpid).values()
     assert table.tobytes() == expected.tobytes() and len(table) > 0
 
