@@ -18,7 +18,14 @@ before each section (other processes share the cores: the figures are what this 
 3. memory: each worker's RSS before and after a 100k-triangle mesh is shared, and after a
    20-chunk job on it (each worker should grow by about one mesh, not one per chunk);
 4. scheduler: tasks per second for tiny tasks (the per-task cost that bounds how many workers a
-   scheduler can keep busy).
+   scheduler can keep busy);
+5. client traffic and memory (``--sections io``): ``touche batch poses`` on a ``--io-poses`` pose
+   file (a 12-triangle box against a 240-triangle sphere, chunks of 250,000) run in a fresh
+   client process against a fresh scheduler and 2 single-threaded worker processes: the bytes that process writes to the
+   scheduler and to the workers and the bytes it receives (distributed's TCP comm), and its peak
+   RSS (after the imports, before the chunk files are merged, at the end).
+   ``--code DIR`` runs the command, the scheduler and the workers from another checkout of
+   touche (a before / after comparison).
 """
 from __future__ import annotations
 
@@ -270,6 +277,104 @@ def scheduler_rate(tasks=5000):
         local.close()
 
 
+# The client side of section 5, run as ``python -c IO_CHILD ADDRESS ARGS...`` in a fresh process
+# (its peak RSS is the command's), PYTHONPATH naming the touche under test.
+IO_CHILD = r"""
+import json, sys, time
+import distributed.comm.tcp as tcp
+sent = {}
+write = tcp.TCP.write
+async def counting(self, msg, *args, **kwargs):
+    nbytes = await write(self, msg, *args, **kwargs)
+    sent[self.peer_address] = sent.get(self.peer_address, 0) + nbytes
+    return nbytes
+tcp.TCP.write = counting
+received = [0]
+read_bytes = tcp.read_bytes_rw
+async def counting_read(stream, nbytes):
+    received[0] += nbytes
+    return await read_bytes(stream, nbytes)
+tcp.read_bytes_rw = counting_read
+import touche.cli
+from touche.cli import main
+import touche.distributed
+def peak():
+    # VmHWM, not ru_maxrss: ru_maxrss survives exec, so it would count the parent's RSS at fork
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
+marks = {"after_imports": peak()}
+merge = touche.cli._merge_chunks
+def marked_merge(*args, **kwargs):
+    marks["before_merge"] = peak()
+    return merge(*args, **kwargs)
+touche.cli._merge_chunks = marked_merge
+address = sys.argv[1]
+started = time.perf_counter()
+code = main(["batch", *sys.argv[2:], "--scheduler", address])
+seconds = time.perf_counter() - started
+to_scheduler = sum(n for peer, n in sent.items() if peer == address)
+print(json.dumps({"code": code, "seconds": seconds, "to_scheduler": to_scheduler,
+                  "to_workers": sum(sent.values()) - to_scheduler, "received": received[0],
+                  "peak_rss": peak(), **marks}))
+"""
+
+
+def client_io_job(count, code_dir, folder):
+    """Section 5: one ``touche batch poses`` job of ``count`` poses (files in ``folder``) from a
+    fresh client process (see IO_CHILD) on a fresh scheduler and 2 single-threaded worker
+    processes, all three running the touche of ``code_dir`` (its own folder as the working
+    directory: nothing imports this checkout's touche); the child's counters."""
+    import json
+    import socket
+
+    from distributed import Client
+
+    poses_path, a_path, b_path = (os.path.join(folder, name) for name in ("poses.npy", "a.stl", "b.stl"))
+    if not os.path.exists(poses_path):
+        rows = pose_array(count, 250_000, seed=3).compute(scheduler="threads")
+        np.save(poses_path, rows)
+        tc.mesh.save(tc.TriangleMesh(*uv_sphere(240)), b_path)
+        low, high = -0.3, 0.3
+        vertices = np.array([[x, y, z] for x in (low, high) for y in (low, high) for z in (low, high)])
+        faces = [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
+                 [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]]
+        tc.mesh.save(tc.TriangleMesh(vertices, faces), a_path)
+    output = os.path.join(folder, "out.npz")
+    if os.path.exists(output):
+        os.remove(output)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    env = dict(os.environ, PYTHONPATH=str(code_dir))
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=str(code_dir))
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                  "--port", str(port), "--dashboard-address", ":0"], **quiet)
+    workers = None
+    try:
+        workers = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "2",
+                                    "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"], **quiet)
+        with Client(address, timeout="60s") as watcher:
+            watcher.wait_for_workers(2, timeout=120)
+        run = subprocess.run([sys.executable, "-c", IO_CHILD, address, "poses", poses_path, a_path, b_path, "-o",
+                              output], capture_output=True, text=True, env=env, cwd=str(code_dir))
+        if run.returncode != 0:
+            raise RuntimeError(run.stderr)
+        figures = json.loads(run.stdout.strip().splitlines()[-1])
+        with np.load(output) as result:
+            figures["digest"] = __import__("hashlib").sha1(b"".join(
+                np.ascontiguousarray(result[name]).tobytes() for name in sorted(result.files))).hexdigest()[:16]
+        return figures
+    finally:
+        for process in (workers, scheduler):
+            if process is not None:
+                process.terminate()
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+
+
 def summary(values):
     return f"min {min(values):.2f}, median {statistics.median(values):.2f}"
 
@@ -282,7 +387,10 @@ def main():
     parser.add_argument("--part-triangles", type=int, default=320)
     parser.add_argument("--threshold", type=float, default=0.2)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--sections", default="distance,clearance,memory,scheduler")
+    parser.add_argument("--sections", default="distance,clearance,memory,scheduler,io")
+    parser.add_argument("--io-poses", type=float, default=1e6)
+    parser.add_argument("--io-folder", default=None, help="section 5's input files (default: a temporary folder)")
+    parser.add_argument("--code", default=str(ROOT), help="section 5: the touche checkout whose command runs")
     args = parser.parse_args()
     from touche import distributed as td
 
@@ -351,6 +459,21 @@ def main():
         rates = [scheduler_rate() for _ in range(args.repeats)]
         print(f"  tiny tasks through a local scheduler and 2 workers: {summary(rates)} tasks/s "
               f"({1e3 / statistics.median(rates):.2f} ms per task)")
+
+    if "io" in sections:
+        import tempfile
+
+        count = int(args.io_poses)
+        print(f"\n5. client traffic and memory: touche batch poses, {count:,} poses ({count * 128 / 1e6:.0f} MB), "
+              f"touche from {args.code}  [{load()}]")
+        with tempfile.TemporaryDirectory(dir=args.io_folder) as folder:
+            for repeat in range(args.repeats):
+                job = client_io_job(count, args.code, folder)
+                print(f"  run {repeat + 1}: {job['seconds']:.1f} s; client -> scheduler {job['to_scheduler'] / 1e6:.2f} MB, "
+                      f"client -> workers {job['to_workers'] / 1e6:.2f} MB, received by the client "
+                      f"{job['received'] / 1e6:.2f} MB; client peak RSS {job['after_imports'] / 1e6:.0f} MB after the "
+                      f"imports, {job['before_merge'] / 1e6:.0f} MB before the final merge, "
+                      f"{job['peak_rss'] / 1e6:.0f} MB at the end; results sha1 {job['digest']}  [{load()}]")
 
 
 if __name__ == "__main__":

@@ -1,12 +1,14 @@
 """touche.distributed and ``touche batch`` (issue 21): every verb over dask arrays gives the
 single-machine answer bit for bit (same dtypes), on a local cluster of 2 worker processes and on
-dask's threaded scheduler; a worker killed mid-job changes nothing; clearance_all equals a serial
+dask's threaded scheduler; a worker killed mid-job changes nothing; inputs read and results
+written by the workers (from_npy, save_chunks) are the same answers; clearance_all equals a serial
 loop over touche.clearance on every pair; an interrupted ``touche batch poses`` or ``touche batch
 clearance`` does not redo its finished chunks (pair tasks), and either survives a worker killed
-mid-job; bad input raises the single-machine verb's exception.
+mid-job (for clearance: in the broad phase's group tasks, in its sweep, in a pair task); bad
+input raises the single-machine verb's exception.
 
 One cluster for the whole file (module fixture): LocalCluster(n_workers=2, processes=True,
-threads_per_worker=1). Inputs are small; the file runs in ~30 s on 2 busy cores.
+threads_per_worker=1). Inputs are small; the file runs in ~60-100 s on 2 busy cores.
 """
 from __future__ import annotations
 
@@ -53,11 +55,18 @@ POSES_B = _poses(ROWS, 2)
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None)
-    # not the default client: the "threads" runs below must see no client (dask's own scheduler)
-    with distributed.Client(cluster, set_as_default=False) as connected:
-        yield connected
-    cluster.close()
+    import dask
+
+    # the kill tests' workers are restarted by their nannies; on a busy machine a restart (a new
+    # process importing touche and loading its kernels) can take longer than the cluster's
+    # default 15 s, after which the cluster closes the nanny for good and later tests find one
+    # worker
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": "300s"}):
+        cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None)
+        # not the default client: the "threads" runs below must see no client (dask's own scheduler)
+        with distributed.Client(cluster, set_as_default=False) as connected:
+            yield connected
+        cluster.close()
 
 
 @pytest.fixture(params=["cluster", "threads"])
@@ -197,15 +206,63 @@ def _kill_once(block, marker, victim_chunk, block_info=None):
 def test_a_worker_killed_mid_job_changes_nothing(client, tmp_path):
     # both workers up first: scattered shapes (touche.distributed.share) live on the workers that
     # were there when they were shipped, and cannot be recomputed if those all die
-    client.wait_for_workers(2, timeout=60)
+    client.wait_for_workers(2, timeout=240)
     marker = str(tmp_path / "killed")
     poses = _chunked(POSES, 60).map_blocks(_kill_once, marker, 5, dtype=np.float64)
     result = td.distance(MESH, None, SMALL_MESH, poses, client=client).compute()
     with open(marker) as handle:  # the worker did die: its process id
         killed_pid = int(handle.read())
     _same(result, tc.distance(MESH, None, SMALL_MESH, POSES), DISTANCE_FIELDS)
-    client.wait_for_workers(2, timeout=60)
+    client.wait_for_workers(2, timeout=240)
     assert killed_pid not in client.run(os.getpid).values()  # its process is gone (the nanny started another)
+
+
+def _no_writing_here(*args, **kwargs):
+    raise AssertionError("a chunk read or written by the client process")
+
+
+def test_files_are_read_and_written_by_the_workers(client, tmp_path, monkeypatch):
+    """from_npy + save_chunks: the task graph holds the file's path, not its poses; each chunk
+    is read and written by a worker process (not this one), atomically (no temporary file left);
+    the chunks are the single-machine answer bit for bit; only the chunks asked for are
+    computed; a pose file changed after the graph was built is refused by the worker."""
+    path = tmp_path / "poses.npy"
+    np.save(path, POSES)
+    poses = td.from_npy(path, CHUNK)
+    assert poses.shape == POSES.shape and poses.chunks[0] == (160, 160, 160, 120)
+    result = td.distance(MESH, None, SMALL_MESH, poses, client=client)
+    graph_bytes = len(pickle.dumps(dict(result.records.__dask_graph__()), protocol=5))
+    assert graph_bytes < POSES.nbytes / 10, (graph_bytes, POSES.nbytes)
+    folder = tmp_path / "chunks"
+    folder.mkdir()
+    done = dict(td.save_chunks(result, folder, indices=[3, 1], client=client))
+    assert done == {1: 160, 3: 120}
+    assert sorted(os.listdir(folder)) == ["chunk-000001.npz", "chunk-000003.npz"]
+    done.update(td.save_chunks(result, folder, indices=[0, 2], client=client))
+    expected = tc.distance(MESH, None, SMALL_MESH, POSES)
+    pieces = [np.load(folder / f"chunk-{k:06d}.npz") for k in range(4)]
+    merged = type("Loaded", (), {name: np.concatenate([piece[name] for piece in pieces]) for name in pieces[0].files})
+    _same(merged, expected, ("signed_distance", "point_a", "point_b", "normal", "status"))
+    # the writers are the worker processes: this process cannot write a chunk file here
+    hits = td.intersects(MESH, None, SMALL_MESH, poses, client=client)
+    with monkeypatch.context() as patched:
+        patched.setattr(td, "_write_atomically", _no_writing_here)
+        patched.setattr(td, "_read_rows", _no_writing_here)
+        dict(td.save_chunks(hits, folder, template="hits-{:06d}.npz", column="intersects", client=client))
+    assert np.array_equal(np.concatenate([np.load(folder / f"hits-{k:06d}.npz")["intersects"] for k in range(4)]),
+                          tc.intersects(MESH, None, SMALL_MESH, POSES))
+    assert not [name for name in os.listdir(folder) if name.endswith(".tmp")]
+    # on dask's threaded scheduler too
+    threaded = tmp_path / "threaded"
+    threaded.mkdir()
+    local = td.distance(MESH, None, SMALL_MESH, td.from_npy(path, 250))
+    assert dict(td.save_chunks(local, threaded)) == {0: 250, 1: 250, 2: 100}
+    assert np.array_equal(np.load(threaded / "chunk-000002.npz")["signed_distance"], expected.signed_distance[500:])
+    # the file changed after the graph was built: refused, not mixed
+    np.save(path, POSES_B)
+    os.utime(path, ns=(1, 1))
+    with pytest.raises(RuntimeError, match="changed after the job was built"):
+        dict(td.save_chunks(result, folder, indices=[0], client=client))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -327,8 +384,8 @@ def test_batch_poses_resumes_without_redoing_finished_chunks(client, tmp_path):
 
 
 def test_batch_poses_survives_a_worker_killed_mid_job(client, tmp_path):
-    """A worker process dies after the first chunk is written: the chunks it held (their poses
-    were scattered to it) are sent again, and the results equal the single-machine call."""
+    """A worker process dies after the first chunk is written: Dask runs the chunks it held again
+    (each reads its poses from the file), and the results equal the single-machine call."""
     import threading
     import time
 
@@ -365,7 +422,7 @@ def test_batch_poses_survives_a_worker_killed_mid_job(client, tmp_path):
     _same(type("Loaded", (), {k: result[k] for k in result.files}),
           tc.distance(tc.mesh.load(a), None, tc.mesh.load(b), poses),
           ("signed_distance", "point_a", "point_b", "normal", "status", "distance"))
-    client.wait_for_workers(2, timeout=60)
+    client.wait_for_workers(2, timeout=240)
 
 
 def test_batch_clearance_writes_the_table(client, tmp_path):
@@ -486,13 +543,15 @@ def test_batch_clearance_resumes_without_redoing_finished_tasks(client, tmp_path
         assert np.array_equal(getattr(single, name)[keep], table[name]), name
 
 
-def _die_once(marker):
-    """In a worker process: the first clearance pair task to start (in any worker: the marker
-    file is created atomically) kills its worker process, as on a machine failure. Tasks name
-    the function by module and attribute, so the workers run this wrapper."""
+def _die_once(marker, name):
+    """In a worker process: the first task to start that runs ``touche.distributed.<name>`` (in
+    any worker: the marker file is created atomically) kills its worker process, as on a
+    machine failure. Tasks name the function by module and attribute, so the workers run this
+    wrapper."""
     import touche.distributed as module
 
-    original = getattr(module._clearance_task, "original", module._clearance_task)
+    original = getattr(module, name)
+    original = getattr(original, "original", original)
 
     def dying(*args):
         try:
@@ -504,38 +563,65 @@ def _die_once(marker):
         os._exit(1)
 
     dying.original = original
-    module._clearance_task = dying
+    setattr(module, name, dying)
 
 
-def _undo_die_once():
+def _undo_die_once(name):
     import touche.distributed as module
 
-    module._clearance_task = getattr(module._clearance_task, "original", module._clearance_task)
+    setattr(module, name, getattr(getattr(module, name), "original", getattr(module, name)))
 
 
-def test_batch_clearance_survives_a_worker_killed_mid_job(client, tmp_path):
-    """A worker process dies when it starts the first pair task: the task (and the groups of
-    parts scattered to that worker) are sent again, and the table is the uninterrupted one."""
+# the stages of a clearance job: the broad phase's group tasks (read and prepare the parts, their
+# boxes) and its sweep (the candidate pairs, the plan), then the pair tasks
+STAGES = ("_prepare_group", "_broad_phase", "_clearance_task")
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_batch_clearance_survives_a_worker_killed_mid_job(client, tmp_path, stage):
+    """A worker process dies when it starts the first task of ``stage``: Dask runs again what
+    it held (the parts travel as paths), and the table is the uninterrupted one."""
     from touche.cli import _clearance_csv
 
-    client.wait_for_workers(2, timeout=60)
+    client.wait_for_workers(2, timeout=240)
     folder = tmp_path / "parts"
     names, paths = _parts_folder(folder, count=16)
     marker = str(tmp_path / "killed")
-    client.run(_die_once, marker)
+    client.run(_die_once, marker, stage)
     try:
         code, text = _batch("clearance", folder, "--threshold", THRESHOLD, "--parts-per-group", 4,
                             "--pairs-per-task", 2, "--scheduler", client.scheduler.address, "-o", tmp_path / "t.csv")
     finally:
-        client.run(_undo_die_once)
+        client.run(_undo_die_once, stage)
     assert code == 0, text
-    with open(marker) as handle:  # the worker did die: its process id
+    with open(marker) as handle:  # a worker did die, in that stage: its process id
         killed_pid = int(handle.read())
-    client.wait_for_workers(2, timeout=60)
+    client.wait_for_workers(2, timeout=240)
     assert killed_pid not in client.run(os.getpid).values()
     assert "0 done earlier" in text and not os.path.exists(str(tmp_path / "t.csv") + ".chunks")
     table = td.clearance_all(paths, THRESHOLD, client=client, parts_per_group=4, pairs_per_task=2)
     assert (tmp_path / "t.csv").read_bytes() == _clearance_csv(table, names).encode() and len(table) > 0
+
+
+@pytest.mark.parametrize("stage", STAGES[:2])
+def test_clearance_all_of_meshes_survives_a_worker_killed_in_the_broad_phase(client, tmp_path, stage):
+    """In-memory meshes are scattered, a group to a worker: a worker dying in the broad phase
+    takes the groups only it held, which are scattered again, and the table is unchanged."""
+    client.wait_for_workers(2, timeout=240)
+    parts, poses = _assembly(seed=4, count=14)
+    options = dict(poses=poses, parts_per_group=4, pairs_per_task=3)
+    expected = td.clearance_all(parts, THRESHOLD, **options)  # dask's threads: no worker to lose
+    marker = str(tmp_path / "killed")
+    client.run(_die_once, marker, stage)
+    try:
+        table = td.clearance_all(parts, THRESHOLD, client=client, **options)
+    finally:
+        client.run(_undo_die_once, stage)
+    with open(marker) as handle:
+        killed_pid = int(handle.read())
+    client.wait_for_workers(2, timeout=240)
+    assert killed_pid not in client.run(os.getpid).values()
+    assert table.tobytes() == expected.tobytes() and len(table) > 0
 
 
 # ------------------------------------------------------------------------------------------------

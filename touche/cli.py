@@ -711,7 +711,10 @@ def batch_poses(poses_path, shape_a, shape_b, output, verb, side, chunk_rows, sc
                 keep_chunks):
     """For every pose in POSES.npy ((n, 4, 4) float64), the distance (or intersection) of
     SHAPE_A and SHAPE_B (mesh files) with the pose applied to one of them; written to OUTPUT
-    (.npz: the fields of touche.DistanceResult, or 'intersects')."""
+    (.npz: the fields of touche.DistanceResult, or 'intersects').
+
+    The workers read their chunks of POSES.npy and write their chunks' results to
+    OUTPUT.chunks/ themselves: they must see both at the same paths (a shared filesystem)."""
     import numpy as np
 
     from . import distributed as td
@@ -740,7 +743,7 @@ def batch_poses(poses_path, shape_a, shape_b, output, verb, side, chunk_rows, sc
         _write_atomically(job_file, lambda handle: handle.write(json.dumps(fingerprint).encode()))
 
     def chunk_path(index):
-        return os.path.join(folder, f"chunk-{index:06d}.npz")
+        return os.path.join(folder, _CHUNK_FILE.format(index))
 
     missing = [k for k in range(len(chunks)) if not os.path.exists(chunk_path(k))]
     skipped = len(chunks) - len(missing)
@@ -749,7 +752,7 @@ def batch_poses(poses_path, shape_a, shape_b, output, verb, side, chunk_rows, sc
     if todo:
         client, cluster = _client_for(scheduler, workers)
         try:
-            _run_pose_chunks(client, td, verb, side, a, b, poses, chunks, todo, chunk_path)
+            _run_pose_chunks(client, td, verb, side, a, b, poses_path, chunk_rows, folder, todo)
         finally:
             client.close()
             if cluster is not None:
@@ -760,7 +763,7 @@ def batch_poses(poses_path, shape_a, shape_b, output, verb, side, chunk_rows, sc
         click.echo(f"touche batch: {len(todo)} chunks computed, {skipped} done earlier, {left} left "
                    f"({elapsed:.1f} s); run the same command again to continue", err=True)
         return EXIT_OK
-    _merge_chunks(output, [chunk_path(k) for k in range(len(chunks))])
+    _merge_chunks(output, [chunk_path(k) for k in range(len(chunks))], count)
     if not keep_chunks:
         for k in range(len(chunks)):
             os.remove(chunk_path(k))
@@ -771,86 +774,61 @@ def batch_poses(poses_path, shape_a, shape_b, output, verb, side, chunk_rows, sc
     return EXIT_OK
 
 
-_CHUNK_ATTEMPTS = 3  # a chunk whose worker died is sent again, at most this many times
-
-
-def _run_pose_chunks(client, td, verb, side, a, b, poses, chunks, todo, chunk_path):
-    from concurrent.futures import CancelledError
-
-    import numpy as np
-    from distributed import KilledWorker, as_completed
-
+def _run_pose_chunks(client, td, verb, side, a, b, poses_path, chunk_rows, folder, todo):
+    """The chunks ``todo`` of the job: each worker reads its chunk's poses from the file and
+    writes the chunk's results into ``folder`` (touche.distributed.from_npy / save_chunks); the
+    client sends the plan and receives row counts."""
     td.warm(client, steps=("distance / intersects: batches", "meshes: BVH pairs and rays"))
-    shared_a, shared_b = td.share(a, client), td.share(b, client)
-    fields = None
-    if verb == "distance":
-        fields = [(name, column.dtype, column.shape[1:]) for name, column in (
-            ("signed_distance", np.zeros(0)), ("point_a", np.zeros((0, 3))), ("point_b", np.zeros((0, 3))),
-            ("normal", np.zeros((0, 3))), ("status", np.zeros(0, dtype=np.int8)))]
-    # a window of chunks in flight: the poses file is read chunk by chunk (never all in memory),
-    # and a finished chunk is written before more are sent
-    window = 2 * max(1, sum(client.nthreads().values()))
-    pending = list(todo)
-    index_of = {}
-    running = as_completed(loop=client.loop)
-
-    def scatter(block):
-        # straight to a worker (not through the scheduler); a worker that has just died is
-        # still listed for a moment: try again, on the workers there are
-        for attempt in range(_CHUNK_ATTEMPTS):
-            try:
-                return client.scatter(block, direct=True)
-            except OSError:
-                if attempt + 1 == _CHUNK_ATTEMPTS:
-                    raise
-                time.sleep(0.5 * (attempt + 1))
-                client.wait_for_workers(1, timeout=120)
-
-    def submit(index):
-        first, end = chunks[index]
-        block = scatter(np.ascontiguousarray(poses[first:end], dtype=np.float64))
-        args = (shared_a.ref, None, shared_b.ref, block) if side == "b" else (shared_a.ref, block, shared_b.ref, None)
-        future = client.submit(td._run_chunk, verb, fields, (first, end), args, {}, pure=False)
-        index_of[future.key] = index
-        running.add(future)
-
-    for _ in range(min(window, len(pending))):
-        submit(pending.pop(0))
+    poses = td.from_npy(poses_path, chunk_rows)
+    args = (a, None, b, poses) if side == "b" else (a, poses, b, None)
+    result = (td.distance if verb == "distance" else td.intersects)(*args, client=client, chunk_rows=chunk_rows)
     progress = _BatchProgress("touche batch", len(todo))
-    attempts = {}
     try:
-        for future in running:
-            index = index_of.pop(future.key)
-            try:
-                records = future.result()
-            except (CancelledError, KilledWorker) as lost:
-                # the chunk's poses were scattered to one worker: when it dies they are lost with
-                # it (Dask can re-run a task, not re-create scattered data): send them again
-                attempts[index] = attempts.get(index, 0) + 1
-                if attempts[index] > _CHUNK_ATTEMPTS:
-                    raise RuntimeError(f"chunk {index} failed {attempts[index]} times: {lost}") from lost
-                submit(index)
-                continue
-            columns = {"intersects": records} if fields is None else {name: np.ascontiguousarray(records[name])
-                                                                       for name, _, _ in fields}
-            _write_atomically(chunk_path(index), lambda handle: np.savez(handle, **columns))
-            future.release()
+        for _ in td.save_chunks(result, folder, indices=todo, template=_CHUNK_FILE, column="intersects",
+                                client=client):
             progress.advance()
-            if pending:
-                submit(pending.pop(0))
     finally:
         progress.close()
 
 
-def _merge_chunks(output, paths):
+_CHUNK_FILE = "chunk-{:06d}.npz"
+
+
+def _merge_chunks(output, paths, count):
+    """The chunk files' columns, concatenated, as one .npz (``distance`` added to a distance
+    job's): written a column and a chunk at a time (the client never holds more than one
+    chunk's column), atomically."""
+    import zipfile
+
     import numpy as np
 
-    pieces = [np.load(path) for path in paths]
-    names = pieces[0].files
-    merged = {name: np.concatenate([piece[name] for piece in pieces]) for name in names}
-    if "signed_distance" in merged:  # as DistanceResult.distance: 0 when penetrating
-        merged["distance"] = np.where(merged["status"] == 2, 0.0, np.maximum(merged["signed_distance"], 0.0))
-    _write_atomically(output, lambda handle: np.savez(handle, **merged))
+    with np.load(paths[0]) as first:
+        layout = [(name, first[name].dtype, first[name].shape[1:]) for name in first.files]
+    if any(name == "signed_distance" for name, _, _ in layout):  # as DistanceResult.distance: 0 when penetrating
+        layout.append(("distance", np.dtype(np.float64), ()))
+
+    def column(path, name):
+        with np.load(path) as chunk:
+            if name == "distance":
+                return np.where(chunk["status"] == 2, 0.0, np.maximum(chunk["signed_distance"], 0.0))
+            return chunk[name]
+
+    def save(handle):
+        with zipfile.ZipFile(handle, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+            for name, dtype, trailing in layout:
+                with archive.open(name + ".npy", "w", force_zip64=True) as member:
+                    header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False,
+                              "shape": (count,) + tuple(trailing)}
+                    np.lib.format.write_array_header_1_0(member, header)
+                    written = 0
+                    for path in paths:
+                        values = np.ascontiguousarray(column(path, name), dtype=dtype)
+                        member.write(values.tobytes())
+                        written += len(values)
+                    if written != count:
+                        raise RuntimeError(f"the chunk files hold {written} rows of {name}, not {count}")
+
+    _write_atomically(output, save)
 
 
 @batch.command("clearance")
@@ -874,7 +852,8 @@ def batch_clearance(parts_folder, threshold, output, scheduler, workers, parts_p
     touche.distributed.CLEARANCE_DTYPE and the part names).
 
     Resumable: the job's plan (the candidate pairs, cut into pair tasks) and each finished pair
-    task are written to OUTPUT.chunks/ (atomically); run the same command again after an
+    task are written to OUTPUT.chunks/ (atomically; the pair tasks by the workers, which must
+    see that folder and the parts at the same paths); run the same command again after an
     interruption and it computes only the missing tasks."""
     import numpy as np
 
@@ -895,7 +874,7 @@ def batch_clearance(parts_folder, threshold, output, scheduler, workers, parts_p
     plan_file = os.path.join(folder, "plan.npz")
 
     def task_path(index):
-        return os.path.join(folder, f"task-{index:06d}.npy")
+        return os.path.join(folder, td.clearance_task_file(index))
 
     plan = td.ClearancePlan.load(plan_file) if os.path.exists(plan_file) else None
     earlier = {k for k in range(len(plan)) if os.path.exists(task_path(k))} if plan is not None else set()
@@ -921,9 +900,8 @@ def batch_clearance(parts_folder, threshold, output, scheduler, workers, parts_p
             td.warm(client, steps=("STL clearance", "mesh preparation"))
             results = td.clearance_results(paths, threshold, client=client, parts_per_group=group_size,
                                            pairs_per_task=per_task, plan=plan, skip=earlier, max_tasks=max_chunks,
-                                           on_plan=save_plan, progress=progress)
-            for index, rows in results:  # each task's rows on disk as soon as it finishes
-                _write_atomically(task_path(index), lambda handle, rows=rows: np.save(handle, rows))
+                                           on_plan=save_plan, progress=progress, write_to=folder)
+            for _ in results:  # each task's rows written by its worker
                 state["computed"] += 1
         finally:
             if state["bar"] is not None:

@@ -35,6 +35,12 @@ How the known traps are avoided:
 - Dask gives the parallelism (one task per worker thread): inside a task touche runs the chunk
   in that thread only (``touche._parallel.serial``), instead of a second pool on the same cores.
 
+Files stay on the workers: :func:`from_npy` makes a dask array of a ``.npy`` file whose chunks
+the workers read themselves (each memory-maps the file and copies its rows; the client reads the
+header), and :func:`save_chunks` has each worker write the chunks it computed into a folder
+(atomically), so that a job over files sends the scheduler its plan, not its data; the workers
+must see the same files as the client (a shared filesystem). ``touche batch`` runs that way.
+
 Errors: the single-machine verb's, from the public boundary: at graph build for what can be
 checked without the data (shapes, pairs, the trailing shape and dtype of a dask array, single
 poses), at compute for the values (NaN poses, joint values out of limits), the same exception
@@ -47,6 +53,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import pickle
 import sys
 import time
@@ -540,6 +547,124 @@ def _column(records, name):
 
 
 # ------------------------------------------------------------------------------------------------
+# files read and written by the workers
+def _file_stamp(path):
+    stat = os.stat(path)
+    return stat.st_size, stat.st_mtime_ns
+
+
+def from_npy(path, chunk_rows=DEFAULT_CHUNK_ROWS):
+    """The ``.npy`` array at ``path`` as a dask array chunked by ``chunk_rows`` along its first
+    axis, each chunk read by the worker that computes it (``np.load(mmap_mode="r")``, its rows
+    copied): the client reads the header only, and the task graph holds the path, not the data.
+    The workers must see ``path`` (the same absolute path: a shared filesystem); a file changed
+    after this call is refused by the worker that reads it (size and modification time)."""
+    path = os.path.abspath(os.fspath(path))
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) or chunk_rows < 1:
+        raise GeometryError(f"chunk_rows must be an integer >= 1, got {chunk_rows!r}")
+    header = np.load(path, mmap_mode="r")
+    shape, dtype = header.shape, header.dtype
+    del header
+    if len(shape) < 1:
+        raise GeometryError(f"{path}: a batch needs a first axis, got an array of shape {shape}")
+    # a read task per chunk that depends on nothing: the scheduler runs the chunk's verb task on
+    # the worker that read its rows (where its largest input is), so the rows do not move
+    chunks = da.core.normalize_chunks((int(chunk_rows),) + tuple(shape[1:]), shape)
+    return da.map_blocks(_read_rows, path, _file_stamp(path), dtype=dtype, chunks=chunks,
+                         meta=np.empty((0,) + tuple(shape[1:]), dtype=dtype))
+
+
+def _read_rows(path, stamp, block_info=None):
+    """In a worker: the rows of the .npy file ``path`` of the block ``block_info`` names."""
+    try:
+        now = _file_stamp(path)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: not found on the worker {_where_am_i()} (the workers must see the "
+                                "client's files: a shared filesystem)") from None
+    if now != stamp:
+        raise RuntimeError(f"{path} changed after the job was built (size, modification time {now} against {stamp})")
+    first, end = block_info[None]["array-location"][0]
+    return np.array(np.load(path, mmap_mode="r")[first:end])
+
+
+def _write_atomically(path, save):
+    """``save(handle)`` into a temporary file beside ``path`` (its name unique to this process and
+    call), then renamed over ``path``: a reader sees the whole file or none, and a chunk written
+    twice (a task run again after its worker died) is replaced whole by equal bytes."""
+    import uuid
+
+    folder, name = os.path.split(os.path.abspath(path))
+    temporary = os.path.join(folder, f".{name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        with open(temporary, "wb") as handle:
+            save(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+        raise
+
+
+def _save_block(records, folder, template, column, block_id=None):
+    """In a worker: chunk ``block_id`` written as ``folder/template.format(index)`` (.npz: one
+    member per field of the records, or ``column`` for a plain array); its row count."""
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"{folder}: not found on the worker {_where_am_i()} (the workers must see the "
+                                "client's files: a shared filesystem)")
+    names = records.dtype.names
+    columns = {name: np.ascontiguousarray(records[name]) for name in names} if names else {column: records}
+    _write_atomically(os.path.join(folder, template.format(block_id[0])), lambda handle: np.savez(handle, **columns))
+    return np.array([len(records)], dtype=np.int64)
+
+
+def save_chunks(result, folder, *, indices=None, template="chunk-{:06d}.npz", column="values", client=None):
+    """Compute the chunks ``indices`` (None: all) of ``result`` (a :class:`ChunkedResult` or a
+    verb's dask array) and have each worker write the chunks it computed into ``folder`` as
+    ``template.format(index)`` (.npz: the result's fields, one member each, or ``column`` for a
+    plain array such as :func:`intersects`'), atomically; nothing but the row counts comes back.
+    With :func:`from_npy` inputs, no data goes through the client.
+
+    Returns an iterator of ``(index, rows)`` as each chunk is written. A chunk lost with its
+    worker is recomputed by Dask (its inputs are files, or shapes on every worker); one whose
+    task fails with ``KilledWorker`` or is cancelled is sent again, at most 3 times. ``folder``
+    must exist and be seen by the workers at the same path. Closing the iterator early cancels
+    the chunks still running (the written ones stay)."""
+    records = result.records if isinstance(result, ChunkedResult) else result
+    if client is None and isinstance(result, ChunkedResult):
+        client = result._client
+    client = _resolve_client(client)
+    folder = os.path.abspath(os.fspath(folder))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"{folder}: no such folder")
+    count = records.numblocks[0]
+    indices = list(range(count)) if indices is None else [int(index) for index in indices]
+    written = records.map_blocks(_save_block, folder, template, column, dtype=np.int64,
+                                 chunks=((1,) * count,), meta=np.empty((0,), dtype=np.int64))
+    blocks = written.to_delayed().ravel()
+    return _saved_chunks(client, blocks, indices)
+
+
+def _saved_chunks(client, blocks, indices):
+    if client is None:
+        for index, rows in _finished_locally({index: blocks[index] for index in indices}):
+            yield index, int(rows[0])
+        return
+
+    # one graph for all the chunks (one client.compute call, not one per chunk); a chunk sent
+    # again after a failure goes alone
+    first = dict(zip(indices, client.compute([blocks[index] for index in indices]))) if indices else {}
+
+    def submit(index):
+        future = first.pop(index, None)
+        return future if future is not None else client.compute(blocks[index])
+
+    for index, rows in _retrying(client, submit, indices, "chunk", lambda index: None):
+        yield index, int(rows[0])
+
+
+# ------------------------------------------------------------------------------------------------
 # the verbs
 def intersects(a, pose_a, b, pose_b, *, client=None, chunk_rows=DEFAULT_CHUNK_ROWS):
     """:func:`touche.intersects` over a batch: ``pose_a`` and / or ``pose_b`` a dask array
@@ -871,11 +996,13 @@ def _prepare_group(key, items, poses, pad):
     return boxes, _where_am_i()
 
 
-def _clearance_task(keys, item_groups, group_ids, group_poses, group_size, pairs, threshold):
+def _clearance_task(keys, item_groups, group_ids, group_poses, group_size, pairs, threshold, write_to=None,
+                    index=None):
     """The clearance of ``pairs`` (global part indices, rows i < j) whose parts lie in the
     groups ``group_ids`` (their keys, items and poses): the single-machine
     touche.clearance.clearance_all on the parts these pairs use, the rows within the threshold
-    kept, in global part indices."""
+    kept, in global part indices. With ``write_to`` (a folder), the rows are written there as
+    ``task-{index:06d}.npy`` (atomically) and their count returned instead."""
     from .clearance import clearance_all as clearance_pairs
 
     used = np.unique(pairs)
@@ -893,7 +1020,27 @@ def _clearance_task(keys, item_groups, group_ids, group_poses, group_size, pairs
     rows["part_a"], rows["part_b"] = pairs[keep, 0], pairs[keep, 1]
     for name in ("intersecting", "distance", "point_a", "point_b", "triangle_a", "triangle_b", "facet_a", "facet_b"):
         rows[name] = getattr(table, name)[keep]
-    return rows
+    if write_to is None:
+        return rows
+    if not os.path.isdir(write_to):
+        raise FileNotFoundError(f"{write_to}: not found on the worker {_where_am_i()} (the workers must see the "
+                                "client's files: a shared filesystem)")
+    _write_atomically(os.path.join(write_to, clearance_task_file(index)), lambda handle: np.save(handle, rows))
+    return len(rows)
+
+
+def clearance_task_file(index):
+    """The file name of pair task ``index``'s rows in :func:`clearance_results`' ``write_to``."""
+    return f"task-{int(index):06d}.npy"
+
+
+def _broad_phase(group_results, count, threshold, group_size, pairs_per_task):
+    """The broad phase, as a task: the group tasks' grown boxes swept for candidate pairs, cut
+    into the job's :class:`ClearancePlan`; with the address of the worker that prepared each
+    group."""
+    boxes = [box for box, _ in group_results]
+    pairs = _candidate_pairs(np.concatenate(boxes) if boxes else np.zeros((0, 6)))
+    return _make_plan(pairs, count, threshold, group_size, pairs_per_task), [where for _, where in group_results]
 
 
 def _candidate_pairs(boxes):
@@ -1007,10 +1154,11 @@ def clearance_all(parts, threshold, *, poses=None, client=None, parts_per_group=
     to the workers, as given (meshes or paths: small), and each worker that needs a group
     prepares it once (reads the files, builds the trees) and keeps it for the whole job (a
     per-process cache keyed by the group's key; prepared parts are ~12x the meshes' size, so
-    they are never shipped). The first tasks prepare every group and send back the
-    parts' world boxes grown by ``threshold / 2``; a broad phase over them
-    (touche.broadphase.SortAndSweep) gives the candidate pairs; they are cut into tasks of at
-    most ``pairs_per_task`` pairs grouped by the group of each member (a :class:`ClearancePlan`),
+    they are never shipped). The broad phase is a task graph: a task per group prepares it and
+    computes the parts' world boxes grown by ``threshold / 2``, and one task fed by those sweeps
+    the boxes (touche.broadphase.SortAndSweep) for the candidate pairs and cuts them into tasks
+    of at most ``pairs_per_task`` pairs grouped by the group of each member (a
+    :class:`ClearancePlan`, the only thing sent back),
     sent preferably to the worker that prepared the first member's group, and each task runs
     ``touche.clearance.clearance_all`` on its pairs with ``max_distance=threshold``: the same
     numbers as ``touche.clearance(a, pose_a, b, pose_b, max_distance=threshold)`` on each
@@ -1038,7 +1186,7 @@ def clearance_all(parts, threshold, *, poses=None, client=None, parts_per_group=
 
 def clearance_results(parts, threshold, *, poses=None, client=None, parts_per_group=DEFAULT_PARTS_PER_GROUP,
                       pairs_per_task=DEFAULT_PAIRS_PER_TASK, plan=None, skip=(), max_tasks=None, on_plan=None,
-                      progress=None):
+                      progress=None, write_to=None):
     """:func:`clearance_all` a task at a time, for jobs that are resumed: an iterator of
     ``(task index, rows)`` (rows: :data:`CLEARANCE_DTYPE`, unsorted) handed back as each pair
     task of the job's :class:`ClearancePlan` finishes; :func:`clearance_table` of all the
@@ -1049,8 +1197,11 @@ def clearance_results(parts, threshold, *, poses=None, client=None, parts_per_gr
     parts, poses, threshold, parts_per_group and pairs_per_task; the broad phase is skipped and
     each worker prepares the groups its tasks use). ``skip``: indices of the tasks finished
     earlier (not run again). ``max_tasks``: run at most this many of the others (the first in
-    plan order; None: all), then stop. The other arguments are :func:`clearance_all`'s; they
-    are checked now, the work starts when the iterator is first advanced. Closing the iterator
+    plan order; None: all), then stop. ``write_to``: None, or a folder (seen by the workers at
+    the same path) where each pair task writes its rows itself, as
+    ``clearance_task_file(index)`` (atomically), handing back ``(index, row count)``: the rows
+    never go through the client. The other arguments are :func:`clearance_all`'s; they are
+    checked now, the work starts when the iterator is first advanced. Closing the iterator
     early (``break``) cancels the tasks still running."""
     threshold = _threshold(threshold)
     parts = list(parts)
@@ -1066,8 +1217,12 @@ def clearance_results(parts, threshold, *, poses=None, client=None, parts_per_gr
         if not isinstance(plan, ClearancePlan):
             raise GeometryError(f"plan must be a ClearancePlan, got {type(plan).__name__}")
         plan._check(count, threshold, int(parts_per_group), int(pairs_per_task))
+    if write_to is not None:
+        write_to = os.path.abspath(os.fspath(write_to))
+        if not os.path.isdir(write_to):
+            raise FileNotFoundError(f"{write_to}: no such folder")
     job = _ClearanceJob(parts, matrices, threshold, int(parts_per_group), int(pairs_per_task),
-                        {int(index) for index in skip}, max_tasks, on_plan, progress)
+                        {int(index) for index in skip}, max_tasks, on_plan, progress, write_to)
     client = _resolve_client(client)
     return job.distributed(client, plan) if client is not None else job.local(plan)
 
@@ -1078,9 +1233,12 @@ class _Stopped(Exception):
 
 class _ClearanceJob:
     """One run of :func:`clearance_results`: the groups of parts, and the two ways to run them
-    (dask's local scheduler, a distributed client)."""
+    (dask's local scheduler, a distributed client). Both run the broad phase as a task graph:
+    one task per group (prepare its parts, their grown boxes), then one task that sweeps the
+    boxes and makes the plan."""
 
-    def __init__(self, parts, matrices, threshold, group_size, pairs_per_task, skip, max_tasks, on_plan, progress):
+    def __init__(self, parts, matrices, threshold, group_size, pairs_per_task, skip, max_tasks, on_plan, progress,
+                 write_to):
         self.parts = parts
         self.threshold = threshold
         self.group_size = group_size
@@ -1088,15 +1246,14 @@ class _ClearanceJob:
         self.skip = skip
         self.max_tasks = max_tasks
         self.on_plan = on_plan
+        self.write_to = write_to
         self.report = progress if progress is not None else (lambda done, total: None)
         bounds = list(range(0, len(parts), group_size)) + [len(parts)]
         self.group_slices = [slice(bounds[k], bounds[k + 1]) for k in range(len(bounds) - 1)]
         self.group_poses = [matrices[s] for s in self.group_slices]
         self.pad = 0.5 * threshold
 
-    def _planned(self, boxes):
-        pairs = _candidate_pairs(np.concatenate(boxes) if boxes else np.zeros((0, 6)))
-        plan = _make_plan(pairs, len(self.parts), self.threshold, self.group_size, self.pairs_per_task)
+    def _planned(self, plan):
         if self.on_plan is not None:
             self.on_plan(plan)
         return plan
@@ -1105,29 +1262,33 @@ class _ClearanceJob:
         todo = [index for index in range(len(plan)) if index not in self.skip]
         return todo if self.max_tasks is None else todo[:self.max_tasks]
 
+    def _pair_task_arguments(self, plan, index, keys, items):
+        chunk, needed = plan.task(index)
+        return ([keys[g] for g in needed], [items[g] for g in needed], needed, [self.group_poses[g] for g in needed],
+                self.group_size, chunk, self.threshold, self.write_to, index), needed
+
     # -- dask's local scheduler (threads by default)
     def local(self, plan):
         import uuid
 
         keys = [f"touche-parts-{uuid.uuid4().hex}" for _ in self.group_slices]
+        items = [self.parts[s] for s in self.group_slices]
         done = 0
         try:
             if plan is None:
-                group_tasks = [dask.delayed(_prepare_group, pure=False)(keys[k], self.parts[s], self.group_poses[k],
+                group_tasks = [dask.delayed(_prepare_group, pure=False)(keys[k], items[k], self.group_poses[k],
                                                                        self.pad)
-                               for k, s in enumerate(self.group_slices)]
-                boxes = [b for b, _ in dask.compute(*group_tasks)] if group_tasks else []
-                plan = self._planned(boxes)
+                               for k in range(len(items))]
+                broad = dask.delayed(_broad_phase, pure=False)(group_tasks, len(self.parts), self.threshold,
+                                                              self.group_size, self.pairs_per_task)
+                plan = self._planned(dask.compute(broad)[0][0])
                 done = len(self.group_slices)
             todo = self._todo(plan)
             total = done + len(todo)
             self.report(done, total)
-            tasks = {}
-            for index in todo:
-                chunk, needed = plan.task(index)
-                tasks[index] = dask.delayed(_clearance_task, pure=False)(
-                    [keys[g] for g in needed], [self.parts[self.group_slices[g]] for g in needed], needed,
-                    [self.group_poses[g] for g in needed], self.group_size, chunk, self.threshold)
+            tasks = {index: dask.delayed(_clearance_task, pure=False)(*self._pair_task_arguments(plan, index, keys,
+                                                                                                 items)[0])
+                     for index in todo}
             finished = _finished_locally(tasks)
             try:
                 for index, rows in finished:
@@ -1142,29 +1303,35 @@ class _ClearanceJob:
     # -- a distributed client
     def distributed(self, client, plan):
         import uuid
+        from concurrent.futures import CancelledError
 
-        # the parts travel once, in groups, as they are (meshes or paths), each worker a run of
-        # consecutive groups: neighbouring parts (listed together) are then prepared by the same
-        # worker, which also gets the pairs between them. The workers keep a prepared group under
-        # its own key (not the scattered future's: a group scattered again after its worker died
-        # keeps the copies the others prepared).
+        from distributed import KilledWorker, as_completed
+
+        # Each worker gets a run of consecutive groups: neighbouring parts (listed together) are
+        # then prepared by the same worker, which also gets the pairs between them. A group of
+        # file paths travels in its tasks' arguments (a few bytes a part; Dask can re-run any task
+        # that used it); a group of meshes is scattered once to its worker (scattered data cannot
+        # be recomputed: see rescatter). The workers keep a prepared group under its own key (not
+        # the scattered future's: a group scattered again after its worker died keeps the copies
+        # the others prepared).
         groups = len(self.group_slices)
         addresses = sorted(client.scheduler_info()["workers"])
         owner = [addresses[k * len(addresses) // groups] for k in range(groups)]
-        items = [None] * groups
+        items = [self.parts[s] for s in self.group_slices]
         for address in addresses:
-            mine = [k for k in range(groups) if owner[k] == address]
+            mine = [k for k in range(groups) if owner[k] == address and not _all_paths(items[k])]
             if mine:
-                for k, future in zip(mine, client.scatter([self.parts[self.group_slices[k]] for k in mine],
-                                                          workers=[address], hash=False)):
+                for k, future in zip(mine, client.scatter([items[k] for k in mine], workers=[address], hash=False)):
                     items[k] = future
+        scattered = {k for k in range(groups) if _is_future(items[k])}
         keys = [f"touche-parts-{uuid.uuid4().hex}" for _ in range(groups)]
         home = list(owner)
 
         def rescatter(needed):
-            # scattered data cannot be recomputed: groups whose every copy died with their
-            # workers are scattered again (random keys: a fresh copy, never a half-forgotten one)
+            # groups whose every copy died with their workers are scattered again (random keys: a
+            # fresh copy, never a half-forgotten one)
             client.wait_for_workers(1, timeout=120)
+            needed = [g for g in needed if g in scattered]
             alive = [g for g in needed if items[g].status == "finished"]
             holders = client.who_has([items[g] for g in alive]) if alive else {}
             for g in needed:
@@ -1174,37 +1341,56 @@ class _ClearanceJob:
         done = 0
         try:
             if plan is None:
-                boxes = [None] * groups
-
-                def submit_group(k):
-                    return client.submit(_prepare_group, keys[k], items[k], self.group_poses[k], self.pad, pure=False,
-                                         workers=[owner[k]], allow_other_workers=True)
-
-                for k, (box, where) in _retrying(client, submit_group, range(groups), "group",
-                                                  lambda k: rescatter([k])):
-                    boxes[k] = box
-                    home[k] = where or owner[k]
-                    done += 1
-                    self.report(done, groups)
-                plan = self._planned(boxes)
+                # the broad phase as one graph: a worker dying while it runs loses the tasks it
+                # held, which Dask runs again (from the paths, or the copies of scattered groups
+                # still alive); a graph that cannot finish (KilledWorker, or a scattered group
+                # whose every copy died) is sent again after rescattering, at most _TASK_ATTEMPTS
+                # times
+                for attempt in range(_TASK_ATTEMPTS + 1):
+                    group_futures = [client.submit(_prepare_group, keys[k], items[k], self.group_poses[k], self.pad,
+                                                   pure=False, workers=[owner[k]], allow_other_workers=True)
+                                     for k in range(groups)]
+                    broad = client.submit(_broad_phase, group_futures, len(self.parts), self.threshold,
+                                          self.group_size, self.pairs_per_task, pure=False)
+                    try:
+                        for finished, _ in enumerate(as_completed(group_futures, loop=client.loop), start=1):
+                            if finished > done:  # a graph sent again reports from where the last one got
+                                done = finished
+                                self.report(done, groups)
+                        plan, where = broad.result()
+                        break
+                    except (CancelledError, KilledWorker) as lost:
+                        broad.cancel()
+                        for future in group_futures:
+                            future.cancel()
+                        if attempt == _TASK_ATTEMPTS:
+                            raise RuntimeError(f"the clearance broad phase failed {attempt + 1} times: {lost!r}") from lost
+                        rescatter(range(groups))
+                del group_futures, broad
+                home = [address or owner[k] for k, address in enumerate(where)]
+                plan = self._planned(plan)
+                done = groups
             todo = self._todo(plan)
             total = done + len(todo)
             self.report(done, total)
 
             def submit_task(index):
-                chunk, needed = plan.task(index)
+                arguments, needed = self._pair_task_arguments(plan, index, keys, items)
                 # preferably to the worker that prepared the group of its first parts
-                return client.submit(_clearance_task, [keys[g] for g in needed], [items[g] for g in needed], needed,
-                                     [self.group_poses[g] for g in needed], self.group_size, chunk, self.threshold,
-                                     pure=False, workers=[home[needed[0]]], allow_other_workers=True)
+                return client.submit(_clearance_task, *arguments, pure=False, workers=[home[needed[0]]],
+                                     allow_other_workers=True)
 
-            for index, rows in _retrying(client, submit_task, todo, "pair task",
+            for index, rows in _retrying(client, submit_task, todo, "clearance pair task",
                                          lambda index: rescatter(plan.task(index)[1])):
                 done += 1
                 self.report(done, total)
                 yield index, rows
         finally:
             client.run(_forget_groups, keys)
+
+
+def _all_paths(items):
+    return all(isinstance(item, (str, os.PathLike)) for item in items)
 
 
 def _retrying(client, submit, indices, what, on_lost):
@@ -1233,9 +1419,10 @@ def _retrying(client, submit, indices, what, on_lost):
             try:
                 result = future.result()
             except (CancelledError, KilledWorker) as lost:
+                future.release()  # a key computed again (save_chunks' chunks) must be forgotten first
                 attempts[index] = attempts.get(index, 0) + 1
                 if attempts[index] > _TASK_ATTEMPTS:
-                    raise RuntimeError(f"clearance {what} {index} failed {attempts[index]} times: {lost!r}") from lost
+                    raise RuntimeError(f"{what} {index} failed {attempts[index]} times: {lost!r}") from lost
                 on_lost(index)
                 send(index)
                 continue
