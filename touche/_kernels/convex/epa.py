@@ -10,7 +10,7 @@ ensure_fresh_cache()
 from touche._kernels.base.jit import njit  # noqa: E402
 
 from touche._kernels.convex.support import support_pair, support_pair_called  # noqa: E402
-from touche._kernels.convex.simplex import DEGENERATE_SQ, det3, s2d, shortest_cross  # noqa: E402
+from touche._kernels.convex.simplex import DEGENERATE_SQ, det3, plane_normal, s2d  # noqa: E402
 # EPA stops when the support gap along the closest face <= EPA_RELATIVE * depth + tolerance:
 # 1e-12 is well inside the 1e-6 relative depth target and still reached in a few iterations.
 EPA_RELATIVE = 1e-12
@@ -63,24 +63,11 @@ def _epa_face(verts, fnorm, fint, f, i, j, k):
     fint[f, 1] = j
     fint[f, 2] = k
     fint[f, 6] = 0
-    ijx = verts[j, 0] - verts[i, 0]
-    ijy = verts[j, 1] - verts[i, 1]
-    ijz = verts[j, 2] - verts[i, 2]
-    jkx = verts[k, 0] - verts[j, 0]
-    jky = verts[k, 1] - verts[j, 1]
-    jkz = verts[k, 2] - verts[j, 2]
-    kix = verts[i, 0] - verts[k, 0]
-    kiy = verts[i, 1] - verts[k, 1]
-    kiz = verts[i, 2] - verts[k, 2]
-    lij = ijx * ijx + ijy * ijy + ijz * ijz
-    ljk = jkx * jkx + jky * jky + jkz * jkz
-    lki = kix * kix + kiy * kiy + kiz * kiz
     # the normal from the face's two shortest edges (see shortest_cross): near a curved contact
     # EPA's faces become small and thin, and the textbook e1 x e2 left their planes off by
     # ~1e-11 of the size, which broke the polytope's convexity before the gap criterion was met
-    nx, ny, nz = shortest_cross(ijx, ijy, ijz, lij, jkx, jky, jkz, ljk, kix, kiy, kiz, lki)
+    nx, ny, nz, scale = plane_normal(verts, i, j, k)
     nn = nx * nx + ny * ny + nz * nz
-    scale = max(lij, ljk, lki)
     if nn <= DEGENERATE_SQ * scale * scale or nn == 0.0:
         # a sliver: never the closest face, never visible; only keeps the surface closed
         fnorm[f, 0] = 0.0
