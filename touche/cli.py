@@ -796,9 +796,7 @@ def _run_pose_chunks(client, td, verb, side, a, b, poses, chunks, todo, chunk_pa
             except (CancelledError, KilledWorker) as lost:
                 # the chunk's poses were scattered to one worker: when it dies they are lost with
                 # it (Dask can re-run a task, not re-create scattered data): send them again
-                attempts[index] = attempts.get(index, 0) + 1
-                if attempts[index] > _CHUNK_ATTEMPTS:
-                    raise RuntimeError(f"chunk {index} failed {attempts[index]} times: {lost}") from lost
+                td.count_lost(attempts, index, _CHUNK_ATTEMPTS, lost, f"chunk {index}", str)
                 submit(index)
                 continue
             columns = {"intersects": records} if fields is None else {name: np.ascontiguousarray(records[name])

@@ -1233,9 +1233,7 @@ def _retrying(client, submit, indices, what, on_lost):
             try:
                 result = future.result()
             except (CancelledError, KilledWorker) as lost:
-                attempts[index] = attempts.get(index, 0) + 1
-                if attempts[index] > _TASK_ATTEMPTS:
-                    raise RuntimeError(f"clearance {what} {index} failed {attempts[index]} times: {lost!r}") from lost
+                count_lost(attempts, index, _TASK_ATTEMPTS, lost, f"clearance {what} {index}")
                 on_lost(index)
                 send(index)
                 continue
@@ -1244,6 +1242,14 @@ def _retrying(client, submit, indices, what, on_lost):
     finally:
         for _, future in pending.values():
             future.cancel()
+
+
+def count_lost(attempts, index, limit, lost, name, shown=repr):
+    """Count one more lost attempt of task ``index`` (``attempts``: {index: count}); past
+    ``limit`` attempts raise RuntimeError naming the task and the last loss (``shown(lost)``)."""
+    attempts[index] = attempts.get(index, 0) + 1
+    if attempts[index] > limit:
+        raise RuntimeError(f"{name} failed {attempts[index]} times: {shown(lost)}") from lost
 
 
 def _finished_locally(tasks):
