@@ -1420,9 +1420,7 @@ def _retrying(client, submit, indices, what, on_lost):
                 result = future.result()
             except (CancelledError, KilledWorker) as lost:
                 future.release()  # a key computed again (save_chunks' chunks) must be forgotten first
-                attempts[index] = attempts.get(index, 0) + 1
-                if attempts[index] > _TASK_ATTEMPTS:
-                    raise RuntimeError(f"{what} {index} failed {attempts[index]} times: {lost!r}") from lost
+                count_lost(attempts, index, _TASK_ATTEMPTS, lost, f"{what} {index}")
                 on_lost(index)
                 send(index)
                 continue
@@ -1431,6 +1429,14 @@ def _retrying(client, submit, indices, what, on_lost):
     finally:
         for _, future in pending.values():
             future.cancel()
+
+
+def count_lost(attempts, index, limit, lost, name):
+    """Count one more lost attempt of task ``index`` (``attempts``: {index: count}); past
+    ``limit`` attempts raise RuntimeError naming the task and the last loss."""
+    attempts[index] = attempts.get(index, 0) + 1
+    if attempts[index] > limit:
+        raise RuntimeError(f"{name} failed {attempts[index]} times: {lost!r}") from lost
 
 
 def _finished_locally(tasks):

@@ -296,10 +296,8 @@ def signed_distance(a, pose_a, b, pose_b):
     Arguments as for ``distance``. Returns a float for one pair, a ``(n,)`` float array for a
     batch (``(0,)`` when empty); ``distance`` gives the points, normal and status too.
 
-    Errors: ``GeometryError`` for a pose that is not a finite rigid transform (NaN, a scaled or
-    sheared rotation, coordinates beyond ``touche.tolerance.MAX_COORDINATE``) or batches of
-    different lengths; ``UnsupportedQuery`` for a pair no engine answers (see
-    ``touche.SUPPORTED_PAIRS``).
+    Errors: as for ``distance`` (``GeometryError`` for a pose that is not a finite rigid
+    transform or batches of different lengths, ``UnsupportedQuery`` for a pair no engine answers).
     """
     a = _shape(a, "a")
     b = _shape(b, "b")
@@ -544,11 +542,22 @@ def _mesh_shape_kernels():
 
 
 def _mesh_and_shape(a, pose_a, b, pose_b, route):
-    """(shape, pose, mesh, pose, shape_is_a) for a pair with exactly one mesh: the registry
-    routes (shape, mesh) to the tree, and its mirror with a flip."""
+    """(shape, pose matrices, pose name, mesh, pose matrices, pose name, shape_is_a) for a pair
+    with exactly one mesh (poses not checked yet): the registry routes (shape, mesh) to the tree,
+    and its mirror with a flip."""
     if not route.flip:
-        return a, pose_a, "pose_a", b, pose_b, "pose_b", True
-    return b, pose_b, "pose_b", a, pose_a, "pose_a", False
+        shape, pose_s, name_s, mesh, pose_m, name_m, shape_is_a = a, pose_a, "pose_a", b, pose_b, "pose_b", True
+    else:
+        shape, pose_s, name_s, mesh, pose_m, name_m, shape_is_a = b, pose_b, "pose_b", a, pose_a, "pose_a", False
+    ts = as_matrices(pose_s, name_s, check=False)
+    tm = as_matrices(pose_m, name_m, check=False)
+    return shape, ts, name_s, mesh, tm, name_m, shape_is_a
+
+
+def _mesh_shape_arrays(shape, mesh):
+    """The kernels' module and the arrays its shape-against-mesh kernels take: (kernels, shape's
+    packing, mesh's packing, the mesh's tree arrays)."""
+    return _mesh_shape_kernels(), shape._packed, mesh._packed, _tree_arrays(mesh)
 
 
 def _tree_arrays(mesh):
@@ -569,13 +578,8 @@ def _mesh_intersects(a, pose_a, b, pose_b, route):
 
             return contained_pairs(a, pose_a, b, pose_b, surface)
         return surface
-    shape, pose_s, name_s, mesh, pose_m, name_m, shape_is_a = _mesh_and_shape(a, pose_a, b, pose_b, route)
-    ts = as_matrices(pose_s, name_s, check=False)
-    tm = as_matrices(pose_m, name_m, check=False)
-    kernels = _mesh_shape_kernels()
-    ps = shape._packed
-    mp = mesh._packed
-    tree = _tree_arrays(mesh)
+    shape, ts, name_s, mesh, tm, name_m, shape_is_a = _mesh_and_shape(a, pose_a, b, pose_b, route)
+    kernels, ps, mp, tree = _mesh_shape_arrays(shape, mesh)
     if ts.ndim == 2 and tm.ndim == 2:
         answer = kernels.checked_mesh_intersects_one(kernels.MESH_ENGINE.address(), *ps, ts, mp[2], mp[3], mesh.scale, tm, *tree, shape_is_a)
         if answer < 0:
@@ -601,13 +605,8 @@ def _mesh_intersects(a, pose_a, b, pose_b, route):
 def _mesh_distance(a, pose_a, b, pose_b, route):
     if route.engine == _ENGINE_MESH_MESH:
         return _mesh_mesh_distance(a, pose_a, b, pose_b)
-    shape, pose_s, name_s, mesh, pose_m, name_m, shape_is_a = _mesh_and_shape(a, pose_a, b, pose_b, route)
-    ts = as_matrices(pose_s, name_s, check=False)
-    tm = as_matrices(pose_m, name_m, check=False)
-    kernels = _mesh_shape_kernels()
-    ps = shape._packed
-    mp = mesh._packed
-    tree = _tree_arrays(mesh)
+    shape, ts, name_s, mesh, tm, name_m, shape_is_a = _mesh_and_shape(a, pose_a, b, pose_b, route)
+    kernels, ps, mp, tree = _mesh_shape_arrays(shape, mesh)
     if ts.ndim == 2 and tm.ndim == 2:
         buffer = np.empty(10)
         status = kernels.checked_mesh_distance_into(kernels.MESH_ENGINE.address(), *ps, shape.scale, ts, mp[2], mp[3],

@@ -131,6 +131,26 @@ def unit_vector(vector, name):
 
 
 # --------------------------------------------------------------------------------------------
+def _sizes(value, name):
+    """Three sizes along x, y, z as a (3,) array: each > 0 and within check_size's range."""
+    array = _array(value, name, (3,))
+    if (array <= 0).any():
+        raise GeometryError(f"{name} must be > 0, got {array.tolist()}")
+    for axis, size in zip("xyz", array.tolist()):
+        check_size(size, f"{name}[{axis}]")
+    return array
+
+
+def _param(i):
+    """A read-only property: the shape's parameter i as a float."""
+    return property(lambda self: float(self.params[i]))
+
+
+def _point(i):
+    """A read-only property: the shape's packed point i (a read-only view)."""
+    return property(lambda self: self.points[i])
+
+
 class Shape:
     """Base class. Subclasses set the packed arrays in ``__init__`` through ``_pack``."""
 
@@ -242,9 +262,7 @@ class Point(Shape):
     def __init__(self, position=(0.0, 0.0, 0.0)):
         self._pack(kinds.POINT, (), _array(position, "position", (3,))[None])
 
-    @property
-    def position(self):
-        return self.points[0]
+    position = _point(0)
 
 
     def _describe(self):
@@ -259,13 +277,9 @@ class Sphere(Shape):
     def __init__(self, radius, center=(0.0, 0.0, 0.0)):
         self._pack(kinds.SPHERE, (_positive(radius, "radius"),), _array(center, "center", (3,))[None])
 
-    @property
-    def radius(self):
-        return float(self.params[0])
+    radius = _param(0)
 
-    @property
-    def center(self):
-        return self.points[0]
+    center = _point(0)
 
 
     def _describe(self):
@@ -286,13 +300,9 @@ class _Axis:
 
     __slots__ = ()
 
-    @property
-    def a(self):
-        return self.points[0]
+    a = _point(0)
 
-    @property
-    def b(self):
-        return self.points[1]
+    b = _point(1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -337,9 +347,7 @@ class Capsule(_Axis, Shape):
         capsule._init_points(a, b, radius)
         return capsule
 
-    @property
-    def radius(self):
-        return float(self.params[0])
+    radius = _param(0)
 
 
     @property
@@ -360,13 +368,9 @@ class Ray(Shape):
         origin = _array(origin, "origin", (3,))
         self._pack(self._kind, (), np.stack([origin, unit_vector(direction, "direction")]))
 
-    @property
-    def origin(self):
-        return self.points[0]
+    origin = _point(0)
 
-    @property
-    def direction(self):
-        return self.points[1]
+    direction = _point(1)
 
 
     def _describe(self):
@@ -393,9 +397,7 @@ class Plane(Shape):
         offset = float(_array(offset, "offset", ()))
         self._pack(self._kind, (), np.stack([normal * offset, normal]))
 
-    @property
-    def normal(self):
-        return self.points[1]
+    normal = _point(1)
 
     @property
     def offset(self):
@@ -415,7 +417,23 @@ class HalfSpace(Plane):
 
 # --------------------------------------------------------------------------------------------
 # round solids
-class Cylinder(Shape):
+class _RoundAboutZ:
+    """A solid of revolution about the local z axis with one ``radius`` and a ``length`` along z
+    centred at the origin (cylinders and cones)."""
+
+    __slots__ = ()
+
+    radius = _param(0)
+
+    def local_box(self):
+        half = 0.5 * self.length
+        return np.array([-self.radius, -self.radius, -half]), np.array([self.radius, self.radius, half])
+
+    def _describe(self):
+        return f"radius={self.radius}, length={self.length}"
+
+
+class Cylinder(_RoundAboutZ, Shape):
     """Solid capped cylinder along local z, from z = -length/2 to +length/2."""
 
     __slots__ = ()
@@ -425,23 +443,11 @@ class Cylinder(Shape):
         self._pack(kinds.CYLINDER, (_positive(radius, "radius"),), [[0, 0, -half], [0, 0, half]])
 
     @property
-    def radius(self):
-        return float(self.params[0])
-
-    @property
     def length(self):
         return float(self.points[1, 2] - self.points[0, 2])
 
-    def local_box(self):
-        half = 0.5 * self.length
-        return np.array([-self.radius, -self.radius, -half]), np.array([self.radius, self.radius, half])
 
-
-    def _describe(self):
-        return f"radius={self.radius}, length={self.length}"
-
-
-class Cone(Shape):
+class Cone(_RoundAboutZ, Shape):
     """Solid right circular cone along local z: base disc of ``radius`` at z = -length/2, apex at
     z = +length/2 (the convention of coal / FCL)."""
 
@@ -452,20 +458,8 @@ class Cone(Shape):
         self._pack(kinds.CONE, (_positive(radius, "radius"),), [[0, 0, half], [0, 0, -half]])
 
     @property
-    def radius(self):
-        return float(self.params[0])
-
-    @property
     def length(self):
         return float(self.points[0, 2] - self.points[1, 2])
-
-    def local_box(self):
-        half = 0.5 * self.length
-        return np.array([-self.radius, -self.radius, -half]), np.array([self.radius, self.radius, half])
-
-
-    def _describe(self):
-        return f"radius={self.radius}, length={self.length}"
 
 
 class Ellipsoid(Shape):
@@ -477,11 +471,7 @@ class Ellipsoid(Shape):
     __slots__ = ()
 
     def __init__(self, radii, center=(0.0, 0.0, 0.0)):
-        radii = _array(radii, "radii", (3,))
-        if (radii <= 0).any():
-            raise GeometryError(f"radii must be > 0, got {radii.tolist()}")
-        for axis, radius in zip("xyz", radii.tolist()):
-            check_size(radius, f"radii[{axis}]")
+        radii = _sizes(radii, "radii")
         points = np.concatenate([_array(center, "center", (3,))[None], np.diag(radii)])
         self._pack(kinds.ELLIPSOID, radii, points)
 
@@ -492,9 +482,7 @@ class Ellipsoid(Shape):
     def local_box(self):
         return self.center - self.radii, self.center + self.radii
 
-    @property
-    def center(self):
-        return self.points[0]
+    center = _point(0)
 
     def _describe(self):
         return f"radii={self.radii.tolist()}"
@@ -526,13 +514,9 @@ class TaperedCapsule(_Axis, Shape):
         shape._init_points(a, b, radius_a, radius_b)
         return shape
 
-    @property
-    def radius_a(self):
-        return float(self.params[0])
+    radius_a = _param(0)
 
-    @property
-    def radius_b(self):
-        return float(self.params[1])
+    radius_b = _param(1)
 
 
     def local_box(self):
@@ -684,11 +668,7 @@ class Box(Shape):
     __slots__ = ()
 
     def __init__(self, extents, center=(0.0, 0.0, 0.0)):
-        extents = _array(extents, "extents", (3,))
-        if (extents <= 0).any():
-            raise GeometryError(f"extents must be > 0, got {extents.tolist()}")
-        for axis, extent in zip("xyz", extents.tolist()):
-            check_size(extent, f"extents[{axis}]")
+        extents = _sizes(extents, "extents")
         self._init_box(_array(center, "center", (3,)), 0.5 * extents, kinds.BOX)
 
     def _init_box(self, center, half, kind):
@@ -937,9 +917,7 @@ class Rounded(Shape):
     def __reduce__(self):
         return (_restore_rounded, (type(self), self.core, self.radius))
 
-    @property
-    def radius(self):
-        return float(self.params[0])
+    radius = _param(0)
 
     def local_box(self):
         low, high = self.core.local_box()

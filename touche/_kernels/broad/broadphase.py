@@ -426,12 +426,18 @@ def pairset_rehash(table, state, new_size):
     return fresh
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _pair_key(a, b):
+    """The pair set's key of the slot pair {a, b}: (low << 31) | high."""
+    if a > b:
+        a, b = b, a
+    return (a << 31) | b
+
+
 @njit(cache=True, nogil=True)
 def pairset_add(table, state, a, b):
     """Insert the slot pair {a, b}; state = [count, tombstones]. Returns the table."""
-    if a > b:
-        a, b = b, a
-    key = (a << 31) | b
+    key = _pair_key(a, b)
     if 2 * (state[0] + state[1] + 1) > table.shape[0]:
         size = table.shape[0]
         if 4 * (state[0] + 1) > size:
@@ -460,9 +466,7 @@ def pairset_add(table, state, a, b):
 
 @njit(cache=True, nogil=True)
 def pairset_remove(table, state, a, b):
-    if a > b:
-        a, b = b, a
-    key = (a << 31) | b
+    key = _pair_key(a, b)
     mask = table.shape[0] - 1
     h = _pair_hash(key, mask)
     while True:
@@ -516,6 +520,26 @@ def _swap_endpoints(ep_slot, ep_max, where, axis, e1, e2):
     where[s1, 2 * axis + m1] = e2
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _endpoint(boxes, ep_slot, ep_max, axis, e, slot, value):
+    """(slot, is_max, value) of endpoint e on the axis; the moving slot's own reads ``value``."""
+    o = ep_slot[axis, e]
+    om = ep_max[axis, e]
+    return o, om, boxes[o, axis + 3 * om] if o != slot else value
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _passed(boxes, table, state, slot, o, starts, ends):
+    """Slot's endpoint passed one of o's: add the pair where an overlap starts (if the boxes do
+    overlap), remove it where one ends. Returns the (maybe grown) table."""
+    if starts:
+        if box_overlap(boxes, slot, o):
+            table = pairset_add(table, state, slot, o)
+    elif ends:
+        pairset_remove(table, state, slot, o)
+    return table
+
+
 @njit(cache=True, nogil=True)
 def _move_endpoint(boxes, ep_slot, ep_max, where, count, axis, slot, is_max, value, table, state):
     """Move one endpoint of ``slot`` to its sorted place for ``value``; every crossing of an
@@ -525,32 +549,20 @@ def _move_endpoint(boxes, ep_slot, ep_max, where, count, axis, slot, is_max, val
     e = where[slot, 2 * axis + is_max]
     # leftwards
     while e > 0:
-        o = ep_slot[axis, e - 1]
-        om = ep_max[axis, e - 1]
-        ov = boxes[o, axis + 3 * om] if o != slot else value
+        o, om, ov = _endpoint(boxes, ep_slot, ep_max, axis, e - 1, slot, value)
         if not _ep_less(value, is_max, ov, om):
             break
-        if o != slot:
-            if is_max == 0 and om == 1:  # my min passes its max leftwards: overlap starts
-                if box_overlap(boxes, slot, o):
-                    table = pairset_add(table, state, slot, o)
-            elif is_max == 1 and om == 0:  # my max passes its min leftwards: overlap ends
-                pairset_remove(table, state, slot, o)
+        if o != slot:  # my min passes its max leftwards: overlap starts; my max its min: it ends
+            table = _passed(boxes, table, state, slot, o, is_max == 0 and om == 1, is_max == 1 and om == 0)
         _swap_endpoints(ep_slot, ep_max, where, axis, e - 1, e)
         e -= 1
     # rightwards
     while e < count - 1:
-        o = ep_slot[axis, e + 1]
-        om = ep_max[axis, e + 1]
-        ov = boxes[o, axis + 3 * om] if o != slot else value
+        o, om, ov = _endpoint(boxes, ep_slot, ep_max, axis, e + 1, slot, value)
         if not _ep_less(ov, om, value, is_max):
             break
-        if o != slot:
-            if is_max == 1 and om == 0:  # my max passes its min rightwards: overlap starts
-                if box_overlap(boxes, slot, o):
-                    table = pairset_add(table, state, slot, o)
-            elif is_max == 0 and om == 1:  # my min passes its max rightwards: overlap ends
-                pairset_remove(table, state, slot, o)
+        if o != slot:  # my max passes its min rightwards: overlap starts; my min its max: it ends
+            table = _passed(boxes, table, state, slot, o, is_max == 1 and om == 0, is_max == 0 and om == 1)
         _swap_endpoints(ep_slot, ep_max, where, axis, e, e + 1)
         e += 1
     return table

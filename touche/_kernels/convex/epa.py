@@ -10,7 +10,7 @@ ensure_fresh_cache()
 from touche._kernels.base.jit import njit  # noqa: E402
 
 from touche._kernels.convex.support import support_pair, support_pair_called  # noqa: E402
-from touche._kernels.convex.simplex import DEGENERATE_SQ, det3, s2d, shortest_cross  # noqa: E402
+from touche._kernels.convex.simplex import DEGENERATE_SQ, det3, plane_normal, s2d  # noqa: E402
 # EPA stops when the support gap along the closest face <= EPA_RELATIVE * depth + tolerance:
 # 1e-12 is well inside the 1e-6 relative depth target and still reached in a few iterations.
 EPA_RELATIVE = 1e-12
@@ -63,24 +63,11 @@ def _epa_face(verts, fnorm, fint, f, i, j, k):
     fint[f, 1] = j
     fint[f, 2] = k
     fint[f, 6] = 0
-    ijx = verts[j, 0] - verts[i, 0]
-    ijy = verts[j, 1] - verts[i, 1]
-    ijz = verts[j, 2] - verts[i, 2]
-    jkx = verts[k, 0] - verts[j, 0]
-    jky = verts[k, 1] - verts[j, 1]
-    jkz = verts[k, 2] - verts[j, 2]
-    kix = verts[i, 0] - verts[k, 0]
-    kiy = verts[i, 1] - verts[k, 1]
-    kiz = verts[i, 2] - verts[k, 2]
-    lij = ijx * ijx + ijy * ijy + ijz * ijz
-    ljk = jkx * jkx + jky * jky + jkz * jkz
-    lki = kix * kix + kiy * kiy + kiz * kiz
     # the normal from the face's two shortest edges (see shortest_cross): near a curved contact
     # EPA's faces become small and thin, and the textbook e1 x e2 left their planes off by
     # ~1e-11 of the size, which broke the polytope's convexity before the gap criterion was met
-    nx, ny, nz = shortest_cross(ijx, ijy, ijz, lij, jkx, jky, jkz, ljk, kix, kiy, kiz, lki)
+    nx, ny, nz, scale = plane_normal(verts, i, j, k)
     nn = nx * nx + ny * ny + nz * nz
-    scale = max(lij, ljk, lki)
     if nn <= DEGENERATE_SQ * scale * scale or nn == 0.0:
         # a sliver: never the closest face, never visible; only keeps the surface closed
         fnorm[f, 0] = 0.0
@@ -112,10 +99,20 @@ def _perpendicular(x, y, z):
 
 @njit(cache=True, nogil=True, inline="always")
 def _dist2(verts, i, j):
-    dx = verts[i, 0] - verts[j, 0]
-    dy = verts[i, 1] - verts[j, 1]
-    dz = verts[i, 2] - verts[j, 2]
+    dx, dy, dz = _row_diff(verts, i, j)
     return dx * dx + dy * dy + dz * dz
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _cross3(ax, ay, az, bx, by, bz):
+    """a x b."""
+    return ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _row_diff(verts, i, j):
+    """verts[i] - verts[j] (their first three columns: the Minkowski-difference points)."""
+    return verts[i, 0] - verts[j, 0], verts[i, 1] - verts[j, 1], verts[i, 2] - verts[j, 2]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -185,13 +182,9 @@ def epa(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol, verts, fnorm, fint, f
         if best <= 0.0:
             return 2, 0.0, 0.0, 0.0, 1.0, verts[0, 3], verts[0, 4], verts[0, 5], verts[0, 6], verts[0, 7], verts[0, 8], 0
     if nverts == 2:
-        ex = verts[1, 0] - verts[0, 0]
-        ey = verts[1, 1] - verts[0, 1]
-        ez = verts[1, 2] - verts[0, 2]
+        ex, ey, ez = _row_diff(verts, 1, 0)
         ux, uy, uz = _perpendicular(ex, ey, ez)
-        vx_ = ey * uz - ez * uy
-        vy_ = ez * ux - ex * uz
-        vz_ = ex * uy - ey * ux
+        vx_, vy_, vz_ = _cross3(ex, ey, ez, ux, uy, uz)
         best = -1.0
         for k in range(4):
             if k == 0:
@@ -203,12 +196,8 @@ def epa(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol, verts, fnorm, fint, f
             else:
                 dx, dy, dz = -vx_, -vy_, -vz_
             support_pair_called(ka, pa, pta, m, kb, pb, ptb, dx, dy, dz, hints, 2, verts)
-            px = verts[2, 0] - verts[0, 0]
-            py = verts[2, 1] - verts[0, 1]
-            pz = verts[2, 2] - verts[0, 2]
-            cx = ey * pz - ez * py
-            cy = ez * px - ex * pz
-            cz = ex * py - ey * px
+            px, py, pz = _row_diff(verts, 2, 0)
+            cx, cy, cz = _cross3(ex, ey, ez, px, py, pz)
             area = cx * cx + cy * cy + cz * cz
             if area > best:
                 best = area
@@ -216,15 +205,9 @@ def epa(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol, verts, fnorm, fint, f
         _copy_row(verts, 3, 2)
         nverts = 3
     if nverts == 3:
-        e1x = verts[1, 0] - verts[0, 0]
-        e1y = verts[1, 1] - verts[0, 1]
-        e1z = verts[1, 2] - verts[0, 2]
-        e2x = verts[2, 0] - verts[0, 0]
-        e2y = verts[2, 1] - verts[0, 1]
-        e2z = verts[2, 2] - verts[0, 2]
-        nx = e1y * e2z - e1z * e2y
-        ny = e1z * e2x - e1x * e2z
-        nz = e1x * e2y - e1y * e2x
+        e1x, e1y, e1z = _row_diff(verts, 1, 0)
+        e2x, e2y, e2z = _row_diff(verts, 2, 0)
+        nx, ny, nz = _cross3(e1x, e1y, e1z, e2x, e2y, e2z)
         nn = np.sqrt(nx * nx + ny * ny + nz * nz)
         if nn == 0.0:  # collinear after the blow-up: the difference is a segment (or a point)
             nx, ny, nz = _perpendicular(e1x, e1y, e1z)

@@ -74,7 +74,9 @@ from touche import tolerance as _tol
 
 from touche._kernels.base import kinds
 from touche._kernels.base.posecheck import is_rigid_transform
-from touche._kernels.convex.support import margin_of, relative_into, support_pair, support_pair_called  # noqa: E402
+from touche._kernels.convex.support import (  # noqa: E402
+    margin_of, relative_into, store_support_row, support_pair, support_pair_called,
+)
 from touche._kernels.convex.simplex import reduce_simplex  # noqa: E402
 from touche._kernels.convex.epa import epa, epa_buffers  # noqa: E402
 
@@ -200,6 +202,12 @@ def simplex_witness(s, count):
 # ----------------------------------------------------------------------------------------------
 # pair entry points
 @njit(cache=True, nogil=True, inline="always")
+def _gjk_buffers():
+    """GJK's work buffers: the relative transform m, the simplex s, the hill-climbing hints."""
+    return np.empty((4, 4)), np.empty((4, 10)), np.zeros(2, dtype=np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _status_of(signed, tol):
     if signed > tol:
         return kinds.GJK_SEPARATED
@@ -220,15 +228,7 @@ def _load_warm(warm, m, s, hints):
         ay = m[1, 0] * lx + m[1, 1] * ly + m[1, 2] * lz + m[1, 3]
         az = m[2, 0] * lx + m[2, 1] * ly + m[2, 2] * lz + m[2, 3]
         bx, by, bz = warm[13 + 3 * r], warm[14 + 3 * r], warm[15 + 3 * r]
-        s[r, 0] = ax - bx
-        s[r, 1] = ay - by
-        s[r, 2] = az - bz
-        s[r, 3] = ax
-        s[r, 4] = ay
-        s[r, 5] = az
-        s[r, 6] = bx
-        s[r, 7] = by
-        s[r, 8] = bz
+        store_support_row(s, r, ax, ay, az, bx, by, bz)
     hints[0] = int(warm[25])
     hints[1] = int(warm[26])
     return count
@@ -343,9 +343,7 @@ def _distance_core(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, max_iterat
 def distance_single(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, max_iterations):
     """_distance_core for one pair: makes its own GJK buffers and the EPA buffers only when the
     cores overlap (a separated single query allocates 3 small arrays, not 10)."""
-    m = np.empty((4, 4))
-    s = np.empty((4, 10))
-    hints = np.zeros(2, dtype=np.int64)
+    m, s, hints = _gjk_buffers()
     outcome, count, vx, vy, vz, iterations = _gjk_phase(
         ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, max_iterations, m, s, hints
     )
@@ -396,9 +394,7 @@ def gjk_pair_separation(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance):
     NaN points)`` without running EPA -- for callers that find an overlap's depth another way
     (the SAT depth of small polytopes) and would discard EPA's."""
     warm = np.zeros(WARM_SIZE)
-    m = np.empty((4, 4))
-    s = np.empty((4, 10))
-    hints = np.zeros(2, dtype=np.int64)
+    m, s, hints = _gjk_buffers()
     outcome, count, vx, vy, vz, iterations = _gjk_phase(
         ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, GJK_MAX_ITERATIONS, m, s, hints
     )
@@ -454,9 +450,7 @@ def gjk_distance_bounds(ka, pa, pta, ta, kb, pb, ptb, tb, stop_below, relative_g
     lower >= 0, found by GJK and stopped by the rule above; ``rounding`` is the scale of the
     rounding of both bounds (INTERSECT_RELATIVE x the largest support point seen), for a caller
     that must decide when neither stop was reached (iteration limit, rounding stall)."""
-    m = np.empty((4, 4))
-    s = np.empty((4, 10))
-    hints = np.zeros(2, dtype=np.int64)
+    m, s, hints = _gjk_buffers()
     relative_into(ta, tb, m)
     reach = margin_of(ka, pa) + margin_of(kb, pb)
     support_pair_called(ka, pa, pta, m, kb, pb, ptb, -(m[0, 3] + 1e-3), -m[1, 3], -m[2, 3], hints, 0, s)
@@ -502,9 +496,7 @@ def gjk_distance_many(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance,
                       out_signed, out_point_a, out_point_b, out_normal, out_status, out_iterations, lo, hi):
     step_a = 1 if ta.shape[0] > 1 else 0
     step_b = 1 if tb.shape[0] > 1 else 0
-    m = np.empty((4, 4))
-    s = np.empty((4, 10))
-    hints = np.zeros(2, dtype=np.int64)
+    m, s, hints = _gjk_buffers()
     warm = np.zeros(WARM_SIZE)
     verts, fnorm, fint, free, stack, horizon, vslot = epa_buffers()
     for i in range(lo, hi):
@@ -521,15 +513,9 @@ def gjk_distance_many(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance,
 @njit(cache=True, nogil=True)
 def _store_row(r, i, out_signed, out_point_a, out_point_b, out_normal, out_status, out_iterations):
     out_signed[i] = r[0]
-    out_point_a[i, 0] = r[1]
-    out_point_a[i, 1] = r[2]
-    out_point_a[i, 2] = r[3]
-    out_point_b[i, 0] = r[4]
-    out_point_b[i, 1] = r[5]
-    out_point_b[i, 2] = r[6]
-    out_normal[i, 0] = r[7]
-    out_normal[i, 1] = r[8]
-    out_normal[i, 2] = r[9]
+    out_point_a[i] = r[1], r[2], r[3]
+    out_point_b[i] = r[4], r[5], r[6]
+    out_normal[i] = r[7], r[8], r[9]
     out_status[i] = r[10]
     out_iterations[i] = r[11]
 
@@ -540,9 +526,7 @@ def gjk_distance_warm_many(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm,
     """As gjk_distance_many with one warm-start token per pair: warm (n, WARM_SIZE), in/out."""
     step_a = 1 if ta.shape[0] > 1 else 0
     step_b = 1 if tb.shape[0] > 1 else 0
-    m = np.empty((4, 4))
-    s = np.empty((4, 10))
-    hints = np.zeros(2, dtype=np.int64)
+    m, s, hints = _gjk_buffers()
     verts, fnorm, fint, free, stack, horizon, vslot = epa_buffers()
     for i in range(lo, hi):
         r = _distance_core(
@@ -556,9 +540,7 @@ def gjk_distance_warm_many(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm,
 def gjk_intersects_many(ka, pa, pta, ta, kb, pb, ptb, tb, out, lo, hi):
     step_a = 1 if ta.shape[0] > 1 else 0
     step_b = 1 if tb.shape[0] > 1 else 0
-    m = np.empty((4, 4))
-    s = np.empty((4, 10))
-    hints = np.zeros(2, dtype=np.int64)
+    m, s, hints = _gjk_buffers()
     for i in range(lo, hi):
         out[i] = _intersects_core(ka, pa, pta, ta[i * step_a], kb, pb, ptb, tb[i * step_b], m, s, hints)
 

@@ -74,8 +74,9 @@ def shortest_cross(ijx, ijy, ijz, lij, jkx, jky, jkz, ljk, kix, kiy, kiz, lki):
 
 
 @njit(cache=True, nogil=True)
-def _plane_normal(s, i, j, k):
-    """(s_j - s_i) x (s_k - s_i) from the triangle's two shortest edges (shortest_cross)."""
+def plane_normal(s, i, j, k):
+    """(s_j - s_i) x (s_k - s_i) from the triangle's two shortest edges (shortest_cross), and
+    the triangle's longest squared edge length: (nx, ny, nz, longest)."""
     ijx = s[j, 0] - s[i, 0]
     ijy = s[j, 1] - s[i, 1]
     ijz = s[j, 2] - s[i, 2]
@@ -85,17 +86,17 @@ def _plane_normal(s, i, j, k):
     kix = s[i, 0] - s[k, 0]
     kiy = s[i, 1] - s[k, 1]
     kiz = s[i, 2] - s[k, 2]
-    return shortest_cross(
-        ijx, ijy, ijz, ijx * ijx + ijy * ijy + ijz * ijz,
-        jkx, jky, jkz, jkx * jkx + jky * jky + jkz * jkz,
-        kix, kiy, kiz, kix * kix + kiy * kiy + kiz * kiz,
-    )
+    lij = ijx * ijx + ijy * ijy + ijz * ijz
+    ljk = jkx * jkx + jky * jky + jkz * jkz
+    lki = kix * kix + kiy * kiy + kiz * kiz
+    nx, ny, nz = shortest_cross(ijx, ijy, ijz, lij, jkx, jky, jkz, ljk, kix, kiy, kiz, lki)
+    return nx, ny, nz, max(lij, ljk, lki)
 
 
 @njit(cache=True, nogil=True)
 def _s2d_normal(s, i, j, k, nx, ny, nz):
     """Point of triangle s[i] s[j] s[k] closest to the origin, given the triangle's normal
-    n = (s_j - s_i) x (s_k - s_i) (from _plane_normal): (li, lj, lk, vx, vy, vz, |v|^2).
+    n = (s_j - s_i) x (s_k - s_i) (from plane_normal): (li, lj, lk, vx, vy, vz, |v|^2).
     Interior: v = the origin projected on the plane, exactly along the (accurate) normal."""
     nn = nx * nx + ny * ny + nz * nz
     test_i = True
@@ -163,7 +164,7 @@ def _s2d_normal(s, i, j, k, nx, ny, nz):
 @njit(cache=True, nogil=True, inline="always")
 def s2d(s, i, j, k):
     """Point of triangle s[i] s[j] s[k] closest to the origin: (li, lj, lk, vx, vy, vz, |v|^2)."""
-    nx, ny, nz = _plane_normal(s, i, j, k)
+    nx, ny, nz, _ = plane_normal(s, i, j, k)
     return _s2d_normal(s, i, j, k, nx, ny, nz)
 
 

@@ -207,11 +207,8 @@ def _support_moved(kind, params, points, m, dx, dy, dz, hints, slot):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def support_pair(ka, pa, pta, m, kb, pb, ptb, dx, dy, dz, hints, row, simplex):
-    """Support of A - B (A placed by m in B's frame) for direction d, written to simplex[row]:
-    columns 0:3 = w = a - b, 3:6 = a (B's frame), 6:9 = b."""
-    ax, ay, az = _support_moved(ka, pa, pta, m, dx, dy, dz, hints, 0)
-    bx, by, bz = support_local(kb, pb, ptb, -dx, -dy, -dz, hints, 1)
+def store_support_row(simplex, row, ax, ay, az, bx, by, bz):
+    """simplex[row] = (a - b, a, b): the layout of a support point of A - B (support_pair)."""
     simplex[row, 0] = ax - bx
     simplex[row, 1] = ay - by
     simplex[row, 2] = az - bz
@@ -221,6 +218,15 @@ def support_pair(ka, pa, pta, m, kb, pb, ptb, dx, dy, dz, hints, row, simplex):
     simplex[row, 6] = bx
     simplex[row, 7] = by
     simplex[row, 8] = bz
+
+
+@njit(cache=True, nogil=True, inline="always")
+def support_pair(ka, pa, pta, m, kb, pb, ptb, dx, dy, dz, hints, row, simplex):
+    """Support of A - B (A placed by m in B's frame) for direction d, written to simplex[row]:
+    columns 0:3 = w = a - b, 3:6 = a (B's frame), 6:9 = b."""
+    ax, ay, az = _support_moved(ka, pa, pta, m, dx, dy, dz, hints, 0)
+    bx, by, bz = support_local(kb, pb, ptb, -dx, -dy, -dz, hints, 1)
+    store_support_row(simplex, row, ax, ay, az, bx, by, bz)
 
 
 

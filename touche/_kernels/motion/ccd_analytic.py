@@ -41,6 +41,7 @@ ensure_fresh_cache()
 from touche._kernels.base.jit import njit
 
 from touche._kernels.base import kinds
+from touche._kernels.convex.support import to_world_point
 from touche._kernels.motion.ccd import support_world
 from touche._kernels.primitives.closest import closest_point_convex_polygon, closest_point_obb, closest_point_triangle
 from touche._kernels.primitives.ray import ray_obb, ray_sphere
@@ -176,6 +177,15 @@ def _sphere_touching(c, q):
 
 
 @njit(cache=True, nogil=True)
+def _along(c, s, d):
+    """c + s d (a new array): the sphere's centre at ray parameter s."""
+    out = np.empty(3)
+    for i in range(3):
+        out[i] = c[i] + s * d[i]
+    return out
+
+
+@njit(cache=True, nogil=True)
 def _sphere_hit(centre, q, t, vb):
     """HIT at time t of a moving sphere whose centre is at ``centre`` (B's rest frame) and whose
     closest point on B is q: the contact point q (moved back to the world by t vb), the normal
@@ -226,9 +236,7 @@ def sphere_polygon(c, r, verts, normal, v, vb, t_max):
             best = s
     if best == _INF:
         return _result_miss()
-    centre = np.empty(3)
-    for i in range(3):
-        centre[i] = c[i] + best * d[i]
+    centre = _along(c, best, d)
     if k == 3:
         q = closest_point_triangle(centre, verts[0], verts[1], verts[2])
     else:
@@ -248,8 +256,8 @@ def sphere_box(c, r, bc, axes, half, v, vb, t_max):
     d, limit, speed = _ray_of(v, t_max)
     if speed == 0.0:
         return _result_miss()
-    best = _INF
     grown = np.empty(3)
+    best = _INF
     for axis in range(3):  # the face regions: the box grown by r along one axis
         for i in range(3):
             grown[i] = half[i] + (r if i == axis else 0.0)
@@ -273,9 +281,7 @@ def sphere_box(c, r, bc, axes, half, v, vb, t_max):
                 best = s
     if best == _INF:
         return _result_miss()
-    centre = np.empty(3)
-    for i in range(3):
-        centre[i] = c[i] + best * d[i]
+    centre = _along(c, best, d)
     return _sphere_hit(centre, closest_point_obb(centre, bc, axes, half), best / speed, vb)
 
 
@@ -340,14 +346,6 @@ def aabb_aabb(amin, amax, bmin, bmax, v, vb, t_max):
 # ----------------------------------------------------------------------------------------------
 # packed shapes -> the routines
 @njit(cache=True, nogil=True)
-def _point(t, x, y, z):
-    out = np.empty(3)
-    for r in range(3):
-        out[r] = t[r, 0] * x + t[r, 1] * y + t[r, 2] * z + t[r, 3]
-    return out
-
-
-@njit(cache=True, nogil=True)
 def _support_extent(ka, pa, pta, ta, n, offset):
     """(low, high, low point, high point) of a finite convex shape placed by ta along unit n,
     as signed distances from the plane n.x = offset (sphere / capsule radius included)."""
@@ -371,22 +369,22 @@ def analytic_pair(code, ka, pa, pta, ta, va, kb, pb, ptb, tb, vb, t_max):
     for i in range(3):
         v[i] = va[i] - vb[i]
     if code == PAIR_SPHERE_SPHERE:
-        return sphere_sphere(_point(ta, pta[0, 0], pta[0, 1], pta[0, 2]), pa[0],
-                             _point(tb, ptb[0, 0], ptb[0, 1], ptb[0, 2]), pb[0], v, vb, t_max)
+        return sphere_sphere(to_world_point(ta, pta[0, 0], pta[0, 1], pta[0, 2]), pa[0],
+                             to_world_point(tb, ptb[0, 0], ptb[0, 1], ptb[0, 2]), pb[0], v, vb, t_max)
     if code == PAIR_CONVEX_PLANE:
         n = np.empty(3)
         for r in range(3):
             n[r] = tb[r, 0] * ptb[1, 0] + tb[r, 1] * ptb[1, 1] + tb[r, 2] * ptb[1, 2]
-        q = _point(tb, ptb[0, 0], ptb[0, 1], ptb[0, 2])
+        q = to_world_point(tb, ptb[0, 0], ptb[0, 1], ptb[0, 2])
         offset = n[0] * q[0] + n[1] * q[1] + n[2] * q[2]
         low, high, lp, hp = _support_extent(ka, pa, pta, ta, n, offset)
         return convex_plane(low, high, lp, hp, n, v, vb, t_max, kb == kinds.PLANE)
-    centre = _point(ta, pta[0, 0], pta[0, 1], pta[0, 2])
+    centre = to_world_point(ta, pta[0, 0], pta[0, 1], pta[0, 2])
     if code == PAIR_SPHERE_TRIANGLE or code == PAIR_SPHERE_POLYGON:
         k = int(pb[0])
         verts = np.empty((k, 3))
         for j in range(k):
-            p = _point(tb, ptb[j, 0], ptb[j, 1], ptb[j, 2])
+            p = to_world_point(tb, ptb[j, 0], ptb[j, 1], ptb[j, 2])
             for i in range(3):
                 verts[j, i] = p[i]
         normal = np.empty(3)
@@ -411,7 +409,7 @@ def analytic_pair(code, ka, pa, pta, ta, va, kb, pb, ptb, tb, vb, t_max):
         return sphere_polygon(centre, pa[0], verts, normal, v, vb, t_max)
     if code == PAIR_SPHERE_BOX:
         m = pb.shape[0]
-        bc = _point(tb, pb[m - 6], pb[m - 5], pb[m - 4])
+        bc = to_world_point(tb, pb[m - 6], pb[m - 5], pb[m - 4])
         half = pb[m - 3:].copy()
         axes = tb[:3, :3].copy()  # a box's local axes are the coordinate axes: columns of R
         return sphere_box(centre, pa[0], bc, axes, half, v, vb, t_max)
@@ -443,12 +441,8 @@ def analytic_many(code, ka, pa, pta, ta, va, kb, pb, ptb, tb, vb, t_max, out_sta
         out_status[k] = res[0]
         out_t[k] = res[1]
         out_last[k] = res[2]
-        out_point[k, 0] = res[3]
-        out_point[k, 1] = res[4]
-        out_point[k, 2] = res[5]
-        out_normal[k, 0] = res[6]
-        out_normal[k, 1] = res[7]
-        out_normal[k, 2] = res[8]
+        out_point[k] = res[3], res[4], res[5]
+        out_normal[k] = res[6], res[7], res[8]
 
 
 # ----------------------------------------------------------------------------------------------

@@ -124,6 +124,26 @@ def sphere_overlaps_many(geometry_poses, centers, radii, pair_a, pair_b, obstacl
             out[p, i] = gap2 <= reach * reach  # inf reach: always a candidate
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _world_axis(pose, axis, k):
+    """Joint k's axis in the world: pose's rotation times axis[k]."""
+    ax = pose[0, 0] * axis[k, 0] + pose[0, 1] * axis[k, 1] + pose[0, 2] * axis[k, 2]
+    ay = pose[1, 0] * axis[k, 0] + pose[1, 1] * axis[k, 1] + pose[1, 2] * axis[k, 2]
+    az = pose[2, 0] * axis[k, 0] + pose[2, 1] * axis[k, 1] + pose[2, 2] * axis[k, 2]
+    return ax, ay, az
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _axis_cross(pose, axis, k, point):
+    """(world axis of joint k) x (point - joint origin): the velocity of ``point`` per unit
+    rate of the revolute joint k."""
+    ax, ay, az = _world_axis(pose, axis, k)
+    dx = point[0] - pose[0, 3]
+    dy = point[1] - pose[1, 3]
+    dz = point[2] - pose[2, 3]
+    return ay * dz - az * dy, az * dx - ax * dz, ax * dy - ay * dx
+
+
 @njit(cache=True, nogil=True)
 def _add_chain_velocity(link_poses, i, parent, joint_type, axis, dof, multiplier, link, point, normal, sign,
                         gradient):
@@ -134,18 +154,10 @@ def _add_chain_velocity(link_poses, i, parent, joint_type, axis, dof, multiplier
     while k > 0:
         if dof[k] >= 0:
             pose = link_poses[i, k]
-            ax = pose[0, 0] * axis[k, 0] + pose[0, 1] * axis[k, 1] + pose[0, 2] * axis[k, 2]
-            ay = pose[1, 0] * axis[k, 0] + pose[1, 1] * axis[k, 1] + pose[1, 2] * axis[k, 2]
-            az = pose[2, 0] * axis[k, 0] + pose[2, 1] * axis[k, 1] + pose[2, 2] * axis[k, 2]
             if joint_type[k] == JOINT_REVOLUTE:  # velocity axis x (point - joint origin)
-                dx = point[0] - pose[0, 3]
-                dy = point[1] - pose[1, 3]
-                dz = point[2] - pose[2, 3]
-                vx = ay * dz - az * dy
-                vy = az * dx - ax * dz
-                vz = ax * dy - ay * dx
+                vx, vy, vz = _axis_cross(pose, axis, k, point)
             else:  # prismatic: the axis itself
-                vx, vy, vz = ax, ay, az
+                vx, vy, vz = _world_axis(pose, axis, k)
             gradient[dof[k]] += sign * multiplier[k] * (normal[0] * vx + normal[1] * vy + normal[2] * vz)
         k = parent[k]
 
@@ -368,16 +380,7 @@ def _local_rate_terms(poses, chain, joint_type, axis, parent, dof, multiplier, q
         if dof[k] >= 0:
             dv = abs(multiplier[k] * (q1[dof[k]] - q0[dof[k]]))
             if joint_type[k] == JOINT_REVOLUTE:
-                pose = poses[0, k]
-                wx = pose[0, 0] * axis[k, 0] + pose[0, 1] * axis[k, 1] + pose[0, 2] * axis[k, 2]
-                wy = pose[1, 0] * axis[k, 0] + pose[1, 1] * axis[k, 1] + pose[1, 2] * axis[k, 2]
-                wz = pose[2, 0] * axis[k, 0] + pose[2, 1] * axis[k, 1] + pose[2, 2] * axis[k, 2]
-                rx = center[0] - pose[0, 3]
-                ry = center[1] - pose[1, 3]
-                rz = center[2] - pose[2, 3]
-                cx = wy * rz - wz * ry
-                cy = wz * rx - wx * rz
-                cz = wx * ry - wy * rx
+                cx, cy, cz = _axis_cross(poses[0, k], axis, k, center)
                 out[0] += dv * (np.sqrt(cx * cx + cy * cy + cz * cz) + radius)
                 out[1] += dv * below
                 below += dv * (chain[link] - chain[k] + reach)

@@ -279,20 +279,16 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
         lb_right = node_gap(nb, right, core, box, ball, p, d, lo, hi, shape_radius) - pad
         apart_left = use_obb and lb_left <= 0.0 and _obb_apart(nb, left, obb, pad)
         apart_right = use_obb and lb_right <= 0.0 and _obb_apart(nb, right, obb, pad)
-        if lb_left <= lb_right:  # the nearer child is popped first
-            stack[top] = right
-            stack_lb[top] = lb_right
-            stack_apart[top] = apart_right
-            stack[top + 1] = left
-            stack_lb[top + 1] = lb_left
-            stack_apart[top + 1] = apart_left
-        else:
-            stack[top] = left
-            stack_lb[top] = lb_left
-            stack_apart[top] = apart_left
-            stack[top + 1] = right
-            stack_lb[top + 1] = lb_right
-            stack_apart[top + 1] = apart_right
+        if not lb_left <= lb_right:  # the nearer child is popped first: pushed last, as "left"
+            left, right = right, left
+            lb_left, lb_right = lb_right, lb_left
+            apart_left, apart_right = apart_right, apart_left
+        stack[top] = right
+        stack_lb[top] = lb_right
+        stack_apart[top] = apart_right
+        stack[top + 1] = left
+        stack_lb[top + 1] = lb_left
+        stack_apart[top + 1] = apart_left
         top += 2
     if core == CORE_POINT:
         if best_d2 == np.inf:  # boolean query, every node pruned: no triangle within reach

@@ -467,6 +467,33 @@ def _orient2(xs, ys, a, b, c):
 
 
 @njit(cache=True, nogil=True)
+def _farthest(xs, ys, first, count):
+    """The point farthest from point ``first`` (the first of equals; -1 when all coincide)."""
+    far = -1
+    far_d2 = 0.0
+    for i in range(count):
+        d2 = (xs[i] - xs[first]) ** 2 + (ys[i] - ys[first]) ** 2
+        if d2 > far_d2:
+            far_d2 = d2
+            far = i
+    return far
+
+
+@njit(cache=True, nogil=True)
+def _widest(xs, ys, first, far, count):
+    """The point making the largest triangle with ``first`` and ``far`` (-1 when all are
+    collinear with them)."""
+    third = -1
+    best = 0.0
+    for i in range(count):
+        area = abs(_orient2(xs, ys, first, far, i))
+        if area > best:
+            best = area
+            third = i
+    return third
+
+
+@njit(cache=True, nogil=True)
 def _reduce(pts, depths, count, nx, ny, nz, max_points, chosen):
     """Indices (into pts[:count]) of at most max_points points: the deepest, then the farthest
     from it, then the largest triangle, then greedily the largest hull area. Writes ``chosen``
@@ -487,25 +514,13 @@ def _reduce(pts, depths, count, nx, ny, nz, max_points, chosen):
     chosen[0] = first
     if max_points == 1:
         return 1
-    far = -1
-    far_d2 = 0.0
-    for i in range(count):
-        d2 = (xs[i] - xs[first]) ** 2 + (ys[i] - ys[first]) ** 2
-        if d2 > far_d2:
-            far_d2 = d2
-            far = i
+    far = _farthest(xs, ys, first, count)
     if far < 0:
         return 1
     chosen[1] = far
     if max_points == 2:
         return 2
-    third = -1
-    best = 0.0
-    for i in range(count):
-        area = abs(_orient2(xs, ys, first, far, i))
-        if area > best:
-            best = area
-            third = i
+    third = _widest(xs, ys, first, far, count)
     if third < 0:
         return 2
     # hull kept counter-clockwise in ``hull``

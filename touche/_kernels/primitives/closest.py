@@ -202,17 +202,20 @@ def _closest_point_tri_edges(p, a, b, c):
     """Best of the closest points on the three edges (exact for zero-area triangles, and for
     any triangle when p projects outside it)."""
     q, _ = closest_point_segment(p, a, b)
-    best = _sqdist(p, q)
-    q2, _ = closest_point_segment(p, b, c)
+    q, best = _nearer_on_segment(p, q, _sqdist(p, q), b, c)
+    q, _ = _nearer_on_segment(p, q, best, c, a)
+    return q
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _nearer_on_segment(p, q, best, u, v):
+    """(q, best) = the nearer to p of q (squared distance best) and segment uv's closest point
+    (q kept on ties)."""
+    q2, _ = closest_point_segment(p, u, v)
     d2 = _sqdist(p, q2)
     if d2 < best:
-        best = d2
-        q = q2
-    q3, _ = closest_point_segment(p, c, a)
-    d3 = _sqdist(p, q3)
-    if d3 < best:
-        q = q3
-    return q
+        return q2, d2
+    return q, best
 
 
 @njit(cache=True, nogil=True)

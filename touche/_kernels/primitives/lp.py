@@ -32,6 +32,7 @@ from touche._kernels.base.jit import njit
 OPTIMAL = 0
 INFEASIBLE = 1
 UNBOUNDED = 2
+_HOLDS = -2  # _restricted: the row holds at the current optimum, nothing to do
 
 # Chung-Wang status codes (mirrored by touche.lp.SeparationStatus).
 CW_SEPARATED = 0
@@ -200,66 +201,65 @@ def _lp1(M, r, count, c, box, eps, out):
     return OPTIMAL
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _restricted(M, r, i, v, c, box, eps, WM, Wr, x0, basis, c_low):
+    """Seidel's step for row i at the current optimum v: _HOLDS when v satisfies the row; else
+    the LP restricted to the row's plane (_restrict: the number of rows written, -1 when the
+    plane is infeasible) with the objective projected to ``c_low``."""
+    if not _violated(M, r, i, v, eps):
+        return _HOLDS
+    n = _restrict(M, r, i, i, box, eps, WM, Wr, x0, basis)
+    if n >= 0:
+        _project_objective(c, basis, c_low)
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _level_buffers(k):
+    """A k-dimensional level's work arrays: the plane's origin x0 (k,), the projected objective
+    and the lower level's optimum (k-1,), the plane's basis (k, k-1)."""
+    return np.empty(k), np.empty(k - 1), np.empty(k - 1), np.empty((k, k - 1))
+
+
 @njit(cache=True, nogil=True)
 def _lp2(M, r, count, c, box, eps, out, W1M, W1r, scratch):
-    v = out
-    _start(c, box, v)
+    _start(c, box, out)
     x0 = scratch[0, :2]
     c1 = scratch[1, :1]
     t = scratch[2, :1]
     basis = np.empty((2, 1))
     for i in range(count):
-        if not _violated(M, r, i, v, eps):
-            continue
-        n = _restrict(M, r, i, i, box, eps, W1M, W1r, x0, basis)
-        if n < 0:
+        n = _restricted(M, r, i, out, c, box, eps, W1M, W1r, x0, basis, c1)
+        if n == -1 or (n >= 0 and _lp1(W1M, W1r, n, c1, 2.0 * box, eps, t) != OPTIMAL):
             return INFEASIBLE
-        _project_objective(c, basis, c1)
-        if _lp1(W1M, W1r, n, c1, 2.0 * box, eps, t) != OPTIMAL:
-            return INFEASIBLE
-        _lift(x0, basis, t, v)
+        if n >= 0:
+            _lift(x0, basis, t, out)
     return OPTIMAL
 
 
 @njit(cache=True, nogil=True)
 def _lp3(M, r, count, c, box, eps, out, W2M, W2r, W1M, W1r, scratch):
-    v = out
-    _start(c, box, v)
-    x0 = np.empty(3)
-    c2 = np.empty(2)
-    y = np.empty(2)
-    basis = np.empty((3, 2))
+    _start(c, box, out)
+    x0, c2, y, basis = _level_buffers(3)
     for i in range(count):
-        if not _violated(M, r, i, v, eps):
-            continue
-        n = _restrict(M, r, i, i, box, eps, W2M, W2r, x0, basis)
-        if n < 0:
+        n = _restricted(M, r, i, out, c, box, eps, W2M, W2r, x0, basis, c2)
+        if n == -1 or (n >= 0 and _lp2(W2M, W2r, n, c2, 2.0 * box, eps, y, W1M, W1r, scratch) != OPTIMAL):
             return INFEASIBLE
-        _project_objective(c, basis, c2)
-        if _lp2(W2M, W2r, n, c2, 2.0 * box, eps, y, W1M, W1r, scratch) != OPTIMAL:
-            return INFEASIBLE
-        _lift(x0, basis, y, v)
+        if n >= 0:
+            _lift(x0, basis, y, out)
     return OPTIMAL
 
 
 @njit(cache=True, nogil=True)
 def _lp4(M, r, count, c, box, eps, out, W3M, W3r, W2M, W2r, W1M, W1r, scratch):
-    v = out
-    _start(c, box, v)
-    x0 = np.empty(4)
-    c3 = np.empty(3)
-    y = np.empty(3)
-    basis = np.empty((4, 3))
+    _start(c, box, out)
+    x0, c3, y, basis = _level_buffers(4)
     for i in range(count):
-        if not _violated(M, r, i, v, eps):
-            continue
-        n = _restrict(M, r, i, i, box, eps, W3M, W3r, x0, basis)
-        if n < 0:
+        n = _restricted(M, r, i, out, c, box, eps, W3M, W3r, x0, basis, c3)
+        if n == -1 or (n >= 0 and _lp3(W3M, W3r, n, c3, 2.0 * box, eps, y, W2M, W2r, W1M, W1r, scratch) != OPTIMAL):
             return INFEASIBLE
-        _project_objective(c, basis, c3)
-        if _lp3(W3M, W3r, n, c3, 2.0 * box, eps, y, W2M, W2r, W1M, W1r, scratch) != OPTIMAL:
-            return INFEASIBLE
-        _lift(x0, basis, y, v)
+        if n >= 0:
+            _lift(x0, basis, y, out)
     return OPTIMAL
 
 
@@ -331,6 +331,20 @@ def _unit_objective(c, out):
 
 
 @njit(cache=True, nogil=True)
+def _normalized_system(A, b, order):
+    """(M, r, count, largest, eps, box): the rows of (A, b) normalized by normalize_rows (count
+    < 0: infeasible), the feasibility tolerance they call for and the half-width of the box that
+    bounds the search."""
+    m, d = A.shape
+    M = np.empty((m, d))
+    r = np.empty(m)
+    count, largest = normalize_rows(A, b, order, M, r)
+    eps = tolerance.ABSOLUTE + tolerance.RELATIVE * largest
+    box = BOX_FACTOR * (1.0 + largest)
+    return M, r, count, largest, eps, box
+
+
+@njit(cache=True, nogil=True)
 def seidel_lp(c, A, b, order, x):
     """maximize c.x subject to A x <= b (A (m, d), d in 1..4), rows in ``order`` (a permutation
     of 0..m-1: the random order of Seidel's algorithm, chosen by the caller for reproducibility).
@@ -340,15 +354,11 @@ def seidel_lp(c, A, b, order, x):
     feasible point, value +inf). Unboundedness is decided by a second LP on the recession cone
     (A d <= 0, |d_j| <= 1): the first LP alone, cut by its box, cannot tell a far optimum from
     a tie along an unbounded edge."""
-    m, d = A.shape
-    M = np.empty((m, d))
-    r = np.empty(m)
-    count, largest = normalize_rows(A, b, order, M, r)
+    d = A.shape[1]
+    M, r, count, largest, eps, box = _normalized_system(A, b, order)
     if count < 0:
         x[:] = np.nan
         return INFEASIBLE, -np.inf
-    eps = tolerance.ABSOLUTE + tolerance.RELATIVE * largest
-    box = BOX_FACTOR * (1.0 + largest)
     unit_c = np.empty(d)
     c_norm = _unit_objective(c, unit_c)
     if solve_normalized(unit_c, M, r, count, box, eps, x) != OPTIMAL:
@@ -375,15 +385,11 @@ def chebyshev_point(A, b, order, x):
     subject to a_j.x + t |a_j| <= b_j, t <= 1 + max|b_j|/|a_j| (a cap for unbounded regions).
     Writes the centre to x; returns (status, radius): OPTIMAL with radius >= -eps (radius <= eps:
     the set has no interior within the tolerance), or INFEASIBLE."""
-    m, d = A.shape
-    M = np.empty((m, d))
-    r = np.empty(m)
-    count, largest = normalize_rows(A, b, order, M, r)
+    d = A.shape[1]
+    M, r, count, largest, eps, box = _normalized_system(A, b, order)
     if count < 0:
         x[:] = np.nan
         return INFEASIBLE, -np.inf
-    eps = tolerance.ABSOLUTE + tolerance.RELATIVE * largest
-    box = BOX_FACTOR * (1.0 + largest)
     lifted = np.zeros((count + 1, d + 1))
     rhs = np.empty(count + 1)
     scale = np.sqrt(2.0)  # rows (a_j, 1) / sqrt(2) keep unit normals

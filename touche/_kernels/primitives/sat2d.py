@@ -98,6 +98,44 @@ def project(poly, dx, dy, px, py, sx, sy):
     return lo, hi
 
 
+@njit(cache=True, nogil=True, inline="always")
+def pair_axis_count(a, b):
+    """How many candidate axes the pair (a, b) has: a's, then b's."""
+    return num_axes(a.shape[0]) + num_axes(b.shape[0])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def projected_axis(a, b, k):
+    """Candidate axis k of the pair (a's axes first, then b's): (dx, dy, min_a, max_a, min_b,
+    max_b), a and b projected on it (zero projections for a zero direction)."""
+    na = num_axes(a.shape[0])
+    if k < na:
+        dx, dy, px, py = axis(a, k)
+    else:
+        dx, dy, px, py = axis(b, k - na)
+    min_a, max_a = project(a, dx, dy, px, py, 0.0, 0.0)
+    min_b, max_b = project(b, dx, dy, px, py, 0.0, 0.0)
+    return dx, dy, min_a, max_a, min_b, max_b
+
+
+@njit(cache=True, nogil=True, inline="always")
+def least_push(best, best_x, best_y, dx, dy, min_a, max_a, min_b, max_b):
+    """The least overlap so far (depth, unit direction A -> B) updated with axis d: moving B
+    along +d by (max_a - min_b) / |d|, or along -d by (max_b - min_a) / |d|, separates them."""
+    length = np.sqrt(dx * dx + dy * dy)
+    push_pos = (max_a - min_b) / length
+    push_neg = (max_b - min_a) / length
+    if push_pos < best:
+        best = push_pos
+        best_x = dx / length
+        best_y = dy / length
+    if push_neg < best:
+        best = push_neg
+        best_x = -dx / length
+        best_y = -dy / length
+    return best, best_x, best_y
+
+
 @njit(cache=True, nogil=True)
 def coord_scale(poly, scale):
     for i in range(poly.shape[0]):
@@ -111,18 +149,14 @@ def coord_scale(poly, scale):
 @njit(cache=True, nogil=True)
 def intersects_pair(a, b):
     """Closed-set static test (S0 §3 with strict separation, Ericson 5.2.1)."""
-    for owner in range(2):
-        p = a if owner == 0 else b
-        for j in range(num_axes(p.shape[0])):
-            dx, dy, px, py = axis(p, j)
-            if dx == 0.0 and dy == 0.0:
-                continue  # zero-length edge: no information
-            min_a, max_a = project(a, dx, dy, px, py, 0.0, 0.0)
-            min_b, max_b = project(b, dx, dy, px, py, 0.0, 0.0)
-            # Strict inequalities: touching (equal end points) is not separated (SEED-NOTES
-            # S0 L71-74: WhichSide must not treat zero projections as separating).
-            if max_b < min_a or max_a < min_b:
-                return False
+    for k in range(pair_axis_count(a, b)):
+        dx, dy, min_a, max_a, min_b, max_b = projected_axis(a, b, k)
+        if dx == 0.0 and dy == 0.0:
+            continue  # zero-length edge: no information
+        # Strict inequalities: touching (equal end points) is not separated (SEED-NOTES
+        # S0 L71-74: WhichSide must not treat zero projections as separating).
+        if max_b < min_a or max_a < min_b:
+            return False
     return True
 
 
@@ -148,66 +182,53 @@ def toi_pair(a, b, vax, vay, vbx, vby, t_max, out):
     least_depth = np.inf
     least_nx = 0.0
     least_ny = 0.0
-    for owner in range(2):
-        p = a if owner == 0 else b
-        for j in range(num_axes(p.shape[0])):
-            dx, dy, px, py = axis(p, j)
-            if dx == 0.0 and dy == 0.0:
-                continue
-            min_a, max_a = project(a, dx, dy, px, py, 0.0, 0.0)
-            min_b, max_b = project(b, dx, dy, px, py, 0.0, 0.0)
-            speed = dx * wx + dy * wy
-            if max_b < min_a:  # B on the negative side of A along d
-                overlapping = False
-                if speed <= 0.0:
-                    out[TOI_STATUS] = MISS  # apart or never closing (zero speed separates forever)
-                    return
-                t = (min_a - max_b) / speed
-                if not have_first or t > t_first:
-                    t_first = t
-                    have_first = True
-                    first_nx = -dx
-                    first_ny = -dy
-                t = (max_a - min_b) / speed
-                if t < t_last:
-                    t_last = t
-            elif max_a < min_b:  # B on the positive side
-                overlapping = False
-                if speed >= 0.0:
-                    out[TOI_STATUS] = MISS
-                    return
-                t = (max_a - min_b) / speed
-                if not have_first or t > t_first:
-                    t_first = t
-                    have_first = True
-                    first_nx = dx
-                    first_ny = dy
-                t = (min_a - max_b) / speed
-                if t < t_last:
-                    t_last = t
-            else:
-                if speed > 0.0:
-                    t = (max_a - min_b) / speed
-                    if t < t_last:
-                        t_last = t
-                elif speed < 0.0:
-                    t = (min_a - max_b) / speed
-                    if t < t_last:
-                        t_last = t
-                length = np.sqrt(dx * dx + dy * dy)
-                push_pos = (max_a - min_b) / length  # move B along +d by this to separate
-                push_neg = (max_b - min_a) / length
-                if push_pos < least_depth:
-                    least_depth = push_pos
-                    least_nx = dx / length
-                    least_ny = dy / length
-                if push_neg < least_depth:
-                    least_depth = push_neg
-                    least_nx = -dx / length
-                    least_ny = -dy / length
-            if t_first > t_max or t_first > t_last:
+    for k in range(pair_axis_count(a, b)):
+        dx, dy, min_a, max_a, min_b, max_b = projected_axis(a, b, k)
+        if dx == 0.0 and dy == 0.0:
+            continue
+        speed = dx * wx + dy * wy
+        if max_b < min_a:  # B on the negative side of A along d
+            overlapping = False
+            if speed <= 0.0:
+                out[TOI_STATUS] = MISS  # apart or never closing (zero speed separates forever)
+                return
+            t = (min_a - max_b) / speed
+            if not have_first or t > t_first:
+                t_first = t
+                have_first = True
+                first_nx = -dx
+                first_ny = -dy
+            t = (max_a - min_b) / speed
+            if t < t_last:
+                t_last = t
+        elif max_a < min_b:  # B on the positive side
+            overlapping = False
+            if speed >= 0.0:
                 out[TOI_STATUS] = MISS
                 return
+            t = (max_a - min_b) / speed
+            if not have_first or t > t_first:
+                t_first = t
+                have_first = True
+                first_nx = dx
+                first_ny = dy
+            t = (min_a - max_b) / speed
+            if t < t_last:
+                t_last = t
+        else:
+            if speed > 0.0:
+                t = (max_a - min_b) / speed
+                if t < t_last:
+                    t_last = t
+            elif speed < 0.0:
+                t = (min_a - max_b) / speed
+                if t < t_last:
+                    t_last = t
+            least_depth, least_nx, least_ny = least_push(least_depth, least_nx, least_ny, dx, dy,
+                                                         min_a, max_a, min_b, max_b)
+        if t_first > t_max or t_first > t_last:
+            out[TOI_STATUS] = MISS
+            return
     if t_last > t_max:
         t_last = t_max
     if overlapping:
@@ -288,28 +309,12 @@ def contact_set(a, b, sx, sy, nx, ny):
 def least_overlap(a, b):
     """For intersecting A, B: the smallest translation depth over the candidate axes and its unit
     direction (A -> B: moving B along it by the depth separates them). Depth 0 = touching."""
-    best = np.inf
-    best_x = 1.0
-    best_y = 0.0
-    for owner in range(2):
-        p = a if owner == 0 else b
-        for j in range(num_axes(p.shape[0])):
-            dx, dy, px, py = axis(p, j)
-            if dx == 0.0 and dy == 0.0:
-                continue
-            min_a, max_a = project(a, dx, dy, px, py, 0.0, 0.0)
-            min_b, max_b = project(b, dx, dy, px, py, 0.0, 0.0)
-            length = np.sqrt(dx * dx + dy * dy)
-            push_pos = (max_a - min_b) / length
-            push_neg = (max_b - min_a) / length
-            if push_pos < best:
-                best = push_pos
-                best_x = dx / length
-                best_y = dy / length
-            if push_neg < best:
-                best = push_neg
-                best_x = -dx / length
-                best_y = -dy / length
+    best, best_x, best_y = np.inf, 1.0, 0.0
+    for k in range(pair_axis_count(a, b)):
+        dx, dy, min_a, max_a, min_b, max_b = projected_axis(a, b, k)
+        if dx == 0.0 and dy == 0.0:
+            continue
+        best, best_x, best_y = least_push(best, best_x, best_y, dx, dy, min_a, max_a, min_b, max_b)
     return best, best_x, best_y
 
 

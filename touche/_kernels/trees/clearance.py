@@ -189,6 +189,16 @@ def _on_segment_2d(a, b, x, i, j):
     return (min(a[i], b[i]) <= x[i] <= max(a[i], b[i])) and (min(a[j], b[j]) <= x[j] <= max(a[j], b[j]))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _end_on_segment_2d(d, a, b, x, i, j, witness):
+    """The end point x of one segment, collinear with ab (orientation d == 0), lies on ab:
+    written to witness."""
+    if d == 0.0 and _on_segment_2d(a, b, x, i, j):
+        witness[:] = x
+        return True
+    return False
+
+
 @njit(cache=True, nogil=True)
 def _segments_meet_2d(p, q, a, b, i, j, witness):
     """Closed segments pq and ab meet in the projection on (i, j) (Ericson 5.1.9.1 with exact
@@ -202,19 +212,8 @@ def _segments_meet_2d(p, q, a, b, i, j, witness):
         for k in range(3):
             witness[k] = p[k] + t * (q[k] - p[k])
         return True
-    if d1 == 0.0 and _on_segment_2d(a, b, p, i, j):
-        witness[:] = p
-        return True
-    if d2 == 0.0 and _on_segment_2d(a, b, q, i, j):
-        witness[:] = q
-        return True
-    if d3 == 0.0 and _on_segment_2d(p, q, a, i, j):
-        witness[:] = a
-        return True
-    if d4 == 0.0 and _on_segment_2d(p, q, b, i, j):
-        witness[:] = b
-        return True
-    return False
+    return (_end_on_segment_2d(d1, a, b, p, i, j, witness) or _end_on_segment_2d(d2, a, b, q, i, j, witness)
+            or _end_on_segment_2d(d3, p, q, a, i, j, witness) or _end_on_segment_2d(d4, p, q, b, i, j, witness))
 
 
 @njit(cache=True, nogil=True)
@@ -280,6 +279,26 @@ def _edge_meets_triangle(p, q, sp, sq, T, witness):
     return False
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _plane_sides(T, P):
+    """orient3d of P's three vertices against the plane of T."""
+    return orient3d(T[0], T[1], T[2], P[0]), orient3d(T[0], T[1], T[2], P[1]), orient3d(T[0], T[1], T[2], P[2])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _one_side(s0, s1, s2):
+    """All three orientations strictly of one sign."""
+    return (s0 > 0.0 and s1 > 0.0 and s2 > 0.0) or (s0 < 0.0 and s1 < 0.0 and s2 < 0.0)
+
+
+@njit(cache=True, nogil=True)
+def _edges_meet_triangle(P, s0, s1, s2, Q, witness):
+    """Does an edge of P meet the proper triangle Q (s: P's vertices against Q's plane)?"""
+    return (_edge_meets_triangle(P[0], P[1], s0, s1, Q, witness)
+            or _edge_meets_triangle(P[1], P[2], s1, s2, Q, witness)
+            or _edge_meets_triangle(P[2], P[0], s2, s0, Q, witness))
+
+
 @njit(cache=True, nogil=True)
 def triangles_intersect(P, Q, proper_p, proper_q, witness):
     """Do the closed triangles P and Q (rows = vertices, one frame) share a point? Exact on the
@@ -287,35 +306,21 @@ def triangles_intersect(P, Q, proper_p, proper_q, witness):
     ones return False here and are decided by the distance). Writes a common point to witness."""
     s0 = s1 = s2 = 0.0
     if proper_q:
-        s0 = orient3d(Q[0], Q[1], Q[2], P[0])
-        s1 = orient3d(Q[0], Q[1], Q[2], P[1])
-        s2 = orient3d(Q[0], Q[1], Q[2], P[2])
-        if (s0 > 0.0 and s1 > 0.0 and s2 > 0.0) or (s0 < 0.0 and s1 < 0.0 and s2 < 0.0):
+        s0, s1, s2 = _plane_sides(Q, P)
+        if _one_side(s0, s1, s2):
             return False  # P strictly on one side of Q's plane
     t0 = t1 = t2 = 0.0
     if proper_p:
-        t0 = orient3d(P[0], P[1], P[2], Q[0])
-        t1 = orient3d(P[0], P[1], P[2], Q[1])
-        t2 = orient3d(P[0], P[1], P[2], Q[2])
-        if (t0 > 0.0 and t1 > 0.0 and t2 > 0.0) or (t0 < 0.0 and t1 < 0.0 and t2 < 0.0):
+        t0, t1, t2 = _plane_sides(P, Q)
+        if _one_side(t0, t1, t2):
             return False
     # S3 2a: edges of P against Q; 2b: edges of Q against P. Together they cover every contact:
     # the boundary of the convex set P n Q lies on an edge of P or of Q. Coplanar triangles go
     # through the 2D branch of both loops (P inside Q, Q inside P, crossing edges).
-    if proper_q:
-        if _edge_meets_triangle(P[0], P[1], s0, s1, Q, witness):
-            return True
-        if _edge_meets_triangle(P[1], P[2], s1, s2, Q, witness):
-            return True
-        if _edge_meets_triangle(P[2], P[0], s2, s0, Q, witness):
-            return True
-    if proper_p:
-        if _edge_meets_triangle(Q[0], Q[1], t0, t1, P, witness):
-            return True
-        if _edge_meets_triangle(Q[1], Q[2], t1, t2, P, witness):
-            return True
-        if _edge_meets_triangle(Q[2], Q[0], t2, t0, P, witness):
-            return True
+    if proper_q and _edges_meet_triangle(P, s0, s1, s2, Q, witness):
+        return True
+    if proper_p and _edges_meet_triangle(Q, t0, t1, t2, P, witness):
+        return True
     return False
 
 
@@ -424,6 +429,26 @@ def _moved_centroid(tri, j, rot, trans):
             rot[2, 0] * tri[j, TRI_C] + rot[2, 1] * tri[j, TRI_C + 1] + rot[2, 2] * tri[j, TRI_C + 2] + trans[2])
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _plane_range(n, T, S):
+    """(lo, hi) of the signed distances of S's vertices to T's plane (unit normal n)."""
+    h = n[0] * T[0, 0] + n[1] * T[0, 1] + n[2] * T[0, 2]
+    lo = np.inf
+    hi = -np.inf
+    for c in range(3):
+        x = n[0] * S[c, 0] + n[1] * S[c, 1] + n[2] * S[c, 2] - h
+        lo = min(lo, x)
+        hi = max(hi, x)
+    return lo, hi
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pair_buffers():
+    """Work arrays of a triangle pair: P, Q (3, 3), their normals nP, nQ (3,), their edge
+    normals enP, enQ (3, 3)."""
+    return np.empty((3, 3)), np.empty((3, 3)), np.empty(3), np.empty(3), np.empty((3, 3)), np.empty((3, 3))
+
+
 @njit(cache=True, nogil=True)
 def _triangle_gap(P, nP, normal_ok_p, Q, nQ, normal_ok_q):
     """A cheap lower bound of the distance between triangles P and Q (one frame): the largest
@@ -442,22 +467,10 @@ def _triangle_gap(P, nP, normal_ok_p, Q, nQ, normal_ok_q):
             lo = min(lo, u0 * Q[c, 0] + u1 * Q[c, 1] + u2 * Q[c, 2])
         gap = (lo - hi) / length
     if normal_ok_p:
-        h = nP[0] * P[0, 0] + nP[1] * P[0, 1] + nP[2] * P[0, 2]
-        lo = np.inf
-        hi = -np.inf
-        for c in range(3):
-            x = nP[0] * Q[c, 0] + nP[1] * Q[c, 1] + nP[2] * Q[c, 2] - h
-            lo = min(lo, x)
-            hi = max(hi, x)
+        lo, hi = _plane_range(nP, P, Q)
         gap = max(gap, lo, -hi)
     if normal_ok_q:
-        h = nQ[0] * Q[0, 0] + nQ[1] * Q[0, 1] + nQ[2] * Q[0, 2]
-        lo = np.inf
-        hi = -np.inf
-        for c in range(3):
-            x = nQ[0] * P[c, 0] + nQ[1] * P[c, 1] + nQ[2] * P[c, 2] - h
-            lo = min(lo, x)
-            hi = max(hi, x)
+        lo, hi = _plane_range(nQ, Q, P)
         gap = max(gap, lo, -hi)
     scale = 0.0
     for c in range(3):
@@ -593,12 +606,7 @@ def collect_intersections(nodes_a, bounds_a, tri_a, root_a, nodes_b, bounds_b, t
     Writes up to len(out_pairs) rows and returns the total count (call again with more room
     when it is larger). ``first_only``: stop at the first pair (count 0 or 1). ``work[0]`` +=
     node pairs opened, ``work[1]`` += triangle pairs given the exact test."""
-    P = np.empty((3, 3))
-    Q = np.empty((3, 3))
-    nP = np.empty(3)
-    nQ = np.empty(3)
-    enP = np.empty((3, 3))
-    enQ = np.empty((3, 3))
+    P, Q, nP, nQ, enP, enQ = _pair_buffers()
     candidate = np.empty((2, 3))
     witness = np.empty(3)
     capacity = out_pairs.shape[0]
@@ -760,12 +768,7 @@ def triangle_pairs(A, B, out_distance, out_hit, out_point_a, out_point_b, lo, hi
                 rows[1, TRI_V + 3 * c + d] = B[k, c, d]
         _fill_row(rows[0])
         _fill_row(rows[1])
-        P = np.empty((3, 3))
-        Q = np.empty((3, 3))
-        nP = np.empty(3)
-        nQ = np.empty(3)
-        enP = np.empty((3, 3))
-        enQ = np.empty((3, 3))
+        P, Q, nP, nQ, enP, enQ = _pair_buffers()
         _load_a(rows, 0, P, nP, enP)
         _load_a(rows, 1, Q, nQ, enQ)
         ok_p = rows[0, TRI_NORMAL_OK] != 0.0

@@ -195,21 +195,31 @@ def _csr(n, a, b):
     return degree, nbr, pair
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _labels_and_queue(m):
+    """A breadth-first walk's arrays over m faces: labels (-1: not reached yet), its queue."""
+    return np.full(m, -1, dtype=np.int64), np.empty(m, dtype=np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _seeded(queue, seed):
+    """Start the queue at seed: (head, tail)."""
+    queue[0] = seed
+    return 0, 1
+
+
 @njit(cache=True, nogil=True)
 def orient_faces(m, face_a, face_b, same):
     start, nbr, pair = _csr(m, face_a, face_b)
-    flip = np.full(m, -1, dtype=np.int64)
-    queue = np.empty(m, dtype=np.int64)
+    flip, queue = _labels_and_queue(m)
     conflicts = 0
     for seed in range(m):
         if flip[seed] >= 0:
             continue
         flip[seed] = 0
-        head, tail = 0, 1
-        queue[0] = seed
+        head, tail = _seeded(queue, seed)
         while head < tail:
-            f = queue[head]
-            head += 1
+            f, head = queue[head], head + 1
             for s in range(start[f], start[f + 1]):
                 g = nbr[s]
                 want = flip[f] ^ same[pair[s]]
@@ -334,8 +344,7 @@ def coplanar_groups(points, faces, normals, nbr_start, nbr, distance_tol, cos_to
     seed's way (normal dot >= cos_tol) AND all its vertices lie within the ABSOLUTE distance
     ``distance_tol`` of the seed's plane (an angle test alone is only relative, 12.4.1)."""
     m = faces.shape[0]
-    group = np.full(m, -1, dtype=np.int64)
-    queue = np.empty(m, dtype=np.int64)
+    group, queue = _labels_and_queue(m)
     count = 0
     for seed in range(m):
         if group[seed] >= 0:
@@ -344,11 +353,9 @@ def coplanar_groups(points, faces, normals, nbr_start, nbr, distance_tol, cos_to
         nx, ny, nz = normals[seed, 0], normals[seed, 1], normals[seed, 2]
         s = faces[seed, 0]
         d = nx * points[s, 0] + ny * points[s, 1] + nz * points[s, 2]
-        head, tail = 0, 1
-        queue[0] = seed
+        head, tail = _seeded(queue, seed)
         while head < tail:
-            f = queue[head]
-            head += 1
+            f, head = queue[head], head + 1
             for k in range(nbr_start[f], nbr_start[f + 1]):
                 g = nbr[k]
                 if group[g] >= 0:
