@@ -1420,7 +1420,7 @@ def _retrying(client, submit, indices, what, on_lost):
                 result = future.result()
             except (CancelledError, KilledWorker) as lost:
                 future.release()  # a key computed again (save_chunks' chunks) must be forgotten first
-                count_lost(attempts, index, _TASK_ATTEMPTS, lost, f"{what} {index}")
+                _count_lost(attempts, index, _TASK_ATTEMPTS, lost, f"{what} {index}")
                 on_lost(index)
                 send(index)
                 continue
@@ -1431,7 +1431,7 @@ def _retrying(client, submit, indices, what, on_lost):
             future.cancel()
 
 
-def count_lost(attempts, index, limit, lost, name):
+def _count_lost(attempts, index, limit, lost, name):
     """Count one more lost attempt of task ``index`` (``attempts``: {index: count}); past
     ``limit`` attempts raise RuntimeError naming the task and the last loss."""
     attempts[index] = attempts.get(index, 0) + 1
