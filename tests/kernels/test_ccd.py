@@ -221,7 +221,7 @@ def _keyframed_separation(times, poses, half_a, half_b):
 @pytest.mark.slow
 def test_keyframed_boxes():
     rng = np.random.default_rng(11)
-    n, k, t_max = 10_000, 4, 1.0
+    n, k, t_max = 5_000, 4, 1.0
     times = np.array([0.0, 0.2, 0.7, 1.0])
     rot = R.random_rotations(rng, n * k).reshape(n, k, 3, 3)
     start = rng.uniform(-2.5, 2.5, (n, 3))
@@ -240,11 +240,11 @@ def test_keyframed_boxes():
 
 @pytest.mark.slow
 def test_integrated_motion():
-    """Integrated (RK4 + Gram-Schmidt, then keyframes through the nodes): 10,000 spinning,
+    """Integrated (RK4 + Gram-Schmidt, then keyframes through the nodes): 5,000 spinning,
     curving plates past a box in one vectorised Integrated batch; single motions equal their
     batch rows; reference on the motion's own keyframes (the motion the query sees)."""
     rng = np.random.default_rng(5)
-    n, t_max = 10_000, 1.0
+    n, t_max = 5_000, 1.0
     half_a = np.array([0.7, 5e-4, 0.25])
     half_b = np.array([0.3, 0.3, 0.3])
     start = R.rigid_poses(R.random_rotations(rng, n), rng.uniform(-2, 2, (n, 3)))
@@ -271,7 +271,7 @@ def test_integrated_motion():
 @pytest.mark.slow
 def test_quadratic_boxes_against_dense_sampling():
     rng = np.random.default_rng(3)
-    n, t_max = 10_000, 1.0
+    n, t_max = 5_000, 1.0
     coefficients = np.zeros((n, 3, 4, 4))
     coefficients[:, 0] = R.rigid_poses(R.random_rotations(rng, n), rng.uniform(-2.5, 2.5, (n, 3)))
     coefficients[:, 0, :3, :3] += rng.normal(size=(n, 3, 3)) * 0.1  # sheared start

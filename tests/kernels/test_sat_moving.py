@@ -23,6 +23,7 @@ from touche.impact import ImpactStatus, SetKind, intersection, time_of_impact
 from touche.motion import Linear, Static
 
 N_RANDOM = 10_000
+N_RANDOM_HULLS = 2_500
 T_MAX = 2.0
 
 
@@ -183,7 +184,9 @@ PAIR_TYPES = ["box-box", "tetra-box", "hull-hull", "triangle-triangle", "triangl
 def test_random_first_contact_vs_minkowski(name):
     rng = np.random.default_rng(PAIR_TYPES.index(name) + 11)
     a, b = _pair_shapes(name, rng)
-    cases = _random_cases(rng, N_RANDOM)
+    # the reference's cost grows with the vertex pairs of the Minkowski difference (144 for two
+    # 12-vertex hulls, 64 for two boxes): fewer cases for the hulls keep this test near the others'
+    cases = _random_cases(rng, N_RANDOM_HULLS if name == "hull-hull" else N_RANDOM)
     result, ref = _compare(name, a, b, cases, T_MAX)
     fractions = [np.mean(result.status == s) for s in ImpactStatus]
     assert min(fractions[:2]) >= 0.1, fractions  # hits and misses both exercised
