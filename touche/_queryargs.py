@@ -114,3 +114,20 @@ def check_empty_rays(pose, origins, directions):
     for name, size in sizes.items():
         if size != 1:
             raise GeometryError(f"{name} ({size}) and an empty batch differ in length")
+
+
+def contact_options(max_points, margin):
+    """``(max_points, margin)`` of a contacts query, checked: an integer >= 1 and a finite
+    margin >= 0 (touche.contacts, on convex pairs and on solid meshes)."""
+    import numbers
+
+    from .pose import nonnegative_number
+    from .shapes import check_size
+
+    if isinstance(max_points, bool) or not isinstance(max_points, numbers.Integral):
+        raise GeometryError(f"max_points must be an integer >= 1, got {max_points!r}")
+    if max_points < 1:
+        raise GeometryError(f"max_points must be >= 1, got {max_points}")
+    margin = nonnegative_number(margin, "margin")
+    check_size(margin, "margin", zero_ok=True)
+    return int(max_points), margin

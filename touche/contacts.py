@@ -24,17 +24,15 @@ Conventions
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from . import _parallel, dispatch
 from ._kernels import kernel_loader, kinds
+from ._queryargs import contact_options
 from ._record import Record
-from .errors import GeometryError, UnsupportedQuery
-from .pose import as_matrices, nonnegative_number
+from .errors import UnsupportedQuery
+from .pose import as_matrices
 from .query import Status, _batch_size, _pair_engine, _pair_matrices, _raise_invalid_pose, _shape
-from .shapes import check_size
 
 # the pairs with a manifold (touche/dispatch.py; the kernel's manifold.contact_supported agrees,
 # tests/test_dispatch.py), checked before any kernel is loaded
@@ -76,16 +74,6 @@ _GRAIN_MANIFOLD = 16  # a contact manifold: a few microseconds
 _kernel = kernel_loader("manifold")
 
 
-def _check_options(max_points, margin):
-    if isinstance(max_points, bool) or not isinstance(max_points, numbers.Integral):
-        raise GeometryError(f"max_points must be an integer >= 1, got {max_points!r}")
-    if max_points < 1:
-        raise GeometryError(f"max_points must be >= 1, got {max_points}")
-    margin = nonnegative_number(margin, "margin")
-    check_size(margin, "margin", zero_ok=True)
-    return int(max_points), margin
-
-
 def contacts(a, pose_a, b, pose_b, *, max_points=4, margin=0.0):
     """Contact manifold of two convex shapes; see :class:`ContactManifold` and the module doc.
 
@@ -120,7 +108,7 @@ def contacts(a, pose_a, b, pose_b, *, max_points=4, margin=0.0):
         return solid_contacts(a, pose_a, b, pose_b, max_points=max_points, margin=margin)
     if (a.kind, b.kind) not in _CONTACT_ROUTES:
         raise UnsupportedQuery("contacts", a, b)
-    max_points, margin = _check_options(max_points, margin)
+    max_points, margin = contact_options(max_points, margin)
     matrices = _pair_matrices(pose_a, pose_b)
     if matrices is None:  # an empty batch
         return ContactManifold(np.zeros((0, max_points, 3)), np.zeros((0, max_points)), np.zeros((0, 3)),

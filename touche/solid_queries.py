@@ -330,13 +330,13 @@ def solid_contacts(a, pose_a, b, pose_b, *, max_points=4, margin=0.0):
 
     Errors: ``GeometryError`` when a mesh is not solid, for bad poses (NaN, not rigid), pose
     batches, ``max_points`` < 1, a margin other than 0."""
-    from .contacts import _check_options
+    from ._queryargs import contact_options
     from .errors import GeometryError
     from .solids import region_contacts
     from . import tolerance
 
     a, b = _solid_pair(a, b, "contacts")
-    max_points, margin = _check_options(max_points, margin)
+    max_points, margin = contact_options(max_points, margin)
     if margin != 0.0:
         raise GeometryError("contacts of two solid meshes take no margin (speculative contacts are for convex pairs)")
     ta, tb = _one_pose_pair(pose_a, pose_b, "contacts")

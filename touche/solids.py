@@ -695,8 +695,7 @@ def _cast_edges(side, other, keys, low, high, tol):
     ``crossings``: (edge, face of other, key) for every hit (a hit at an end is that vertex's
     key; hits within ``tol`` of each other along an edge share one key); ``degenerate``: the
     edges are not in general position against B (see the end of the function)."""
-    from .meshquery import ON_SURFACE_GAP, _winding_closed, mesh_tree
-    from .query import raycast
+    from .meshquery import ON_SURFACE_GAP, _winding_closed, mesh_tree, raycast_all
 
     edges = side.topo.edges
     p, q = side.world[edges[:, 0]], side.world[edges[:, 1]]
@@ -709,7 +708,7 @@ def _cast_edges(side, other, keys, low, high, tol):
     if len(ids) == 0:
         return (empty_i, empty_i, empty_i, np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0, dtype=bool)), \
             (empty_i, empty_i, empty_i), False
-    hits = raycast(other.mesh, other.pose, p[ids], vectors[ids], lengths[ids], mode="all")
+    hits = raycast_all(other.mesh, other.pose, p[ids], vectors[ids], lengths[ids])
     start_key = side.key_offset + edges[ids, 0]
     end_key = side.key_offset + edges[ids, 1]
     ray, t, face, point = hits.ray, hits.t, hits.face, hits.point
