@@ -46,7 +46,7 @@ from .errors import MeshFormatError, RobotModelError  # noqa: E402
 from . import broadphase  # noqa: E402  (broad-phase structures; kernels load on first use)
 from . import bvh  # noqa: E402  (mesh-mesh BVH queries, documented as tc.bvh; kernels load on first use)
 from .world import CollisionEvent, CollisionWorld  # noqa: E402
-from .environments import HeightField, OccupancyMap  # noqa: E402  (terrain and point-cloud environments, issue 20)
+from .environments import HeightField, OccupancyMap  # noqa: E402  (terrain and point-cloud environments)
 from .clearance import Clearance, ClearancePart, ClearanceTable, clearance, clearance_all, triangle_clearance  # noqa: E402,E501  (STL clearance; kernels load on first use)
 
 __version__ = "0.1.0"

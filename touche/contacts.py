@@ -102,7 +102,7 @@ def contacts(a, pose_a, b, pose_b, *, max_points=4, margin=0.0):
     a = _shape(a, "a")
     b = _shape(b, "b")
     if a.kind == kinds.MESH and b.kind == kinds.MESH and (a.solid or b.solid):
-        # solid meshes: a manifold per interpenetration region (issue 19; docs/solids.md)
+        # solid meshes: a manifold per interpenetration region (docs/solids.md)
         from .solid_queries import solid_contacts
 
         return solid_contacts(a, pose_a, b, pose_b, max_points=max_points, margin=margin)

@@ -1,4 +1,4 @@
-"""Environment shapes (issue 20 item 4): a terrain height field and an occupancy map built from a
+"""Environment shapes: a terrain height field and an occupancy map built from a
 point cloud. Both are :class:`touche.TriangleMesh` subclasses (kind MESH), so every verb that
 takes a mesh takes them -- ``intersects``, ``distance``, ``signed_distance``, ``closest_point``,
 ``raycast``, ``contacts`` where meshes are supported, ``time_of_impact``, ``contains``,

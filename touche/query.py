@@ -307,7 +307,7 @@ def signed_distance(a, pose_a, b, pose_b):
 
 
 # ---------------------------------------------------------------------------------------------
-# safety margins and certified lower bounds (issue 19; docs/margins.md)
+# safety margins and certified lower bounds (docs/margins.md)
 
 
 def _checked_margin(margin):
@@ -525,7 +525,7 @@ class _SingleDistanceResult(DistanceBuffer, DistanceResult):
 # the distance is 0, ``signed_distance`` is 0 and the status TOUCHING (never PENETRATING); the
 # normal is then the unit face normal of A's triangle at the contact (B's reversed if A's has no
 # area). Separated: the closest points and normal = unit(point_b - point_a), as for any pair.
-# Solid meshes (issue 19, touche/solids.py, docs/solids.md): two meshes with a solid one report
+# Solid meshes (touche/solids.py, docs/solids.md): two meshes with a solid one report
 # their vertex penetration depth when they interpenetrate; a convex shape inside a solid mesh
 # overlaps it, with the depth of its deepest point.
 
@@ -573,7 +573,7 @@ def _radius(shape):
 def _mesh_intersects(a, pose_a, b, pose_b, route):
     if route.engine == _ENGINE_MESH_MESH:
         surface = bvh.intersects(a, pose_a, b, pose_b)
-        if a.solid or b.solid:  # issue 19: a solid holding the other mesh wholly inside
+        if a.solid or b.solid:  # a solid holding the other mesh wholly inside
             from .solids import contained_pairs
 
             return contained_pairs(a, pose_a, b, pose_b, surface)
@@ -586,7 +586,7 @@ def _mesh_intersects(a, pose_a, b, pose_b, route):
             _raise_invalid_pose(answer, pose_a, pose_b)
         if answer == 1 or not mesh.solid:
             return answer == 1
-        from .solids import shape_inside  # issue 19: a shape wholly inside a solid mesh
+        from .solids import shape_inside  # a shape wholly inside a solid mesh
 
         return shape_inside(shape, ts, mesh, tm, False)
     ts = as_matrices(ts, name_s) if ts.ndim == 2 else ts
@@ -613,7 +613,7 @@ def _mesh_distance(a, pose_a, b, pose_b, route):
                                                     mesh.scale, tm, *tree, shape_is_a, buffer)
         if status < 0:
             _raise_invalid_pose(status, pose_a, pose_b)
-        if mesh.solid and status == Status.SEPARATED:  # issue 19: a shape wholly inside a solid mesh
+        if mesh.solid and status == Status.SEPARATED:  # a shape wholly inside a solid mesh
             from .solids import shape_in_solid_distance
 
             return shape_in_solid_distance(shape, ts, mesh, tm, shape_is_a, _SingleDistanceResult(buffer, _STATUS[status]),
@@ -639,7 +639,7 @@ def _mesh_distance(a, pose_a, b, pose_b, route):
 
 
 def _mesh_mesh_distance(a, pose_a, b, pose_b):
-    if a.solid or b.solid:  # issue 19: interpenetrating solids get their penetration depth (touche/solids.py)
+    if a.solid or b.solid:  # interpenetrating solids get their penetration depth (touche/solids.py)
         from .solids import solid_distance
 
         return solid_distance(a, pose_a, b, pose_b, _surface_mesh_mesh_distance, distance)
@@ -809,7 +809,7 @@ def closest_point(shape, pose, points):
         from . import meshquery
 
         meshquery.closest_arrays(shape, poses, queries, out_point, out_distance, out_status)
-        if shape.solid:  # issue 19: a point inside a solid mesh is its own closest point, as for convex solids
+        if shape.solid:  # a point inside a solid mesh is its own closest point, as for convex solids
             _inside_solid_mesh(shape, poses, queries, out_point, out_distance, out_status)
     else:
         batch = _kernels()
@@ -938,7 +938,7 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode=
         )
         if mode == "all":
             return hits
-        if solid and shape.solid:  # issue 19: a ray starting inside a solid mesh hits at t = 0, as for convex solids
+        if solid and shape.solid:  # a ray starting inside a solid mesh hits at t = 0, as for convex solids
             _rays_from_inside(shape, poses, origin_array, out_hit, out_t, out_point, out_normal, out_face)
     else:
         _parallel.run(

@@ -1,4 +1,4 @@
-"""Public queries on solid meshes (issue 19, docs/solids.md): the penetration depth of two
+"""Public queries on solid meshes (docs/solids.md): the penetration depth of two
 meshes and the directional separating translation. They build on touche.solids (containment,
 vertex depths) and call the public verbs of touche.query, which in turn use touche.solids for
 mesh pairs; this module sits above both."""
@@ -90,7 +90,7 @@ def penetration_depth(a, pose_a, b, pose_b):
 
 
 # ---------------------------------------------------------------------------------------------
-# directional separation (issue 19; docs/solids.md)
+# directional separation (docs/solids.md)
 #
 # A translated by s*d touches B exactly when some triangle of A meets some triangle of B, and
 # the largest such s is reached at one of three feature pairs (the boundary of the Minkowski
@@ -266,7 +266,7 @@ def separating_translation(a, pose_a, b, pose_b, direction):
 
 
 # ---------------------------------------------------------------------------------------------
-# contact regions and intersection volume (issue 19; docs/solids.md "Contact regions")
+# contact regions and intersection volume (docs/solids.md "Contact regions")
 
 
 class SolidContacts(Record):

@@ -1,5 +1,5 @@
 """Solid meshes (``TriangleMesh(..., solid=True)`` / ``mesh.as_solid()``) in mesh-mesh
-``intersects``: containment without surface contact (issue 19).
+``intersects``: containment without surface contact.
 
 Two closed surfaces that do not meet are nested or apart, per connected component: a component
 of B lies wholly inside solid A or wholly outside it. So, after the surface test said "no
@@ -154,7 +154,7 @@ def contained_pairs(a, pose_a, b, pose_b, surface):
 
 
 # ---------------------------------------------------------------------------------------------
-# penetration depth of solid meshes (issue 19; docs/solids.md)
+# penetration depth of solid meshes (docs/solids.md)
 #
 # The vertex depth of a pose pair: the largest distance to the solid's surface of a vertex of the
 # other mesh lying in the solid (both directions when both meshes are solid). Every step is a
@@ -479,7 +479,7 @@ def solid_distance(a, pose_a, b, pose_b, surface_distance, convex_distance):
 
 
 # ---------------------------------------------------------------------------------------------
-# a convex shape against a solid mesh (issue 19)
+# a convex shape against a solid mesh
 #
 # The mesh-shape engines compare the shape with the mesh's triangles. A finite convex shape
 # that meets no triangle is connected, so it lies wholly inside the solid or wholly outside:
@@ -591,7 +591,7 @@ def shape_in_solid_distance(shape, ts, mesh, tm, shape_is_a, result, convex_dist
 
 
 # ---------------------------------------------------------------------------------------------
-# interpenetration regions of two solid meshes: contacts and intersection volume (issue 19;
+# interpenetration regions of two solid meshes: contacts and intersection volume (
 # docs/solids.md "Contact regions and the intersection volume")
 #
 # The boundary of the intersection I = A ∩ B is made of the parts of A's triangles inside B and
