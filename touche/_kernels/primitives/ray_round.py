@@ -9,14 +9,7 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit
 from touche._kernels.base.vec import dot as _dot  # noqa: E402
-from touche._kernels.primitives.ray import (
-    INF,
-    choose_hit,
-    quadratic_roots,
-    safe_norm,
-    safe_unit,
-    sphere_interval,
-)
+from touche._kernels.primitives.ray import INF, choose_hit, quadratic_roots, safe_norm, safe_unit, sphere_interval
 
 
 # --------------------------------------------------------------------------- cylinder / capsule / cone

@@ -16,13 +16,8 @@ from touche._kernels.primitives.overlap import obb_obb_overlap_relative
 from touche._kernels.primitives.overlap import triangle_edge as _edge
 from touche._kernels.primitives.overlap import triangle_projection as _proj
 from touche._kernels.base.vec import dot as _dot
-from touche._kernels.primitives.sat_contact import (
-    MISS_T,
-    obb_obb_contact_point,
-    toi_axis_update,
-    triangle_obb_contact_point,
-    unit_tuple,
-)
+from touche._kernels.primitives.sat_contact import MISS_T, obb_obb_contact_point, toi_axis_update
+from touche._kernels.primitives.sat_contact import triangle_obb_contact_point, unit_tuple
 
 
 _INF = np.inf

@@ -11,11 +11,8 @@ ensure_fresh_cache()
 from touche._kernels.base.jit import njit
 
 from touche._kernels.base import kinds
-from touche._kernels.primitives.closest import (
-    closest_points_segment_obb,
-    closest_points_segment_triangle,
-    closest_points_triangle_triangle,
-)
+from touche._kernels.primitives.closest import closest_points_segment_obb, closest_points_segment_triangle
+from touche._kernels.primitives.closest import closest_points_triangle_triangle
 
 
 _INF = np.inf

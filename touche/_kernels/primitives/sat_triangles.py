@@ -19,14 +19,8 @@ from touche._kernels.primitives.overlap import triangle_projection as _proj
 from touche._kernels.primitives.overlap import triangles_overlap
 from touche._kernels.primitives.overlap import triangles_separated_on as _separates
 from touche._kernels.base.vec import dot as _dot
-from touche._kernels.primitives.sat_contact import (
-    MISS_T,
-    load_triangle,
-    toi_axis_update,
-    triangle_triangle_contact_point,
-    triangle_vertex,
-    unit_tuple,
-)
+from touche._kernels.primitives.sat_contact import MISS_T, load_triangle, toi_axis_update
+from touche._kernels.primitives.sat_contact import triangle_triangle_contact_point, triangle_vertex, unit_tuple
 
 
 _INF = np.inf

@@ -15,14 +15,8 @@ ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
 from touche._kernels.base.morton import spread_bits  # noqa: E402
-from touche._kernels.trees.bvh_volumes import (  # noqa: E402
-    NODE_FLOATS,
-    OBB_CENTER,
-    OBB_HALF,
-    fit_node,
-    node_frame,
-    triangle_moments,
-)
+from touche._kernels.trees.bvh_volumes import NODE_FLOATS, OBB_CENTER, OBB_HALF, fit_node, node_frame  # noqa: E402
+from touche._kernels.trees.bvh_volumes import triangle_moments  # noqa: E402
 
 
 SPLIT_MEDIAN = 0

@@ -2,9 +2,7 @@
 front tracking for a sequence of queries between the same two trees at slowly changing poses
 (touche.bvh.CoherentPair): ``tree_overlap_tracked`` and ``tree_distance_tracked``.
 
-Frames: tree A in its mesh frame, tree B in its own; ``rot (3, 3)``, ``trans (3,)`` map B's mesh
-frame into A's (``x_A = rot @ x_B + trans``). Everything is computed in A's mesh frame. Trees are
-touche.bvh's flat arrays (layout: bvh_volumes.py).
+Frames (``rot``, ``trans`` map B's mesh frame into A's), tree layout, descent rule: bvh_descent.
 """
 import numpy as np
 
@@ -14,23 +12,12 @@ ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
 from touche._kernels.trees.bvh_volumes import OBB_CENTER, OBB_HALF, SPHERE_RADIUS  # noqa: E402
-from touche._kernels.primitives.tri_distance import (  # noqa: E402
-    load_moved_triangle,
-    load_triangle,
-    triangle_distance_sq,
-)
+from touche._kernels.primitives.tri_distance import load_moved_triangle, load_triangle  # noqa: E402
+from touche._kernels.primitives.tri_distance import triangle_distance_sq  # noqa: E402
 from touche._kernels.primitives.sat_triangles import triangle_triangle_overlap  # noqa: E402
-from touche._kernels.trees.bvh_descent import (  # noqa: E402
-    DIRECT_LEAF,
-    DIRECT_LEAF_DISTANCE,
-    center_gap2,
-    is_direct_leaf,
-    is_rigid_pose,
-    move_triangle,
-    node_obb_b,
-    obb_pair,
-    relative_rotation_translation,
-)
+from touche._kernels.trees.bvh_descent import DIRECT_LEAF, DIRECT_LEAF_DISTANCE, center_gap2  # noqa: E402
+from touche._kernels.trees.bvh_descent import is_direct_leaf, is_rigid_pose, move_triangle, node_obb_b  # noqa: E402
+from touche._kernels.trees.bvh_descent import obb_pair, relative_rotation_translation  # noqa: E402
 from touche._kernels.trees.bvh_distance import distance_search  # noqa: E402
 from touche._kernels.trees.bvh_overlap import tree_overlap_direct  # noqa: E402
 

@@ -1,12 +1,9 @@
 """Distance between two bounding-volume hierarchies with closest points and the original triangle
 ids: branch and bound over node pairs (``tree_distance``), and the leaf-direct search behind
 touche.bvh.distance / touche.distance (``distance_search``: leaf pairs pruned along the closest
-pair's direction). Ericson 6.3 (descent rules, iterative traversal with an explicit stack), 6.4
-(OBB trees); Eberly S1 7.
+pair's direction).
 
-Frames: tree A in its mesh frame, tree B in its own; ``rot (3, 3)``, ``trans (3,)`` map B's mesh
-frame into A's (``x_A = rot @ x_B + trans``). Everything is computed in A's mesh frame. Trees are
-touche.bvh's flat arrays (layout: bvh_volumes.py).
+Frames (``rot``, ``trans`` map B's mesh frame into A's), tree layout, descent rule: bvh_descent.
 """
 import numpy as np
 
@@ -16,20 +13,11 @@ ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
 from touche._kernels.primitives.closest import closest_points_triangle_triangle  # noqa: E402
-from touche._kernels.primitives.tri_distance import (  # noqa: E402
-    load_moved_triangle,
-    load_triangle,
-    triangle_distance_sq,
-)
-from touche._kernels.trees.bvh_descent import (  # noqa: E402
-    DIRECT_LEAF,
-    DIRECT_LEAF_DISTANCE,
-    child_pairs,
-    is_direct_leaf,
-    move_triangle,
-    push_nearer_last,
-    relative_rotation_translation,
-)
+from touche._kernels.primitives.tri_distance import load_moved_triangle, load_triangle  # noqa: E402
+from touche._kernels.primitives.tri_distance import triangle_distance_sq  # noqa: E402
+from touche._kernels.trees.bvh_descent import DIRECT_LEAF, DIRECT_LEAF_DISTANCE, child_pairs  # noqa: E402
+from touche._kernels.trees.bvh_descent import is_direct_leaf, move_triangle, push_nearer_last  # noqa: E402
+from touche._kernels.trees.bvh_descent import relative_rotation_translation  # noqa: E402
 from touche._kernels.trees.bvh_bounds import axis_pair_gap, rss_lower_bound, rss_pair_bound, triangle_gap  # noqa: E402
 from touche._kernels.trees.bvh_overlap import tree_overlap_direct  # noqa: E402
 

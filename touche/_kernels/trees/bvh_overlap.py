@@ -1,17 +1,9 @@
 """Boolean traversals of two bounding-volume hierarchies: all overlapping triangle pairs
 (``tree_collide``, resumable, with S1 7.1 depth limits, for every bounding volume ``BV_*``), the
 first overlapping pair (``tree_intersects*``) and the leaf-direct fast path behind
-touche.bvh.intersects / touche.intersects (``tree_overlap_direct``). Ericson 6.3 (descent rules,
-iterative traversal with an explicit stack), 6.4 (OBB trees); Eberly S1 7.
+touche.bvh.intersects / touche.intersects (``tree_overlap_direct``).
 
-Frames: tree A in its mesh frame, tree B in its own; ``rot (3, 3)``, ``trans (3,)`` map B's mesh
-frame into A's (``x_A = rot @ x_B + trans``). Everything is computed in A's mesh frame. Trees are
-touche.bvh's flat arrays (layout: bvh_volumes.py).
-
-Descent rule: at a node pair one node is split, never both (erratum S1 L2426-2461: descending
-both trees at one pair reports leaf pairs several times): the one with the larger bounding
-sphere, unless it is a leaf (or at its depth limit). Every pair of leaves is thus visited at
-most once, and every reported pair is reported exactly once.
+Frames (``rot``, ``trans`` map B's mesh frame into A's), tree layout, descent rule: bvh_descent.
 """
 import numpy as np
 
@@ -20,28 +12,13 @@ from touche._kernels import ensure_fresh_cache
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
-from touche._kernels.trees.bvh_volumes import (  # noqa: E402
-    AABB_MAX,
-    AABB_MIN,
-    OBB_AXES,
-    OBB_CENTER,
-    OBB_HALF,
-    SPHERE_CENTER,
-    SPHERE_RADIUS,
-)
+from touche._kernels.trees.bvh_volumes import AABB_MAX, AABB_MIN, OBB_AXES, OBB_CENTER, OBB_HALF  # noqa: E402
+from touche._kernels.trees.bvh_volumes import SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
 from touche._kernels.primitives.sat_boxes import triangle_obb_overlap  # noqa: E402
 from touche._kernels.primitives.sat_triangles import triangle_triangle_overlap  # noqa: E402
-from touche._kernels.trees.bvh_descent import (  # noqa: E402
-    DIRECT_LEAF,
-    center_gap2,
-    is_direct_leaf,
-    is_rigid_pose,
-    move_triangle,
-    node_obb_b,
-    obb_overlap,
-    obb_pair,
-    relative_rotation_translation,
-)
+from touche._kernels.trees.bvh_descent import DIRECT_LEAF, center_gap2, is_direct_leaf, is_rigid_pose  # noqa: E402
+from touche._kernels.trees.bvh_descent import move_triangle, node_obb_b, obb_overlap, obb_pair  # noqa: E402
+from touche._kernels.trees.bvh_descent import relative_rotation_translation  # noqa: E402
 from touche._kernels.trees.bvh_bounds import rss_lower_bound  # noqa: E402
 
 

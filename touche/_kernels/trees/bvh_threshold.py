@@ -2,9 +2,7 @@
 touche.intersects(margin=) and touche.distance(lower_bound_only=True) for two meshes
 (``tree_threshold_many``).
 
-Frames: tree A in its mesh frame, tree B in its own; ``rot (3, 3)``, ``trans (3,)`` map B's mesh
-frame into A's (``x_A = rot @ x_B + trans``). Everything is computed in A's mesh frame. Trees are
-touche.bvh's flat arrays (layout: bvh_volumes.py).
+Frames (``rot``, ``trans`` map B's mesh frame into A's), tree layout, descent rule: bvh_descent.
 """
 import numpy as np
 
@@ -13,18 +11,10 @@ from touche._kernels import ensure_fresh_cache
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
-from touche._kernels.primitives.tri_distance import (  # noqa: E402
-    load_moved_triangle,
-    load_triangle,
-    triangle_distance_sq,
-)
-from touche._kernels.trees.bvh_descent import (  # noqa: E402
-    DIRECT_LEAF,
-    DIRECT_LEAF_DISTANCE,
-    child_pairs,
-    is_direct_leaf,
-    relative_rotation_translation,
-)
+from touche._kernels.primitives.tri_distance import load_moved_triangle, load_triangle  # noqa: E402
+from touche._kernels.primitives.tri_distance import triangle_distance_sq  # noqa: E402
+from touche._kernels.trees.bvh_descent import DIRECT_LEAF, DIRECT_LEAF_DISTANCE, child_pairs  # noqa: E402
+from touche._kernels.trees.bvh_descent import is_direct_leaf, relative_rotation_translation  # noqa: E402
 from touche._kernels.trees.bvh_bounds import pair_lower_bound, triangle_gap  # noqa: E402
 
 
