@@ -14,7 +14,7 @@ ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
 from touche._kernels.trees.bvh_volumes import OBB_AXES, OBB_CENTER, OBB_HALF, RSS_LENGTHS, RSS_ORIGIN  # noqa: E402
-from touche._kernels.trees.bvh_volumes import RSS_RADIUS, SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
+from touche._kernels.trees.bvh_volumes import RSS_RADIUS, SPHERE_CENTER, SPHERE_RADIUS, moved_point_gap2  # noqa: E402
 from touche._kernels.primitives.tri_distance import edges_normal, segment_segment  # noqa: E402
 
 
@@ -114,12 +114,7 @@ def rect_rect_distance(oa, ua, va, lua, lva, ob, ub, vb, lub, lvb, stop_below):
 
 @njit(cache=True, nogil=True)
 def _sphere_bound(nb_a, ia, nb_b, ib, rot, trans):
-    d2 = 0.0
-    for i in range(3):
-        c = (rot[i, 0] * nb_b[ib, SPHERE_CENTER] + rot[i, 1] * nb_b[ib, SPHERE_CENTER + 1]
-             + rot[i, 2] * nb_b[ib, SPHERE_CENTER + 2] + trans[i])
-        d = c - nb_a[ia, SPHERE_CENTER + i]
-        d2 += d * d
+    d2 = moved_point_gap2(nb_a, ia, nb_b, ib, rot, trans, SPHERE_CENTER)
     return np.sqrt(d2) - nb_a[ia, SPHERE_RADIUS] - nb_b[ib, SPHERE_RADIUS]
 
 

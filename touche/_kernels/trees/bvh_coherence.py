@@ -11,7 +11,7 @@ from touche._kernels import ensure_fresh_cache
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
-from touche._kernels.trees.bvh_volumes import OBB_CENTER, OBB_HALF, SPHERE_RADIUS  # noqa: E402
+from touche._kernels.trees.bvh_volumes import OBB_CENTER, OBB_HALF, SPHERE_RADIUS, moved_point_gap2  # noqa: E402
 from touche._kernels.primitives.tri_distance import load_moved_triangle, load_triangle  # noqa: E402
 from touche._kernels.primitives.tri_distance import triangle_distance_sq  # noqa: E402
 from touche._kernels.primitives.sat_triangles import triangle_triangle_overlap  # noqa: E402
@@ -36,18 +36,6 @@ def _front_push(fronts, dst, count, capacity, ia, ib):
         fronts[dst, count, 0] = ia
         fronts[dst, count, 1] = ib
     return count + 1
-
-
-@njit(cache=True, nogil=True)
-def _moved_center_gap2(nb_a, ia, nb_b, ib, rot, trans):
-    """Squared distance of A's node OBB center and B's (moved into A's frame)."""
-    d2 = 0.0
-    for i in range(3):
-        c = (rot[i, 0] * nb_b[ib, OBB_CENTER] + rot[i, 1] * nb_b[ib, OBB_CENTER + 1]
-             + rot[i, 2] * nb_b[ib, OBB_CENTER + 2] + trans[i])
-        d = c - nb_a[ia, OBB_CENTER + i]
-        d2 += d * d
-    return d2
 
 
 @njit(cache=True, nogil=True)
@@ -112,8 +100,8 @@ def _front_search(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, fronts, src, s
             else:
                 c1 = ib + 1
                 c2 = ni_b[ib, 2]
-                if _moved_center_gap2(nb_a, ia, nb_b, c1, rot, trans) < _moved_center_gap2(nb_a, ia, nb_b, c2, rot,
-                                                                                            trans):
+                if (moved_point_gap2(nb_a, ia, nb_b, c1, rot, trans, OBB_CENTER)
+                        < moved_point_gap2(nb_a, ia, nb_b, c2, rot, trans, OBB_CENTER)):
                     c1, c2 = c2, c1
                 stack[top, 0] = ia
                 stack[top, 1] = c1

@@ -115,6 +115,12 @@ def move_triangle(tv_b, k, rot, trans, out):
             out[0, c, i] = rot[i, 0] * x + rot[i, 1] * y + rot[i, 2] * z + trans[i]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def batch_pose(poses, k):
+    """Pose of query k in a batch of (n|1, 4, 4) poses (a single pose serves every query)."""
+    return poses[k if poses.shape[0] > 1 else 0]
+
+
 @njit(cache=True, nogil=True)
 def relative_rotation_translation(pose_a, pose_b, rot, trans):
     """rot, trans = the part of inv(pose_a) @ pose_b (both rigid)."""

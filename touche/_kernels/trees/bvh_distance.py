@@ -17,7 +17,7 @@ from touche._kernels.primitives.tri_distance import load_moved_triangle, load_tr
 from touche._kernels.primitives.tri_distance import triangle_distance_sq  # noqa: E402
 from touche._kernels.trees.bvh_descent import DIRECT_LEAF, DIRECT_LEAF_DISTANCE, child_pairs  # noqa: E402
 from touche._kernels.trees.bvh_descent import is_direct_leaf, move_triangle, push_nearer_last  # noqa: E402
-from touche._kernels.trees.bvh_descent import relative_rotation_translation  # noqa: E402
+from touche._kernels.trees.bvh_descent import batch_pose, relative_rotation_translation  # noqa: E402
 from touche._kernels.trees.bvh_bounds import axis_pair_gap, rss_lower_bound, rss_pair_bound, triangle_gap  # noqa: E402
 from touche._kernels.trees.bvh_overlap import tree_overlap_direct  # noqa: E402
 
@@ -128,11 +128,9 @@ def tree_distance_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids_b
     """Batch ((n|1, 4, 4) poses each, broadcast): distances (n,) (0 when the surfaces touch or
     cross), closest points in WORLD coordinates (n, 3) each, original triangle ids (n, 2); this
     call fills entries ``lo .. hi - 1`` (the thread pool's chunk, touche._parallel.run)."""
-    step_a = 1 if poses_a.shape[0] > 1 else 0
-    step_b = 1 if poses_b.shape[0] > 1 else 0
     for k in range(lo, hi):
-        pa = poses_a[k * step_a]
-        pb = poses_b[k * step_b]
+        pa = batch_pose(poses_a, k)
+        pb = batch_pose(poses_b, k)
         rot = np.empty((3, 3))
         trans = np.empty(3)
         relative_rotation_translation(pa, pb, rot, trans)

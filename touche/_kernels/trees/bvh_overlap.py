@@ -13,12 +13,12 @@ ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
 from touche._kernels.trees.bvh_volumes import AABB_MAX, AABB_MIN, OBB_AXES, OBB_CENTER, OBB_HALF  # noqa: E402
-from touche._kernels.trees.bvh_volumes import SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
+from touche._kernels.trees.bvh_volumes import SPHERE_CENTER, SPHERE_RADIUS, moved_point_gap2  # noqa: E402
 from touche._kernels.primitives.sat_boxes import triangle_obb_overlap  # noqa: E402
 from touche._kernels.primitives.sat_triangles import triangle_triangle_overlap  # noqa: E402
 from touche._kernels.trees.bvh_descent import DIRECT_LEAF, center_gap2, is_direct_leaf, is_rigid_pose  # noqa: E402
 from touche._kernels.trees.bvh_descent import move_triangle, node_obb_b, obb_overlap, obb_pair  # noqa: E402
-from touche._kernels.trees.bvh_descent import relative_rotation_translation  # noqa: E402
+from touche._kernels.trees.bvh_descent import batch_pose, relative_rotation_translation  # noqa: E402
 from touche._kernels.trees.bvh_bounds import rss_lower_bound  # noqa: E402
 
 
@@ -36,12 +36,7 @@ ITEM_NODE = 1
 @njit(cache=True, nogil=True)
 def _nodes_overlap(nb_a, ia, nb_b, ib, rot, trans, bv, cb, ub, identity):
     if bv == BV_SPHERE:
-        d2 = 0.0
-        for i in range(3):
-            c = (rot[i, 0] * nb_b[ib, SPHERE_CENTER] + rot[i, 1] * nb_b[ib, SPHERE_CENTER + 1]
-                 + rot[i, 2] * nb_b[ib, SPHERE_CENTER + 2] + trans[i])
-            d = c - nb_a[ia, SPHERE_CENTER + i]
-            d2 += d * d
+        d2 = moved_point_gap2(nb_a, ia, nb_b, ib, rot, trans, SPHERE_CENTER)
         r = nb_a[ia, SPHERE_RADIUS] + nb_b[ib, SPHERE_RADIUS]
         return d2 <= r * r
     if bv == BV_AABB:
@@ -291,11 +286,9 @@ def tree_intersects_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids
                          max_leaf, out_hit, out_ids, lo, hi):
     """Batch of poses ((n|1, 4, 4) each, broadcast): out_hit (n,), out_ids (n, 2) (-1 when no hit);
     this call fills entries ``lo .. hi - 1`` (the thread pool's chunk, touche._parallel.run)."""
-    step_a = 1 if poses_a.shape[0] > 1 else 0
-    step_b = 1 if poses_b.shape[0] > 1 else 0
     for k in range(lo, hi):
-        pa = poses_a[k * step_a]
-        pb = poses_b[k * step_b]
+        pa = batch_pose(poses_a, k)
+        pb = batch_pose(poses_b, k)
         rot = np.empty((3, 3))
         trans = np.empty(3)
         relative_rotation_translation(pa, pb, rot, trans)
@@ -406,12 +399,10 @@ def tree_intersects_kdop_many(ni_a, nb_a, tv_a, ids_a, dops_a, poses_a, ni_b, nb
                               directions, stack_rows, max_leaf, out_hit, out_ids, lo, hi):
     """tree_intersects_many with the trees' node k-DOPs (BV_KDOP, see _kdop_pair); entries
     ``lo .. hi - 1``."""
-    step_a = 1 if poses_a.shape[0] > 1 else 0
-    step_b = 1 if poses_b.shape[0] > 1 else 0
     for k in range(lo, hi):
         rot = np.empty((3, 3))
         trans = np.empty(3)
-        relative_rotation_translation(poses_a[k * step_a], poses_b[k * step_b], rot, trans)
+        relative_rotation_translation(batch_pose(poses_a, k), batch_pose(poses_b, k), rot, trans)
         stack = np.empty((stack_rows, 4), dtype=np.int64)
         stack[0, :] = 0
         out = np.empty((1 + max_leaf * max_leaf + 2 * max_leaf, 4), dtype=np.int64)

@@ -52,6 +52,19 @@ _SQRT_HALF = np.sqrt(0.5)
 # ---------------------------------------------------------------------------------------------
 
 
+@njit(cache=True, nogil=True, inline="always")
+def moved_point_gap2(nb_a, ia, nb_b, ib, rot, trans, column):
+    """Squared distance of A's node point ``nb_a[ia, column:column + 3]`` and B's node point
+    ``nb_b[ib, column:column + 3]`` moved into A's frame (``x_A = rot @ x_B + trans``)."""
+    d2 = 0.0
+    for i in range(3):
+        c = (rot[i, 0] * nb_b[ib, column] + rot[i, 1] * nb_b[ib, column + 1]
+             + rot[i, 2] * nb_b[ib, column + 2] + trans[i])
+        d = c - nb_a[ia, column + i]
+        d2 += d * d
+    return d2
+
+
 @njit(cache=True, nogil=True)
 def points_box(points, count, box):
     """box (6,) = (min, max) over the first ``count`` rows of ``points``."""
