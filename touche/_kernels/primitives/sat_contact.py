@@ -79,6 +79,15 @@ def toi_axis_update(lo0, hi0, lo1, hi1, v, l0, l1, l2, tf, tl, n0, n1, n2):
 MISS_T = (kinds.MISS, _INF, 0.0, 0.0, 0.0)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def toi_verdict(tf, n0, n1, n2):
+    """The end of a TFirst <= TLast sweep that no axis separated: HIT at ``tf`` > 0 with the last
+    axis ``(n0, n1, n2)``, else ALREADY_TOUCHING (time 0)."""
+    if tf > 0.0:
+        return kinds.HIT, tf, n0, n1, n2
+    return kinds.ALREADY_TOUCHING, 0.0, 0.0, 0.0, 0.0
+
+
 # ---------------------------------------------------------------------------------------------
 # contact points at a given time (closest-point enumeration, see the module docstring)
 # ---------------------------------------------------------------------------------------------
