@@ -16,8 +16,8 @@ from touche._kernels.primitives.tri_distance import load_moved_triangle, load_tr
 from touche._kernels.primitives.tri_distance import triangle_distance_sq  # noqa: E402
 from touche._kernels.primitives.sat_triangles import triangle_triangle_overlap  # noqa: E402
 from touche._kernels.trees.bvh_descent import DIRECT_LEAF, DIRECT_LEAF_DISTANCE, center_gap2  # noqa: E402
-from touche._kernels.trees.bvh_descent import is_direct_leaf, is_rigid_pose, move_triangle, node_obb_b  # noqa: E402
-from touche._kernels.trees.bvh_descent import obb_pair, relative_rotation_translation  # noqa: E402
+from touche._kernels.trees.bvh_descent import checked_relative_pose, is_direct_leaf, move_triangle, node_obb_b  # noqa: E402
+from touche._kernels.trees.bvh_descent import obb_pair  # noqa: E402
 from touche._kernels.trees.bvh_distance import distance_search  # noqa: E402
 from touche._kernels.trees.bvh_overlap import tree_overlap_direct  # noqa: E402
 
@@ -132,13 +132,9 @@ def tree_overlap_tracked(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, pose_a, pose_b, wit
     partition). Fronts past the capacity, or grown FRONT_GROWTH times past their size after a
     root traversal, are dropped. Returns 1 / 0, or -3 / -4 for a non-rigid pose; the same
     answers as tree_overlap_direct."""
-    if not is_rigid_pose(pose_a):
-        return -3
-    if not is_rigid_pose(pose_b):
-        return -4
-    rot = np.empty((3, 3))
-    trans = np.empty(3)
-    relative_rotation_translation(pose_a, pose_b, rot, trans)
+    pose_code, rot, trans = checked_relative_pose(pose_a, pose_b)
+    if pose_code < 0:
+        return pose_code
     moved = np.empty((1, 3, 3))
     if witness[0] >= 0:
         move_triangle(tv_b, witness[1], rot, trans, moved)
@@ -192,13 +188,9 @@ def tree_distance_tracked(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, pose
     under small motions). A witness at distance 0 answers at once. ``out (9,)``: distance,
     point_a (3), point_b (3) in WORLD coordinates, original ids (2). Returns 0, or -3 / -4 for a
     non-rigid pose. Same distances as tree_distance_checked (exact up to rounding)."""
-    if not is_rigid_pose(pose_a):
-        return -3
-    if not is_rigid_pose(pose_b):
-        return -4
-    rot = np.empty((3, 3))
-    trans = np.empty(3)
-    relative_rotation_translation(pose_a, pose_b, rot, trans)
+    pose_code, rot, trans = checked_relative_pose(pose_a, pose_b)
+    if pose_code < 0:
+        return pose_code
     best = np.inf
     best_a = np.full(3, np.nan)
     best_b = np.full(3, np.nan)

@@ -16,9 +16,9 @@ from touche._kernels.trees.bvh_volumes import AABB_MAX, AABB_MIN, OBB_AXES, OBB_
 from touche._kernels.trees.bvh_volumes import SPHERE_CENTER, SPHERE_RADIUS, moved_point_gap2  # noqa: E402
 from touche._kernels.primitives.sat_boxes import triangle_obb_overlap  # noqa: E402
 from touche._kernels.primitives.sat_triangles import triangle_triangle_overlap  # noqa: E402
-from touche._kernels.trees.bvh_descent import DIRECT_LEAF, center_gap2, is_direct_leaf, is_rigid_pose  # noqa: E402
+from touche._kernels.trees.bvh_descent import DIRECT_LEAF, center_gap2, checked_relative_pose, is_direct_leaf  # noqa: E402
 from touche._kernels.trees.bvh_descent import move_triangle, node_obb_b, obb_overlap, obb_pair  # noqa: E402
-from touche._kernels.trees.bvh_descent import batch_pose, relative_rotation_translation  # noqa: E402
+from touche._kernels.trees.bvh_descent import batch_relative_pose, relative_rotation_translation  # noqa: E402
 from touche._kernels.trees.bvh_bounds import rss_lower_bound  # noqa: E402
 
 
@@ -287,11 +287,7 @@ def tree_intersects_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids
     """Batch of poses ((n|1, 4, 4) each, broadcast): out_hit (n,), out_ids (n, 2) (-1 when no hit);
     this call fills entries ``lo .. hi - 1`` (the thread pool's chunk, touche._parallel.run)."""
     for k in range(lo, hi):
-        pa = batch_pose(poses_a, k)
-        pb = batch_pose(poses_b, k)
-        rot = np.empty((3, 3))
-        trans = np.empty(3)
-        relative_rotation_translation(pa, pb, rot, trans)
+        rot, trans = batch_relative_pose(poses_a, poses_b, k)
         stack = np.empty((stack_rows, 4), dtype=np.int64)
         hit, ta, tb = _intersects_any(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack,
                                       max_leaf)
@@ -382,13 +378,9 @@ def tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, direct, 
 def tree_intersects_pair(ni_a, nb_a, tv_a, pose_a, ni_b, nb_b, tv_b, pose_b, stack_rows):
     """One pose pair ((4, 4) each, checked here) from Python with the fewest arguments to unbox:
     1 / 0, or -3 / -4 when pose_a / pose_b is not a rigid transform (OBB trees, leaf-direct)."""
-    if not is_rigid_pose(pose_a):
-        return -3
-    if not is_rigid_pose(pose_b):
-        return -4
-    rot = np.empty((3, 3))
-    trans = np.empty(3)
-    relative_rotation_translation(pose_a, pose_b, rot, trans)
+    pose_code, rot, trans = checked_relative_pose(pose_a, pose_b)
+    if pose_code < 0:
+        return pose_code
     stack = np.empty((stack_rows, 2), dtype=np.int64)
     hit, _, _ = tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, DIRECT_LEAF, stack)
     return 1 if hit else 0
@@ -400,9 +392,7 @@ def tree_intersects_kdop_many(ni_a, nb_a, tv_a, ids_a, dops_a, poses_a, ni_b, nb
     """tree_intersects_many with the trees' node k-DOPs (BV_KDOP, see _kdop_pair); entries
     ``lo .. hi - 1``."""
     for k in range(lo, hi):
-        rot = np.empty((3, 3))
-        trans = np.empty(3)
-        relative_rotation_translation(batch_pose(poses_a, k), batch_pose(poses_b, k), rot, trans)
+        rot, trans = batch_relative_pose(poses_a, poses_b, k)
         stack = np.empty((stack_rows, 4), dtype=np.int64)
         stack[0, :] = 0
         out = np.empty((1 + max_leaf * max_leaf + 2 * max_leaf, 4), dtype=np.int64)
