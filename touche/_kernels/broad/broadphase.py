@@ -90,6 +90,17 @@ def grow_pairs(pairs, count, a, b):
     return pairs
 
 
+@njit(cache=True, nogil=True, inline="always")
+def push_pair_if_overlap(stack, top, node_box, a, b):
+    """Push the node pair (a, b) on a pair stack if their boxes overlap; returns the new top (the
+    slot at the old top is written either way: the caller has checked room for two)."""
+    stack[top, 0] = a
+    stack[top, 1] = b
+    if box_overlap(node_box, a, b):
+        return top + 1
+    return top
+
+
 @njit(cache=True, nogil=True)
 def emit_pair(pairs, count, a, b):
     """Write (a, b) at ``count`` if it fits and return count + 1. Hot loops call this instead of
@@ -687,3 +698,30 @@ def sap_inc_rebuild(boxes, slots, ep_slot, ep_max, where, table_size, seed_pairs
     for p in range(seed_count):
         table = pairset_add(table, state, seed_pairs[p, 0], seed_pairs[p, 1])
     return table, state
+
+
+@njit(cache=True, nogil=True)
+def regrow_pair_buffers(count, pairs, stack, nodes):
+    """After a tree self-pair pass that returned ``count`` (-1: a stack overflowed; more than
+    ``pairs`` holds: the pairs overflowed): (done, pairs, stack, nodes), the overflowed buffers
+    replaced by larger ones (stacks doubled, pairs sized to ``count``)."""
+    if count < 0:
+        return False, pairs, np.empty((2 * stack.shape[0], 2), dtype=np.int64), np.empty(2 * nodes.shape[0], dtype=np.int64)
+    if count > pairs.shape[0]:
+        return False, np.empty((count, 2), dtype=np.int64), stack, nodes
+    return True, pairs, stack, nodes
+
+
+@njit(cache=True, nogil=True)
+def push_hit(out, ts, count, s, t):
+    """Append slot s hit at t to (out, ts), doubling both when full; returns (out, ts)."""
+    if count >= out.shape[0]:
+        bigger = np.empty(2 * out.shape[0] + 16, dtype=np.int64)
+        bigger[:count] = out[:count]
+        out = bigger
+        bigger_t = np.empty(2 * ts.shape[0] + 16)
+        bigger_t[:count] = ts[:count]
+        ts = bigger_t
+    out[count] = s
+    ts[count] = t
+    return out, ts

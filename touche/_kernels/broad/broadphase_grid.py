@@ -22,7 +22,8 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit  # noqa: E402
 
-from touche._kernels.broad.broadphase import box_overlap, box_overlap_query, emit_pair, grow_ids, ray_box_entry  # noqa: E402
+from touche._kernels.broad.broadphase import box_overlap, box_overlap_query, emit_pair, grow_ids, push_hit  # noqa: E402
+from touche._kernels.broad.broadphase import ray_box_entry  # noqa: E402
 
 
 BITS = 20
@@ -272,20 +273,6 @@ def lattice_pad(origin, scale, ray_origin):
     for k in range(3):
         big = max(big, (abs(origin[k]) + abs(ray_origin[k])) * scale)
     return 1e-9 * big + 1e-9
-
-
-@njit(cache=True, nogil=True)
-def push_hit(out, ts, count, s, t):
-    if count >= out.shape[0]:
-        bigger = np.empty(2 * out.shape[0] + 16, dtype=np.int64)
-        bigger[:count] = out[:count]
-        out = bigger
-        bigger_t = np.empty(2 * ts.shape[0] + 16)
-        bigger_t[:count] = ts[:count]
-        ts = bigger_t
-    out[count] = s
-    ts[count] = t
-    return out, ts
 
 
 @njit(cache=True, nogil=True)

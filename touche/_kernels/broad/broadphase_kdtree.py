@@ -10,7 +10,8 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit  # noqa: E402
 
-from touche._kernels.broad.broadphase import box_overlap, box_overlap_query, emit_pair, ray_box_entry
+from touche._kernels.broad.broadphase import box_overlap, box_overlap_query, emit_pair, push_hit, push_pair_if_overlap
+from touche._kernels.broad.broadphase import ray_box_entry, regrow_pair_buffers
 from touche._kernels.broad.broadphase_tree import select_kth
 
 
@@ -198,25 +199,13 @@ def _kd_pairs_into(axis, left, right, start, end, perm, node_box, leaf_boxes, pa
             if x_leaf or (not y_leaf and end[y] - start[y] > end[x] - start[x]):
                 d1 = left[y]
                 d2 = right[y]
-                if box_overlap(node_box, x, d1):
-                    stack[top, 0] = x
-                    stack[top, 1] = d1
-                    top += 1
-                if box_overlap(node_box, x, d2):
-                    stack[top, 0] = x
-                    stack[top, 1] = d2
-                    top += 1
+                top = push_pair_if_overlap(stack, top, node_box, x, d1)
+                top = push_pair_if_overlap(stack, top, node_box, x, d2)
             else:
                 d1 = left[x]
                 d2 = right[x]
-                if box_overlap(node_box, d1, y):
-                    stack[top, 0] = d1
-                    stack[top, 1] = y
-                    top += 1
-                if box_overlap(node_box, d2, y):
-                    stack[top, 0] = d2
-                    stack[top, 1] = y
-                    top += 1
+                top = push_pair_if_overlap(stack, top, node_box, d1, y)
+                top = push_pair_if_overlap(stack, top, node_box, d2, y)
     return count
 
 
@@ -230,12 +219,8 @@ def kd_pairs(axis, left, right, start, end, perm, node_box, leaf_boxes, n):
     nodes = np.empty(256, dtype=np.int64)
     while True:
         count = _kd_pairs_into(axis, left, right, start, end, perm, node_box, leaf_boxes, pairs, stack, nodes)
-        if count < 0:
-            stack = np.empty((2 * stack.shape[0], 2), dtype=np.int64)
-            nodes = np.empty(2 * nodes.shape[0], dtype=np.int64)
-        elif count > pairs.shape[0]:
-            pairs = np.empty((count, 2), dtype=np.int64)
-        else:
+        done, pairs, stack, nodes = regrow_pair_buffers(count, pairs, stack, nodes)
+        if done:
             return pairs, count
 
 
@@ -250,20 +235,6 @@ def kd_query_box(axis, lmax, rmin, left, right, start, end, perm, boxes, q, n):
         found = np.empty((count, 2), dtype=np.int64)
         _kd_collect_box(axis, lmax, rmin, left, right, start, end, perm, boxes, q, stack, found, 0, -1)
     return found[:, 1].copy(), count
-
-
-@njit(cache=True, nogil=True)
-def _push_hit(out, ts, count, s, t):
-    if count >= out.shape[0]:
-        bigger = np.empty(2 * out.shape[0] + 16, dtype=np.int64)
-        bigger[:count] = out[:count]
-        out = bigger
-        bigger_t = np.empty(2 * ts.shape[0] + 16)
-        bigger_t[:count] = ts[:count]
-        ts = bigger_t
-    out[count] = s
-    ts[count] = t
-    return out, ts
 
 
 @njit(cache=True, nogil=True)
@@ -309,7 +280,7 @@ def kd_query_ray(axis, lmax, rmin, left, right, start, end, perm, boxes, bounds,
                 s = perm[p]
                 t = ray_box_entry(boxes, s, origin, direction, max_t)
                 if t >= 0.0:
-                    out, ts = _push_hit(out, ts, count, s, t)
+                    out, ts = push_hit(out, ts, count, s, t)
                     count += 1
             continue
         d = direction[ax]

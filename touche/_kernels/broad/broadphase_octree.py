@@ -8,9 +8,10 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit  # noqa: E402
 
-from touche._kernels.broad.broadphase import box_overlap, box_overlap_query, emit_pair, grow_ids, ray_box_entry  # noqa: E402
+from touche._kernels.broad.broadphase import box_overlap, box_overlap_query, emit_pair, grow_ids, push_hit  # noqa: E402
+from touche._kernels.broad.broadphase import ray_box_entry  # noqa: E402
 from touche._kernels.base.morton import compact_bits, morton3  # noqa: E402
-from touche._kernels.broad.broadphase_grid import BITS, lattice_pad, push_hit
+from touche._kernels.broad.broadphase_grid import BITS, lattice_pad
 
 
 # ------------------------------------------------------------------------------------------

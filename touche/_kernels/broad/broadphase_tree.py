@@ -16,7 +16,8 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit  # noqa: E402
 
-from touche._kernels.broad.broadphase import box_overlap, box_overlap_query, box_sphere_overlap, emit_pair, ray_box_entry  # noqa: E402
+from touche._kernels.broad.broadphase import box_overlap, box_overlap_query, box_sphere_overlap, emit_pair  # noqa: E402
+from touche._kernels.broad.broadphase import push_pair_if_overlap, ray_box_entry, regrow_pair_buffers  # noqa: E402
 
 
 ROOT = 0
@@ -382,12 +383,6 @@ def tree_update_many(fat, parent, child1, child2, height, obj, leaf_of, state, b
 
 
 @njit(cache=True, nogil=True)
-def _fat_overlap(fat, a, b):
-    return (fat[a, 0] <= fat[b, 3] and fat[b, 0] <= fat[a, 3] and fat[a, 1] <= fat[b, 4]
-            and fat[b, 1] <= fat[a, 4] and fat[a, 2] <= fat[b, 5] and fat[b, 2] <= fat[a, 5])
-
-
-@njit(cache=True, nogil=True)
 def _tree_pairs_into(fat, child1, child2, height, obj, root, boxes, pairs, stack, nodes):
     """Returns the pair count (pairs beyond the buffer are counted, not written), or -1 if an
     explicit stack was too small.
@@ -413,7 +408,7 @@ def _tree_pairs_into(fat, child1, child2, height, obj, root, boxes, pairs, stack
         nodes[n_top] = c1
         nodes[n_top + 1] = c2
         n_top += 2
-        if not _fat_overlap(fat, c1, c2):
+        if not box_overlap(fat, c1, c2):
             continue
         stack[0, 0] = c1
         stack[0, 1] = c2
@@ -433,25 +428,13 @@ def _tree_pairs_into(fat, child1, child2, height, obj, root, boxes, pairs, stack
             if x_leaf or (not y_leaf and height[y] > height[x]):
                 d1 = child1[y]
                 d2 = child2[y]
-                if _fat_overlap(fat, x, d1):
-                    stack[top, 0] = x
-                    stack[top, 1] = d1
-                    top += 1
-                if _fat_overlap(fat, x, d2):
-                    stack[top, 0] = x
-                    stack[top, 1] = d2
-                    top += 1
+                top = push_pair_if_overlap(stack, top, fat, x, d1)
+                top = push_pair_if_overlap(stack, top, fat, x, d2)
             else:
                 d1 = child1[x]
                 d2 = child2[x]
-                if _fat_overlap(fat, d1, y):
-                    stack[top, 0] = d1
-                    stack[top, 1] = y
-                    top += 1
-                if _fat_overlap(fat, d2, y):
-                    stack[top, 0] = d2
-                    stack[top, 1] = y
-                    top += 1
+                top = push_pair_if_overlap(stack, top, fat, d1, y)
+                top = push_pair_if_overlap(stack, top, fat, d2, y)
     return count
 
 
@@ -467,12 +450,8 @@ def tree_pairs(fat, child1, child2, height, obj, state, boxes, capacity_hint):
     nodes = np.empty(2 * height[root] + 16, dtype=np.int64)
     while True:
         count = _tree_pairs_into(fat, child1, child2, height, obj, root, boxes, pairs, stack, nodes)
-        if count < 0:
-            stack = np.empty((2 * stack.shape[0], 2), dtype=np.int64)
-            nodes = np.empty(2 * nodes.shape[0], dtype=np.int64)
-        elif count > pairs.shape[0]:
-            pairs = np.empty((count, 2), dtype=np.int64)
-        else:
+        done, pairs, stack, nodes = regrow_pair_buffers(count, pairs, stack, nodes)
+        if done:
             return pairs, count
 
 

@@ -74,9 +74,8 @@ from touche import tolerance as _tol
 
 from touche._kernels.base import kinds
 from touche._kernels.base.posecheck import is_rigid_transform
-from touche._kernels.convex.support import (  # noqa: E402
-    margin_of, relative_into, store_support_row, support_pair, support_pair_called,
-)
+from touche._kernels.convex.support import margin_of, relative_into, store_support_row, support_pair  # noqa: E402
+from touche._kernels.convex.support import support_pair_called  # noqa: E402
 from touche._kernels.convex.simplex import reduce_simplex  # noqa: E402
 from touche._kernels.convex.epa import epa, epa_buffers  # noqa: E402
 

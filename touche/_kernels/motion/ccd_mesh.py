@@ -78,26 +78,10 @@ from touche._kernels.convex.gjk import WARM_SIZE  # noqa: E402
 from touche._kernels.base import kinds  # noqa: E402
 from touche._kernels.motion.ccd import motion_state  # noqa: E402
 from touche._kernels.convex.support import relative_into  # noqa: E402
-from touche._kernels.motion.ccd_node_bounds import (  # noqa: E402
-    B_MESH,
-    B_PLANE,
-    OBB_AXES,
-    OBB_CENTER,
-    OBB_HALF,
-    SPHERE_RADIUS,
-    apply_pose,
-    node_step,
-    rotate_by,
-)
-from touche._kernels.motion.ccd_leaf_bounds import (  # noqa: E402
-    axis_gap,
-    centre_axis,
-    contact_axis,
-    leaf_gap,
-    leaf_step,
-    sat_axis,
-    triangle_moved,
-)
+from touche._kernels.motion.ccd_node_bounds import B_MESH, B_PLANE, OBB_AXES, OBB_CENTER, OBB_HALF  # noqa: E402
+from touche._kernels.motion.ccd_node_bounds import SPHERE_RADIUS, apply_pose, node_step, rotate_by  # noqa: E402
+from touche._kernels.motion.ccd_leaf_bounds import axis_gap, centre_axis, contact_axis, leaf_gap  # noqa: E402
+from touche._kernels.motion.ccd_leaf_bounds import leaf_step, sat_axis, triangle_moved  # noqa: E402
 from touche._kernels.motion.ccd_mesh_hulls import hull_advance, tolerances  # noqa: E402
 
 

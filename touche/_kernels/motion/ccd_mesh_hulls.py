@@ -11,16 +11,8 @@ ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
 from touche._kernels.convex.gjk import GJK_MAX_ITERATIONS, WARM_SIZE, distance_single  # noqa: E402
-from touche._kernels.motion.ccd import (  # noqa: E402
-    KIND_KEYFRAMES,
-    SEGMENT_SIZE,
-    ball_advance,
-    first_order_step,
-    motion_rho,
-    motion_state,
-    point_rate,
-    support_world,
-)
+from touche._kernels.motion.ccd import KIND_KEYFRAMES, SEGMENT_SIZE, ball_advance, first_order_step  # noqa: E402
+from touche._kernels.motion.ccd import motion_rho, motion_state, point_rate, support_world  # noqa: E402
 from touche import tolerance as _tol  # noqa: E402
 from touche._kernels.motion.ccd_node_bounds import apply_pose, axis_terms, ball_rates, safe_step  # noqa: E402
 

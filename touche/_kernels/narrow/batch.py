@@ -25,24 +25,10 @@ from touche._kernels.base.touching import touching_tolerance
 from touche._kernels.narrow.pairs import engine_address, call_pair_engine  # noqa: F401  (engine_address: for Python)
 from touche._kernels.narrow.pair_closed import apply_point, apply_vector
 from touche._kernels.narrow.pair_closed import status_of as _status_of
-from touche._kernels.primitives.ray import (
-    ray_aabb,
-    ray_ellipsoid,
-    ray_halfspace,
-    ray_plane,
-    ray_sphere,
-)
-from touche._kernels.primitives.ray_polytopes import (
-    ray_convex_polygon,
-    ray_convex_polyhedron,
-    ray_triangle,
-    ray_triangles_first,
-)
-from touche._kernels.primitives.ray_round import (
-    ray_capsule,
-    ray_cone,
-    ray_cylinder,
-)
+from touche._kernels.primitives.ray import ray_aabb, ray_ellipsoid, ray_halfspace, ray_plane, ray_sphere
+from touche._kernels.primitives.ray_polytopes import ray_convex_polygon, ray_convex_polyhedron, ray_triangle
+from touche._kernels.primitives.ray_polytopes import ray_triangles_first
+from touche._kernels.primitives.ray_round import ray_capsule, ray_cone, ray_cylinder
 
 
 

@@ -37,37 +37,17 @@ from touche._kernels.base.jit import KernelBoundary, njit
 
 from touche._kernels.base import kinds  # noqa: E402
 from touche._kernels.narrow.batch import borrowed, fill_distance, store_distance, touching_tolerance  # noqa: E402
-from touche._kernels.trees.bvh_volumes import (  # noqa: E402
-    AABB_MAX,
-    AABB_MIN,
-    OBB_AXES,
-    OBB_CENTER,
-    OBB_HALF,
-    SPHERE_CENTER,
-    SPHERE_RADIUS,
-)
+from touche._kernels.trees.bvh_volumes import AABB_MAX, AABB_MIN, OBB_AXES, OBB_CENTER, OBB_HALF  # noqa: E402
+from touche._kernels.trees.bvh_volumes import SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
 from touche._kernels.trees.bvh_volumes import points_box  # noqa: E402
 from touche._kernels.trees.bvh_descent import obb_overlap  # noqa: E402
 from touche._kernels.narrow.pairs import relative_transform  # noqa: E402
-from touche._kernels.narrow.pair_closed import (  # noqa: E402
-    finish_core_distance,
-    linear_core,
-    nan3,
-    core_radius,
-    apply_point,
-    apply_vector,
-    status_of,
-    support,
-    transform_shape,
-)
-from touche._kernels.narrow.pair_mesh import (  # noqa: E402
-    degenerate_triangle_as_segment,
-    mesh_vs_plane,
-    linear_triangle_term,
-    point_triangle_term,
-    polytope_triangle_term,
-    smooth_triangle_term,
-)
+from touche._kernels.narrow.pair_closed import finish_core_distance, linear_core, nan3, core_radius  # noqa: E402
+from touche._kernels.narrow.pair_closed import apply_point, apply_vector, status_of, support  # noqa: E402
+from touche._kernels.narrow.pair_closed import transform_shape  # noqa: E402
+from touche._kernels.narrow.pair_mesh import degenerate_triangle_as_segment, mesh_vs_plane  # noqa: E402
+from touche._kernels.narrow.pair_mesh import linear_triangle_term, point_triangle_term  # noqa: E402
+from touche._kernels.narrow.pair_mesh import polytope_triangle_term, smooth_triangle_term  # noqa: E402
 from touche._kernels.narrow.pair_gjk import bounding_ball  # noqa: E402
 from touche._kernels.base.posecheck import INVALID_POSE_A, INVALID_POSE_B, invalid_pose  # noqa: E402
 

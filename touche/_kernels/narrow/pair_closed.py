@@ -12,14 +12,8 @@ ensure_fresh_cache()
 from touche._kernels.base.jit import njit
 
 from touche._kernels.base import kinds
-from touche._kernels.primitives.closest import (
-    closest_point_cone,
-    closest_point_cylinder,
-    closest_point_linear,
-    closest_point_obb,
-    closest_point_triangle,
-    closest_points_linear_linear,
-)
+from touche._kernels.primitives.closest import closest_point_cone, closest_point_cylinder, closest_point_linear
+from touche._kernels.primitives.closest import closest_point_obb, closest_point_triangle, closest_points_linear_linear
 from touche._kernels.convex.support import margin_of, support_local, unwrap_rounded
 from touche._kernels.primitives.sat import sat_convex
 from touche._kernels.base.vec import cross as _cross

@@ -19,15 +19,8 @@ from touche._kernels.primitives.overlap import test_triangle_obb
 from touche._kernels.base.vec import cross as _cross
 from touche._kernels.base.vec import dot as _dot
 from touche._kernels.base.vec import norm as _norm
-from touche._kernels.narrow.pair_closed import (
-    any_perpendicular,
-    box_frame,
-    core_radius,
-    finish_core_distance,
-    linear_core,
-    linear_vs_polytope,
-    nan3,
-)
+from touche._kernels.narrow.pair_closed import any_perpendicular, box_frame, core_radius, finish_core_distance
+from touche._kernels.narrow.pair_closed import linear_core, linear_vs_polytope, nan3
 from touche._kernels.narrow.pair_polytopes import polytope_vs_polytope
 
 

@@ -30,38 +30,14 @@ from touche._kernels.base import kinds
 from touche._kernels.convex.gjk import gjk_distance_bounds, gjk_pair_distance, gjk_pair_separation
 from touche._kernels.convex.support import relative_transform
 from touche._kernels.base.vec import dot as _dot
-from touche._kernels.narrow.pair_closed import (
-    apply_point,
-    apply_vector,
-    core_radius,
-    finish_core_distance,
-    linear_pair,
-    linear_vs_polytope,
-    nan3,
-    plane_vs_plane,
-    point_vs_polytope,
-    point_vs_round,
-    shape_vs_plane,
-    status_of,
-    transform_shape,
-)
+from touche._kernels.narrow.pair_closed import apply_point, apply_vector, core_radius, finish_core_distance, linear_pair
+from touche._kernels.narrow.pair_closed import linear_vs_polytope, nan3, plane_vs_plane, point_vs_polytope
+from touche._kernels.narrow.pair_closed import point_vs_round, shape_vs_plane, status_of, transform_shape
 from touche._kernels.narrow.pair_polytopes import polytope_vs_polytope
-from touche._kernels.narrow.pair_mesh import (
-    convex_vs_mesh,
-    degenerate_triangle_as_segment,
-    linear_vs_mesh,
-    mesh_vs_plane,
-    point_vs_mesh,
-)
-from touche._kernels.narrow.pair_gjk import (
-    SAT_COST_LIMIT,
-    bounded_for_gjk,
-    gjk_distance,
-    gjk_handles,
-    gjk_intersects,
-    is_polytope,
-    sat_cost,
-)
+from touche._kernels.narrow.pair_mesh import convex_vs_mesh, degenerate_triangle_as_segment, linear_vs_mesh
+from touche._kernels.narrow.pair_mesh import mesh_vs_plane, point_vs_mesh
+from touche._kernels.narrow.pair_gjk import SAT_COST_LIMIT, bounded_for_gjk, gjk_distance, gjk_handles, gjk_intersects
+from touche._kernels.narrow.pair_gjk import is_polytope, sat_cost
 
 
 # ----------------------------------------------------------------------------------------------

@@ -92,6 +92,20 @@ def jacobi_eigen(matrix):
 
 
 @njit(cache=True, nogil=True)
+def perpendicular_from_axis(a):
+    """A vector perpendicular to the unit vector ``a`` (not normalised): the coordinate axis
+    least aligned with ``a`` minus its component along ``a``."""
+    k = 0
+    if abs(a[1]) < abs(a[k]):
+        k = 1
+    if abs(a[2]) < abs(a[k]):
+        k = 2
+    e = np.zeros(3)
+    e[k] = 1.0
+    return e - _dot(e, a) * a
+
+
+@njit(cache=True, nogil=True)
 def orthonormal_frame(rows):
     """Gram-Schmidt of rows 0 and 1, row 2 = row0 x row1: a right-handed orthonormal frame.
     Falls back to a completion of whatever is usable (identity if nothing is)."""
@@ -107,15 +121,7 @@ def orthonormal_frame(rows):
     b = rows[1] - _dot(rows[1], a) * a
     nb = np.sqrt(_dot(b, b))
     if not (nb > 1e-8 * np.sqrt(_dot(rows[1], rows[1]))) or not (nb > 1e-300) or not np.isfinite(nb):
-        # pick the coordinate axis least aligned with a
-        k = 0
-        if abs(a[1]) < abs(a[k]):
-            k = 1
-        if abs(a[2]) < abs(a[k]):
-            k = 2
-        e = np.zeros(3)
-        e[k] = 1.0
-        b = e - _dot(e, a) * a
+        b = perpendicular_from_axis(a)
         nb = np.sqrt(_dot(b, b))
     b = b / nb
     c = _cross(a, b)
@@ -246,13 +252,7 @@ def triangle_covariance(vertices, triangles, ids):
             for b in range(a, 3):
                 acc[a, b] += w * (9.0 * m[a] * m[b] + p[a] * p[b] + q[a] * q[b] + r[a] * r[b])
     if not (total > AREA_DEGENERATE * scale2) or scale2 == 0.0:
-        corners = np.empty((3 * k_count, 3))
-        for t in range(k_count):
-            tri = triangles[ids[t]]
-            for j in range(3):
-                for c in range(3):
-                    corners[3 * t + j, c] = vertices[tri[j], c]
-        return point_covariance(corners)
+        return point_covariance(_gather_corners(vertices, triangles, ids))
     centroid /= total
     cov = np.empty((3, 3))
     for a in range(3):

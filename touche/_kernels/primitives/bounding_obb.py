@@ -11,7 +11,8 @@ ensure_fresh_cache()
 from touche._kernels.base.jit import njit  # noqa: E402
 from touche._kernels.base.vec import cross as _cross  # noqa: E402
 from touche._kernels.base.vec import dot as _dot  # noqa: E402
-from touche._kernels.primitives.bounding import box_in_frame, dist2, orthonormal_frame, rotation_from_vector
+from touche._kernels.primitives.bounding import box_in_frame, dist2, orthonormal_frame, perpendicular_from_axis
+from touche._kernels.primitives.bounding import rotation_from_vector
 
 
 # ---------------------------------------------------------------------------------------------
@@ -47,14 +48,7 @@ def _frame_from_direction(direction, angle):
     perpendicular reference rotated by ``angle`` about it."""
     rows = np.empty((3, 3))
     rows[0] = direction
-    k = 0
-    if abs(direction[1]) < abs(direction[k]):
-        k = 1
-    if abs(direction[2]) < abs(direction[k]):
-        k = 2
-    e = np.zeros(3)
-    e[k] = 1.0
-    u = e - _dot(e, direction) * direction
+    u = perpendicular_from_axis(direction)
     u /= np.sqrt(_dot(u, u))
     v = _cross(direction, u)
     rows[1] = np.cos(angle) * u + np.sin(angle) * v
@@ -111,6 +105,22 @@ def obb_brute_force(points, steps, refine_rounds):
     return best
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _chain_push(xy, hull, k, i, floor):
+    """One step of the monotone chain: pop the hull's last points while they make no left turn
+    with point i (while it holds at least ``floor`` points), then append i; returns the new size."""
+    while k >= floor:
+        a = hull[k - 2]
+        b = hull[k - 1]
+        cr = (xy[b, 0] - xy[a, 0]) * (xy[i, 1] - xy[a, 1]) - (xy[b, 1] - xy[a, 1]) * (xy[i, 0] - xy[a, 0])
+        if cr <= 0.0:
+            k -= 1
+        else:
+            break
+    hull[k] = i
+    return k + 1
+
+
 @njit(cache=True, nogil=True)
 def _hull2d(xy):
     """Andrew's monotone chain (Ericson 3.9.1): indices of the 2D convex hull, counter-clockwise."""
@@ -133,30 +143,10 @@ def _hull2d(xy):
     hull = np.empty(2 * n + 1, np.int64)
     k = 0
     for t in range(n):
-        i = order[t]
-        while k >= 2:
-            a = hull[k - 2]
-            b = hull[k - 1]
-            cr = (xy[b, 0] - xy[a, 0]) * (xy[i, 1] - xy[a, 1]) - (xy[b, 1] - xy[a, 1]) * (xy[i, 0] - xy[a, 0])
-            if cr <= 0.0:
-                k -= 1
-            else:
-                break
-        hull[k] = i
-        k += 1
+        k = _chain_push(xy, hull, k, order[t], 2)
     lower = k + 1
     for t in range(n - 2, -1, -1):
-        i = order[t]
-        while k >= lower:
-            a = hull[k - 2]
-            b = hull[k - 1]
-            cr = (xy[b, 0] - xy[a, 0]) * (xy[i, 1] - xy[a, 1]) - (xy[b, 1] - xy[a, 1]) * (xy[i, 0] - xy[a, 0])
-            if cr <= 0.0:
-                k -= 1
-            else:
-                break
-        hull[k] = i
-        k += 1
+        k = _chain_push(xy, hull, k, order[t], lower)
     return hull[: max(k - 1, 1)]
 
 

@@ -96,6 +96,23 @@ def choose_hit(t_in, t_out, t_max, solid):
     return 0, INF
 
 
+@njit(cache=True, nogil=True, inline="always")
+def chord_hit(ok, t_in, f_in, t_out, f_out, t_max, solid):
+    """choose_hit on a chord with its faces (``ok`` False: no chord): (code, t, face hit)."""
+    if not ok:
+        return 0, INF, f_in
+    code, t = choose_hit(t_in, t_out, t_max, solid)
+    return code, t, (f_in if code == 2 else f_out)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def no_hit(code):
+    """The answer of a ray that misses (choose_hit code 0) or starts inside a solid (code 1)."""
+    if code == 1:
+        return True, 0.0, np.zeros(3)
+    return False, INF, np.zeros(3)
+
+
 @njit(cache=True, nogil=True)
 def quadratic_roots(A, B, C):
     """Real roots r1 <= r2 of A t^2 + 2 B t + C (A != 0), numerically stable form.
@@ -194,10 +211,8 @@ def ray_halfspace(o, d, t_max, n, dp, solid):
         else:
             t_out = t
     code, t = choose_hit(t_in, t_out, t_max, solid)
-    if code == 0:
-        return False, INF, np.zeros(3)
-    if code == 1:
-        return True, 0.0, np.zeros(3)
+    if code < 2:
+        return no_hit(code)
     nrm = np.empty(3)
     for i in range(3):
         nrm[i] = n[i]
@@ -247,28 +262,30 @@ def sphere_interval(o, d, c, r):
     return True, t1, t2, h, pc
 
 
+@njit(cache=True, nogil=True, inline="always")
+def unit_or_reversed(v, d):
+    """A hit normal: ``safe_unit(v)``, or ``-d`` when ``v`` is zero (a zero-radius shape)."""
+    nrm = safe_unit(v)
+    if nrm[0] == 0.0 and nrm[1] == 0.0 and nrm[2] == 0.0:
+        for i in range(3):
+            nrm[i] = -d[i]
+    return nrm
+
+
 @njit(cache=True, nogil=True)
 def ray_sphere(o, d, t_max, c, r, solid):
     """Ericson 5.3.2 ray vs closed sphere (stable variant, see sphere_interval).
     Normal at the hit point x: (x - c)/|x - c| evaluated as pc -/+ h d (no far-origin
     cancellation); a zero-radius sphere hit returns -d as its normal."""
     ok, t1, t2, h, pc = sphere_interval(o, d, c, r)
-    if not ok:
-        return False, INF, np.zeros(3)
-    code, t = choose_hit(t1, t2, t_max, solid)
-    if code == 0:
-        return False, INF, np.zeros(3)
-    if code == 1:
-        return True, 0.0, np.zeros(3)
+    code, t = choose_hit(t1, t2, t_max, solid) if ok else (0, INF)
+    if code < 2:
+        return no_hit(code)
     s = -h if code == 2 else h
     v = np.empty(3)
     for i in range(3):
         v[i] = pc[i] + s * d[i]
-    nrm = safe_unit(v)
-    if nrm[0] == 0.0 and nrm[1] == 0.0 and nrm[2] == 0.0:
-        for i in range(3):
-            nrm[i] = -d[i]
-    return True, t, nrm
+    return True, t, unit_or_reversed(v, d)
 
 
 @njit(cache=True, nogil=True)
@@ -288,13 +305,9 @@ def ray_ellipsoid(o, d, t_max, points, solid):
     for i in range(3):
         d_u[i] /= length
     ok, s1, s2, _, _ = sphere_interval(o_u, d_u, np.zeros(3), 1.0)
-    if not ok:
-        return False, INF, np.zeros(3)
-    code, t = choose_hit(s1 / length, s2 / length, t_max, solid)
-    if code == 0:
-        return False, INF, np.zeros(3)
-    if code == 1:
-        return True, 0.0, np.zeros(3)
+    code, t = choose_hit(s1 / length, s2 / length, t_max, solid) if ok else (0, INF)
+    if code < 2:
+        return no_hit(code)
     gradient = np.zeros(3)
     for i in range(3):
         axis = points[i + 1]
@@ -347,15 +360,10 @@ def ray_aabb(o, d, t_max, mn, mx, solid):
     """Ericson 5.3.3 ray vs closed AABB: slab chord then the uniform decision.
     Normal: -e_i for the min face of axis i, +e_i for the max face."""
     ok, t_in, f_in, t_out, f_out = _slabs(o, d, mn, mx)
-    if not ok:
-        return False, INF, np.zeros(3)
-    code, t = choose_hit(t_in, t_out, t_max, solid)
+    code, t, f = chord_hit(ok, t_in, f_in, t_out, f_out, t_max, solid)
+    if code < 2:
+        return no_hit(code)
     nrm = np.zeros(3)
-    if code == 0:
-        return False, INF, nrm
-    if code == 1:
-        return True, 0.0, nrm
-    f = f_in if code == 2 else f_out
     nrm[f // 2] = 1.0 if (f % 2) == 1 else -1.0
     return True, t, nrm
 
@@ -377,14 +385,9 @@ def ray_obb(o, d, t_max, c, axes, half, solid):
         ld[j] = sd
         mn[j] = -half[j]
     ok, t_in, f_in, t_out, f_out = _slabs(lo, ld, mn, half)
-    if not ok:
-        return False, INF, np.zeros(3)
-    code, t = choose_hit(t_in, t_out, t_max, solid)
-    if code == 0:
-        return False, INF, np.zeros(3)
-    if code == 1:
-        return True, 0.0, np.zeros(3)
-    f = f_in if code == 2 else f_out
+    code, t, f = chord_hit(ok, t_in, f_in, t_out, f_out, t_max, solid)
+    if code < 2:
+        return no_hit(code)
     s = 1.0 if (f % 2) == 1 else -1.0
     j = f // 2
     v = np.empty(3)

@@ -11,7 +11,7 @@ from touche._kernels.base.jit import njit
 
 from touche._kernels.base.vec import cross as _cross  # noqa: E402
 from touche._kernels.base.vec import dot as _dot  # noqa: E402
-from touche._kernels.primitives.ray import INF, choose_hit, safe_unit, triple_product
+from touche._kernels.primitives.ray import INF, chord_hit, no_hit, safe_unit, triple_product
 
 
 # --------------------------------------------------------------------------- triangles / polygons
@@ -248,14 +248,9 @@ def ray_convex_polyhedron(o, d, t_max, planes, solid):
     Normal: the normal of the entering (or, from inside with solid=False, exiting) plane.
     An unbounded polyhedron with no exit plane gives no exit hit."""
     ok, t_in, f_in, t_out, f_out = _poly_interval(o, d, planes)
-    if not ok:
-        return False, INF, np.zeros(3)
-    code, t = choose_hit(t_in, t_out, t_max, solid)
-    if code == 0:
-        return False, INF, np.zeros(3)
-    if code == 1:
-        return True, 0.0, np.zeros(3)
-    f = f_in if code == 2 else f_out
+    code, t, f = chord_hit(ok, t_in, f_in, t_out, f_out, t_max, solid)
+    if code < 2:
+        return no_hit(code)
     nrm = np.empty(3)
     for i in range(3):
         nrm[i] = planes[f, i]

@@ -9,14 +9,8 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit
 from touche._kernels.base.vec import dot as _dot  # noqa: E402
-from touche._kernels.primitives.ray import (
-    INF,
-    choose_hit,
-    quadratic_roots,
-    safe_norm,
-    safe_unit,
-    sphere_interval,
-)
+from touche._kernels.primitives.ray import INF, choose_hit, quadratic_roots, safe_norm, safe_unit, sphere_interval
+from touche._kernels.primitives.ray import chord_hit, no_hit, unit_or_reversed
 
 
 # --------------------------------------------------------------------------- cylinder / capsule / cone
@@ -55,6 +49,18 @@ def _cyl_interval(o, d, p0, p1, r):
     o2, t0 = _far_shift(o, d, c, np.sqrt(hh * hh + r * r))
     ok, t_in, f_in, t_out, f_out = _cyl_interval_core(o2, d, p0, p1, r)
     return ok, t_in + t0, f_in, t_out + t0, f_out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _clip_lateral(t_in, f_in, t_out, f_out, r1, r2):
+    """The chord [t_in, t_out] (faces f_in, f_out) cut to the lateral surface's [r1, r2] (face 0)."""
+    if r1 > t_in:
+        t_in = r1
+        f_in = 0
+    if r2 < t_out:
+        t_out = r2
+        f_out = 0
+    return t_in, f_in, t_out, f_out
 
 
 @njit(cache=True, nogil=True)
@@ -135,12 +141,7 @@ def _cyl_interval_core(o, d, p0, p1, r):
             tm = 0.5 * (r1 + r2)
             r1 = tm
             r2 = tm
-        if r1 > t_in:
-            t_in = r1
-            f_in = 0
-        if r2 < t_out:
-            t_out = r2
-            f_out = 0
+        t_in, f_in, t_out, f_out = _clip_lateral(t_in, f_in, t_out, f_out, r1, r2)
     if t_in > t_out:
         return False, INF, 0, -INF, 0
     return True, t_in, f_in, t_out, f_out
@@ -152,14 +153,9 @@ def ray_cylinder(o, d, t_max, p0, p1, r, solid):
     L9295 fixed). Normal: radial unit vector on the side, -axis on the p0 cap, +axis on
     the p1 cap. Degenerate axis (p0 == p1): the cylinder is treated as empty (no hit)."""
     ok, t_in, f_in, t_out, f_out = _cyl_interval(o, d, p0, p1, r)
-    if not ok:
-        return False, INF, np.zeros(3)
-    code, t = choose_hit(t_in, t_out, t_max, solid)
-    if code == 0:
-        return False, INF, np.zeros(3)
-    if code == 1:
-        return True, 0.0, np.zeros(3)
-    f = f_in if code == 2 else f_out
+    code, t, f = chord_hit(ok, t_in, f_in, t_out, f_out, t_max, solid)
+    if code < 2:
+        return no_hit(code)
     w = np.empty(3)
     for i in range(3):
         w[i] = p1[i] - p0[i]
@@ -174,10 +170,7 @@ def ray_cylinder(o, d, t_max, p0, p1, r, solid):
     h = _dot(x, ax)
     for i in range(3):
         x[i] -= h * ax[i]
-    nrm = safe_unit(x)
-    if nrm[0] == 0.0 and nrm[1] == 0.0 and nrm[2] == 0.0:  # r == 0, measure-zero
-        for i in range(3):
-            nrm[i] = -d[i]
+    nrm = unit_or_reversed(x, d)  # -d: r == 0, measure-zero
     return True, t, nrm
 
 
@@ -204,10 +197,8 @@ def ray_capsule(o, d, t_max, a, b, r, solid):
     if not (ok1 or ok2 or ok3):
         return False, INF, np.zeros(3)
     code, t = choose_hit(t_in, t_out, t_max, solid)
-    if code == 0:
-        return False, INF, np.zeros(3)
-    if code == 1:
-        return True, 0.0, np.zeros(3)
+    if code < 2:
+        return no_hit(code)
     x = np.empty(3)
     ab = np.empty(3)
     for i in range(3):
@@ -221,11 +212,7 @@ def ray_capsule(o, d, t_max, a, b, r, solid):
     v = np.empty(3)
     for i in range(3):
         v[i] = x[i] - (a[i] + s * ab[i])
-    nrm = safe_unit(v)
-    if nrm[0] == 0.0 and nrm[1] == 0.0 and nrm[2] == 0.0:
-        for i in range(3):
-            nrm[i] = -d[i]
-    return True, t, nrm
+    return True, t, unit_or_reversed(v, d)
 
 
 @njit(cache=True, nogil=True)
@@ -290,12 +277,7 @@ def _cone_interval(o, d, apex, base_center, r):
         ok, r1, r2 = quadratic_roots(A, B, C)
         if not ok:
             return False, INF, 0, -INF, 0
-        if r1 > t_in:
-            t_in = r1
-            f_in = 0
-        if r2 < t_out:
-            t_out = r2
-            f_out = 0
+        t_in, f_in, t_out, f_out = _clip_lateral(t_in, f_in, t_out, f_out, r1, r2)
     elif A < 0.0:
         ok, r1, r2 = quadratic_roots(A, B, C)
         if ok:
@@ -347,14 +329,9 @@ def ray_cone(o, d, t_max, apex, base_center, r, solid):
         return False, INF, np.zeros(3)
     o2, t0 = _far_shift(o, d, c, np.sqrt(0.25 * H * H + r * r))
     ok, t_in, f_in, t_out, f_out = _cone_interval(o2, d, apex, base_center, r)
-    if not ok:
-        return False, INF, np.zeros(3)
-    code, t = choose_hit(t_in + t0, t_out + t0, t_max, solid)
-    if code == 0:
-        return False, INF, np.zeros(3)
-    if code == 1:
-        return True, 0.0, np.zeros(3)
-    f = f_in if code == 2 else f_out
+    code, t, f = chord_hit(ok, t_in + t0, f_in, t_out + t0, f_out, t_max, solid)
+    if code < 2:
+        return no_hit(code)
     ax = np.empty(3)
     m = np.empty(3)
     for i in range(3):

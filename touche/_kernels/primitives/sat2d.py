@@ -30,8 +30,12 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit  # noqa: E402
 
-from touche._kernels.base.kinds import (  # noqa: E402, F401  (the status and set codes, also read from here)
-    ALREADY_TOUCHING, HIT, MISS, SET_EMPTY, SET_POINT, SET_POLYGON, SET_SEGMENT)
+from touche._kernels.base.kinds import ALREADY_TOUCHING  # noqa: E402, F401  (the status and set codes, also read from here)
+from touche._kernels.base.kinds import HIT, MISS  # noqa: E402, F401  (the status and set codes, also read from here)
+from touche._kernels.base.kinds import SET_EMPTY  # noqa: E402, F401  (the status and set codes, also read from here)
+from touche._kernels.base.kinds import SET_POINT  # noqa: E402, F401  (the status and set codes, also read from here)
+from touche._kernels.base.kinds import SET_POLYGON  # noqa: E402, F401  (the status and set codes, also read from here)
+from touche._kernels.base.kinds import SET_SEGMENT  # noqa: E402, F401  (the status and set codes, also read from here)
 from touche.tolerance import ABSOLUTE, RELATIVE  # noqa: E402
 
 # Layout of one row of the time-of-impact output (float64, TOI_WIDTH columns).

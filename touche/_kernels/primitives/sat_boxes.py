@@ -16,13 +16,8 @@ from touche._kernels.primitives.overlap import obb_obb_overlap_relative
 from touche._kernels.primitives.overlap import triangle_edge as _edge
 from touche._kernels.primitives.overlap import triangle_projection as _proj
 from touche._kernels.base.vec import dot as _dot
-from touche._kernels.primitives.sat_contact import (
-    MISS_T,
-    obb_obb_contact_point,
-    toi_axis_update,
-    triangle_obb_contact_point,
-    unit_tuple,
-)
+from touche._kernels.primitives.sat_contact import MISS_T, obb_obb_contact_point, toi_axis_update, toi_verdict
+from touche._kernels.primitives.sat_contact import triangle_obb_contact_point, unit_tuple
 
 
 _INF = np.inf
@@ -226,9 +221,7 @@ def _obb_obb_toi_core(ca, ua, ha, i, va, cb, ub, hb, j, vb, t_max):
     tf, tl, n0, n1, n2 = toi_axis_update(-ra, ra, s - rb, s + rb, w1 * r02 - w0 * r12, -r12, r02, 0.0, tf, tl, n0, n1, n2)
     if tf > tl:
         return MISS_T
-    if tf > 0.0:
-        return kinds.HIT, tf, n0, n1, n2
-    return kinds.ALREADY_TOUCHING, 0.0, 0.0, 0.0, 0.0
+    return toi_verdict(tf, n0, n1, n2)
 
 
 @njit(cache=True, nogil=True)
@@ -380,9 +373,7 @@ def _tri_box_toi_core(T, it, vt, c, u, h, j, vb, t_max):
             tf, tl, n0, n1, n2 = toi_axis_update(-r, r, lo, hi, _dot(L, w), L[0], L[1], L[2], tf, tl, n0, n1, n2)
             if tf > tl:
                 return MISS_T
-    if tf > 0.0:
-        return kinds.HIT, tf, n0, n1, n2
-    return kinds.ALREADY_TOUCHING, 0.0, 0.0, 0.0, 0.0
+    return toi_verdict(tf, n0, n1, n2)
 
 
 @njit(cache=True, nogil=True)

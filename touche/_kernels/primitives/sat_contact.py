@@ -11,11 +11,8 @@ ensure_fresh_cache()
 from touche._kernels.base.jit import njit
 
 from touche._kernels.base import kinds
-from touche._kernels.primitives.closest import (
-    closest_points_segment_obb,
-    closest_points_segment_triangle,
-    closest_points_triangle_triangle,
-)
+from touche._kernels.primitives.closest import closest_points_segment_obb, closest_points_segment_triangle
+from touche._kernels.primitives.closest import closest_points_triangle_triangle
 
 
 _INF = np.inf
@@ -80,6 +77,15 @@ def toi_axis_update(lo0, hi0, lo1, hi1, v, l0, l1, l2, tf, tl, n0, n1, n2):
 
 
 MISS_T = (kinds.MISS, _INF, 0.0, 0.0, 0.0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def toi_verdict(tf, n0, n1, n2):
+    """The end of a TFirst <= TLast sweep that no axis separated: HIT at ``tf`` > 0 with the last
+    axis ``(n0, n1, n2)``, else ALREADY_TOUCHING (time 0)."""
+    if tf > 0.0:
+        return kinds.HIT, tf, n0, n1, n2
+    return kinds.ALREADY_TOUCHING, 0.0, 0.0, 0.0, 0.0
 
 
 # ---------------------------------------------------------------------------------------------

@@ -37,17 +37,10 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit
-from touche._kernels.primitives.sat_boxes import (
-    obb_obb_overlap,
-    obb_obb_time_of_impact,
-    triangle_obb_overlap,
-    triangle_obb_time_of_impact,
-)
-from touche._kernels.primitives.sat_triangles import (
-    triangle_triangle_intersection,
-    triangle_triangle_overlap,
-    triangle_triangle_time_of_impact,
-)
+from touche._kernels.primitives.sat_boxes import obb_obb_overlap, obb_obb_time_of_impact, triangle_obb_overlap
+from touche._kernels.primitives.sat_boxes import triangle_obb_time_of_impact
+from touche._kernels.primitives.sat_triangles import triangle_triangle_intersection, triangle_triangle_overlap
+from touche._kernels.primitives.sat_triangles import triangle_triangle_time_of_impact
 
 
 # ---------------------------------------------------------------------------------------------

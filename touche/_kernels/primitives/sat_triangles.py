@@ -19,14 +19,8 @@ from touche._kernels.primitives.overlap import triangle_projection as _proj
 from touche._kernels.primitives.overlap import triangles_overlap
 from touche._kernels.primitives.overlap import triangles_separated_on as _separates
 from touche._kernels.base.vec import dot as _dot
-from touche._kernels.primitives.sat_contact import (
-    MISS_T,
-    load_triangle,
-    toi_axis_update,
-    triangle_triangle_contact_point,
-    triangle_vertex,
-    unit_tuple,
-)
+from touche._kernels.primitives.sat_contact import MISS_T, load_triangle, toi_axis_update, toi_verdict
+from touche._kernels.primitives.sat_contact import triangle_triangle_contact_point, triangle_vertex, unit_tuple
 
 
 _INF = np.inf
@@ -105,9 +99,7 @@ def _tri_tri_toi_general(A, B, w, t_max):
                 tf, tl, n0, n1, n2 = _tt_axis(L, A, B, _dot(L, w), tf, tl, n0, n1, n2)
                 if tf > tl:
                     return MISS_T
-    if tf > 0.0:
-        return kinds.HIT, tf, n0, n1, n2
-    return kinds.ALREADY_TOUCHING, 0.0, 0.0, 0.0, 0.0
+    return toi_verdict(tf, n0, n1, n2)
 
 
 @njit(cache=True, nogil=True)
@@ -162,9 +154,7 @@ def _tri_tri_toi_core(TA, i, va, TB, j, vb, t_max):
         tf, tl, n0, n1, n2 = _tt_axis(L, A, B, _dot(L, w), tf, tl, n0, n1, n2)
         if tf > tl:
             return MISS_T
-    if tf > 0.0:
-        return kinds.HIT, tf, n0, n1, n2
-    return kinds.ALREADY_TOUCHING, 0.0, 0.0, 0.0, 0.0
+    return toi_verdict(tf, n0, n1, n2)
 
 
 @njit(cache=True, nogil=True)

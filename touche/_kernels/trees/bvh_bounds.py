@@ -4,9 +4,7 @@ bounds), the OBB projection gaps (Ericson 4.4.1 axes), bounding spheres, and the
 plane gap of two triangles. The distance searches (bvh_distance, bvh_coherence), the threshold
 queries (bvh_threshold) and the clearance kernels prune node pairs with them.
 
-Frames: tree A in its mesh frame, tree B in its own; ``rot (3, 3)``, ``trans (3,)`` map B's mesh
-frame into A's (``x_A = rot @ x_B + trans``). Everything is computed in A's mesh frame. Trees are
-touche.bvh's flat arrays (layout: bvh_volumes.py).
+Frames (``rot``, ``trans`` map B's mesh frame into A's), tree layout, descent rule: bvh_descent.
 """
 import numpy as np
 
@@ -15,16 +13,8 @@ from touche._kernels import ensure_fresh_cache
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
-from touche._kernels.trees.bvh_volumes import (  # noqa: E402
-    OBB_AXES,
-    OBB_CENTER,
-    OBB_HALF,
-    RSS_LENGTHS,
-    RSS_ORIGIN,
-    RSS_RADIUS,
-    SPHERE_CENTER,
-    SPHERE_RADIUS,
-)
+from touche._kernels.trees.bvh_volumes import OBB_AXES, OBB_CENTER, OBB_HALF, RSS_LENGTHS, RSS_ORIGIN  # noqa: E402
+from touche._kernels.trees.bvh_volumes import RSS_RADIUS, SPHERE_CENTER, SPHERE_RADIUS, moved_point_gap2  # noqa: E402
 from touche._kernels.primitives.tri_distance import edges_normal, segment_segment  # noqa: E402
 
 
@@ -124,12 +114,7 @@ def rect_rect_distance(oa, ua, va, lua, lva, ob, ub, vb, lub, lvb, stop_below):
 
 @njit(cache=True, nogil=True)
 def _sphere_bound(nb_a, ia, nb_b, ib, rot, trans):
-    d2 = 0.0
-    for i in range(3):
-        c = (rot[i, 0] * nb_b[ib, SPHERE_CENTER] + rot[i, 1] * nb_b[ib, SPHERE_CENTER + 1]
-             + rot[i, 2] * nb_b[ib, SPHERE_CENTER + 2] + trans[i])
-        d = c - nb_a[ia, SPHERE_CENTER + i]
-        d2 += d * d
+    d2 = moved_point_gap2(nb_a, ia, nb_b, ib, rot, trans, SPHERE_CENTER)
     return np.sqrt(d2) - nb_a[ia, SPHERE_RADIUS] - nb_b[ib, SPHERE_RADIUS]
 
 

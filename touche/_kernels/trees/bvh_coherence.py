@@ -2,9 +2,7 @@
 front tracking for a sequence of queries between the same two trees at slowly changing poses
 (touche.bvh.CoherentPair): ``tree_overlap_tracked`` and ``tree_distance_tracked``.
 
-Frames: tree A in its mesh frame, tree B in its own; ``rot (3, 3)``, ``trans (3,)`` map B's mesh
-frame into A's (``x_A = rot @ x_B + trans``). Everything is computed in A's mesh frame. Trees are
-touche.bvh's flat arrays (layout: bvh_volumes.py).
+Frames (``rot``, ``trans`` map B's mesh frame into A's), tree layout, descent rule: bvh_descent.
 """
 import numpy as np
 
@@ -13,24 +11,13 @@ from touche._kernels import ensure_fresh_cache
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
-from touche._kernels.trees.bvh_volumes import OBB_CENTER, OBB_HALF, SPHERE_RADIUS  # noqa: E402
-from touche._kernels.primitives.tri_distance import (  # noqa: E402
-    load_moved_triangle,
-    load_triangle,
-    triangle_distance_sq,
-)
+from touche._kernels.trees.bvh_volumes import OBB_CENTER, OBB_HALF, SPHERE_RADIUS, moved_point_gap2  # noqa: E402
+from touche._kernels.primitives.tri_distance import load_moved_triangle, load_triangle  # noqa: E402
+from touche._kernels.primitives.tri_distance import triangle_distance_sq  # noqa: E402
 from touche._kernels.primitives.sat_triangles import triangle_triangle_overlap  # noqa: E402
-from touche._kernels.trees.bvh_descent import (  # noqa: E402
-    DIRECT_LEAF,
-    DIRECT_LEAF_DISTANCE,
-    center_gap2,
-    is_direct_leaf,
-    is_rigid_pose,
-    move_triangle,
-    node_obb_b,
-    obb_pair,
-    relative_rotation_translation,
-)
+from touche._kernels.trees.bvh_descent import DIRECT_LEAF, DIRECT_LEAF_DISTANCE, center_gap2  # noqa: E402
+from touche._kernels.trees.bvh_descent import checked_relative_pose, is_direct_leaf, move_triangle, node_obb_b  # noqa: E402
+from touche._kernels.trees.bvh_descent import obb_pair  # noqa: E402
 from touche._kernels.trees.bvh_distance import distance_search  # noqa: E402
 from touche._kernels.trees.bvh_overlap import tree_overlap_direct  # noqa: E402
 
@@ -49,18 +36,6 @@ def _front_push(fronts, dst, count, capacity, ia, ib):
         fronts[dst, count, 0] = ia
         fronts[dst, count, 1] = ib
     return count + 1
-
-
-@njit(cache=True, nogil=True)
-def _moved_center_gap2(nb_a, ia, nb_b, ib, rot, trans):
-    """Squared distance of A's node OBB center and B's (moved into A's frame)."""
-    d2 = 0.0
-    for i in range(3):
-        c = (rot[i, 0] * nb_b[ib, OBB_CENTER] + rot[i, 1] * nb_b[ib, OBB_CENTER + 1]
-             + rot[i, 2] * nb_b[ib, OBB_CENTER + 2] + trans[i])
-        d = c - nb_a[ia, OBB_CENTER + i]
-        d2 += d * d
-    return d2
 
 
 @njit(cache=True, nogil=True)
@@ -125,8 +100,8 @@ def _front_search(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, fronts, src, s
             else:
                 c1 = ib + 1
                 c2 = ni_b[ib, 2]
-                if _moved_center_gap2(nb_a, ia, nb_b, c1, rot, trans) < _moved_center_gap2(nb_a, ia, nb_b, c2, rot,
-                                                                                            trans):
+                if (moved_point_gap2(nb_a, ia, nb_b, c1, rot, trans, OBB_CENTER)
+                        < moved_point_gap2(nb_a, ia, nb_b, c2, rot, trans, OBB_CENTER)):
                     c1, c2 = c2, c1
                 stack[top, 0] = ia
                 stack[top, 1] = c1
@@ -157,13 +132,9 @@ def tree_overlap_tracked(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, pose_a, pose_b, wit
     partition). Fronts past the capacity, or grown FRONT_GROWTH times past their size after a
     root traversal, are dropped. Returns 1 / 0, or -3 / -4 for a non-rigid pose; the same
     answers as tree_overlap_direct."""
-    if not is_rigid_pose(pose_a):
-        return -3
-    if not is_rigid_pose(pose_b):
-        return -4
-    rot = np.empty((3, 3))
-    trans = np.empty(3)
-    relative_rotation_translation(pose_a, pose_b, rot, trans)
+    pose_code, rot, trans = checked_relative_pose(pose_a, pose_b)
+    if pose_code < 0:
+        return pose_code
     moved = np.empty((1, 3, 3))
     if witness[0] >= 0:
         move_triangle(tv_b, witness[1], rot, trans, moved)
@@ -217,13 +188,9 @@ def tree_distance_tracked(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, pose
     under small motions). A witness at distance 0 answers at once. ``out (9,)``: distance,
     point_a (3), point_b (3) in WORLD coordinates, original ids (2). Returns 0, or -3 / -4 for a
     non-rigid pose. Same distances as tree_distance_checked (exact up to rounding)."""
-    if not is_rigid_pose(pose_a):
-        return -3
-    if not is_rigid_pose(pose_b):
-        return -4
-    rot = np.empty((3, 3))
-    trans = np.empty(3)
-    relative_rotation_translation(pose_a, pose_b, rot, trans)
+    pose_code, rot, trans = checked_relative_pose(pose_a, pose_b)
+    if pose_code < 0:
+        return pose_code
     best = np.inf
     best_a = np.full(3, np.nan)
     best_b = np.full(3, np.nan)

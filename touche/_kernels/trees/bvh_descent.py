@@ -13,6 +13,8 @@ both trees at one pair reports leaf pairs several times): the one with the large
 sphere, unless it is a leaf (or at its depth limit). Every pair of leaves is thus visited at
 most once, and every reported pair is reported exactly once.
 """
+import numpy as np
+
 from touche._kernels import ensure_fresh_cache
 
 ensure_fresh_cache()
@@ -113,6 +115,35 @@ def move_triangle(tv_b, k, rot, trans, out):
         z = tv_b[k, c, 2]
         for i in range(3):
             out[0, c, i] = rot[i, 0] * x + rot[i, 1] * y + rot[i, 2] * z + trans[i]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def batch_pose(poses, k):
+    """Pose of query k in a batch of (n|1, 4, 4) poses (a single pose serves every query)."""
+    return poses[k if poses.shape[0] > 1 else 0]
+
+
+@njit(cache=True, nogil=True)
+def batch_relative_pose(poses_a, poses_b, k):
+    """``(rot, trans)``, new arrays: query k's relative pose in a batch of poses (batch_pose)."""
+    rot = np.empty((3, 3))
+    trans = np.empty(3)
+    relative_rotation_translation(batch_pose(poses_a, k), batch_pose(poses_b, k), rot, trans)
+    return rot, trans
+
+
+@njit(cache=True, nogil=True)
+def checked_relative_pose(pose_a, pose_b):
+    """``(code, rot, trans)``: code 0 and the relative pose of two rigid (4, 4) poses, or code -3 /
+    -4 when pose_a / pose_b is not a rigid transform (rot, trans then unset)."""
+    rot = np.empty((3, 3))
+    trans = np.empty(3)
+    if not is_rigid_pose(pose_a):
+        return -3, rot, trans
+    if not is_rigid_pose(pose_b):
+        return -4, rot, trans
+    relative_rotation_translation(pose_a, pose_b, rot, trans)
+    return 0, rot, trans
 
 
 @njit(cache=True, nogil=True)

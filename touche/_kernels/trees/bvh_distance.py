@@ -1,12 +1,9 @@
 """Distance between two bounding-volume hierarchies with closest points and the original triangle
 ids: branch and bound over node pairs (``tree_distance``), and the leaf-direct search behind
 touche.bvh.distance / touche.distance (``distance_search``: leaf pairs pruned along the closest
-pair's direction). Ericson 6.3 (descent rules, iterative traversal with an explicit stack), 6.4
-(OBB trees); Eberly S1 7.
+pair's direction).
 
-Frames: tree A in its mesh frame, tree B in its own; ``rot (3, 3)``, ``trans (3,)`` map B's mesh
-frame into A's (``x_A = rot @ x_B + trans``). Everything is computed in A's mesh frame. Trees are
-touche.bvh's flat arrays (layout: bvh_volumes.py).
+Frames (``rot``, ``trans`` map B's mesh frame into A's), tree layout, descent rule: bvh_descent.
 """
 import numpy as np
 
@@ -16,20 +13,11 @@ ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
 from touche._kernels.primitives.closest import closest_points_triangle_triangle  # noqa: E402
-from touche._kernels.primitives.tri_distance import (  # noqa: E402
-    load_moved_triangle,
-    load_triangle,
-    triangle_distance_sq,
-)
-from touche._kernels.trees.bvh_descent import (  # noqa: E402
-    DIRECT_LEAF,
-    DIRECT_LEAF_DISTANCE,
-    child_pairs,
-    is_direct_leaf,
-    move_triangle,
-    push_nearer_last,
-    relative_rotation_translation,
-)
+from touche._kernels.primitives.tri_distance import load_moved_triangle, load_triangle  # noqa: E402
+from touche._kernels.primitives.tri_distance import triangle_distance_sq  # noqa: E402
+from touche._kernels.trees.bvh_descent import DIRECT_LEAF, DIRECT_LEAF_DISTANCE, child_pairs  # noqa: E402
+from touche._kernels.trees.bvh_descent import is_direct_leaf, move_triangle, push_nearer_last  # noqa: E402
+from touche._kernels.trees.bvh_descent import batch_pose, batch_relative_pose, relative_rotation_translation  # noqa: E402
 from touche._kernels.trees.bvh_bounds import axis_pair_gap, rss_lower_bound, rss_pair_bound, triangle_gap  # noqa: E402
 from touche._kernels.trees.bvh_overlap import tree_overlap_direct  # noqa: E402
 
@@ -37,6 +25,14 @@ from touche._kernels.trees.bvh_overlap import tree_overlap_direct  # noqa: E402
 # ---------------------------------------------------------------------------------------------
 # distance (branch and bound)
 # ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _copy_points(best_a, best_b, pa, pb):
+    """The closest pair (pa, pb) into best_a, best_b (3,)."""
+    for i in range(3):
+        best_a[i] = pa[i]
+        best_b[i] = pb[i]
 
 
 @njit(cache=True, nogil=True)
@@ -73,9 +69,7 @@ def tree_distance(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, 
                     d = np.sqrt(d2)
                     if d < best:
                         best = d
-                        for i in range(3):
-                            best_a[i] = pa[i]
-                            best_b[i] = pb[i]
+                        _copy_points(best_a, best_b, pa, pb)
                         best_ta = ids_a[ka]
                         best_tb = ids_b[kb]
             if best == 0.0:
@@ -140,14 +134,9 @@ def tree_distance_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids_b
     """Batch ((n|1, 4, 4) poses each, broadcast): distances (n,) (0 when the surfaces touch or
     cross), closest points in WORLD coordinates (n, 3) each, original triangle ids (n, 2); this
     call fills entries ``lo .. hi - 1`` (the thread pool's chunk, touche._parallel.run)."""
-    step_a = 1 if poses_a.shape[0] > 1 else 0
-    step_b = 1 if poses_b.shape[0] > 1 else 0
     for k in range(lo, hi):
-        pa = poses_a[k * step_a]
-        pb = poses_b[k * step_b]
-        rot = np.empty((3, 3))
-        trans = np.empty(3)
-        relative_rotation_translation(pa, pb, rot, trans)
+        pa = batch_pose(poses_a, k)
+        rot, trans = batch_relative_pose(poses_a, poses_b, k)
         stack = np.empty((stack_rows, 4), dtype=np.int64)
         bounds = np.empty(stack_rows)
         d, qa, qb, ta, tb = tree_distance_checked(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans,
@@ -186,6 +175,23 @@ def _child_bound(nb_a, ia, nb_b, ib, rot, trans, best, axis, n0, n1, n2, m0, m1,
     return rss_pair_bound(nb_a, ia, nb_b, ib, rot, trans, best)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _axis_update(u0, u1, u2, rot, trans, n0, n1, n2, m0, m1, m2, tn):
+    """distance_search's pruning axis from the closest pair's difference u (A's frame): (True,
+    n = u / |u|, m = rot^T n (B's frame), tn = trans . n), or (False, the axis passed) when u is 0."""
+    length = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
+    if length > 0.0:
+        n0 = u0 / length
+        n1 = u1 / length
+        n2 = u2 / length
+        m0 = rot[0, 0] * n0 + rot[1, 0] * n1 + rot[2, 0] * n2
+        m1 = rot[0, 1] * n0 + rot[1, 1] * n1 + rot[2, 1] * n2
+        m2 = rot[0, 2] * n0 + rot[1, 2] * n1 + rot[2, 2] * n2
+        tn = trans[0] * n0 + trans[1] * n1 + trans[2] * n2
+        return True, n0, n1, n2, m0, m1, m2, tn
+    return False, n0, n1, n2, m0, m1, m2, tn
+
+
 @njit(cache=True, nogil=True)
 def distance_search(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, best, best_a, best_b, best_ka, best_kb, direct,
                      stack, bounds):
@@ -207,19 +213,9 @@ def distance_search(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, best, best_a
     axis = False
     n0 = n1 = n2 = m0 = m1 = m2 = tn = 0.0
     if best_ka >= 0 and best > 0.0:
-        u0 = best_b[0] - best_a[0]
-        u1 = best_b[1] - best_a[1]
-        u2 = best_b[2] - best_a[2]
-        length = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
-        if length > 0.0:
-            axis = True
-            n0 = u0 / length
-            n1 = u1 / length
-            n2 = u2 / length
-            m0 = rot[0, 0] * n0 + rot[1, 0] * n1 + rot[2, 0] * n2
-            m1 = rot[0, 1] * n0 + rot[1, 1] * n1 + rot[2, 1] * n2
-            m2 = rot[0, 2] * n0 + rot[1, 2] * n1 + rot[2, 2] * n2
-            tn = trans[0] * n0 + trans[1] * n1 + trans[2] * n2
+        axis, n0, n1, n2, m0, m1, m2, tn = _axis_update(best_b[0] - best_a[0], best_b[1] - best_a[1],
+                                                        best_b[2] - best_a[2], rot, trans, n0, n1, n2, m0, m1,
+                                                        m2, tn)
     stack[0, 0] = 0
     stack[0, 1] = 0
     bounds[0] = rss_pair_bound(nb_a, 0, nb_b, 0, rot, trans, best)[0]
@@ -256,24 +252,13 @@ def distance_search(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, best, best_a
                     d = np.sqrt(d2)
                     if d < best:
                         best = d
-                        for i in range(3):
-                            best_a[i] = pa[i]
-                            best_b[i] = pb[i]
+                        _copy_points(best_a, best_b, pa, pb)
                         best_ka = ka
                         best_kb = kb
-                        u0 = pb[0] - pa[0]
-                        u1 = pb[1] - pa[1]
-                        u2 = pb[2] - pa[2]
-                        length = np.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
-                        if length > 0.0:
+                        found, n0, n1, n2, m0, m1, m2, tn = _axis_update(pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2],
+                                                                         rot, trans, n0, n1, n2, m0, m1, m2, tn)
+                        if found:
                             axis = True
-                            n0 = u0 / length
-                            n1 = u1 / length
-                            n2 = u2 / length
-                            m0 = rot[0, 0] * n0 + rot[1, 0] * n1 + rot[2, 0] * n2
-                            m1 = rot[0, 1] * n0 + rot[1, 1] * n1 + rot[2, 1] * n2
-                            m2 = rot[0, 2] * n0 + rot[1, 2] * n1 + rot[2, 2] * n2
-                            tn = trans[0] * n0 + trans[1] * n1 + trans[2] * n2
                             low_b = min(n0 * B[0] + n1 * B[1] + n2 * B[2], n0 * B[3] + n1 * B[4] + n2 * B[5],
                                         n0 * B[6] + n1 * B[7] + n2 * B[8])
             continue

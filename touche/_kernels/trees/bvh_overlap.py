@@ -1,17 +1,9 @@
 """Boolean traversals of two bounding-volume hierarchies: all overlapping triangle pairs
 (``tree_collide``, resumable, with S1 7.1 depth limits, for every bounding volume ``BV_*``), the
 first overlapping pair (``tree_intersects*``) and the leaf-direct fast path behind
-touche.bvh.intersects / touche.intersects (``tree_overlap_direct``). Ericson 6.3 (descent rules,
-iterative traversal with an explicit stack), 6.4 (OBB trees); Eberly S1 7.
+touche.bvh.intersects / touche.intersects (``tree_overlap_direct``).
 
-Frames: tree A in its mesh frame, tree B in its own; ``rot (3, 3)``, ``trans (3,)`` map B's mesh
-frame into A's (``x_A = rot @ x_B + trans``). Everything is computed in A's mesh frame. Trees are
-touche.bvh's flat arrays (layout: bvh_volumes.py).
-
-Descent rule: at a node pair one node is split, never both (erratum S1 L2426-2461: descending
-both trees at one pair reports leaf pairs several times): the one with the larger bounding
-sphere, unless it is a leaf (or at its depth limit). Every pair of leaves is thus visited at
-most once, and every reported pair is reported exactly once.
+Frames (``rot``, ``trans`` map B's mesh frame into A's), tree layout, descent rule: bvh_descent.
 """
 import numpy as np
 
@@ -20,28 +12,13 @@ from touche._kernels import ensure_fresh_cache
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
-from touche._kernels.trees.bvh_volumes import (  # noqa: E402
-    AABB_MAX,
-    AABB_MIN,
-    OBB_AXES,
-    OBB_CENTER,
-    OBB_HALF,
-    SPHERE_CENTER,
-    SPHERE_RADIUS,
-)
+from touche._kernels.trees.bvh_volumes import AABB_MAX, AABB_MIN, OBB_AXES, OBB_CENTER, OBB_HALF  # noqa: E402
+from touche._kernels.trees.bvh_volumes import SPHERE_CENTER, SPHERE_RADIUS, moved_point_gap2  # noqa: E402
 from touche._kernels.primitives.sat_boxes import triangle_obb_overlap  # noqa: E402
 from touche._kernels.primitives.sat_triangles import triangle_triangle_overlap  # noqa: E402
-from touche._kernels.trees.bvh_descent import (  # noqa: E402
-    DIRECT_LEAF,
-    center_gap2,
-    is_direct_leaf,
-    is_rigid_pose,
-    move_triangle,
-    node_obb_b,
-    obb_overlap,
-    obb_pair,
-    relative_rotation_translation,
-)
+from touche._kernels.trees.bvh_descent import DIRECT_LEAF, center_gap2, checked_relative_pose, is_direct_leaf  # noqa: E402
+from touche._kernels.trees.bvh_descent import move_triangle, node_obb_b, obb_overlap, obb_pair  # noqa: E402
+from touche._kernels.trees.bvh_descent import batch_relative_pose, relative_rotation_translation  # noqa: E402
 from touche._kernels.trees.bvh_bounds import rss_lower_bound  # noqa: E402
 
 
@@ -59,12 +36,7 @@ ITEM_NODE = 1
 @njit(cache=True, nogil=True)
 def _nodes_overlap(nb_a, ia, nb_b, ib, rot, trans, bv, cb, ub, identity):
     if bv == BV_SPHERE:
-        d2 = 0.0
-        for i in range(3):
-            c = (rot[i, 0] * nb_b[ib, SPHERE_CENTER] + rot[i, 1] * nb_b[ib, SPHERE_CENTER + 1]
-                 + rot[i, 2] * nb_b[ib, SPHERE_CENTER + 2] + trans[i])
-            d = c - nb_a[ia, SPHERE_CENTER + i]
-            d2 += d * d
+        d2 = moved_point_gap2(nb_a, ia, nb_b, ib, rot, trans, SPHERE_CENTER)
         r = nb_a[ia, SPHERE_RADIUS] + nb_b[ib, SPHERE_RADIUS]
         return d2 <= r * r
     if bv == BV_AABB:
@@ -314,14 +286,8 @@ def tree_intersects_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids
                          max_leaf, out_hit, out_ids, lo, hi):
     """Batch of poses ((n|1, 4, 4) each, broadcast): out_hit (n,), out_ids (n, 2) (-1 when no hit);
     this call fills entries ``lo .. hi - 1`` (the thread pool's chunk, touche._parallel.run)."""
-    step_a = 1 if poses_a.shape[0] > 1 else 0
-    step_b = 1 if poses_b.shape[0] > 1 else 0
     for k in range(lo, hi):
-        pa = poses_a[k * step_a]
-        pb = poses_b[k * step_b]
-        rot = np.empty((3, 3))
-        trans = np.empty(3)
-        relative_rotation_translation(pa, pb, rot, trans)
+        rot, trans = batch_relative_pose(poses_a, poses_b, k)
         stack = np.empty((stack_rows, 4), dtype=np.int64)
         hit, ta, tb = _intersects_any(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack,
                                       max_leaf)
@@ -412,13 +378,9 @@ def tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, direct, 
 def tree_intersects_pair(ni_a, nb_a, tv_a, pose_a, ni_b, nb_b, tv_b, pose_b, stack_rows):
     """One pose pair ((4, 4) each, checked here) from Python with the fewest arguments to unbox:
     1 / 0, or -3 / -4 when pose_a / pose_b is not a rigid transform (OBB trees, leaf-direct)."""
-    if not is_rigid_pose(pose_a):
-        return -3
-    if not is_rigid_pose(pose_b):
-        return -4
-    rot = np.empty((3, 3))
-    trans = np.empty(3)
-    relative_rotation_translation(pose_a, pose_b, rot, trans)
+    pose_code, rot, trans = checked_relative_pose(pose_a, pose_b)
+    if pose_code < 0:
+        return pose_code
     stack = np.empty((stack_rows, 2), dtype=np.int64)
     hit, _, _ = tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, DIRECT_LEAF, stack)
     return 1 if hit else 0
@@ -429,12 +391,8 @@ def tree_intersects_kdop_many(ni_a, nb_a, tv_a, ids_a, dops_a, poses_a, ni_b, nb
                               directions, stack_rows, max_leaf, out_hit, out_ids, lo, hi):
     """tree_intersects_many with the trees' node k-DOPs (BV_KDOP, see _kdop_pair); entries
     ``lo .. hi - 1``."""
-    step_a = 1 if poses_a.shape[0] > 1 else 0
-    step_b = 1 if poses_b.shape[0] > 1 else 0
     for k in range(lo, hi):
-        rot = np.empty((3, 3))
-        trans = np.empty(3)
-        relative_rotation_translation(poses_a[k * step_a], poses_b[k * step_b], rot, trans)
+        rot, trans = batch_relative_pose(poses_a, poses_b, k)
         stack = np.empty((stack_rows, 4), dtype=np.int64)
         stack[0, :] = 0
         out = np.empty((1 + max_leaf * max_leaf + 2 * max_leaf, 4), dtype=np.int64)

@@ -9,7 +9,7 @@ from touche._kernels import ensure_fresh_cache
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
-from touche._kernels.trees.bvh_volumes import points_box  # noqa: E402
+from touche._kernels.trees.bvh_volumes import points_box, pop_range, push_halves, range_stack  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------
@@ -220,11 +220,7 @@ def ray_sah_build(ref_box, pad):
     capacity = 2 * r_count + 8
     links = np.empty((capacity, 4), dtype=np.int64)
     boxes = np.empty((capacity, 6))
-    stack = np.empty((2 * r_count + 64, 4), dtype=np.int64)  # first, count, parent, level
-    stack[0, 0] = 0
-    stack[0, 1] = r_count
-    stack[0, 2] = -1
-    stack[0, 3] = 1
+    stack = range_stack(r_count)
     top = 1
     n = 0
     depth = 0
@@ -236,11 +232,7 @@ def ray_sah_build(ref_box, pad):
     lo = np.empty(3)
     hi = np.empty(3)
     while top > 0:
-        top -= 1
-        first = stack[top, 0]
-        count = stack[top, 1]
-        parent = stack[top, 2]
-        level = stack[top, 3]
+        top, first, count, parent, level = pop_range(stack, top)
         node = n
         n += 1
         if parent >= 0:
@@ -336,15 +328,7 @@ def ray_sah_build(ref_box, pad):
         if mid == first or mid == first + count:
             mid = first + count // 2  # every center in one bin (coincident centers): halve the list
         links[node, 0] = node + 1
-        stack[top, 0] = mid
-        stack[top, 1] = first + count - mid
-        stack[top, 2] = node
-        stack[top, 3] = level + 1
-        stack[top + 1, 0] = first
-        stack[top + 1, 1] = mid - first
-        stack[top + 1, 2] = -1
-        stack[top + 1, 3] = level + 1
-        top += 2
+        top = push_halves(stack, top, first, mid - first, count, node, level)
     for i in range(n):
         for k in range(3):
             boxes[i, k] -= pad

@@ -2,9 +2,7 @@
 touche.intersects(margin=) and touche.distance(lower_bound_only=True) for two meshes
 (``tree_threshold_many``).
 
-Frames: tree A in its mesh frame, tree B in its own; ``rot (3, 3)``, ``trans (3,)`` map B's mesh
-frame into A's (``x_A = rot @ x_B + trans``). Everything is computed in A's mesh frame. Trees are
-touche.bvh's flat arrays (layout: bvh_volumes.py).
+Frames (``rot``, ``trans`` map B's mesh frame into A's), tree layout, descent rule: bvh_descent.
 """
 import numpy as np
 
@@ -13,18 +11,10 @@ from touche._kernels import ensure_fresh_cache
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
-from touche._kernels.primitives.tri_distance import (  # noqa: E402
-    load_moved_triangle,
-    load_triangle,
-    triangle_distance_sq,
-)
-from touche._kernels.trees.bvh_descent import (  # noqa: E402
-    DIRECT_LEAF,
-    DIRECT_LEAF_DISTANCE,
-    child_pairs,
-    is_direct_leaf,
-    relative_rotation_translation,
-)
+from touche._kernels.primitives.tri_distance import load_moved_triangle, load_triangle  # noqa: E402
+from touche._kernels.primitives.tri_distance import triangle_distance_sq  # noqa: E402
+from touche._kernels.trees.bvh_descent import DIRECT_LEAF, DIRECT_LEAF_DISTANCE, child_pairs  # noqa: E402
+from touche._kernels.trees.bvh_descent import batch_pose, is_direct_leaf, relative_rotation_translation  # noqa: E402
 from touche._kernels.trees.bvh_bounds import pair_lower_bound, triangle_gap  # noqa: E402
 
 
@@ -129,13 +119,11 @@ def tree_threshold_many(ni_a, nb_a, tv_a, poses_a, ni_b, nb_b, tv_b, poses_b, st
     """Margin tests (``threshold`` = the margin, >= 0: out 0.0 within, inf beyond) or lower
     bounds (``threshold`` < 0: out L) of pose pairs lo .. hi - 1 ((n|1, 4, 4) poses each,
     broadcast, validated by the caller); the threshold convention of pairs.LOWER_BOUND_QUERY."""
-    step_a = 1 if poses_a.shape[0] > 1 else 0
-    step_b = 1 if poses_b.shape[0] > 1 else 0
     rot = np.empty((3, 3))
     trans = np.empty(3)
     stack = np.empty((stack_rows, 4), dtype=np.int64)
     for k in range(lo, hi):
-        relative_rotation_translation(poses_a[k * step_a], poses_b[k * step_b], rot, trans)
+        relative_rotation_translation(batch_pose(poses_a, k), batch_pose(poses_b, k), rot, trans)
         if threshold < 0.0:
             out[k] = tree_distance_lower_bound(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, LOWER_BOUND_LEVELS,
                                                DIRECT_LEAF_DISTANCE, stack)

@@ -52,6 +52,55 @@ _SQRT_HALF = np.sqrt(0.5)
 # ---------------------------------------------------------------------------------------------
 
 
+@njit(cache=True, nogil=True, inline="always")
+def moved_point_gap2(nb_a, ia, nb_b, ib, rot, trans, column):
+    """Squared distance of A's node point ``nb_a[ia, column:column + 3]`` and B's node point
+    ``nb_b[ib, column:column + 3]`` moved into A's frame (``x_A = rot @ x_B + trans``)."""
+    d2 = 0.0
+    for i in range(3):
+        c = (rot[i, 0] * nb_b[ib, column] + rot[i, 1] * nb_b[ib, column + 1]
+             + rot[i, 2] * nb_b[ib, column + 2] + trans[i])
+        d = c - nb_a[ia, column + i]
+        d2 += d * d
+    return d2
+
+
+@njit(cache=True, nogil=True)
+def range_stack(m):
+    """A top-down build stack (rows: first, count, parent or -1, level) holding the root range
+    [0, m) at level 1."""
+    stack = np.empty((2 * m + 64, 4), dtype=np.int64)
+    stack[0, 0] = 0
+    stack[0, 1] = m
+    stack[0, 2] = -1
+    stack[0, 3] = 1
+    return stack
+
+
+@njit(cache=True, nogil=True, inline="always")
+def pop_range(stack, top):
+    """Pop a row (first, count, parent or -1, level) of a top-down build stack: (top, first,
+    count, parent, level)."""
+    top -= 1
+    return top, stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def push_halves(stack, top, first, left, count, node, level):
+    """Push the halves [first + left, first + count) then [first, first + left) of node's range on
+    a top-down build stack: the right half, popped after the whole left subtree, carries the
+    parent to link; returns the new top."""
+    stack[top, 0] = first + left
+    stack[top, 1] = count - left
+    stack[top, 2] = node
+    stack[top, 3] = level + 1
+    stack[top + 1, 0] = first
+    stack[top + 1, 1] = left
+    stack[top + 1, 2] = -1
+    stack[top + 1, 3] = level + 1
+    return top + 2
+
+
 @njit(cache=True, nogil=True)
 def points_box(points, count, box):
     """box (6,) = (min, max) over the first ``count`` rows of ``points``."""

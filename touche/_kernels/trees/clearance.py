@@ -53,12 +53,8 @@ ensure_fresh_cache()
 from touche._kernels.base.jit import njit  # noqa: E402
 
 from touche._kernels.trees.bvh_volumes import SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
-from touche._kernels.trees.bvh_descent import (  # noqa: E402
-    child_pairs,
-    is_direct_leaf,
-    push_nearer_last,
-    relative_rotation_translation,
-)
+from touche._kernels.trees.bvh_descent import child_pairs, is_direct_leaf, push_nearer_last  # noqa: E402
+from touche._kernels.trees.bvh_descent import relative_rotation_translation  # noqa: E402
 from touche._kernels.trees.bvh_bounds import obb_pair_gap, pair_lower_bound  # noqa: E402
 from touche._kernels.base.predicates import orient2d, orient3d  # noqa: E402
 from touche._kernels.primitives.tri_distance import segment_segment  # noqa: E402
