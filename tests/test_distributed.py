@@ -383,6 +383,26 @@ def test_batch_poses_resumes_without_redoing_finished_chunks(client, tmp_path):
     assert code == 3 and "another job" in text
 
 
+def test_batch_poses_on_its_own_local_cluster(tmp_path):
+    """Without --scheduler, `touche batch` starts a local cluster of its own: same answers, and a
+    worker lost on a busy machine has 300 s to come back (distributed's default 15 s closed it
+    for good while its replacement was still loading touche's kernels)."""
+    import dask
+
+    poses_path = tmp_path / "poses.npy"
+    np.save(poses_path, POSES[:300])
+    a, b = tc.mesh.save(MESH, tmp_path / "a.stl"), tc.mesh.save(SMALL_MESH, tmp_path / "b.stl")
+    output = str(tmp_path / "out.npz")
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": "15s"}):
+        code, text = _batch("poses", poses_path, a, b, "--chunk-rows", 100, "--workers", 1, "-o", output)
+        assert code == 0, text
+        assert dask.config.get("distributed.deploy.lost-worker-timeout") == "300s"
+    found = np.load(output)
+    _same(type("Loaded", (), {k: found[k] for k in found.files}),
+          tc.distance(tc.mesh.load(a), None, tc.mesh.load(b), POSES[:300]),
+          ("signed_distance", "point_a", "point_b", "normal", "status", "distance"))
+
+
 def test_batch_poses_survives_a_worker_killed_mid_job(client, tmp_path):
     """A worker process dies after the first chunk is written: Dask runs the chunks it held again
     (each reads its poses from the file), and the results equal the single-machine call."""

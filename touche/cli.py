@@ -644,8 +644,15 @@ def _client_for(scheduler, workers):
             return Client(scheduler, timeout="30s"), None
         except OSError as exc:
             raise _Failure(f"cannot reach the scheduler at {scheduler}: {exc}", EXIT_BAD_INPUT) from exc
+    import dask
+
     from ._warmup import default_jobs
 
+    # a worker that dies (out of memory, killed) is restarted by its nanny; on a busy machine the
+    # restart (a new process importing touche and loading its kernels) can take longer than
+    # distributed's default 15 s, after which the cluster closes that worker for good and the job
+    # goes on with fewer. Read when a worker leaves, so set for this (command-line) process.
+    dask.config.set({"distributed.deploy.lost-worker-timeout": "300s"})
     cluster = LocalCluster(n_workers=workers or default_jobs(), threads_per_worker=1, processes=True,
                            dashboard_address=None)
     return Client(cluster), cluster
