@@ -25,13 +25,13 @@ import trimesh
 import touche as tc
 
 
-def _poses(rng, n, spread):
+def random_poses(rng, n, spread):
     poses = tc.Pose.random(n, seed=int(rng.integers(1 << 30))).matrix.copy()
     poses[:, :3, 3] = rng.uniform(-spread, spread, (n, 3))
     return poses
 
 
-def _pair(size):
+def solid_pair(size):
     """(torus A, icosphere-like blob B) of about ``size`` triangles each, both solid."""
     sections = max(8, int(round(np.sqrt(size / 2.0))))
     torus = trimesh.creation.torus(1.0, 0.35, major_sections=2 * sections, minor_sections=max(4, sections // 2))
@@ -62,11 +62,11 @@ def main(argv=None):
     print(f"touche threads: {tc.get_num_threads()}; milliseconds per pose pair, median of {args.rounds} rounds")
     print(f"{'triangles (A, B)':>18} {'method':<44} {'ms':>9} {'x plain':>8}")
     for size in (int(s) for s in args.sizes.split(",")):
-        ta, tb = _pair(size)
+        ta, tb = solid_pair(size)
         a = tc.TriangleMesh.from_trimesh(ta, solid=True)
         b = tc.TriangleMesh.from_trimesh(tb, solid=True)
         plain_a, plain_b = tc.TriangleMesh.from_trimesh(ta), tc.TriangleMesh.from_trimesh(tb)
-        poses = _poses(rng, args.poses, 0.6)
+        poses = random_poses(rng, args.poses, 0.6)
         directions = rng.normal(size=(args.poses, 3))
         identity = np.eye(4)
         manifold_a = _manifold(ta, identity)

@@ -19,25 +19,9 @@ import os
 import time
 
 import numpy as np
-import trimesh
 
 import touche as tc
-
-
-def _poses(rng, n, spread):
-    poses = tc.Pose.random(n, seed=int(rng.integers(1 << 30))).matrix.copy()
-    poses[:, :3, 3] = rng.uniform(-spread, spread, (n, 3))
-    return poses
-
-
-def _pair(size):
-    """(torus A, dented icosphere B) of about ``size`` triangles each (as bench_solid_depth.py)."""
-    sections = max(8, int(round(np.sqrt(size / 2.0))))
-    torus = trimesh.creation.torus(1.0, 0.35, major_sections=2 * sections, minor_sections=max(4, sections // 2))
-    sphere = trimesh.creation.icosphere(2 if size <= 1000 else 4, 0.8)
-    vertices = np.asarray(sphere.vertices).copy()
-    vertices[:, 0] *= 1.0 + 0.3 * np.cos(3 * np.arctan2(vertices[:, 1], vertices[:, 2]))
-    return torus, trimesh.Trimesh(vertices, sphere.faces, process=False)
+from bench_solid_depth import random_poses, solid_pair  # the same meshes and poses as the depth benchmark
 
 
 def _manifold(mesh, pose):
@@ -59,10 +43,10 @@ def main(argv=None):
           f"milliseconds per pose pair, median of {args.rounds} rounds")
     print(f"{'triangles (A, B)':>18} {'method':<46} {'ms':>9}")
     for size in (int(s) for s in args.sizes.split(",")):
-        ta, tb = _pair(size)
+        ta, tb = solid_pair(size)
         a = tc.TriangleMesh.from_trimesh(ta, solid=True)
         b = tc.TriangleMesh.from_trimesh(tb, solid=True)
-        poses = _poses(rng, args.poses, 0.6)
+        poses = random_poses(rng, args.poses, 0.6)
         manifold_a = _manifold(ta, np.eye(4))
 
         def depth():
