@@ -14,7 +14,7 @@ import numpy as np
 from . import _parallel, bvh, dispatch, tolerance
 from ._queryargs import check_empty_rays, is_empty_batch, query_points, ray_arrays, shape_of
 from ._kernels import kinds
-from ._record import DistanceBuffer
+from ._record import DistanceBuffer, Record
 from .errors import GeometryError, UnsupportedQuery
 from .pose import as_matrices
 from .results import DistanceResult, Status
@@ -714,7 +714,7 @@ def _one_mesh_mesh_distance(a, b, dist, point_a, point_b, ids, pose_a, pose_b):
     return DistanceResult(dist, point_a, point_b, normal, Status.SEPARATED if dist > touching else Status.TOUCHING)
 
 
-class ClosestPointResult:
+class ClosestPointResult(Record):
     """Result of :func:`closest_point`: ``point`` (n, 3) on the shape (a point inside a solid is
     its own closest point), ``distance`` (n,), ``status`` (n,) int8 (codes of :class:`Status`:
     0 SEPARATED outside, 1 TOUCHING on the surface, 2 PENETRATING inside; ``status_names``
@@ -724,11 +724,6 @@ class ClosestPointResult:
     an attribute)."""
 
     __slots__ = ("point", "distance", "status")
-
-    def __init__(self, point, distance, status):
-        self.point = point
-        self.distance = distance
-        self.status = status
 
     # unpacking: a user writes `point, distance = ...` as for a function returning a pair
     def __iter__(self):
@@ -862,7 +857,7 @@ def _rays_from_inside(mesh, poses, origins, out_hit, out_t, out_point, out_norma
     out_face[inside] = -1
 
 
-class RayResult:
+class RayResult(Record):
     """Result of :func:`raycast`: ``hit`` (n,) bool, ``t`` (n,) distance along the unit direction
     (inf on a miss), ``point`` (n, 3) and ``normal`` (n, 3) outward unit normal at the hit (NaN on
     a miss; zeros for a ray starting inside a solid with ``solid=True``), ``face`` (n,) int64
@@ -871,13 +866,6 @@ class RayResult:
     It unpacks as ``hit, t, point, normal = tc.raycast(...)`` (``face`` stays an attribute)."""
 
     __slots__ = ("hit", "t", "point", "normal", "face")
-
-    def __init__(self, hit, t, point, normal, face):
-        self.hit = hit
-        self.t = t
-        self.point = point
-        self.normal = normal
-        self.face = face
 
     # unpacking: the four fields every shape gives (face is -1 except for meshes)
     def __iter__(self):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._enums import NamedIntEnum
+from ._record import Record
 from ._kernels import kinds
 
 
@@ -32,7 +33,7 @@ class Status(NamedIntEnum):
     DEGENERATE = kinds.GJK_DEGENERATE  # ... or met a degenerate configuration it cannot resolve
 
 
-class DistanceResult:
+class DistanceResult(Record):
     """Result of :func:`distance`.
 
     For one pair: ``distance`` (float >= 0), ``signed_distance`` (float; negative = penetration
@@ -50,13 +51,6 @@ class DistanceResult:
     """
 
     __slots__ = ("signed_distance", "point_a", "point_b", "normal", "status")
-
-    def __init__(self, signed_distance, point_a, point_b, normal, status):
-        self.signed_distance = signed_distance
-        self.point_a = point_a
-        self.point_b = point_b
-        self.normal = normal
-        self.status = status
 
     @property
     def distance(self):

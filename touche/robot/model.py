@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .. import _parallel
+from .._record import Record
 from ..errors import GeometryError, RobotModelError
 from ..shapes import Box, Capsule, ConvexPolyhedron, Cylinder, Sphere, TriangleMesh
 from . import urdf as _urdf
@@ -26,14 +27,11 @@ ENVIRONMENT = "<environment>"  # the name standing for every obstacle in the all
 _GRAIN_KINEMATICS = 1024
 _GRAIN_GRADIENTS = 256
 
-class Geometry:
+class Geometry(Record):
     """One collision geometry of a link: ``name``, ``link`` (name), ``shape`` (a touche shape in
     the geometry's frame) and ``origin`` (4, 4) its frame in the link's frame."""
 
     __slots__ = ("name", "link", "shape", "origin")
-
-    def __init__(self, name, link, shape, origin):
-        self.name, self.link, self.shape, self.origin = name, link, shape, origin
 
     def __repr__(self):
         return f"Geometry({self.name!r}, {type(self.shape).__name__})"
@@ -660,16 +658,12 @@ class Robot:
 _GRADIENT_STEP = 1e-6  # central differences: truncation ~1e-12 and round-off ~1e-10 at unit scale
 
 
-class CollisionReport:
+class CollisionReport(Record):
     """Result of :meth:`Robot.collisions`. ``pairs``: list of (name, name) checked (geometry
     names, or ``"obstacle i"``); ``colliding``: (n, pairs) bool ((pairs,) for one
     configuration); ``in_collision``: (n,) bool (a bool for one)."""
 
     __slots__ = ("pairs", "colliding")
-
-    def __init__(self, pairs, colliding):
-        self.pairs = pairs
-        self.colliding = colliding
 
     @property
     def in_collision(self):
@@ -686,7 +680,7 @@ class CollisionReport:
         return f"CollisionReport({len(self.pairs)} pairs, {int(np.count_nonzero(self.colliding))} colliding)"
 
 
-class SampledCollisions:
+class SampledCollisions(Record):
     """Result of :meth:`Robot.sample_allowed_collisions`: ``added`` a list of (link, link,
     reason), reason ``"never"`` or ``"always"``; ``collision_fraction`` {(link, link): the
     fraction of the samples where the pair collided} for every pair that was checked;
@@ -694,16 +688,13 @@ class SampledCollisions:
 
     __slots__ = ("added", "collision_fraction", "samples")
 
-    def __init__(self, added, collision_fraction, samples):
-        self.added, self.collision_fraction, self.samples = added, collision_fraction, samples
-
     def __repr__(self):
         never = sum(reason == "never" for _, _, reason in self.added)
         return (f"SampledCollisions({self.samples} samples: {never} pairs never in collision, "
                 f"{len(self.added) - never} always)")
 
 
-class RobotDistances:
+class RobotDistances(Record):
     """Result of :meth:`Robot.distances`, for P checked pairs (``pairs``: list of (name, name);
     the first member is always a robot geometry, A, the second B):
 
@@ -719,15 +710,6 @@ class RobotDistances:
     """
 
     __slots__ = ("pairs", "signed_distance", "point_a", "point_b", "normal", "status", "gradient")
-
-    def __init__(self, pairs, signed_distance, point_a, point_b, normal, status, gradient):
-        self.pairs = pairs
-        self.signed_distance = signed_distance
-        self.point_a = point_a
-        self.point_b = point_b
-        self.normal = normal
-        self.status = status
-        self.gradient = gradient
 
     def _first(self):
         return RobotDistances(self.pairs, self.signed_distance[0], self.point_a[0], self.point_b[0], self.normal[0],
