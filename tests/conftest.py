@@ -17,7 +17,9 @@ import sys
 # (naive/, the oracles; coal_adapter, engines, threaded) and benchmarks/ (the mesh panel) are
 # imported by name from every folder
 _TESTS = os.path.dirname(os.path.abspath(__file__))
-for _path in (os.path.join(os.path.dirname(_TESTS), "benchmarks"), _TESTS):
+# (and the test modules of the kernels folder, which test_properties shares: pytest puts a test's
+# folder on the path only once it collects a test there, so a run of one file would miss them)
+for _path in (os.path.join(os.path.dirname(_TESTS), "benchmarks"), os.path.join(_TESTS, "kernels"), _TESTS):
     if _path not in sys.path:
         sys.path.insert(0, _path)
 

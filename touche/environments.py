@@ -31,7 +31,7 @@ import numpy as np
 from . import tolerance
 from ._kernels import kinds
 from .errors import GeometryError
-from .shapes import TriangleMesh, check_size
+from .shapes import TriangleMesh, check_size, coordinate_array
 
 _MAX = tolerance.MAX_COORDINATE
 # voxel / grid indices stay below this magnitude: index * size is then exact enough that distinct
@@ -40,19 +40,8 @@ _MAX_INDEX = 2 ** 40
 
 
 def _finite(value, name, ndim=None):
-    try:
-        array = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise GeometryError(f"{name} must be numeric, got {type(value).__name__}") from exc
-    if ndim is not None and array.ndim != ndim:
-        raise GeometryError(f"{name} must have {ndim} dimension{'s' if ndim != 1 else ''}, got shape {array.shape}")
-    if not np.isfinite(array).all():
-        bad = np.argwhere(~np.isfinite(array))[0]
-        raise GeometryError(f"{name} contains NaN or inf (first at index {tuple(int(i) for i in bad)})")
-    if array.size and float(np.abs(array).max()) > _MAX:
-        raise GeometryError(f"{name} has a value of magnitude {float(np.abs(array).max())!r}, outside "
-                            f"touche's range: coordinates and sizes must satisfy |x| <= {_MAX:g}")
-    return array
+    # no copy: a height field or a point cloud can be large, and each user copies what it keeps
+    return coordinate_array(value, name, ndim=ndim, copy=False)
 
 
 def _sizes(value, name, count):

@@ -78,27 +78,33 @@ def _check_span(vertices, name):
         )
 
 
-def _array(value, name, shape=None):
-    """A finite float64 array of coordinates or sizes (|x| <= 1e75)."""
-    array = _finite_array(value, name, shape)
+def coordinate_array(value, name, shape=None, ndim=None, copy=True):
+    """A finite float64 array of coordinates or sizes (|x| <= 1e75), of the given ``shape`` or
+    number of dimensions when given; a copy unless ``copy=False`` (then the caller's float64
+    array itself when it is one)."""
+    array = _finite_array(value, name, shape, ndim, copy)
     check_coordinates(array, name)
     return array
 
 
-def _finite_array(value, name, shape=None):
+
+def _finite_array(value, name, shape=None, ndim=None, copy=True):
     try:
-        array = np.array(value, dtype=np.float64)
+        array = np.array(value, dtype=np.float64) if copy else np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise GeometryError(f"{name} must be numeric, got {value!r}") from exc
+        raise GeometryError(f"{name} must be numeric, got {type(value).__name__}") from exc
     if shape is not None and array.shape != shape:
         raise GeometryError(f"{name} must have shape {shape}, got {array.shape}")
+    if ndim is not None and array.ndim != ndim:
+        raise GeometryError(f"{name} must have {ndim} dimension{'s' if ndim != 1 else ''}, got shape {array.shape}")
     if not np.isfinite(array).all():
-        raise GeometryError(f"{name} contains NaN or inf")
+        bad = np.argwhere(~np.isfinite(array))[0]
+        raise GeometryError(f"{name} contains NaN or inf (first at index {tuple(int(i) for i in bad)})")
     return array
 
 
 def _points(value, name, min_count=1):
-    array = _array(value, name)
+    array = coordinate_array(value, name)
     if array.ndim != 2 or array.shape[1] != 3:
         raise GeometryError(f"{name} must have shape (n, 3), got {array.shape}")
     if array.shape[0] < min_count:
@@ -133,7 +139,7 @@ def unit_vector(vector, name):
 # --------------------------------------------------------------------------------------------
 def _sizes(value, name):
     """Three sizes along x, y, z as a (3,) array: each > 0 and within check_size's range."""
-    array = _array(value, name, (3,))
+    array = coordinate_array(value, name, (3,))
     if (array <= 0).any():
         raise GeometryError(f"{name} must be > 0, got {array.tolist()}")
     for axis, size in zip("xyz", array.tolist()):
@@ -260,7 +266,7 @@ class Point(Shape):
     __slots__ = ()
 
     def __init__(self, position=(0.0, 0.0, 0.0)):
-        self._pack(kinds.POINT, (), _array(position, "position", (3,))[None])
+        self._pack(kinds.POINT, (), coordinate_array(position, "position", (3,))[None])
 
     position = _point(0)
 
@@ -275,7 +281,7 @@ class Sphere(Shape):
     __slots__ = ()
 
     def __init__(self, radius, center=(0.0, 0.0, 0.0)):
-        self._pack(kinds.SPHERE, (_positive(radius, "radius"),), _array(center, "center", (3,))[None])
+        self._pack(kinds.SPHERE, (_positive(radius, "radius"),), coordinate_array(center, "center", (3,))[None])
 
     radius = _param(0)
 
@@ -290,7 +296,7 @@ class Sphere(Shape):
 # shapes about the segment from a to b (segments, capsules, tapered capsules)
 def _axis_points(a, b):
     """The (2, 3) points a, b, checked (finite, in range, a non-zero span >= 1e-75)."""
-    points = np.stack([_array(a, "a", (3,)), _array(b, "b", (3,))])
+    points = np.stack([coordinate_array(a, "a", (3,)), coordinate_array(b, "b", (3,))])
     _check_span(points, "a and b")
     return points
 
@@ -365,7 +371,7 @@ class Ray(Shape):
     _kind = kinds.RAY
 
     def __init__(self, origin, direction):
-        origin = _array(origin, "origin", (3,))
+        origin = coordinate_array(origin, "origin", (3,))
         self._pack(self._kind, (), np.stack([origin, unit_vector(direction, "direction")]))
 
     origin = _point(0)
@@ -394,7 +400,7 @@ class Plane(Shape):
 
     def __init__(self, normal=(0.0, 0.0, 1.0), offset=0.0):
         normal = unit_vector(normal, "normal")
-        offset = float(_array(offset, "offset", ()))
+        offset = float(coordinate_array(offset, "offset", ()))
         self._pack(self._kind, (), np.stack([normal * offset, normal]))
 
     normal = _point(1)
@@ -472,7 +478,7 @@ class Ellipsoid(Shape):
 
     def __init__(self, radii, center=(0.0, 0.0, 0.0)):
         radii = _sizes(radii, "radii")
-        points = np.concatenate([_array(center, "center", (3,))[None], np.diag(radii)])
+        points = np.concatenate([coordinate_array(center, "center", (3,))[None], np.diag(radii)])
         self._pack(kinds.ELLIPSOID, radii, points)
 
     @property
@@ -595,7 +601,7 @@ class Triangle(Shape):
     __slots__ = ()
 
     def __init__(self, a, b, c):
-        vertices = np.stack([_array(a, "a", (3,)), _array(b, "b", (3,)), _array(c, "c", (3,))])
+        vertices = np.stack([coordinate_array(a, "a", (3,)), coordinate_array(b, "b", (3,)), coordinate_array(c, "c", (3,))])
         _check_span(vertices, "the vertices a, b, c")
         normal = np.cross(vertices[1] - vertices[0], vertices[2] - vertices[0])
         length = np.linalg.norm(normal)
@@ -624,7 +630,7 @@ class Tetrahedron(Shape):
     __slots__ = ()
 
     def __init__(self, a, b, c, d):
-        vertices = np.stack([_array(p, n, (3,)) for p, n in zip((a, b, c, d), "abcd")])
+        vertices = np.stack([coordinate_array(p, n, (3,)) for p, n in zip((a, b, c, d), "abcd")])
         _check_span(vertices, "the vertices a, b, c, d")
         volume = np.dot(np.cross(vertices[1] - vertices[0], vertices[2] - vertices[0]), vertices[3] - vertices[0])
         size = np.abs(vertices - vertices.mean(0)).max()
@@ -669,7 +675,7 @@ class Box(Shape):
 
     def __init__(self, extents, center=(0.0, 0.0, 0.0)):
         extents = _sizes(extents, "extents")
-        self._init_box(_array(center, "center", (3,)), 0.5 * extents, kinds.BOX)
+        self._init_box(coordinate_array(center, "center", (3,)), 0.5 * extents, kinds.BOX)
 
     def _init_box(self, center, half, kind):
         vertices = center + _BOX_CORNERS * half
@@ -683,7 +689,7 @@ class Box(Shape):
 
     @classmethod
     def from_half_extents(cls, half_extents, center=(0.0, 0.0, 0.0)):
-        return cls(2.0 * _array(half_extents, "half_extents", (3,)), center)
+        return cls(2.0 * coordinate_array(half_extents, "half_extents", (3,)), center)
 
     @property
     def center(self):
@@ -707,8 +713,8 @@ class AABB(Box):
     __slots__ = ()
 
     def __init__(self, min, max):  # noqa: A002 - numpy-like argument names
-        low = _array(min, "min", (3,))
-        high = _array(max, "max", (3,))
+        low = coordinate_array(min, "min", (3,))
+        high = coordinate_array(max, "max", (3,))
         if (high <= low).any():
             raise GeometryError(f"max must exceed min on every axis, got min={low.tolist()} max={high.tolist()}")
         for axis, extent in zip("xyz", (high - low).tolist()):
@@ -942,7 +948,7 @@ class RoundedBox(Rounded):
     __slots__ = ()
 
     def __init__(self, extents, radius, center=(0.0, 0.0, 0.0)):
-        extents = _array(extents, "extents", (3,))
+        extents = coordinate_array(extents, "extents", (3,))
         radius = float(_finite_array(radius, "radius", ()))
         if radius < 0.0 or not 2.0 * radius < extents.min():
             raise GeometryError(f"RoundedBox needs 0 <= 2 radius < min(extents), got radius {radius!r} and "
