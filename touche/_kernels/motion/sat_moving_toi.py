@@ -12,7 +12,7 @@ from touche._kernels.base.jit import njit
 from touche import tolerance as _tolerance
 
 from touche._kernels.base import kinds
-from touche._kernels.convex.support import relative_transform
+from touche._kernels.convex.support import relative_transform, to_world_vector
 from touche._kernels.primitives.sat import project_extent
 
 
@@ -272,14 +272,6 @@ def local_velocity(tb, va, vb):
 
 
 @njit(cache=True, nogil=True)
-def _world_vector(tb, x, y, z):
-    out = np.empty(3)
-    for i in range(3):
-        out[i] = tb[i, 0] * x + tb[i, 1] * y + tb[i, 2] * z
-    return out
-
-
-@njit(cache=True, nogil=True)
 def polytope_time_of_impact(ka, pa, pta, tra, eda, ta, va, kb, pb, ptb, trb, edb, tb, vb, t_max, tolerance):
     """First / last time of contact of two translating polytopes (S0 sections 5-6, Ericson 5.5.2).
 
@@ -299,10 +291,10 @@ def polytope_time_of_impact(ka, pa, pta, tra, eda, ta, va, kb, pb, ptb, trb, edb
     st = np.empty(9)
     empty = _toi_local(ka, pa, qa, kb, pb, ptb, wx, wy, wz, t_max, tolerance, st)
     if empty:
-        return kinds.MISS, np.inf, np.nan, _world_vector(tb, st[2], st[3], st[4])
+        return kinds.MISS, np.inf, np.nan, to_world_vector(tb, st[2], st[3], st[4])
     if st[0] > 0.0:
-        return kinds.HIT, st[0], st[1], _world_vector(tb, st[2], st[3], st[4])
-    return kinds.ALREADY_TOUCHING, 0.0, st[1], _world_vector(tb, st[6], st[7], st[8])
+        return kinds.HIT, st[0], st[1], to_world_vector(tb, st[2], st[3], st[4])
+    return kinds.ALREADY_TOUCHING, 0.0, st[1], to_world_vector(tb, st[6], st[7], st[8])
 
 
 @njit(cache=True, nogil=True)
