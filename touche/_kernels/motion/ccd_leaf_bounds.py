@@ -14,7 +14,8 @@ from touche._kernels.convex.gjk import gjk_pair_distance_warm  # noqa: E402
 from touche._kernels.base import kinds  # noqa: E402
 from touche._kernels.motion.ccd import support_world  # noqa: E402
 from touche._kernels.primitives.tri_distance import triangle_distance_sq  # noqa: E402
-from touche._kernels.motion.ccd_node_bounds import B_CONVEX, B_MESH, B_PLANE, apply_pose, safe_step  # noqa: E402
+from touche._kernels.motion.ccd_node_bounds import (  # noqa: E402
+    B_CONVEX, B_MESH, B_PLANE, apply_pose, axis_terms, safe_step)
 
 
 # parameters of the triangle of a mesh leaf as a GJK shape (kinds.TRIANGLE reads params[0] only);
@@ -203,20 +204,8 @@ def _axis_step(b_mode, tri_a, tri_b, la, lb, nx, ny, nz, d, kb, pb, ptb, ball_b,
     vertex reaching contact slows to zero while another vertex far from it may still approach
     fast (a bound over the whole triangle at once then converges only harmonically). B a convex:
     its support along n with its bounding ball's rates; a plane: every point has B's velocity."""
-    wx, wy, wz = la[3], la[4], la[5]
-    uxa = ny * wz - nz * wy
-    uya = nz * wx - nx * wz
-    uza = nx * wy - ny * wx
-    ula = np.sqrt(uxa * uxa + uya * uya + uza * uza)
-    wla = np.sqrt(wx * wx + wy * wy + wz * wz)
-    nva = nx * la[0] + ny * la[1] + nz * la[2]
-    wx, wy, wz = lb[3], lb[4], lb[5]
-    uxb = ny * wz - nz * wy
-    uyb = nz * wx - nx * wz
-    uzb = nx * wy - ny * wx
-    ulb = np.sqrt(uxb * uxb + uyb * uyb + uzb * uzb)
-    wlb = np.sqrt(wx * wx + wy * wy + wz * wz)
-    nvb = nx * lb[0] + ny * lb[1] + nz * lb[2]
+    nva, uxa, uya, uza, ula, wla = axis_terms(la, nx, ny, nz)
+    nvb, uxb, uyb, uzb, ulb, wlb = axis_terms(lb, nx, ny, nz)
     # B's side: up to three (level, q', |q''|, |u| reach) rows
     count_b = 3 if b_mode == B_MESH else 1
     level_b = np.empty(3)
