@@ -396,18 +396,20 @@ def ball_advance(mpa, ball_a, rho_a, mpb, ball_b, rho_b, t_max, margin, max_step
 # ----------------------------------------------------------------------------------------------
 # conservative advancement
 @njit(cache=True, nogil=True)
+def advancement_scratch():
+    """Scratch of one pair's advancement: both poses (4, 4), both motion states (10,), the GJK
+    warm start and the support hints of A and B."""
+    return (np.empty((4, 4)), np.empty((4, 4)), np.empty(10), np.empty(10), np.zeros(WARM_SIZE),
+            np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
 def ca_pair(ka, pa, pta, mpa, balla, kb, pb, ptb, mpb, ballb, t_max, eps, eps_coarse, max_iterations, out):
     """Conservative advancement of one pair (see the module doc). out (7,) = (t, point (3) on A
     at time t, normal (3) from A to B). Returns (status kinds.HIT / ALREADY_TOUCHING / MISS /
     TOI_MAX_ITERATIONS, GJK calls)."""
-    ta = np.empty((4, 4))
-    tb = np.empty((4, 4))
-    state_a = np.empty(10)
-    state_b = np.empty(10)
-    warm = np.zeros(WARM_SIZE)
+    ta, tb, state_a, state_b, warm, hints_a, hints_b = advancement_scratch()
     hints = np.zeros(2, dtype=np.int64)
-    hints_a = np.zeros(2, dtype=np.int64)
-    hints_b = np.zeros(2, dtype=np.int64)
     point = np.empty(3)
     normal = np.empty(3)
     rho_a = motion_rho(mpa, balla)

@@ -14,7 +14,8 @@ from touche._kernels.convex.gjk import gjk_pair_distance_warm  # noqa: E402
 from touche._kernels.base import kinds  # noqa: E402
 from touche._kernels.motion.ccd import support_world  # noqa: E402
 from touche._kernels.primitives.tri_distance import triangle_distance_sq  # noqa: E402
-from touche._kernels.motion.ccd_node_bounds import B_CONVEX, B_MESH, B_PLANE, apply_pose, safe_step  # noqa: E402
+from touche._kernels.motion.ccd_node_bounds import (  # noqa: E402
+    B_CONVEX, B_MESH, B_PLANE, apply_pose, axis_terms, safe_step)
 
 
 # parameters of the triangle of a mesh leaf as a GJK shape (kinds.TRIANGLE reads params[0] only);
@@ -118,6 +119,26 @@ def _vertex_rates(state, nv, ux, uy, uz, ul, wl, x, y, z):
     return nv + yx * ux + yy * uy + yz * uz, ul * wl * reach, ul * reach
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _unit_cross(ex, ey, ez, fx, fy, fz):
+    """(e x f / |e x f|, |e x f|); the length 0 (and the direction meaningless) when e, f are
+    parallel."""
+    cx = ey * fz - ez * fy
+    cy = ez * fx - ex * fz
+    cz = ex * fy - ey * fx
+    length = np.sqrt(cx * cx + cy * cy + cz * cz)
+    if length == 0.0:
+        return 0.0, 0.0, 0.0, 0.0
+    return cx / length, cy / length, cz / length, length
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _face_normal(tri):
+    """Unit normal of triangle tri (3, 3) and the length of (v1 - v0) x (v2 - v0) (0: no area)."""
+    return _unit_cross(tri[1, 0] - tri[0, 0], tri[1, 1] - tri[0, 1], tri[1, 2] - tri[0, 2],
+                       tri[2, 0] - tri[0, 0], tri[2, 1] - tri[0, 1], tri[2, 2] - tri[0, 2])
+
+
 @njit(cache=True, nogil=True)
 def sat_axis(tri_a, tri_b):
     """The separating axis of two triangles (B's frame) of largest projection gap among their
@@ -130,25 +151,17 @@ def sat_axis(tri_a, tri_b):
     bz = 0.0
     for k in range(11):
         if k < 2:
-            tri = tri_a if k == 0 else tri_b
-            ex, ey, ez = tri[1, 0] - tri[0, 0], tri[1, 1] - tri[0, 1], tri[1, 2] - tri[0, 2]
-            fx, fy, fz = tri[2, 0] - tri[0, 0], tri[2, 1] - tri[0, 1], tri[2, 2] - tri[0, 2]
+            lx, ly, lz, length = _face_normal(tri_a if k == 0 else tri_b)
         else:
             i = (k - 2) // 3
             j = (k - 2) % 3
-            ex, ey, ez = (tri_a[(i + 1) % 3, 0] - tri_a[i, 0], tri_a[(i + 1) % 3, 1] - tri_a[i, 1],
-                          tri_a[(i + 1) % 3, 2] - tri_a[i, 2])
-            fx, fy, fz = (tri_b[(j + 1) % 3, 0] - tri_b[j, 0], tri_b[(j + 1) % 3, 1] - tri_b[j, 1],
-                          tri_b[(j + 1) % 3, 2] - tri_b[j, 2])
-        lx = ey * fz - ez * fy
-        ly = ez * fx - ex * fz
-        lz = ex * fy - ey * fx
-        length = np.sqrt(lx * lx + ly * ly + lz * lz)
+            lx, ly, lz, length = _unit_cross(
+                tri_a[(i + 1) % 3, 0] - tri_a[i, 0], tri_a[(i + 1) % 3, 1] - tri_a[i, 1],
+                tri_a[(i + 1) % 3, 2] - tri_a[i, 2],
+                tri_b[(j + 1) % 3, 0] - tri_b[j, 0], tri_b[(j + 1) % 3, 1] - tri_b[j, 1],
+                tri_b[(j + 1) % 3, 2] - tri_b[j, 2])
         if length == 0.0:
             continue
-        lx /= length
-        ly /= length
-        lz /= length
         hi_a = -np.inf
         lo_a = np.inf
         hi_b = -np.inf
@@ -191,20 +204,8 @@ def _axis_step(b_mode, tri_a, tri_b, la, lb, nx, ny, nz, d, kb, pb, ptb, ball_b,
     vertex reaching contact slows to zero while another vertex far from it may still approach
     fast (a bound over the whole triangle at once then converges only harmonically). B a convex:
     its support along n with its bounding ball's rates; a plane: every point has B's velocity."""
-    wx, wy, wz = la[3], la[4], la[5]
-    uxa = ny * wz - nz * wy
-    uya = nz * wx - nx * wz
-    uza = nx * wy - ny * wx
-    ula = np.sqrt(uxa * uxa + uya * uya + uza * uza)
-    wla = np.sqrt(wx * wx + wy * wy + wz * wz)
-    nva = nx * la[0] + ny * la[1] + nz * la[2]
-    wx, wy, wz = lb[3], lb[4], lb[5]
-    uxb = ny * wz - nz * wy
-    uyb = nz * wx - nx * wz
-    uzb = nx * wy - ny * wx
-    ulb = np.sqrt(uxb * uxb + uyb * uyb + uzb * uzb)
-    wlb = np.sqrt(wx * wx + wy * wy + wz * wz)
-    nvb = nx * lb[0] + ny * lb[1] + nz * lb[2]
+    nva, uxa, uya, uza, ula, wla = axis_terms(la, nx, ny, nz)
+    nvb, uxb, uyb, uzb, ulb, wlb = axis_terms(lb, nx, ny, nz)
     # B's side: up to three (level, q', |q''|, |u| reach) rows
     count_b = 3 if b_mode == B_MESH else 1
     level_b = np.empty(3)
@@ -278,22 +279,9 @@ def contact_axis(b_mode, tri_a, tri_b, nx, ny, nz, gap, kb, pb, ptb, identity, h
     bx, by, bz = nx, ny, nz
     last = 2 if b_mode == B_MESH else 1
     for side in range(last):
-        tri = tri_a if side == 0 else tri_b
-        ex = tri[1, 0] - tri[0, 0]
-        ey = tri[1, 1] - tri[0, 1]
-        ez = tri[1, 2] - tri[0, 2]
-        fx = tri[2, 0] - tri[0, 0]
-        fy = tri[2, 1] - tri[0, 1]
-        fz = tri[2, 2] - tri[0, 2]
-        cx = ey * fz - ez * fy
-        cy = ez * fx - ex * fz
-        cz = ex * fy - ey * fx
-        length = np.sqrt(cx * cx + cy * cy + cz * cz)
+        cx, cy, cz, length = _face_normal(tri_a if side == 0 else tri_b)
         if length == 0.0:
             continue
-        cx /= length
-        cy /= length
-        cz /= length
         for sign in (1.0, -1.0):
             g = axis_gap(b_mode, tri_a, tri_b, sign * cx, sign * cy, sign * cz, kb, pb, ptb, identity, hints)
             if g >= best - eps:

@@ -229,6 +229,14 @@ def _touching_pair(b_mode, two_sided, ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, kb, pb
 
 # ----------------------------------------------------------------------------------------------
 # binary min-heap of node pairs keyed by their time bound (best-first search)
+@njit(cache=True, nogil=True, inline="always")
+def _heap_place(heap_t, heap_i, k, t, ia, ib):
+    """Write the entry (t, ia, ib) to slot k."""
+    heap_t[k] = t
+    heap_i[k, 0] = ia
+    heap_i[k, 1] = ib
+
+
 @njit(cache=True, nogil=True)
 def _heap_push(heap_t, heap_i, size, t, ia, ib):
     """Push (t, ia, ib); returns the (possibly grown) arrays and the new size."""
@@ -244,13 +252,9 @@ def _heap_push(heap_t, heap_i, size, t, ia, ib):
         parent = (k - 1) >> 1
         if heap_t[parent] <= t:
             break
-        heap_t[k] = heap_t[parent]
-        heap_i[k, 0] = heap_i[parent, 0]
-        heap_i[k, 1] = heap_i[parent, 1]
+        _heap_place(heap_t, heap_i, k, heap_t[parent], heap_i[parent, 0], heap_i[parent, 1])
         k = parent
-    heap_t[k] = t
-    heap_i[k, 0] = ia
-    heap_i[k, 1] = ib
+    _heap_place(heap_t, heap_i, k, t, ia, ib)
     return heap_t, heap_i, size + 1
 
 
@@ -274,13 +278,9 @@ def _heap_pop(heap_t, heap_i, size):
                 child += 1
             if heap_t[child] >= last_t:
                 break
-            heap_t[k] = heap_t[child]
-            heap_i[k, 0] = heap_i[child, 0]
-            heap_i[k, 1] = heap_i[child, 1]
+            _heap_place(heap_t, heap_i, k, heap_t[child], heap_i[child, 0], heap_i[child, 1])
             k = child
-        heap_t[k] = last_t
-        heap_i[k, 0] = last_a
-        heap_i[k, 1] = last_b
+        _heap_place(heap_t, heap_i, k, last_t, last_a, last_b)
     return t, ia, ib, size
 
 

@@ -10,9 +10,9 @@ from touche._kernels import ensure_fresh_cache
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
-from touche._kernels.convex.gjk import GJK_MAX_ITERATIONS, WARM_SIZE, distance_single  # noqa: E402
-from touche._kernels.motion.ccd import KIND_KEYFRAMES, SEGMENT_SIZE, ball_advance, first_order_step  # noqa: E402
-from touche._kernels.motion.ccd import motion_rho, motion_state, point_rate, support_world  # noqa: E402
+from touche._kernels.convex.gjk import GJK_MAX_ITERATIONS, distance_single  # noqa: E402
+from touche._kernels.motion.ccd import KIND_KEYFRAMES, SEGMENT_SIZE, advancement_scratch, ball_advance  # noqa: E402
+from touche._kernels.motion.ccd import first_order_step, motion_rho, motion_state, point_rate, support_world  # noqa: E402
 from touche import tolerance as _tol  # noqa: E402
 from touche._kernels.motion.ccd_node_bounds import apply_pose, axis_terms, ball_rates, safe_step  # noqa: E402
 
@@ -95,13 +95,7 @@ def hull_advance(ka, pa, pta, ball_a, mpa, kb, pb, ptb, ball_b, mpb, t_max, marg
     Also returns ``closed``: it stopped because the hulls came within ``handover`` (not at the
     step cap or t_max); then ``witness`` (9,) holds the last GJK direction (A -> B) and closest
     points on A's and B's hulls, world frame. Returns (t, steps, missed, closed)."""
-    pose_a = np.empty((4, 4))
-    pose_b = np.empty((4, 4))
-    state_a = np.empty(10)
-    state_b = np.empty(10)
-    warm = np.zeros(WARM_SIZE)
-    hints_a = np.zeros(2, dtype=np.int64)
-    hints_b = np.zeros(2, dtype=np.int64)
+    pose_a, pose_b, state_a, state_b, warm, hints_a, hints_b = advancement_scratch()
     # the bounding balls first: their gap bounds the hulls' (the balls hold them), a step costs
     # no support walk, and far apart they step as far as the hulls would
     t, first, missed = ball_advance(mpa, ball_a, motion_rho(mpa, ball_a), mpb, ball_b, motion_rho(mpb, ball_b), t_max,

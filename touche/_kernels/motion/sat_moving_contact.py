@@ -94,21 +94,24 @@ def _inside2d(px, py, xy, hull, k, eps):
 
 
 @njit(cache=True, nogil=True)
-def _intersect2d(xy, ha, ka, hb, kb, eps, out, m):
-    """Append to out[m:] the candidate vertices of conv(ha) n conv(hb) (vertices inside the
-    other, proper edge crossings); returns the new count."""
-    for i in range(ka):
-        p = ha[i]
-        if _inside2d(xy[p, 0], xy[p, 1], xy, hb, kb, eps):
+def _append_inside2d(xy, h, k, h_in, k_in, eps, out, m):
+    """Append to out[m:] the vertices of hull h (k indices) within eps of conv(h_in); returns
+    the new count."""
+    for i in range(k):
+        p = h[i]
+        if _inside2d(xy[p, 0], xy[p, 1], xy, h_in, k_in, eps):
             out[m, 0] = xy[p, 0]
             out[m, 1] = xy[p, 1]
             m += 1
-    for j in range(kb):
-        q = hb[j]
-        if _inside2d(xy[q, 0], xy[q, 1], xy, ha, ka, eps):
-            out[m, 0] = xy[q, 0]
-            out[m, 1] = xy[q, 1]
-            m += 1
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _intersect2d(xy, ha, ka, hb, kb, eps, out, m):
+    """Append to out[m:] the candidate vertices of conv(ha) n conv(hb) (vertices inside the
+    other, proper edge crossings); returns the new count."""
+    m = _append_inside2d(xy, ha, ka, hb, kb, eps, out, m)
+    m = _append_inside2d(xy, hb, kb, ha, ka, eps, out, m)
     if ka < 2 or kb < 2:
         return m
     ea = ka if ka > 2 else 1

@@ -167,6 +167,15 @@ def _intersection_local(pa, qa, oa, eda, pb, qb, ob, edb, tol, out):
     return _classify(pa, qa, oa, pb, qb, ob, pts, nk, eps, out)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _across_line(pts, i, p0, dx, dy, dz):
+    """d x r for r = pts[i] - p0: its length is pts[i]'s distance to the line p0 + s d (unit d)."""
+    rx = pts[i, 0] - p0[0]
+    ry = pts[i, 1] - p0[1]
+    rz = pts[i, 2] - p0[2]
+    return dy * rz - dz * ry, dz * rx - dx * rz, dx * ry - dy * rx
+
+
 @njit(cache=True, nogil=True)
 def _classify(pa, qa, oa, pb, qb, ob, pts, nk, eps, out):
     """Dimension of the point set (point, segment, polygon, polyhedron) and its vertices: the two
@@ -194,13 +203,8 @@ def _classify(pa, qa, oa, pb, qb, ob, pts, nk, eps, out):
     best = 0.0
     far2 = 0
     for i in range(nk):
-        rx = pts[i, 0] - p0[0]
-        ry = pts[i, 1] - p0[1]
-        rz = pts[i, 2] - p0[2]
-        # squared distance to the line as |r x d|^2 (|r|^2 - (r.d)^2 cancels for long r)
-        cx = ry * dz - rz * dy
-        cy = rz * dx - rx * dz
-        cz = rx * dy - ry * dx
+        # squared distance to the line as |d x r|^2 (|r|^2 - (r.d)^2 cancels for long r)
+        cx, cy, cz = _across_line(pts, i, p0, dx, dy, dz)
         d = cx * cx + cy * cy + cz * cz
         if d > best:
             best = d
@@ -221,12 +225,7 @@ def _classify(pa, qa, oa, pb, qb, ob, pts, nk, eps, out):
         out[0] = pts[ilo]
         out[1] = pts[ihi]
         return kinds.SET_SEGMENT, 2
-    rx = pts[far2, 0] - p0[0]
-    ry = pts[far2, 1] - p0[1]
-    rz = pts[far2, 2] - p0[2]
-    nx = dy * rz - dz * ry
-    ny = dz * rx - dx * rz
-    nz = dx * ry - dy * rx
+    nx, ny, nz = _across_line(pts, far2, p0, dx, dy, dz)
     nl = np.sqrt(nx * nx + ny * ny + nz * nz)
     nx /= nl
     ny /= nl

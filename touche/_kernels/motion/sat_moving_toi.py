@@ -12,7 +12,7 @@ from touche._kernels.base.jit import njit
 from touche import tolerance as _tolerance
 
 from touche._kernels.base import kinds
-from touche._kernels.convex.support import relative_transform
+from touche._kernels.convex.support import relative_transform, to_world_vector
 from touche._kernels.primitives.sat import project_extent
 
 
@@ -132,6 +132,46 @@ def _first_direction(points, start, count):
     return -1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _edge_cross(qa, i, qb, j):
+    """(a x b, whether it spans an axis) of the edge directions a = qa[i], b = qb[j]: not when
+    they are near-parallel (|a x b|^2 <= PARALLEL |a|^2 |b|^2, S0 erratum L511)."""
+    ax = qa[i, 0]
+    ay = qa[i, 1]
+    az = qa[i, 2]
+    bx = qb[j, 0]
+    by = qb[j, 1]
+    bz = qb[j, 2]
+    cx = ay * bz - az * by
+    cy = az * bx - ax * bz
+    cz = ax * by - ay * bx
+    spans = cx * cx + cy * cy + cz * cz > PARALLEL * (ax * ax + ay * ay + az * az) * (bx * bx + by * by + bz * bz)
+    return cx, cy, cz, spans
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _cross_axis(nx, ny, nz, q, row, qa, nva, qb, nvb, wx, wy, wz, tol, t_max, st):
+    """_axis along n x e, e = q[row] (a direction)."""
+    ex = q[row, 0]
+    ey = q[row, 1]
+    ez = q[row, 2]
+    return _axis(ny * ez - nz * ey, nz * ex - nx * ez, nx * ey - ny * ex, qa, nva, qb, nvb, wx, wy, wz, tol, t_max, st)
+
+
+@njit(cache=True, nogil=True)
+def _in_plane_axes(q_flat, normal_row, q_other, edge_start, edge_count, qa, nva, qb, nvb, wx, wy, wz, tol, t_max, st):
+    """The axes n x e of a flat shape's plane normal n = q_flat[normal_row] with the other shape's
+    edge directions e = q_other[edge_start:edge_start + edge_count], through _axis; True when the
+    contact-time interval became empty."""
+    nx = q_flat[normal_row, 0]
+    ny = q_flat[normal_row, 1]
+    nz = q_flat[normal_row, 2]
+    for j in range(edge_start, edge_start + edge_count):
+        if _cross_axis(nx, ny, nz, q_other, j, qa, nva, qb, nvb, wx, wy, wz, tol, t_max, st):
+            return True
+    return False
+
+
 @njit(cache=True, nogil=True)
 def _toi_local(ka, pa, qa, kb, pb, qb, wx, wy, wz, t_max, tol, st):
     """TFirst / TLast in B's frame (qa: A's packed points moved into it). Fills st; returns True
@@ -164,75 +204,30 @@ def _toi_local(ka, pa, qa, kb, pb, qb, wx, wy, wz, t_max, tol, st):
     db0 = nvb + npb
     # 2. edge x edge, near-parallel pairs skipped (S0 erratum L511)
     for i in range(da0, da0 + nda):
-        ax = qa[i, 0]
-        ay = qa[i, 1]
-        az = qa[i, 2]
-        la = ax * ax + ay * ay + az * az
         for j in range(db0, db0 + ndb):
-            bx = qb[j, 0]
-            by = qb[j, 1]
-            bz = qb[j, 2]
-            cx = ay * bz - az * by
-            cy = az * bx - ax * bz
-            cz = ax * by - ay * bx
-            if cx * cx + cy * cy + cz * cz <= PARALLEL * la * (bx * bx + by * by + bz * bz):
-                continue
-            if _axis(cx, cy, cz, qa, nva, qb, nvb, wx, wy, wz, tol, t_max, st):
+            cx, cy, cz, spans = _edge_cross(qa, i, qb, j)
+            if spans and _axis(cx, cy, cz, qa, nva, qb, nvb, wx, wy, wz, tol, t_max, st):
                 return True
     # 3. in-plane axes n x e of a flat shape against the other's edges (coplanar at contact)
-    if _is_flat(ka, pa):
-        nx = qa[nva, 0]
-        ny = qa[nva, 1]
-        nz = qa[nva, 2]
-        for j in range(db0, db0 + ndb):
-            bx = qb[j, 0]
-            by = qb[j, 1]
-            bz = qb[j, 2]
-            if _axis(ny * bz - nz * by, nz * bx - nx * bz, nx * by - ny * bx,
-                     qa, nva, qb, nvb, wx, wy, wz, tol, t_max, st):
-                return True
-    if _is_flat(kb, pb):
-        nx = qb[nvb, 0]
-        ny = qb[nvb, 1]
-        nz = qb[nvb, 2]
-        for i in range(da0, da0 + nda):
-            ax = qa[i, 0]
-            ay = qa[i, 1]
-            az = qa[i, 2]
-            if _axis(ny * az - nz * ay, nz * ax - nx * az, nx * ay - ny * ax,
-                     qa, nva, qb, nvb, wx, wy, wz, tol, t_max, st):
-                return True
+    if _is_flat(ka, pa) and _in_plane_axes(qa, nva, qb, db0, ndb, qa, nva, qb, nvb, wx, wy, wz, tol, t_max, st):
+        return True
+    if _is_flat(kb, pb) and _in_plane_axes(qb, nvb, qa, da0, nda, qa, nva, qb, nvb, wx, wy, wz, tol, t_max, st):
+        return True
     # 4. both at most one-dimensional (zero-area triangles): M is a parallelogram, segment or point
     if npa == 0 and npb == 0:
         ia = _first_direction(qa, da0, nda)
         ib = _first_direction(qb, db0, ndb)
+        if ia >= 0 and ib >= 0:
+            mx, my, mz, spans = _edge_cross(qa, ia, qb, ib)
+            if spans:
+                # parallelogram: its normal m (tested in 2.) and the in-plane normals m x e
+                if _cross_axis(mx, my, mz, qa, ia, qa, nva, qb, nvb, wx, wy, wz, tol, t_max, st):
+                    return True
+                return _cross_axis(mx, my, mz, qb, ib, qa, nva, qb, nvb, wx, wy, wz, tol, t_max, st)
         ex = 0.0
         ey = 0.0
         ez = 0.0
-        mx = 0.0
-        my = 0.0
-        mz = 0.0
-        if ia >= 0 and ib >= 0:
-            ax = qa[ia, 0]
-            ay = qa[ia, 1]
-            az = qa[ia, 2]
-            bx = qb[ib, 0]
-            by = qb[ib, 1]
-            bz = qb[ib, 2]
-            mx = ay * bz - az * by
-            my = az * bx - ax * bz
-            mz = ax * by - ay * bx
-            if mx * mx + my * my + mz * mz > PARALLEL * (ax * ax + ay * ay + az * az) * (bx * bx + by * by + bz * bz):
-                # parallelogram: its normal m (tested in 2.) and the in-plane normals m x e
-                if _axis(my * az - mz * ay, mz * ax - mx * az, mx * ay - my * ax,
-                         qa, nva, qb, nvb, wx, wy, wz, tol, t_max, st):
-                    return True
-                return _axis(my * bz - mz * by, mz * bx - mx * bz, mx * by - my * bx,
-                             qa, nva, qb, nvb, wx, wy, wz, tol, t_max, st)
-            ex = ax
-            ey = ay
-            ez = az
-        elif ia >= 0:
+        if ia >= 0:
             ex = qa[ia, 0]
             ey = qa[ia, 1]
             ez = qa[ia, 2]
@@ -272,14 +267,6 @@ def local_velocity(tb, va, vb):
 
 
 @njit(cache=True, nogil=True)
-def _world_vector(tb, x, y, z):
-    out = np.empty(3)
-    for i in range(3):
-        out[i] = tb[i, 0] * x + tb[i, 1] * y + tb[i, 2] * z
-    return out
-
-
-@njit(cache=True, nogil=True)
 def polytope_time_of_impact(ka, pa, pta, tra, eda, ta, va, kb, pb, ptb, trb, edb, tb, vb, t_max, tolerance):
     """First / last time of contact of two translating polytopes (S0 sections 5-6, Ericson 5.5.2).
 
@@ -299,10 +286,10 @@ def polytope_time_of_impact(ka, pa, pta, tra, eda, ta, va, kb, pb, ptb, trb, edb
     st = np.empty(9)
     empty = _toi_local(ka, pa, qa, kb, pb, ptb, wx, wy, wz, t_max, tolerance, st)
     if empty:
-        return kinds.MISS, np.inf, np.nan, _world_vector(tb, st[2], st[3], st[4])
+        return kinds.MISS, np.inf, np.nan, to_world_vector(tb, st[2], st[3], st[4])
     if st[0] > 0.0:
-        return kinds.HIT, st[0], st[1], _world_vector(tb, st[2], st[3], st[4])
-    return kinds.ALREADY_TOUCHING, 0.0, st[1], _world_vector(tb, st[6], st[7], st[8])
+        return kinds.HIT, st[0], st[1], to_world_vector(tb, st[2], st[3], st[4])
+    return kinds.ALREADY_TOUCHING, 0.0, st[1], to_world_vector(tb, st[6], st[7], st[8])
 
 
 @njit(cache=True, nogil=True)
