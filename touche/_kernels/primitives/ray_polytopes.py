@@ -259,7 +259,12 @@ def tetrahedron_planes(a, b, c, dd):
     vertex. A face with zero area gives the all-zero row (no constraint), so a flat
     tetrahedron never produces NaN."""
     P = np.zeros((4, 4))
-    V = np.vstack((a, b, c, dd))
+    V = np.empty((4, 3))
+    for i in range(3):
+        V[0, i] = a[i]
+        V[1, i] = b[i]
+        V[2, i] = c[i]
+        V[3, i] = dd[i]
     # face k omits vertex k
     for k in range(4):
         if k == 0:

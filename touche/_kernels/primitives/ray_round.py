@@ -51,14 +51,15 @@ def _cyl_interval(o, d, p0, p1, r):
     return ok, t_in + t0, f_in, t_out + t0, f_out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _axial_split(o, d, p, q):
     """The line o + t d in the frame of the axis p -> q (length H, unit direction a): the axial
     parts ma = (o - p).a, da = d.a, the radial parts mp = (o - p) - ma a, dp = d - da a, and the
     chord [t_in, t_out] of the line in the slab 0 <= (x - p).a <= H, with faces 1 (the plane
     through p) and 2 (through q). Returns (ok, H, ma, da, mp, dp, t_in, f_in, t_out, f_out);
     ok False for p == q or a line parallel to the slab and outside it. A line across the slab
-    (da == 0) has the chord (-inf, inf): a face at an infinite end is never reported."""
+    (da == 0) has the chord (-inf, inf): a face at an infinite end is never reported.
+    Inline: called, returning its two arrays made ray_cylinder / ray_cone 6-9 % slower."""
     w = np.empty(3)
     for i in range(3):
         w[i] = q[i] - p[i]
