@@ -381,6 +381,30 @@ def _filter_verdict(det, errbound):
     return errbound == 0.0, 0.0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _minus(a, b):
+    """The coordinate differences a - b of two (3,) points, as scalars."""
+    return a[0] - b[0], a[1] - b[1], a[2] - b[2]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _minor2(ax, ay, bx, by):
+    """The 2x2 minor ax by - bx ay and its permanent |ax by| + |bx ay|."""
+    p = ax * by
+    q = bx * ay
+    return p - q, abs(p) + abs(q)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _det3_by_last_column(ax, ay, az, bx, by, bz, cx, cy, cz):
+    """det [[ax ay az] [bx by bz] [cx cy cz]] expanded along its last column, and its permanent:
+    the filter of orient3d (z differences) and of incircle2d (lifts in the last column)."""
+    bc, bcp = _minor2(bx, by, cx, cy)
+    ca, cap = _minor2(cx, cy, ax, ay)
+    ab, abp = _minor2(ax, ay, bx, by)
+    return (az * bc + bz * ca) + cz * ab, (bcp * abs(az) + cap * abs(bz)) + abp * abs(cz)
+
+
 @njit(cache=True, nogil=True)
 def orient2d(ax, ay, bx, by, cx, cy):
     """ORIENT2D(A, B, C) = det [[ax ay 1] [bx by 1] [cx cy 1]] (Ericson 3.1.6.1).
@@ -414,26 +438,11 @@ def orient3d(a, b, c, d):
     points are coplanar.  The value is six times the signed volume of tetrahedron ABCD.
     Sign exact for all finite inputs; magnitude approximate.
     """
-    adx = a[0] - d[0]
-    bdx = b[0] - d[0]
-    cdx = c[0] - d[0]
-    ady = a[1] - d[1]
-    bdy = b[1] - d[1]
-    cdy = c[1] - d[1]
-    adz = a[2] - d[2]
-    bdz = b[2] - d[2]
-    cdz = c[2] - d[2]
+    adx, ady, adz = _minus(a, d)
+    bdx, bdy, bdz = _minus(b, d)
+    cdx, cdy, cdz = _minus(c, d)
     if _all_admissible((adx, bdx, cdx, ady, bdy, cdy, adz, bdz, cdz), TINY_O3):
-        bdxcdy = bdx * cdy
-        cdxbdy = cdx * bdy
-        cdxady = cdx * ady
-        adxcdy = adx * cdy
-        adxbdy = adx * bdy
-        bdxady = bdx * ady
-        det = (adz * (bdxcdy - cdxbdy) + bdz * (cdxady - adxcdy)) + cdz * (adxbdy - bdxady)
-        perm = ((abs(bdxcdy) + abs(cdxbdy)) * abs(adz)
-                + (abs(cdxady) + abs(adxcdy)) * abs(bdz)) \
-            + (abs(adxbdy) + abs(bdxady)) * abs(cdz)
+        det, perm = _det3_by_last_column(adx, ady, adz, bdx, bdy, bdz, cdx, cdy, cdz)
         decided, value = _filter_verdict(det, ERR_O3 * perm)
         if decided:
             return value
@@ -455,19 +464,10 @@ def incircle2d(ax, ay, bx, by, cx, cy, dx, dy):
     bdy = by - dy
     cdy = cy - dy
     if _all_admissible((adx, bdx, cdx, ady, bdy, cdy), TINY_IC):
-        bdxcdy = bdx * cdy
-        cdxbdy = cdx * bdy
         alift = adx * adx + ady * ady
-        cdxady = cdx * ady
-        adxcdy = adx * cdy
         blift = bdx * bdx + bdy * bdy
-        adxbdy = adx * bdy
-        bdxady = bdx * ady
         clift = cdx * cdx + cdy * cdy
-        det = (alift * (bdxcdy - cdxbdy) + blift * (cdxady - adxcdy)) \
-            + clift * (adxbdy - bdxady)
-        perm = ((abs(bdxcdy) + abs(cdxbdy)) * alift + (abs(cdxady) + abs(adxcdy)) * blift) \
-            + (abs(adxbdy) + abs(bdxady)) * clift
+        det, perm = _det3_by_last_column(adx, ady, alift, bdx, bdy, blift, cdx, cdy, clift)
         decided, value = _filter_verdict(det, ERR_IC * perm)
         if decided:
             return value
@@ -488,37 +488,17 @@ def insphere(a, b, c, d, e):
     A, B, C, D, negative when outside, zero when cospherical (reversed if orient3d < 0).
     Sign exact for all finite inputs; magnitude approximate.
     """
-    aex = a[0] - e[0]
-    bex = b[0] - e[0]
-    cex = c[0] - e[0]
-    dex = d[0] - e[0]
-    aey = a[1] - e[1]
-    bey = b[1] - e[1]
-    cey = c[1] - e[1]
-    dey = d[1] - e[1]
-    aez = a[2] - e[2]
-    bez = b[2] - e[2]
-    cez = c[2] - e[2]
-    dez = d[2] - e[2]
+    aex, aey, aez = _minus(a, e)
+    bex, bey, bez = _minus(b, e)
+    cex, cey, cez = _minus(c, e)
+    dex, dey, dez = _minus(d, e)
     if _all_admissible((aex, bex, cex, dex, aey, bey, cey, dey, aez, bez, cez, dez), TINY_IS):
-        aexbey = aex * bey
-        bexaey = bex * aey
-        ab = aexbey - bexaey
-        bexcey = bex * cey
-        cexbey = cex * bey
-        bc = bexcey - cexbey
-        cexdey = cex * dey
-        dexcey = dex * cey
-        cd = cexdey - dexcey
-        dexaey = dex * aey
-        aexdey = aex * dey
-        da = dexaey - aexdey
-        aexcey = aex * cey
-        cexaey = cex * aey
-        ac = aexcey - cexaey
-        bexdey = bex * dey
-        dexbey = dex * bey
-        bd = bexdey - dexbey
+        ab, abp = _minor2(aex, aey, bex, bey)
+        bc, bcp = _minor2(bex, bey, cex, cey)
+        cd, cdp = _minor2(cex, cey, dex, dey)
+        da, dap = _minor2(dex, dey, aex, aey)
+        ac, acp = _minor2(aex, aey, cex, cey)
+        bd, bdp = _minor2(bex, bey, dex, dey)
         # 3x3 minors of the (x, y, z) columns: abc = det(a, b, c), etc.
         abc = (aez * bc - bez * ac) + cez * ab
         bcd = (bez * cd - cez * bd) + dez * bc
@@ -530,12 +510,6 @@ def insphere(a, b, c, d, e):
         dlift = (dex * dex + dey * dey) + dez * dez
         # Laplace expansion along the lift column of det4 [a-e, |a-e|^2; ...]
         det = (dlift * abc - clift * dab) + (blift * cda - alift * bcd)
-        abp = abs(aexbey) + abs(bexaey)
-        bcp = abs(bexcey) + abs(cexbey)
-        cdp = abs(cexdey) + abs(dexcey)
-        dap = abs(dexaey) + abs(aexdey)
-        acp = abs(aexcey) + abs(cexaey)
-        bdp = abs(bexdey) + abs(dexbey)
         abcp = (abs(aez) * bcp + abs(bez) * acp) + abs(cez) * abp
         bcdp = (abs(bez) * cdp + abs(cez) * bdp) + abs(dez) * bcp
         cdap = (abs(cez) * dap + abs(dez) * acp) + abs(aez) * cdp
