@@ -297,85 +297,58 @@ def _orient2d_exact(ax, ay, bx, by, cx, cy):
 
 
 @njit(cache=True, nogil=True)
-def _orient3d_exact(P):
-    """P (4,3) rows a, b, c, d: exact det of [[P 1]] (Leibniz expansion, 24 monomials)."""
-    F = np.empty((24, 3))
-    s = np.empty(24)
-    perm = np.empty(4, np.int64)
-    t = 0
-    for i in range(4):
-        for j in range(4):
-            if j == i:
-                continue
-            for k in range(4):
-                if k == i or k == j:
-                    continue
-                l = 6 - i - j - k
-                perm[0] = i; perm[1] = j; perm[2] = k; perm[3] = l
-                F[t, 0] = P[i, 0]
-                F[t, 1] = P[j, 1]
-                F[t, 2] = P[k, 2]
-                s[t] = _perm_sign(perm, 4)
-                t += 1
-    return _exact_sum_of_products(F, s, 24)
+def _next_permutation(p, n):
+    """In place: p[0:n] becomes the next permutation in lexicographic order; False (p left
+    as it is) after the last one."""
+    i = n - 2
+    while i >= 0 and p[i] >= p[i + 1]:
+        i -= 1
+    if i < 0:
+        return False
+    j = n - 1
+    while p[j] <= p[i]:
+        j -= 1
+    p[i], p[j] = p[j], p[i]
+    lo = i + 1
+    hi = n - 1
+    while lo < hi:
+        p[lo], p[hi] = p[hi], p[lo]
+        lo += 1
+        hi -= 1
+    return True
 
 
 @njit(cache=True, nogil=True)
-def _incircle_exact(P):
-    """P (4,2) rows a, b, c, d: exact det of [[x y x^2+y^2 1]] (48 monomials)."""
-    F = np.empty((48, 4))
-    s = np.empty(48)
-    perm = np.empty(4, np.int64)
+def _lifted_det_exact(P, lift):
+    """Exact det of the n x n matrix whose row i is [P[i], |P[i]|^2, 1] (lift True) or
+    [P[i], 1] (lift False), n = P.shape[0]: orient3d (P (4,3)), incircle (P (4,2), lift),
+    insphere (P (5,3), lift). Leibniz expansion over the permutations perm of the rows in
+    lexicographic order: coordinate column c takes row perm[c], the lift column row perm[dim]
+    (one monomial per squared coordinate), the column of ones the last row."""
+    n = P.shape[0]
+    dim = P.shape[1]
+    per_perm = dim if lift else 1
+    deg = dim + 2 if lift else dim
+    count = per_perm
+    for i in range(2, n + 1):
+        count *= i
+    F = np.empty((count, deg))
+    s = np.empty(count)
+    perm = np.arange(n)
     t = 0
-    for i in range(4):
-        for j in range(4):
-            if j == i:
-                continue
-            for k in range(4):
-                if k == i or k == j:
-                    continue
-                l = 6 - i - j - k
-                perm[0] = i; perm[1] = j; perm[2] = k; perm[3] = l
-                sg = _perm_sign(perm, 4)
-                for q in range(2):
-                    F[t, 0] = P[i, 0]
-                    F[t, 1] = P[j, 1]
-                    F[t, 2] = P[k, q]
-                    F[t, 3] = P[k, q]
-                    s[t] = sg
-                    t += 1
-    return _exact_sum_of_products(F, s, 48)
-
-
-@njit(cache=True, nogil=True)
-def _insphere_exact(P):
-    """P (5,3) rows a..e: exact det of [[x y z x^2+y^2+z^2 1]] (360 monomials)."""
-    F = np.empty((360, 5))
-    s = np.empty(360)
-    perm = np.empty(5, np.int64)
-    t = 0
-    for i in range(5):
-        for j in range(5):
-            if j == i:
-                continue
-            for k in range(5):
-                if k == i or k == j:
-                    continue
-                for l in range(5):
-                    if l == i or l == j or l == k:
-                        continue
-                    m = 10 - i - j - k - l
-                    perm[0] = i; perm[1] = j; perm[2] = k; perm[3] = l; perm[4] = m
-                    sg = _perm_sign(perm, 5)
-                    for q in range(3):
-                        F[t, 0] = P[i, 0]
-                        F[t, 1] = P[j, 1]
-                        F[t, 2] = P[k, 2]
-                        F[t, 3] = P[l, q]
-                        F[t, 4] = P[l, q]
-                        s[t] = sg
-                        t += 1
-    return _exact_sum_of_products(F, s, 360)
+    more = True
+    while more:
+        sg = _perm_sign(perm, n)
+        for q in range(per_perm):
+            for c in range(dim):
+                F[t, c] = P[perm[c], c]
+            if lift:
+                F[t, dim] = P[perm[dim], q]
+                F[t, dim + 1] = P[perm[dim], q]
+            s[t] = sg
+            t += 1
+        more = _next_permutation(perm, n)
+    return _exact_sum_of_products(F, s, count)
 
 
 # --------------------------------------------------------------------------------------------
@@ -390,6 +363,48 @@ def _admissible(v, tiny):
     return a == 0.0 or a >= tiny
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _all_admissible(values, tiny):
+    """True when every coordinate difference in the tuple ``values`` is admissible."""
+    for v in values:
+        if not _admissible(v, tiny):
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _filter_verdict(det, errbound):
+    """(True, value with the exact sign) when the filter decides: |det| above the error bound,
+    or a zero bound (every monomial has an exactly-zero factor: the determinant is 0)."""
+    if det > errbound or -det > errbound:
+        return True, det
+    return errbound == 0.0, 0.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _minus(a, b):
+    """The coordinate differences a - b of two (3,) points, as scalars."""
+    return a[0] - b[0], a[1] - b[1], a[2] - b[2]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _minor2(ax, ay, bx, by):
+    """The 2x2 minor ax by - bx ay and its permanent |ax by| + |bx ay|."""
+    p = ax * by
+    q = bx * ay
+    return p - q, abs(p) + abs(q)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _det3_by_last_column(ax, ay, az, bx, by, bz, cx, cy, cz):
+    """det [[ax ay az] [bx by bz] [cx cy cz]] expanded along its last column, and its permanent:
+    the filter of orient3d (z differences) and of incircle2d (lifts in the last column)."""
+    bc, bcp = _minor2(bx, by, cx, cy)
+    ca, cap = _minor2(cx, cy, ax, ay)
+    ab, abp = _minor2(ax, ay, bx, by)
+    return (az * bc + bz * ca) + cz * ab, (bcp * abs(az) + cap * abs(bz)) + abp * abs(cz)
+
+
 @njit(cache=True, nogil=True)
 def orient2d(ax, ay, bx, by, cx, cy):
     """ORIENT2D(A, B, C) = det [[ax ay 1] [bx by 1] [cx cy 1]] (Ericson 3.1.6.1).
@@ -402,16 +417,13 @@ def orient2d(ax, ay, bx, by, cx, cy):
     bcx = bx - cx
     acy = ay - cy
     bcy = by - cy
-    if (_admissible(acx, TINY_O2) and _admissible(bcx, TINY_O2)
-            and _admissible(acy, TINY_O2) and _admissible(bcy, TINY_O2)):
+    if _all_admissible((acx, bcx, acy, bcy), TINY_O2):
         detleft = acx * bcy
         detright = acy * bcx
         det = detleft - detright
-        errbound = ERR_O2 * (abs(detleft) + abs(detright))
-        if det > errbound or -det > errbound:
-            return det
-        if errbound == 0.0:  # both products exactly 0 (some factor is exactly 0): det == 0
-            return 0.0
+        decided, value = _filter_verdict(det, ERR_O2 * (abs(detleft) + abs(detright)))
+        if decided:
+            return value
     return _orient2d_exact(ax, ay, bx, by, cx, cy)
 
 
@@ -426,42 +438,15 @@ def orient3d(a, b, c, d):
     points are coplanar.  The value is six times the signed volume of tetrahedron ABCD.
     Sign exact for all finite inputs; magnitude approximate.
     """
-    adx = a[0] - d[0]
-    bdx = b[0] - d[0]
-    cdx = c[0] - d[0]
-    ady = a[1] - d[1]
-    bdy = b[1] - d[1]
-    cdy = c[1] - d[1]
-    adz = a[2] - d[2]
-    bdz = b[2] - d[2]
-    cdz = c[2] - d[2]
-    ok = True
-    for v in (adx, bdx, cdx, ady, bdy, cdy, adz, bdz, cdz):
-        if not _admissible(v, TINY_O3):
-            ok = False
-    if ok:
-        bdxcdy = bdx * cdy
-        cdxbdy = cdx * bdy
-        cdxady = cdx * ady
-        adxcdy = adx * cdy
-        adxbdy = adx * bdy
-        bdxady = bdx * ady
-        det = (adz * (bdxcdy - cdxbdy) + bdz * (cdxady - adxcdy)) + cdz * (adxbdy - bdxady)
-        perm = ((abs(bdxcdy) + abs(cdxbdy)) * abs(adz)
-                + (abs(cdxady) + abs(adxcdy)) * abs(bdz)) \
-            + (abs(adxbdy) + abs(bdxady)) * abs(cdz)
-        errbound = ERR_O3 * perm
-        if det > errbound or -det > errbound:
-            return det
-        if errbound == 0.0:
-            return 0.0
-    P = np.empty((4, 3))
-    for i in range(3):
-        P[0, i] = a[i]
-        P[1, i] = b[i]
-        P[2, i] = c[i]
-        P[3, i] = d[i]
-    return _orient3d_exact(P)
+    adx, ady, adz = _minus(a, d)
+    bdx, bdy, bdz = _minus(b, d)
+    cdx, cdy, cdz = _minus(c, d)
+    if _all_admissible((adx, bdx, cdx, ady, bdy, cdy, adz, bdz, cdz), TINY_O3):
+        det, perm = _det3_by_last_column(adx, ady, adz, bdx, bdy, bdz, cdx, cdy, cdz)
+        decided, value = _filter_verdict(det, ERR_O3 * perm)
+        if decided:
+            return value
+    return _lifted_det_exact(np.vstack((a, b, c, d)), False)
 
 
 @njit(cache=True, nogil=True)
@@ -478,35 +463,20 @@ def incircle2d(ax, ay, bx, by, cx, cy, dx, dy):
     ady = ay - dy
     bdy = by - dy
     cdy = cy - dy
-    ok = True
-    for v in (adx, bdx, cdx, ady, bdy, cdy):
-        if not _admissible(v, TINY_IC):
-            ok = False
-    if ok:
-        bdxcdy = bdx * cdy
-        cdxbdy = cdx * bdy
+    if _all_admissible((adx, bdx, cdx, ady, bdy, cdy), TINY_IC):
         alift = adx * adx + ady * ady
-        cdxady = cdx * ady
-        adxcdy = adx * cdy
         blift = bdx * bdx + bdy * bdy
-        adxbdy = adx * bdy
-        bdxady = bdx * ady
         clift = cdx * cdx + cdy * cdy
-        det = (alift * (bdxcdy - cdxbdy) + blift * (cdxady - adxcdy)) \
-            + clift * (adxbdy - bdxady)
-        perm = ((abs(bdxcdy) + abs(cdxbdy)) * alift + (abs(cdxady) + abs(adxcdy)) * blift) \
-            + (abs(adxbdy) + abs(bdxady)) * clift
-        errbound = ERR_IC * perm
-        if det > errbound or -det > errbound:
-            return det
-        if errbound == 0.0:
-            return 0.0
+        det, perm = _det3_by_last_column(adx, ady, alift, bdx, bdy, blift, cdx, cdy, clift)
+        decided, value = _filter_verdict(det, ERR_IC * perm)
+        if decided:
+            return value
     P = np.empty((4, 2))
     P[0, 0] = ax; P[0, 1] = ay
     P[1, 0] = bx; P[1, 1] = by
     P[2, 0] = cx; P[2, 1] = cy
     P[3, 0] = dx; P[3, 1] = dy
-    return _incircle_exact(P)
+    return _lifted_det_exact(P, True)
 
 
 @njit(cache=True, nogil=True)
@@ -518,41 +488,17 @@ def insphere(a, b, c, d, e):
     A, B, C, D, negative when outside, zero when cospherical (reversed if orient3d < 0).
     Sign exact for all finite inputs; magnitude approximate.
     """
-    aex = a[0] - e[0]
-    bex = b[0] - e[0]
-    cex = c[0] - e[0]
-    dex = d[0] - e[0]
-    aey = a[1] - e[1]
-    bey = b[1] - e[1]
-    cey = c[1] - e[1]
-    dey = d[1] - e[1]
-    aez = a[2] - e[2]
-    bez = b[2] - e[2]
-    cez = c[2] - e[2]
-    dez = d[2] - e[2]
-    ok = True
-    for v in (aex, bex, cex, dex, aey, bey, cey, dey, aez, bez, cez, dez):
-        if not _admissible(v, TINY_IS):
-            ok = False
-    if ok:
-        aexbey = aex * bey
-        bexaey = bex * aey
-        ab = aexbey - bexaey
-        bexcey = bex * cey
-        cexbey = cex * bey
-        bc = bexcey - cexbey
-        cexdey = cex * dey
-        dexcey = dex * cey
-        cd = cexdey - dexcey
-        dexaey = dex * aey
-        aexdey = aex * dey
-        da = dexaey - aexdey
-        aexcey = aex * cey
-        cexaey = cex * aey
-        ac = aexcey - cexaey
-        bexdey = bex * dey
-        dexbey = dex * bey
-        bd = bexdey - dexbey
+    aex, aey, aez = _minus(a, e)
+    bex, bey, bez = _minus(b, e)
+    cex, cey, cez = _minus(c, e)
+    dex, dey, dez = _minus(d, e)
+    if _all_admissible((aex, bex, cex, dex, aey, bey, cey, dey, aez, bez, cez, dez), TINY_IS):
+        ab, abp = _minor2(aex, aey, bex, bey)
+        bc, bcp = _minor2(bex, bey, cex, cey)
+        cd, cdp = _minor2(cex, cey, dex, dey)
+        da, dap = _minor2(dex, dey, aex, aey)
+        ac, acp = _minor2(aex, aey, cex, cey)
+        bd, bdp = _minor2(bex, bey, dex, dey)
         # 3x3 minors of the (x, y, z) columns: abc = det(a, b, c), etc.
         abc = (aez * bc - bez * ac) + cez * ab
         bcd = (bez * cd - cez * bd) + dez * bc
@@ -564,27 +510,12 @@ def insphere(a, b, c, d, e):
         dlift = (dex * dex + dey * dey) + dez * dez
         # Laplace expansion along the lift column of det4 [a-e, |a-e|^2; ...]
         det = (dlift * abc - clift * dab) + (blift * cda - alift * bcd)
-        abp = abs(aexbey) + abs(bexaey)
-        bcp = abs(bexcey) + abs(cexbey)
-        cdp = abs(cexdey) + abs(dexcey)
-        dap = abs(dexaey) + abs(aexdey)
-        acp = abs(aexcey) + abs(cexaey)
-        bdp = abs(bexdey) + abs(dexbey)
         abcp = (abs(aez) * bcp + abs(bez) * acp) + abs(cez) * abp
         bcdp = (abs(bez) * cdp + abs(cez) * bdp) + abs(dez) * bcp
         cdap = (abs(cez) * dap + abs(dez) * acp) + abs(aez) * cdp
         dabp = (abs(dez) * abp + abs(aez) * bdp) + abs(bez) * dap
         perm = (dlift * abcp + clift * dabp) + (blift * cdap + alift * bcdp)
-        errbound = ERR_IS * perm
-        if det > errbound or -det > errbound:
-            return det
-        if errbound == 0.0:
-            return 0.0
-    P = np.empty((5, 3))
-    for i in range(3):
-        P[0, i] = a[i]
-        P[1, i] = b[i]
-        P[2, i] = c[i]
-        P[3, i] = d[i]
-        P[4, i] = e[i]
-    return _insphere_exact(P)
+        decided, value = _filter_verdict(det, ERR_IS * perm)
+        if decided:
+            return value
+    return _lifted_det_exact(np.vstack((a, b, c, d, e)), True)

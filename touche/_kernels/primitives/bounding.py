@@ -28,6 +28,7 @@ ensure_fresh_cache()
 from touche._kernels.base.jit import njit  # noqa: E402
 from touche._kernels.base.vec import cross as _cross  # noqa: E402
 from touche._kernels.base.vec import dot as _dot  # noqa: E402
+from touche._kernels.primitives.tri_distance import edges_normal  # noqa: E402
 
 
 # Total triangle area below AREA_DEGENERATE * scale^2 -> the triangles carry no usable surface
@@ -233,15 +234,7 @@ def triangle_covariance(vertices, triangles, ids):
             q[c] = vertices[tri[1], c] - ref[c]
             r[c] = vertices[tri[2], c] - ref[c]
             m[c] = (p[c] + q[c] + r[c]) / 3.0
-        e0 = q[0] - p[0]
-        e1 = q[1] - p[1]
-        e2 = q[2] - p[2]
-        f0 = r[0] - p[0]
-        f1 = r[1] - p[1]
-        f2 = r[2] - p[2]
-        n0 = e1 * f2 - e2 * f1
-        n1 = e2 * f0 - e0 * f2
-        n2 = e0 * f1 - e1 * f0
+        _, _, _, _, _, _, n0, n1, n2 = edges_normal((p[0], p[1], p[2], q[0], q[1], q[2], r[0], r[1], r[2]))
         area = 0.5 * np.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
         if area == 0.0:
             continue

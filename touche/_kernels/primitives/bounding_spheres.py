@@ -229,46 +229,41 @@ def _support_ball(support, m):
 # on the support set written out level by level (numba caches no self-recursive functions). The
 # support set never exceeds 4 points: at |support| = 4 the ball is fixed (the base case the
 # seed's code omits, see SEED-NOTES).
-@njit(cache=True, nogil=True)
-def _welzl3(points, order, end, support):
-    center, r2 = _support_ball(support, 3)
-    four = np.empty((4, 3))
-    four[:3] = support[:3]
+@njit(cache=True, nogil=True, inline="always")
+def _welzl_level(points, order, end, support, m, deeper_level):
+    """Smallest ball of points[order[:end]] with the m points of support on its boundary: a point
+    outside the current ball joins the support and ``deeper_level`` (the level for m + 1,
+    fixed at compile time) recomputes the ball over the points before it."""
+    center, r2 = _support_ball(support, m)
+    deeper = np.empty((4, 3))
+    deeper[:m] = support[:m]
     for i in range(end):
         p = points[order[i]]
         if _outside(p, center, r2):
-            four[3] = p
-            center, r2 = _support_ball(four, 4)
+            deeper[m] = p
+            center, r2 = deeper_level(points, order, i, deeper)
             _move_to_front(order, i)
     return center, r2
+
+
+@njit(cache=True, nogil=True)
+def _welzl4(points, order, end, support):
+    return _support_ball(support, 4)
+
+
+@njit(cache=True, nogil=True)
+def _welzl3(points, order, end, support):
+    return _welzl_level(points, order, end, support, 3, _welzl4)
 
 
 @njit(cache=True, nogil=True)
 def _welzl2(points, order, end, support):
-    center, r2 = _support_ball(support, 2)
-    deeper = np.empty((4, 3))
-    deeper[:2] = support[:2]
-    for i in range(end):
-        p = points[order[i]]
-        if _outside(p, center, r2):
-            deeper[2] = p
-            center, r2 = _welzl3(points, order, i, deeper)
-            _move_to_front(order, i)
-    return center, r2
+    return _welzl_level(points, order, end, support, 2, _welzl3)
 
 
 @njit(cache=True, nogil=True)
 def _welzl1(points, order, end, support):
-    center, r2 = _support_ball(support, 1)
-    deeper = np.empty((4, 3))
-    deeper[0] = support[0]
-    for i in range(end):
-        p = points[order[i]]
-        if _outside(p, center, r2):
-            deeper[1] = p
-            center, r2 = _welzl2(points, order, i, deeper)
-            _move_to_front(order, i)
-    return center, r2
+    return _welzl_level(points, order, end, support, 1, _welzl2)
 
 
 @njit(cache=True, nogil=True)

@@ -47,32 +47,35 @@ def triple_product(a, b, c):
             + a[2] * (b[0] * c[1] - b[1] * c[0]))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _scaled(v):
+    """(ok, m, v / m, |v / m|) with m = max |v_i|: dividing by m first keeps the squares clear of
+    under/overflow. ok False (and m alone meaningful) for a zero or non-finite v."""
+    m = max(abs(v[0]), max(abs(v[1]), abs(v[2])))
+    if not (m > 0.0) or m == INF:
+        return False, m, 0.0, 0.0, 0.0, 0.0
+    x0 = v[0] / m
+    x1 = v[1] / m
+    x2 = v[2] / m
+    return True, m, x0, x1, x2, np.sqrt(x0 * x0 + x1 * x1 + x2 * x2)
+
+
 @njit(cache=True, nogil=True)
 def safe_unit(v):
     """v / |v|, scaled first against under/overflow; zeros(3) for a zero (or non-finite) v."""
     out = np.zeros(3)
-    m = max(abs(v[0]), max(abs(v[1]), abs(v[2])))
-    if not (m > 0.0) or m == INF:
-        return out
-    x0 = v[0] / m
-    x1 = v[1] / m
-    x2 = v[2] / m
-    n = np.sqrt(x0 * x0 + x1 * x1 + x2 * x2)
-    out[0] = x0 / n
-    out[1] = x1 / n
-    out[2] = x2 / n
+    ok, m, x0, x1, x2, n = _scaled(v)
+    if ok:
+        out[0] = x0 / n
+        out[1] = x1 / n
+        out[2] = x2 / n
     return out
 
 
 @njit(cache=True, nogil=True)
 def safe_norm(v):
-    m = max(abs(v[0]), max(abs(v[1]), abs(v[2])))
-    if not (m > 0.0) or m == INF:
-        return m
-    x0 = v[0] / m
-    x1 = v[1] / m
-    x2 = v[2] / m
-    return m * np.sqrt(x0 * x0 + x1 * x1 + x2 * x2)
+    ok, m, x0, x1, x2, n = _scaled(v)
+    return m * n if ok else m
 
 
 @njit(cache=True, nogil=True)
@@ -103,6 +106,19 @@ def chord_hit(ok, t_in, f_in, t_out, f_out, t_max, solid):
         return 0, INF, f_in
     code, t = choose_hit(t_in, t_out, t_max, solid)
     return code, t, (f_in if code == 2 else f_out)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def clip_chord(t_in, f_in, t_out, f_out, t1, f1, t2, f2):
+    """The chord [t_in, t_out] (faces f_in, f_out) cut to [t1, t2] (faces f1, f2): a bound that
+    tightens an end takes its face along."""
+    if t1 > t_in:
+        t_in = t1
+        f_in = f1
+    if t2 < t_out:
+        t_out = t2
+        f_out = f2
+    return t_in, f_in, t_out, f_out
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -344,12 +360,8 @@ def _slabs(o, d, mn, mx):
                 t2 = tmp
                 f1 = 2 * i + 1
                 f2 = 2 * i
-            if t1 > t_in:
-                t_in = t1
-                f_in = f1
-            if t2 < t_out:  # erratum E L8407: the book prints `t2 > tmax`
-                t_out = t2
-                f_out = f2
+            # erratum E L8407: the book prints `t2 > tmax` for the exit test `t2 < t_out`
+            t_in, f_in, t_out, f_out = clip_chord(t_in, f_in, t_out, f_out, t1, f1, t2, f2)
             if t_in > t_out:
                 return False, INF, -1, -INF, -1
     return True, t_in, f_in, t_out, f_out

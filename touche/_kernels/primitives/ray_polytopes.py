@@ -11,7 +11,7 @@ from touche._kernels.base.jit import njit
 
 from touche._kernels.base.vec import cross as _cross  # noqa: E402
 from touche._kernels.base.vec import dot as _dot  # noqa: E402
-from touche._kernels.primitives.ray import INF, chord_hit, no_hit, safe_unit, triple_product
+from touche._kernels.primitives.ray import INF, chord_hit, clip_chord, no_hit, safe_unit, triple_product
 
 
 # --------------------------------------------------------------------------- triangles / polygons
@@ -229,14 +229,10 @@ def _poly_interval(o, d, planes):
                 return False, INF, -1, -INF, -1
         else:
             t = dist / denom
-            if denom < 0.0:
-                if t > t_in:
-                    t_in = t
-                    f_in = i
-            else:
-                if t < t_out:
-                    t_out = t
-                    f_out = i
+            if denom < 0.0:  # entering: the plane keeps [t, inf)
+                t_in, f_in, t_out, f_out = clip_chord(t_in, f_in, t_out, f_out, t, i, INF, -1)
+            else:  # exiting: it keeps (-inf, t]
+                t_in, f_in, t_out, f_out = clip_chord(t_in, f_in, t_out, f_out, -INF, -1, t, i)
             if t_in > t_out:
                 return False, INF, -1, -INF, -1
     return True, t_in, f_in, t_out, f_out

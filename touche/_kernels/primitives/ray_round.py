@@ -10,7 +10,7 @@ ensure_fresh_cache()
 from touche._kernels.base.jit import njit
 from touche._kernels.base.vec import dot as _dot  # noqa: E402
 from touche._kernels.primitives.ray import INF, choose_hit, quadratic_roots, safe_norm, safe_unit, sphere_interval
-from touche._kernels.primitives.ray import chord_hit, no_hit, unit_or_reversed
+from touche._kernels.primitives.ray import chord_hit, clip_chord, no_hit, unit_or_reversed
 
 
 # --------------------------------------------------------------------------- cylinder / capsule / cone
@@ -52,53 +52,40 @@ def _cyl_interval(o, d, p0, p1, r):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _clip_lateral(t_in, f_in, t_out, f_out, r1, r2):
-    """The chord [t_in, t_out] (faces f_in, f_out) cut to the lateral surface's [r1, r2] (face 0)."""
-    if r1 > t_in:
-        t_in = r1
-        f_in = 0
-    if r2 < t_out:
-        t_out = r2
-        f_out = 0
-    return t_in, f_in, t_out, f_out
-
-
-@njit(cache=True, nogil=True)
-def _cyl_interval_core(o, d, p0, p1, r):
-    """Chord of the line inside the closed capped cylinder (p0, p1, r).
-    Own formulation of Ericson 5.3.7 as an intersection of two convex sets: axial slab
-    0 <= (x-p0).a <= H and the infinite radial cylinder |x_perp| <= r (quadratic). Cap
-    entries are kept (erratum E L9295: the listing rejects a root t < 0 even when the
-    segment enters through an end cap). Face codes: 0 side, 1 cap at p0, 2 cap at p1.
-    Returns (ok, t_in, f_in, t_out, f_out); ok False also for a degenerate axis p0 == p1."""
+def _axial_split(o, d, p, q):
+    """The line o + t d in the frame of the axis p -> q (length H, unit direction a): the axial
+    parts ma = (o - p).a, da = d.a, the radial parts mp = (o - p) - ma a, dp = d - da a, and the
+    chord [t_in, t_out] of the line in the slab 0 <= (x - p).a <= H, with faces 1 (the plane
+    through p) and 2 (through q). Returns (ok, H, ma, da, mp, dp, t_in, f_in, t_out, f_out);
+    ok False for p == q or a line parallel to the slab and outside it. A line across the slab
+    (da == 0) has the chord (-inf, inf): a face at an infinite end is never reported.
+    Inline: called, returning its two arrays made ray_cylinder / ray_cone 6-9 % slower."""
     w = np.empty(3)
     for i in range(3):
-        w[i] = p1[i] - p0[i]
+        w[i] = q[i] - p[i]
     H = safe_norm(w)
     if not (H > 0.0):
-        return False, INF, 0, -INF, 0
+        return False, H, 0.0, 0.0, w, w, INF, 0, -INF, 0
     ax = np.empty(3)
     m = np.empty(3)
     for i in range(3):
         ax[i] = w[i] / H
-        m[i] = o[i] - p0[i]
+        m[i] = o[i] - p[i]
     ma = _dot(m, ax)
     da = _dot(d, ax)
     t_in = -INF
     t_out = INF
-    f_in = 0
-    f_out = 0
+    f_in = 1
+    f_out = 2
     if da == 0.0:
         if ma < 0.0 or ma > H:
-            return False, INF, 0, -INF, 0
+            return False, H, ma, da, w, w, INF, 0, -INF, 0
     else:
         t1 = -ma / da
         t2 = (H - ma) / da
         if da > 0.0:
             t_in = t1
-            f_in = 1
             t_out = t2
-            f_out = 2
         else:
             t_in = t2
             f_in = 2
@@ -109,6 +96,20 @@ def _cyl_interval_core(o, d, p0, p1, r):
     for i in range(3):
         mp[i] = m[i] - ma * ax[i]
         dp[i] = d[i] - da * ax[i]
+    return True, H, ma, da, mp, dp, t_in, f_in, t_out, f_out
+
+
+@njit(cache=True, nogil=True)
+def _cyl_interval_core(o, d, p0, p1, r):
+    """Chord of the line inside the closed capped cylinder (p0, p1, r).
+    Own formulation of Ericson 5.3.7 as an intersection of two convex sets: axial slab
+    0 <= (x-p0).a <= H and the infinite radial cylinder |x_perp| <= r (quadratic). Cap
+    entries are kept (erratum E L9295: the listing rejects a root t < 0 even when the
+    segment enters through an end cap). Face codes: 0 side, 1 cap at p0, 2 cap at p1.
+    Returns (ok, t_in, f_in, t_out, f_out); ok False also for a degenerate axis p0 == p1."""
+    ok, H, ma, da, mp, dp, t_in, f_in, t_out, f_out = _axial_split(o, d, p0, p1)
+    if not ok:
+        return False, INF, 0, -INF, 0
     A = _dot(dp, dp)
     lmp = safe_norm(mp)
     C = (lmp - r) * (lmp + r)
@@ -141,7 +142,7 @@ def _cyl_interval_core(o, d, p0, p1, r):
             tm = 0.5 * (r1 + r2)
             r1 = tm
             r2 = tm
-        t_in, f_in, t_out, f_out = _clip_lateral(t_in, f_in, t_out, f_out, r1, r2)
+        t_in, f_in, t_out, f_out = clip_chord(t_in, f_in, t_out, f_out, r1, 0, r2, 0)  # lateral: face 0
     if t_in > t_out:
         return False, INF, 0, -INF, 0
     return True, t_in, f_in, t_out, f_out
@@ -224,45 +225,9 @@ def _cone_interval(o, d, apex, base_center, r):
     the slab interval intersected with {Q <= 0} (A > 0: between the roots; A < 0: outside
     the roots, only one piece survives the slab; A == 0: linear).
     Face codes: 0 lateral, 1 apex plane, 2 base. Returns (ok, t_in, f_in, t_out, f_out)."""
-    w = np.empty(3)
-    for i in range(3):
-        w[i] = base_center[i] - apex[i]
-    H = safe_norm(w)
-    if not (H > 0.0):
+    ok, H, ma, da, mp, dp, s0, f0, s1, f1 = _axial_split(o, d, apex, base_center)
+    if not ok:
         return False, INF, 0, -INF, 0
-    ax = np.empty(3)
-    m = np.empty(3)
-    for i in range(3):
-        ax[i] = w[i] / H
-        m[i] = o[i] - apex[i]
-    ma = _dot(m, ax)
-    da = _dot(d, ax)
-    # axial slab; faces: 0 lateral, 1 apex plane, 2 base
-    s0 = -INF
-    s1 = INF
-    f0 = 1
-    f1 = 2
-    if da == 0.0:
-        if ma < 0.0 or ma > H:
-            return False, INF, 0, -INF, 0
-    else:
-        ta = -ma / da
-        tb = (H - ma) / da
-        if da > 0.0:
-            s0 = ta
-            f0 = 1
-            s1 = tb
-            f1 = 2
-        else:
-            s0 = tb
-            f0 = 2
-            s1 = ta
-            f1 = 1
-    mp = np.empty(3)
-    dp = np.empty(3)
-    for i in range(3):
-        mp[i] = m[i] - ma * ax[i]
-        dp[i] = d[i] - da * ax[i]
     k = r / H
     k2 = k * k
     A = _dot(dp, dp) - k2 * da * da
@@ -277,7 +242,7 @@ def _cone_interval(o, d, apex, base_center, r):
         ok, r1, r2 = quadratic_roots(A, B, C)
         if not ok:
             return False, INF, 0, -INF, 0
-        t_in, f_in, t_out, f_out = _clip_lateral(t_in, f_in, t_out, f_out, r1, r2)
+        t_in, f_in, t_out, f_out = clip_chord(t_in, f_in, t_out, f_out, r1, 0, r2, 0)  # lateral: face 0
     elif A < 0.0:
         ok, r1, r2 = quadratic_roots(A, B, C)
         if ok:

@@ -49,44 +49,34 @@ from touche._kernels.primitives.sat_triangles import triangle_triangle_time_of_i
 # ---------------------------------------------------------------------------------------------
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _row(k, a):
+    """The row of a for pair k: a size-1 argument is broadcast (row 0 for every pair)."""
+    return k if a.shape[0] > 1 else 0
+
+
 @njit(cache=True, nogil=True)
 def obb_obb_overlap_many(ca, ua, ha, cb, ub, hb, out, lo, hi):
-    sa = 1 if ca.shape[0] > 1 else 0
-    sb = 1 if cb.shape[0] > 1 else 0
     for k in range(lo, hi):
-        i = k * sa
-        j = k * sb
-        out[k] = obb_obb_overlap(ca, ua, ha, i, cb, ub, hb, j)
+        out[k] = obb_obb_overlap(ca, ua, ha, _row(k, ca), cb, ub, hb, _row(k, cb))
 
 
 @njit(cache=True, nogil=True)
 def triangle_obb_overlap_many(T, c, u, h, out, lo, hi):
-    st = 1 if T.shape[0] > 1 else 0
-    sb = 1 if c.shape[0] > 1 else 0
     for k in range(lo, hi):
-        i = k * st
-        j = k * sb
-        out[k] = triangle_obb_overlap(T, i, c, u, h, j)
+        out[k] = triangle_obb_overlap(T, _row(k, T), c, u, h, _row(k, c))
 
 
 @njit(cache=True, nogil=True)
 def triangle_triangle_overlap_many(TA, TB, out, lo, hi):
-    sa = 1 if TA.shape[0] > 1 else 0
-    sb = 1 if TB.shape[0] > 1 else 0
     for k in range(lo, hi):
-        i = k * sa
-        j = k * sb
-        out[k] = triangle_triangle_overlap(TA, i, TB, j)
+        out[k] = triangle_triangle_overlap(TA, _row(k, TA), TB, _row(k, TB))
 
 
 @njit(cache=True, nogil=True)
 def triangle_triangle_intersection_many(TA, TB, kind, count, points, lo, hi):
-    sa = 1 if TA.shape[0] > 1 else 0
-    sb = 1 if TB.shape[0] > 1 else 0
     for k in range(lo, hi):
-        i = k * sa
-        j = k * sb
-        kd, m = triangle_triangle_intersection(TA, i, TB, j, points[k])
+        kd, m = triangle_triangle_intersection(TA, _row(k, TA), TB, _row(k, TB), points[k])
         kind[k] = kd
         count[k] = m
 
@@ -105,43 +95,25 @@ def _store_impact(k, res, status, time, point, normal):
 
 @njit(cache=True, nogil=True)
 def obb_obb_time_of_impact_many(ca, ua, ha, va, cb, ub, hb, vb, t_max, status, time, point, normal, lo, hi):
-    sa = 1 if ca.shape[0] > 1 else 0
-    sb = 1 if cb.shape[0] > 1 else 0
-    sva = 1 if va.shape[0] > 1 else 0
-    svb = 1 if vb.shape[0] > 1 else 0
-    st = 1 if t_max.shape[0] > 1 else 0
     for k in range(lo, hi):
-        i = k * sa
-        j = k * sb
-        res = obb_obb_time_of_impact(ca, ua, ha, i, va[k * sva], cb, ub, hb, j, vb[k * svb], t_max[k * st])
+        res = obb_obb_time_of_impact(ca, ua, ha, _row(k, ca), va[_row(k, va)],
+                                     cb, ub, hb, _row(k, cb), vb[_row(k, vb)], t_max[_row(k, t_max)])
         _store_impact(k, res, status, time, point, normal)
 
 
 @njit(cache=True, nogil=True)
 def triangle_obb_time_of_impact_many(T, vt, c, u, h, vb, t_max, status, time, point, normal, lo, hi):
-    st_ = 1 if T.shape[0] > 1 else 0
-    sb = 1 if c.shape[0] > 1 else 0
-    svt = 1 if vt.shape[0] > 1 else 0
-    svb = 1 if vb.shape[0] > 1 else 0
-    st = 1 if t_max.shape[0] > 1 else 0
     for k in range(lo, hi):
-        i = k * st_
-        j = k * sb
-        res = triangle_obb_time_of_impact(T, i, vt[k * svt], c, u, h, j, vb[k * svb], t_max[k * st])
+        res = triangle_obb_time_of_impact(T, _row(k, T), vt[_row(k, vt)],
+                                          c, u, h, _row(k, c), vb[_row(k, vb)], t_max[_row(k, t_max)])
         _store_impact(k, res, status, time, point, normal)
 
 
 @njit(cache=True, nogil=True)
 def triangle_triangle_time_of_impact_many(TA, va, TB, vb, t_max, status, time, point, normal, lo, hi):
-    sa = 1 if TA.shape[0] > 1 else 0
-    sb = 1 if TB.shape[0] > 1 else 0
-    sva = 1 if va.shape[0] > 1 else 0
-    svb = 1 if vb.shape[0] > 1 else 0
-    st = 1 if t_max.shape[0] > 1 else 0
     for k in range(lo, hi):
-        i = k * sa
-        j = k * sb
-        res = triangle_triangle_time_of_impact(TA, i, va[k * sva], TB, j, vb[k * svb], t_max[k * st])
+        res = triangle_triangle_time_of_impact(TA, _row(k, TA), va[_row(k, va)],
+                                               TB, _row(k, TB), vb[_row(k, vb)], t_max[_row(k, t_max)])
         _store_impact(k, res, status, time, point, normal)
 
 
