@@ -19,6 +19,7 @@ from touche._kernels.primitives.sat_triangles import triangle_triangle_overlap  
 from touche._kernels.trees.bvh_descent import DIRECT_LEAF, center_gap2, checked_relative_pose, is_direct_leaf  # noqa: E402
 from touche._kernels.trees.bvh_descent import move_triangle, node_obb_b, obb_overlap, obb_pair  # noqa: E402
 from touche._kernels.trees.bvh_descent import batch_relative_pose, relative_rotation_translation  # noqa: E402
+from touche._kernels.trees.bvh_descent import leaf_pair_overlap  # noqa: E402
 from touche._kernels.trees.bvh_bounds import rss_lower_bound  # noqa: E402
 
 
@@ -322,11 +323,9 @@ def tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, direct, 
         leaf_a = is_direct_leaf(ni_a, ia, direct)
         leaf_b = is_direct_leaf(ni_b, ib, direct)
         if leaf_a and leaf_b:
-            for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
-                move_triangle(tv_b, kb, rot, trans, moved)
-                for ka in range(ni_a[ia, 0], ni_a[ia, 0] + ni_a[ia, 1]):
-                    if triangle_triangle_overlap(tv_a, ka, moved, 0):
-                        return True, ka, kb
+            ka, kb = leaf_pair_overlap(ni_a, tv_a, ia, ni_b, tv_b, ib, rot, trans, moved)
+            if ka >= 0:
+                return True, ka, kb
             continue
         if leaf_b or (not leaf_a and nb_a[ia, SPHERE_RADIUS] >= nb_b[ib, SPHERE_RADIUS]):
             node_obb_b(nb_b, ib, rot, trans, cb, ub)
