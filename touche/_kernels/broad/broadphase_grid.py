@@ -220,9 +220,10 @@ def grid_pairs(boxes, slots, c0, oversize, starts, sorted_keys, sorted_owner):
 
 @njit(cache=True, nogil=True)
 def _objects_in_cells(lo, hi, mask, starts, sorted_keys, sorted_owner, mailbox, now, found):
-    """Write into ``found`` the objects entered in the cells lo .. hi (inclusive, per axis) that
-    this query (time stamp ``now``) has not met yet, stamping them; returns how many. Objects
-    in several cells are thus tested once per query (mailboxes, 7.7)."""
+    """The objects entered in the cells lo .. hi (inclusive, per axis) that this query (time
+    stamp ``now``) has not met yet, stamped now: ``(found, count)``, written into ``found``
+    (grown when full). Objects in several cells are thus tested once per query (mailboxes,
+    7.7)."""
     count = 0
     for cx in range(lo[0], hi[0] + 1):
         for cy in range(lo[1], hi[1] + 1):
@@ -236,9 +237,9 @@ def _objects_in_cells(lo, hi, mask, starts, sorted_keys, sorted_owner, mailbox, 
                     if mailbox[i] == now:
                         continue
                     mailbox[i] = now
-                    found[count] = i
+                    found = grow_ids(found, count, i)
                     count += 1
-    return count
+    return found, count
 
 
 @njit(cache=True, nogil=True)
@@ -263,8 +264,9 @@ def grid_query_box(boxes, slots, oversize, mask, starts, sorted_keys, sorted_own
                 count += 1
         return out, count
     now = _next_stamp(mailbox, stamp)
-    found = np.empty(n, dtype=np.int64)
-    for f in range(_objects_in_cells(lo, hi, mask, starts, sorted_keys, sorted_owner, mailbox, now, found)):
+    found, unseen = _objects_in_cells(lo, hi, mask, starts, sorted_keys, sorted_owner, mailbox, now,
+                                      np.empty(16, dtype=np.int64))
+    for f in range(unseen):
         i = found[f]
         if box_overlap_query(boxes, slots[i], q):
             out = grow_ids(out, count, slots[i])
@@ -346,7 +348,7 @@ def grid_query_ray(boxes, slots, oversize, mask, starts, sorted_keys, sorted_own
         t = t0
         lo_c = np.empty(3, dtype=np.int64)
         hi_c = np.empty(3, dtype=np.int64)
-        found = np.empty(n, dtype=np.int64)
+        found = np.empty(16, dtype=np.int64)
         while not brute:
             steps += 1
             if steps > 4 * span + 64:  # cannot happen; stay correct if it ever does
@@ -375,8 +377,8 @@ def grid_query_ray(boxes, slots, oversize, mask, starts, sorted_keys, sorted_own
                 hi = max(pa, pb) + pad
                 lo_c[k] = max(0, min(top_cell, np.int64(np.floor(max(lo, 0.0) / cell))))
                 hi_c[k] = max(0, min(top_cell, np.int64(np.floor(min(max(hi, 0.0), float(TOP)) / cell))))
-            for f in range(_objects_in_cells(lo_c, hi_c, mask, starts, sorted_keys, sorted_owner, mailbox, now,
-                                             found)):
+            found, unseen = _objects_in_cells(lo_c, hi_c, mask, starts, sorted_keys, sorted_owner, mailbox, now, found)
+            for f in range(unseen):
                 s = slots[found[f]]
                 te = ray_box_entry(boxes, s, ray_o, ray_d, max_t)
                 if te >= 0.0:
