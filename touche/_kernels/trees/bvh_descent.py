@@ -118,7 +118,7 @@ def move_triangle(tv_b, k, rot, trans, out):
             out[0, c, i] = rot[i, 0] * x + rot[i, 1] * y + rot[i, 2] * z + trans[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def leaf_pair_overlap(ni_a, tv_a, ia, ni_b, tv_b, ib, rot, trans, moved):
     """The first overlapping (closed) triangle pair of A's leaf ia and B's leaf ib, as tree
     positions ``(ka, kb)``, or (-1, -1); each of B's triangles is moved into A's frame once, into
