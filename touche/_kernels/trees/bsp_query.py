@@ -136,40 +136,6 @@ def _band_times(dist0, denom, t_min, t_max, eps):
 
 
 @njit(cache=True, nogil=True)
-def _push_interval(stack_node, stack_times, top, node, t_lo, t_hi):
-    """Push ``node`` with the ray's interval [t_lo, t_hi] in it; returns the new stack top."""
-    stack_node[top] = node
-    stack_times[top, 0] = t_lo
-    stack_times[top, 1] = t_hi
-    return top + 1
-
-
-@njit(cache=True, nogil=True)
-def _pop_interval(stack_node, stack_times, top):
-    """Pop the last pushed node: ``(new top, node, t_lo, t_hi)``."""
-    top -= 1
-    return top, stack_node[top], stack_times[top, 0], stack_times[top, 1]
-
-
-@njit(cache=True, nogil=True)
-def _near_far(front, f_lo, f_hi, back, b_lo, b_hi):
-    """The child whose interval starts first (the front one on a tie), then the other:
-    ``(near, near_lo, near_hi, far, far_lo, far_hi)``."""
-    if f_lo <= b_lo:
-        return front, f_lo, f_hi, back, b_lo, b_hi
-    return back, b_lo, b_hi, front, f_lo, f_hi
-
-
-@njit(cache=True, nogil=True)
-def _ray_band_times(node_planes, node, ox, oy, oz, dx, dy, dz, t_min, t_max, eps):
-    """_band_times of the ray o + t d on [t_min, t_max] against node's thick plane."""
-    n0 = node_planes[node, 0]; n1 = node_planes[node, 1]; n2 = node_planes[node, 2]
-    dist0 = n0 * ox + n1 * oy + n2 * oz - node_planes[node, 3]
-    denom = n0 * dx + n1 * dy + n2 * dz
-    return _band_times(dist0, denom, t_min, t_max, eps)
-
-
-@njit(cache=True, nogil=True)
 def _ray_solid(node_planes, node_children, leaf_solid, node_fragments, fragment_vertices, fragment_offsets,
                fragment_planes, root, depth, eps, ox, oy, oz, dx, dy, dz, t_max, stack_node, stack_times, stack):
     """First t in [0, t_max] where the ray is in a solid leaf (0 when it starts inside), and the
@@ -197,24 +163,34 @@ def _ray_solid(node_planes, node_children, leaf_solid, node_fragments, fragment_
     enter_node = -1
     while True:
         if node >= 0 and t_lo <= t_hi and t_lo < best_t:
-            f_lo, f_hi, b_lo, b_hi, t_cross = _ray_band_times(node_planes, node, ox, oy, oz, dx, dy, dz,
-                                                              t_lo, t_hi, eps)
+            n0 = node_planes[node, 0]; n1 = node_planes[node, 1]; n2 = node_planes[node, 2]
+            dist0 = n0 * ox + n1 * oy + n2 * oz - node_planes[node, 3]
+            denom = n0 * dx + n1 * dy + n2 * dz
+            f_lo, f_hi, b_lo, b_hi, t_cross = _band_times(dist0, denom, t_lo, t_hi, eps)
             front = node_children[node, 0]
             back = node_children[node, 1]
             has_front = f_lo <= f_hi
             has_back = b_lo <= b_hi
             if has_front and has_back:
                 # near side: the one whose interval starts first; the other crossed at t_cross
-                near, near_lo, near_hi, far, far_lo, far_hi = _near_far(front, f_lo, f_hi, back, b_lo, b_hi)
+                if f_lo <= b_lo:
+                    near, near_lo, near_hi, far, far_lo, far_hi = front, f_lo, f_hi, back, b_lo, b_hi
+                else:
+                    near, near_lo, near_hi, far, far_lo, far_hi = back, b_lo, b_hi, front, f_lo, f_hi
                 if far_lo > near_lo:
                     far_lo = max(t_cross, near_lo)  # the exact plane crossing, not the band edge
                     far_enter = node
                 else:
                     far_enter = enter_node
                 if far >= 0 or leaf_solid[-1 - far] != 0:  # an empty leaf needs no visit
+                    stack_node[top] = far
+                    stack_times[top, 0] = far_lo
+                    stack_times[top, 1] = far_hi
                     stack_times[top, 2] = far_enter
-                    top = _push_interval(stack_node, stack_times, top, far, far_lo, far_hi)
-                node, t_lo, t_hi = near, near_lo, near_hi
+                    top += 1
+                node = near
+                t_lo = near_lo
+                t_hi = near_hi
             elif has_front:
                 node = front
                 t_lo = f_lo
@@ -237,7 +213,10 @@ def _ray_solid(node_planes, node_children, leaf_solid, node_fragments, fragment_
                 best_node = enter_node
         if top == 0:
             break
-        top, node, t_lo, t_hi = _pop_interval(stack_node, stack_times, top)
+        top -= 1
+        node = stack_node[top]
+        t_lo = stack_times[top, 0]
+        t_hi = stack_times[top, 1]
         enter_node = np.int64(stack_times[top, 2])
     return best_t, best_node
 
@@ -270,20 +249,6 @@ def raycast_solid_many(node_planes, node_children, leaf_solid, node_fragments, f
 
 
 @njit(cache=True, nogil=True)
-def _nearest_fragment(fragment_vertices, fragment_offsets, fragment_planes, fragment_source, start, count,
-                      ox, oy, oz, dx, dy, dz, max_t, slack, best_t, best_source):
-    """The nearer of (best_t, best_source) and the ray's hits on fragments start .. start + count - 1:
-    (t, input triangle index)."""
-    for f in range(start, start + count):
-        t = _ray_polygon(fragment_vertices, fragment_offsets[f], fragment_offsets[f + 1], fragment_planes[f],
-                         ox, oy, oz, dx, dy, dz, 0.0, max_t, slack)
-        if t < best_t:
-            best_t = t
-            best_source = fragment_source[f]
-    return best_t, best_source
-
-
-@njit(cache=True, nogil=True)
 def raycast_surface_many(node_planes, node_children, node_fragments, leaf_fragments, root, depth, eps, center,
                          fragment_vertices, fragment_offsets, fragment_planes, fragment_source, origins,
                          directions, max_t, out_t, out_source, lo, hi):
@@ -313,16 +278,32 @@ def raycast_surface_many(node_planes, node_children, node_fragments, leaf_fragme
                     start = leaf_fragments[-1 - node, 0]
                     count = leaf_fragments[-1 - node, 1]
                 if node >= 0:
-                    f_lo, f_hi, b_lo, b_hi, _ = _ray_band_times(node_planes, node, ox, oy, oz, dx, dy, dz,
-                                                                t_lo, t_hi, eps)
-                    if f_lo <= f_hi and b_lo <= b_hi:  # the interval meets this plane
-                        best_t, best_source = _nearest_fragment(fragment_vertices, fragment_offsets, fragment_planes,
-                                                                fragment_source, start, count, ox, oy, oz, dx, dy, dz,
-                                                                max_t[i], slack, best_t, best_source)
-                        near, near_lo, near_hi, far, far_lo, far_hi = _near_far(node_children[node, 0], f_lo, f_hi,
-                                                                                node_children[node, 1], b_lo, b_hi)
-                        top = _push_interval(stack_node, stack_times, top, far, far_lo, far_hi)
-                        node, t_lo, t_hi = near, near_lo, near_hi
+                    n0 = node_planes[node, 0]; n1 = node_planes[node, 1]; n2 = node_planes[node, 2]
+                    dist0 = n0 * ox + n1 * oy + n2 * oz - node_planes[node, 3]
+                    denom = n0 * dx + n1 * dy + n2 * dz
+                    f_lo, f_hi, b_lo, b_hi, t_cross = _band_times(dist0, denom, t_lo, t_hi, eps)
+                    if f_lo <= f_hi and b_lo <= b_hi:
+                        for f in range(start, start + count):  # the interval meets this plane
+                            t = _ray_polygon(fragment_vertices, fragment_offsets[f], fragment_offsets[f + 1],
+                                             fragment_planes[f], ox, oy, oz, dx, dy, dz, 0.0, max_t[i], slack)
+                            if t < best_t:
+                                best_t = t
+                                best_source = fragment_source[f]
+                        if f_lo <= b_lo:
+                            stack_node[top] = node_children[node, 1]
+                            stack_times[top, 0] = b_lo
+                            stack_times[top, 1] = b_hi
+                            node = node_children[node, 0]
+                            t_lo = f_lo
+                            t_hi = f_hi
+                        else:
+                            stack_node[top] = node_children[node, 0]
+                            stack_times[top, 0] = f_lo
+                            stack_times[top, 1] = f_hi
+                            node = node_children[node, 1]
+                            t_lo = b_lo
+                            t_hi = b_hi
+                        top += 1
                     elif f_lo <= f_hi:
                         node = node_children[node, 0]
                         t_lo = f_lo
@@ -332,13 +313,18 @@ def raycast_surface_many(node_planes, node_children, node_fragments, leaf_fragme
                         t_lo = b_lo
                         t_hi = b_hi
                     continue
-                # a leaf's polygons
-                best_t, best_source = _nearest_fragment(fragment_vertices, fragment_offsets, fragment_planes,
-                                                        fragment_source, start, count, ox, oy, oz, dx, dy, dz,
-                                                        max_t[i], slack, best_t, best_source)
+                for f in range(start, start + count):  # a leaf's polygons
+                    t = _ray_polygon(fragment_vertices, fragment_offsets[f], fragment_offsets[f + 1],
+                                     fragment_planes[f], ox, oy, oz, dx, dy, dz, 0.0, max_t[i], slack)
+                    if t < best_t:
+                        best_t = t
+                        best_source = fragment_source[f]
             if top == 0:
                 break
-            top, node, t_lo, t_hi = _pop_interval(stack_node, stack_times, top)
+            top -= 1
+            node = stack_node[top]
+            t_lo = stack_times[top, 0]
+            t_hi = stack_times[top, 1]
         out_t[i] = best_t
         out_source[i] = best_source
 
