@@ -27,7 +27,6 @@ from touche._kernels.trees.bvh_bounds import pair_lower_bound, triangle_gap  # n
 # contributes its bound (pair_lower_bound) as it is, unless that bound is 0 (its boxes meet):
 # such a pair is expanded to its triangles, so the bound is 0 only when two triangles touch.
 LOWER_BOUND_LEVELS = 6
-NO_LEVEL_LIMIT = 1 << 62  # the margin test expands every pair it keeps
 
 
 @njit(cache=True, nogil=True)
@@ -50,37 +49,62 @@ def _leaf_pair_distance(ni_a, tv_a, ia, ni_b, tv_b, ib, rot, trans, limit, stop)
 
 
 @njit(cache=True, nogil=True)
-def _threshold_descent(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, margin, levels, direct, stack):
-    """The descent of both queries below: node pairs popped with their level below the roots,
-    pruned on their distance bound (pair_lower_bound), leaf-direct pairs (<= ``direct``
-    triangles) settled by _leaf_pair_distance. Returns the smallest distance or bound kept.
+def tree_within_margin(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, margin, direct, stack):
+    """Whether some triangle of A lies within ``margin`` (>= 0) of some triangle of B: the
+    boolean descent with every node pair's distance bound (pair_lower_bound) compared with the
+    margin instead of 0 -- a pair whose bound exceeds it is pruned -- and, at leaf-direct nodes
+    (<= ``direct`` triangles), triangle_gap then the exact triangle distance; stops at the first
+    pair within the margin. ``stack (capacity, >= 2)`` int64 scratch."""
+    stack[0, 0] = 0
+    stack[0, 1] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        ia = stack[top, 0]
+        ib = stack[top, 1]
+        if pair_lower_bound(nb_a, ia, nb_b, ib, rot, trans, margin)[0] > margin:
+            continue
+        leaf_a = is_direct_leaf(ni_a, ia, direct)
+        leaf_b = is_direct_leaf(ni_b, ib, direct)
+        if leaf_a and leaf_b:
+            if _leaf_pair_distance(ni_a, tv_a, ia, ni_b, tv_b, ib, rot, trans, margin, margin) <= margin:
+                return True
+            continue
+        c1a, c2a, c1b, c2b = child_pairs(ni_a, nb_a, ni_b, nb_b, ia, ib, leaf_a, leaf_b)
+        stack[top, 0] = c2a
+        stack[top, 1] = c2b
+        stack[top + 1, 0] = c1a
+        stack[top + 1, 1] = c1b
+        top += 2
+    return False
 
-    - ``margin`` >= 0 (tree_within_margin): pairs whose bound exceeds the margin are pruned,
-      the others expanded down to their triangles; stops at the first triangle distance within
-      the margin (``levels`` larger than any depth).
-    - ``margin`` = inf (tree_distance_lower_bound): pairs whose bound is >= the smallest value
-      found are pruned; a pair ``levels`` below the roots whose bound is > 0 contributes its
-      bound instead of being expanded; stops at 0.
-    ``stack (capacity, >= 3)`` int64 scratch."""
+
+@njit(cache=True, nogil=True)
+def tree_distance_lower_bound(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, levels, direct, stack):
+    """A certified lower bound L of the distance of A's and B's triangles: the smallest bound
+    over a front of node pairs ``levels`` below the roots (pairs whose bound is 0 are expanded
+    to their triangles, whose exact distances enter L), so 0 <= L <= distance, and L = 0 only
+    when two triangles touch or cross. A pair whose bound is already >= the smallest found is
+    skipped (its triangles are farther than L). ``stack (capacity, >= 3)`` int64 scratch."""
     best = np.inf
-    stop = margin if margin < np.inf else 0.0
-    stack[0, :] = 0  # the roots' pair, level 0
+    stack[0, 0] = 0
+    stack[0, 1] = 0
+    stack[0, 2] = 0
     top = 1
     while top > 0:
         top -= 1
         ia = stack[top, 0]
         ib = stack[top, 1]
         level = stack[top, 2]
-        cut = min(margin, best)
-        bound = pair_lower_bound(nb_a, ia, nb_b, ib, rot, trans, cut)[0]
-        if bound > margin or bound >= best:
+        bound = pair_lower_bound(nb_a, ia, nb_b, ib, rot, trans, best)[0]
+        if bound >= best:
             continue
         leaf_a = is_direct_leaf(ni_a, ia, direct)
         leaf_b = is_direct_leaf(ni_b, ib, direct)
         if leaf_a and leaf_b:
-            best = min(best, _leaf_pair_distance(ni_a, tv_a, ia, ni_b, tv_b, ib, rot, trans, cut, stop))
-            if best <= stop:
-                return best
+            best = min(best, _leaf_pair_distance(ni_a, tv_a, ia, ni_b, tv_b, ib, rot, trans, best, 0.0))
+            if best == 0.0:
+                return 0.0
             continue
         if level >= levels and bound > 0.0:
             best = bound  # < best (checked above)
@@ -93,29 +117,7 @@ def _threshold_descent(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, margin, l
         stack[top + 1, 1] = c1b
         stack[top + 1, 2] = level + 1
         top += 2
-    return best
-
-
-@njit(cache=True, nogil=True)
-def tree_within_margin(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, margin, direct, stack):
-    """Whether some triangle of A lies within ``margin`` (>= 0) of some triangle of B: the
-    boolean descent with every node pair's distance bound (pair_lower_bound) compared with the
-    margin instead of 0 -- a pair whose bound exceeds it is pruned -- and, at leaf-direct nodes
-    (<= ``direct`` triangles), triangle_gap then the exact triangle distance; stops at the first
-    pair within the margin. ``stack (capacity, >= 3)`` int64 scratch."""
-    return _threshold_descent(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, margin, NO_LEVEL_LIMIT, direct,
-                              stack) <= margin
-
-
-@njit(cache=True, nogil=True)
-def tree_distance_lower_bound(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, levels, direct, stack):
-    """A certified lower bound L of the distance of A's and B's triangles: the smallest bound
-    over a front of node pairs ``levels`` below the roots (pairs whose bound is 0 are expanded
-    to their triangles, whose exact distances enter L), so 0 <= L <= distance, and L = 0 only
-    when two triangles touch or cross. A pair whose bound is already >= the smallest found is
-    skipped (its triangles are farther than L). ``stack (capacity, >= 3)`` int64 scratch."""
-    return max(_threshold_descent(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, np.inf, levels, direct, stack),
-               0.0)
+    return max(best, 0.0)
 
 
 @njit(cache=True, nogil=True)
