@@ -29,7 +29,7 @@ from touche._kernels.trees.bvh_bounds import pair_lower_bound, triangle_gap  # n
 LOWER_BOUND_LEVELS = 6
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _leaf_pair_distance(ni_a, tv_a, ia, ni_b, tv_b, ib, rot, trans, limit, stop):
     """The smallest distance between a triangle of A's leaf ia and one of B's leaf ib (sqrt of
     triangle_distance_sq: the same number touche.distance reports), or inf: pairs whose
