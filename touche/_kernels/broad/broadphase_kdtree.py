@@ -238,18 +238,6 @@ def kd_query_box(axis, lmax, rmin, left, right, start, end, perm, boxes, q, n):
 
 
 @njit(cache=True, nogil=True)
-def _push_interval(stack, stack_t, top, node, t0, t1):
-    """Push ``node`` with the ray's parameter interval [t0, t1] inside it, unless the interval
-    is empty; returns the new stack top."""
-    if t0 <= t1:
-        stack[top] = node
-        stack_t[top, 0] = t0
-        stack_t[top, 1] = t1
-        top += 1
-    return top
-
-
-@njit(cache=True, nogil=True)
 def kd_query_ray(axis, lmax, rmin, left, right, start, end, perm, boxes, bounds, n, origin, direction, max_t):
     """Front-to-back ray traversal (7.4.1) with a [t_min, t_max] interval per node; each child's
     interval is clipped by its bounding plane. Returns (slots, t, count) of every box hit."""
@@ -277,7 +265,10 @@ def kd_query_ray(axis, lmax, rmin, left, right, start, end, perm, boxes, bounds,
         return out, ts, count
     stack = np.empty(256, dtype=np.int64)  # 2 * depth + 2 entries suffice (median splits)
     stack_t = np.empty((256, 2))
-    top = _push_interval(stack, stack_t, 0, 0, t0, t1)
+    stack[0] = 0
+    stack_t[0, 0] = t0
+    stack_t[0, 1] = t1
+    top = 1
     while top > 0:
         top -= 1
         node = stack[top]
@@ -310,9 +301,25 @@ def kd_query_ray(axis, lmax, rmin, left, right, start, end, perm, boxes, bounds,
         near_left = d >= 0.0
         # push far first so the near child is popped first
         if near_left:
-            top = _push_interval(stack, stack_t, top, right[node], r0, r1)
-            top = _push_interval(stack, stack_t, top, left[node], l0, l1)
+            if r0 <= r1:
+                stack[top] = right[node]
+                stack_t[top, 0] = r0
+                stack_t[top, 1] = r1
+                top += 1
+            if l0 <= l1:
+                stack[top] = left[node]
+                stack_t[top, 0] = l0
+                stack_t[top, 1] = l1
+                top += 1
         else:
-            top = _push_interval(stack, stack_t, top, left[node], l0, l1)
-            top = _push_interval(stack, stack_t, top, right[node], r0, r1)
+            if l0 <= l1:
+                stack[top] = left[node]
+                stack_t[top, 0] = l0
+                stack_t[top, 1] = l1
+                top += 1
+            if r0 <= r1:
+                stack[top] = right[node]
+                stack_t[top, 0] = r0
+                stack_t[top, 1] = r1
+                top += 1
     return out, ts, count
