@@ -219,6 +219,30 @@ def grid_pairs(boxes, slots, c0, oversize, starts, sorted_keys, sorted_owner):
 
 
 @njit(cache=True, nogil=True)
+def _objects_in_cells(lo, hi, mask, starts, sorted_keys, sorted_owner, mailbox, now, found):
+    """The objects entered in the cells lo .. hi (inclusive, per axis) that this query (time
+    stamp ``now``) has not met yet, stamped now: ``(found, count)``, written into ``found``
+    (grown when full). Objects in several cells are thus tested once per query (mailboxes,
+    7.7)."""
+    count = 0
+    for cx in range(lo[0], hi[0] + 1):
+        for cy in range(lo[1], hi[1] + 1):
+            for cz in range(lo[2], hi[2] + 1):
+                key = cell_key(cx, cy, cz)
+                b = mix_key(key) & mask
+                for e in range(starts[b], starts[b + 1]):
+                    if sorted_keys[e] != key:
+                        continue
+                    i = sorted_owner[e]
+                    if mailbox[i] == now:
+                        continue
+                    mailbox[i] = now
+                    found = grow_ids(found, count, i)
+                    count += 1
+    return found, count
+
+
+@njit(cache=True, nogil=True)
 def grid_query_box(boxes, slots, oversize, mask, starts, sorted_keys, sorted_owner, cell, qq, q,
                    mailbox, stamp):
     """Slots overlapping q (quantized qq). Objects entered in several cells are tested once,
@@ -240,21 +264,13 @@ def grid_query_box(boxes, slots, oversize, mask, starts, sorted_keys, sorted_own
                 count += 1
         return out, count
     now = _next_stamp(mailbox, stamp)
-    for cx in range(lo[0], hi[0] + 1):
-        for cy in range(lo[1], hi[1] + 1):
-            for cz in range(lo[2], hi[2] + 1):
-                key = cell_key(cx, cy, cz)
-                b = mix_key(key) & mask
-                for e in range(starts[b], starts[b + 1]):
-                    if sorted_keys[e] != key:
-                        continue
-                    i = sorted_owner[e]
-                    if mailbox[i] == now:
-                        continue
-                    mailbox[i] = now
-                    if box_overlap_query(boxes, slots[i], q):
-                        out = grow_ids(out, count, slots[i])
-                        count += 1
+    found, unseen = _objects_in_cells(lo, hi, mask, starts, sorted_keys, sorted_owner, mailbox, now,
+                                      np.empty(16, dtype=np.int64))
+    for f in range(unseen):
+        i = found[f]
+        if box_overlap_query(boxes, slots[i], q):
+            out = grow_ids(out, count, slots[i])
+            count += 1
     for i in range(n):
         if oversize[i] and box_overlap_query(boxes, slots[i], q):
             out = grow_ids(out, count, slots[i])
@@ -332,6 +348,7 @@ def grid_query_ray(boxes, slots, oversize, mask, starts, sorted_keys, sorted_own
         t = t0
         lo_c = np.empty(3, dtype=np.int64)
         hi_c = np.empty(3, dtype=np.int64)
+        found = np.empty(16, dtype=np.int64)
         while not brute:
             steps += 1
             if steps > 4 * span + 64:  # cannot happen; stay correct if it ever does
@@ -360,23 +377,13 @@ def grid_query_ray(boxes, slots, oversize, mask, starts, sorted_keys, sorted_own
                 hi = max(pa, pb) + pad
                 lo_c[k] = max(0, min(top_cell, np.int64(np.floor(max(lo, 0.0) / cell))))
                 hi_c[k] = max(0, min(top_cell, np.int64(np.floor(min(max(hi, 0.0), float(TOP)) / cell))))
-            for cx in range(lo_c[0], hi_c[0] + 1):
-                for cy in range(lo_c[1], hi_c[1] + 1):
-                    for cz in range(lo_c[2], hi_c[2] + 1):
-                        key = cell_key(cx, cy, cz)
-                        b = mix_key(key) & mask
-                        for e in range(starts[b], starts[b + 1]):
-                            if sorted_keys[e] != key:
-                                continue
-                            i = sorted_owner[e]
-                            if mailbox[i] == now:
-                                continue
-                            mailbox[i] = now
-                            s = slots[i]
-                            te = ray_box_entry(boxes, s, ray_o, ray_d, max_t)
-                            if te >= 0.0:
-                                out, ts = push_hit(out, ts, count, s, te)
-                                count += 1
+            found, unseen = _objects_in_cells(lo_c, hi_c, mask, starts, sorted_keys, sorted_owner, mailbox, now, found)
+            for f in range(unseen):
+                s = slots[found[f]]
+                te = ray_box_entry(boxes, s, ray_o, ray_d, max_t)
+                if te >= 0.0:
+                    out, ts = push_hit(out, ts, count, s, te)
+                    count += 1
             if t_next >= t1:
                 break
             t = t_next

@@ -18,6 +18,7 @@ from touche._kernels.base.jit import njit  # noqa: E402
 
 from touche._kernels.broad.broadphase import box_overlap, box_overlap_query, box_sphere_overlap, emit_pair  # noqa: E402
 from touche._kernels.broad.broadphase import push_pair_if_overlap, ray_box_entry, regrow_pair_buffers  # noqa: E402
+from touche._kernels.trees.bvh_build import box_half_area, merged_half_area  # noqa: E402
 
 
 ROOT = 0
@@ -27,25 +28,6 @@ NEXT = 1
 
 
 FREE = 2
-
-
-@njit(cache=True, nogil=True)
-def _area(b0, b1, b2, b3, b4, b5):
-    dx = b3 - b0
-    dy = b4 - b1
-    dz = b5 - b2
-    return dx * dy + dy * dz + dz * dx
-
-
-@njit(cache=True, nogil=True)
-def _union_area(fat, a, box):
-    return _area(min(fat[a, 0], box[0]), min(fat[a, 1], box[1]), min(fat[a, 2], box[2]),
-                 max(fat[a, 3], box[3]), max(fat[a, 4], box[4]), max(fat[a, 5], box[5]))
-
-
-@njit(cache=True, nogil=True)
-def _node_area(fat, a):
-    return _area(fat[a, 0], fat[a, 1], fat[a, 2], fat[a, 3], fat[a, 4], fat[a, 5])
 
 
 @njit(cache=True, nogil=True)
@@ -96,6 +78,27 @@ def _replace_child(parent, child1, child2, state, old, new):
 
 
 @njit(cache=True, nogil=True)
+def _lift(fat, parent, child1, child2, height, state, a, x):
+    """Rotate a's child x up into a's place: a becomes x's first child, x's taller child stays
+    under x as its second, x's shorter child takes x's old place under a. Returns x."""
+    f = child1[x]
+    g = child2[x]
+    taller, shorter = (f, g) if height[f] > height[g] else (g, f)
+    _replace_child(parent, child1, child2, state, a, x)
+    child1[x] = a
+    parent[a] = x
+    child2[x] = taller
+    if child1[a] == x:
+        child1[a] = shorter
+    else:
+        child2[a] = shorter
+    parent[shorter] = a
+    _refit(fat, child1, child2, height, a)
+    _refit(fat, child1, child2, height, x)
+    return x
+
+
+@njit(cache=True, nogil=True)
 def _balance(fat, parent, child1, child2, height, state, a):
     """One AVL-style tree rotation at node a if its subtrees' heights differ by more than one.
 
@@ -106,40 +109,10 @@ def _balance(fat, parent, child1, child2, height, state, a):
     b = child1[a]
     c = child2[a]
     balance = height[c] - height[b]
-    if balance > 1:  # lift c
-        f = child1[c]
-        g = child2[c]
-        _replace_child(parent, child1, child2, state, a, c)
-        child1[c] = a
-        parent[a] = c
-        if height[f] > height[g]:
-            child2[c] = f
-            child2[a] = g
-            parent[g] = a
-        else:
-            child2[c] = g
-            child2[a] = f
-            parent[f] = a
-        _refit(fat, child1, child2, height, a)
-        _refit(fat, child1, child2, height, c)
-        return c
-    if balance < -1:  # lift b
-        d = child1[b]
-        e = child2[b]
-        _replace_child(parent, child1, child2, state, a, b)
-        child1[b] = a
-        parent[a] = b
-        if height[d] > height[e]:
-            child2[b] = d
-            child1[a] = e
-            parent[e] = a
-        else:
-            child2[b] = e
-            child1[a] = d
-            parent[d] = a
-        _refit(fat, child1, child2, height, a)
-        _refit(fat, child1, child2, height, b)
-        return b
+    if balance > 1:
+        return _lift(fat, parent, child1, child2, height, state, a, c)
+    if balance < -1:
+        return _lift(fat, parent, child1, child2, height, state, a, b)
     return a
 
 
@@ -166,18 +139,18 @@ def tree_insert_leaf(fat, parent, child1, child2, height, obj, leaf_of, state, s
         return
     node = root
     while child1[node] >= 0:
-        area = _node_area(fat, node)
-        combined = _union_area(fat, node, box)
+        area = box_half_area(fat, node)
+        combined = merged_half_area(fat, node, leaf)
         cost_here = 2.0 * combined
         inherited = 2.0 * (combined - area)
         c1 = child1[node]
         c2 = child2[node]
-        cost1 = _union_area(fat, c1, box) + inherited
+        cost1 = merged_half_area(fat, c1, leaf) + inherited
         if child1[c1] >= 0:
-            cost1 -= _node_area(fat, c1)
-        cost2 = _union_area(fat, c2, box) + inherited
+            cost1 -= box_half_area(fat, c1)
+        cost2 = merged_half_area(fat, c2, leaf) + inherited
         if child1[c2] >= 0:
-            cost2 -= _node_area(fat, c2)
+            cost2 -= box_half_area(fat, c2)
         if cost_here < cost1 and cost_here < cost2:
             break
         node = c1 if cost1 < cost2 else c2

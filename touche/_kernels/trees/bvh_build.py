@@ -258,6 +258,16 @@ def _sah_split(order, tri_vertices, moments, centroids, first, count, bins_lo, b
 
 
 @njit(cache=True, nogil=True)
+def _mean_vertex(vertices):
+    """The mean vertex: the origin the builds take triangle moments about (triangle_moments)."""
+    origin = np.zeros(3)
+    for i in range(vertices.shape[0]):
+        origin += vertices[i]
+    origin /= vertices.shape[0]
+    return origin
+
+
+@njit(cache=True, nogil=True)
 def build_tree(vertices, triangles, leaf_size, split):
     """Build (top-down with an explicit stack, or bottom-up for SPLIT_BOTTOM_UP), preorder.
     Returns ``(node_index, node_bounds, tri_vertices, tri_ids, depth)`` as described in the
@@ -271,10 +281,7 @@ def build_tree(vertices, triangles, leaf_size, split):
 def build_tree_with(vertices, triangles, leaf_size, split, sah_min_count):
     """build_tree; SPLIT_SAH nodes of at most ``sah_min_count`` triangles take the MEAN split."""
     m = triangles.shape[0]
-    origin = np.zeros(3)
-    for i in range(vertices.shape[0]):
-        origin += vertices[i]
-    origin /= vertices.shape[0]
+    origin = _mean_vertex(vertices)
     centroids3, moments = triangle_moments(vertices, triangles, origin)
     tri_vertices = np.empty((m, 3, 3))
     # partition keys: centroid (3) and the triangle's box (6), swapped with the triangles
@@ -338,7 +345,7 @@ BOTTOM_UP_WINDOW = 12  # neighbours on each side searched in Morton order for th
 
 
 @njit(cache=True, nogil=True)
-def _box_area(lx, ly, lz, hx, hy, hz):
+def _half_area(lx, ly, lz, hx, hy, hz):
     dx = hx - lx
     dy = hy - ly
     dz = hz - lz
@@ -346,9 +353,17 @@ def _box_area(lx, ly, lz, hx, hy, hz):
 
 
 @njit(cache=True, nogil=True)
-def _merged_area(boxes, i, j):
-    return _box_area(min(boxes[i, 0], boxes[j, 0]), min(boxes[i, 1], boxes[j, 1]), min(boxes[i, 2], boxes[j, 2]),
-                     max(boxes[i, 3], boxes[j, 3]), max(boxes[i, 4], boxes[j, 4]), max(boxes[i, 5], boxes[j, 5]))
+def box_half_area(boxes, i):
+    """Half the surface area of the box in row i of ``boxes`` (n, 6): the cost measure of the
+    bottom-up merges and of the dynamic AABB tree's insertions (broadphase_tree)."""
+    return _half_area(boxes[i, 0], boxes[i, 1], boxes[i, 2], boxes[i, 3], boxes[i, 4], boxes[i, 5])
+
+
+@njit(cache=True, nogil=True)
+def merged_half_area(boxes, i, j):
+    """Half the surface area of the union of rows i and j of ``boxes`` (n, 6)."""
+    return _half_area(min(boxes[i, 0], boxes[j, 0]), min(boxes[i, 1], boxes[j, 1]), min(boxes[i, 2], boxes[j, 2]),
+                      max(boxes[i, 3], boxes[j, 3]), max(boxes[i, 4], boxes[j, 4]), max(boxes[i, 5], boxes[j, 5]))
 
 
 @njit(cache=True, nogil=True)
@@ -397,7 +412,7 @@ def bottom_up_topology(tri_boxes, centroids, window):
             for j in range(max(0, i - window), min(count, i + window + 1)):
                 if j == i:
                     continue
-                area = _merged_area(boxes, i, j)
+                area = merged_half_area(boxes, i, j)
                 if area < best or (area == best and j < best_j):
                     best = area
                     best_j = j
@@ -446,10 +461,7 @@ def build_tree_bottom_up(vertices, triangles, leaf_size):
     preorder, a subtree of at most ``leaf_size`` triangles one leaf, each node fitted by
     node_frame / fit_node as in the top-down builds."""
     m = triangles.shape[0]
-    origin = np.zeros(3)
-    for i in range(vertices.shape[0]):
-        origin += vertices[i]
-    origin /= vertices.shape[0]
+    origin = _mean_vertex(vertices)
     centroids, moments_in = triangle_moments(vertices, triangles, origin)
     boxes = np.empty((m, 6))
     for k in range(m):

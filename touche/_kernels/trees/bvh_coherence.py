@@ -17,7 +17,7 @@ from touche._kernels.primitives.tri_distance import triangle_distance_sq  # noqa
 from touche._kernels.primitives.sat_triangles import triangle_triangle_overlap  # noqa: E402
 from touche._kernels.trees.bvh_descent import DIRECT_LEAF, DIRECT_LEAF_DISTANCE, center_gap2  # noqa: E402
 from touche._kernels.trees.bvh_descent import checked_relative_pose, is_direct_leaf, move_triangle, node_obb_b  # noqa: E402
-from touche._kernels.trees.bvh_descent import obb_pair  # noqa: E402
+from touche._kernels.trees.bvh_descent import leaf_pair_overlap, obb_pair  # noqa: E402
 from touche._kernels.trees.bvh_distance import distance_search  # noqa: E402
 from touche._kernels.trees.bvh_overlap import tree_overlap_direct  # noqa: E402
 
@@ -75,15 +75,13 @@ def _front_search(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, fronts, src, s
             leaf_a = is_direct_leaf(ni_a, ia, DIRECT_LEAF)
             leaf_b = is_direct_leaf(ni_b, ib, DIRECT_LEAF)
             if leaf_a and leaf_b:
-                for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
-                    move_triangle(tv_b, kb, rot, trans, moved)
-                    for ka in range(ni_a[ia, 0], ni_a[ia, 0] + ni_a[ia, 1]):
-                        if triangle_triangle_overlap(tv_a, ka, moved, 0):
-                            witness[0] = ka
-                            witness[1] = kb
-                            witness[2] = ia
-                            witness[3] = ib
-                            return 1, count
+                ka, kb = leaf_pair_overlap(ni_a, tv_a, ia, ni_b, tv_b, ib, rot, trans, moved)
+                if ka >= 0:
+                    witness[0] = ka
+                    witness[1] = kb
+                    witness[2] = ia
+                    witness[3] = ib
+                    return 1, count
                 count = _front_push(fronts, dst, count, capacity, ia, ib)
                 continue
             # children are tested when popped (a disjoint one joins the front); the pair with the
@@ -140,15 +138,11 @@ def tree_overlap_tracked(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, pose_a, pose_b, wit
         move_triangle(tv_b, witness[1], rot, trans, moved)
         if triangle_triangle_overlap(tv_a, witness[0], moved, 0):
             return 1
-        la = witness[2]
-        lb = witness[3]
-        for kb in range(ni_b[lb, 0], ni_b[lb, 0] + ni_b[lb, 1]):
-            move_triangle(tv_b, kb, rot, trans, moved)
-            for ka in range(ni_a[la, 0], ni_a[la, 0] + ni_a[la, 1]):
-                if triangle_triangle_overlap(tv_a, ka, moved, 0):
-                    witness[0] = ka
-                    witness[1] = kb
-                    return 1
+        ka, kb = leaf_pair_overlap(ni_a, tv_a, witness[2], ni_b, tv_b, witness[3], rot, trans, moved)
+        if ka >= 0:
+            witness[0] = ka
+            witness[1] = kb
+            return 1
         for i in range(4):
             witness[i] = -1
     cb = np.empty(3)

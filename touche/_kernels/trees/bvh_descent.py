@@ -23,6 +23,7 @@ from touche._kernels.base.jit import njit  # noqa: E402
 from touche._kernels.trees.bvh_volumes import OBB_AXES, OBB_CENTER, OBB_HALF, SPHERE_RADIUS  # noqa: E402
 from touche._kernels.base.posecheck import is_rigid_transform  # noqa: E402
 from touche._kernels.primitives.overlap import obb_obb_overlap_relative  # noqa: E402
+from touche._kernels.primitives.sat_triangles import triangle_triangle_overlap  # noqa: E402
 
 
 OBB_EPSILON = 1e-12  # Ericson 4.4.2: |R_ij| + eps keeps near-parallel edge axes from separating
@@ -115,6 +116,19 @@ def move_triangle(tv_b, k, rot, trans, out):
         z = tv_b[k, c, 2]
         for i in range(3):
             out[0, c, i] = rot[i, 0] * x + rot[i, 1] * y + rot[i, 2] * z + trans[i]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def leaf_pair_overlap(ni_a, tv_a, ia, ni_b, tv_b, ib, rot, trans, moved):
+    """The first overlapping (closed) triangle pair of A's leaf ia and B's leaf ib, as tree
+    positions ``(ka, kb)``, or (-1, -1); each of B's triangles is moved into A's frame once, into
+    ``moved`` ((1, 3, 3) scratch)."""
+    for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
+        move_triangle(tv_b, kb, rot, trans, moved)
+        for ka in range(ni_a[ia, 0], ni_a[ia, 0] + ni_a[ia, 1]):
+            if triangle_triangle_overlap(tv_a, ka, moved, 0):
+                return ka, kb
+    return -1, -1
 
 
 @njit(cache=True, nogil=True, inline="always")

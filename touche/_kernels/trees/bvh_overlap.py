@@ -19,6 +19,7 @@ from touche._kernels.primitives.sat_triangles import triangle_triangle_overlap  
 from touche._kernels.trees.bvh_descent import DIRECT_LEAF, center_gap2, checked_relative_pose, is_direct_leaf  # noqa: E402
 from touche._kernels.trees.bvh_descent import move_triangle, node_obb_b, obb_overlap, obb_pair  # noqa: E402
 from touche._kernels.trees.bvh_descent import batch_relative_pose, relative_rotation_translation  # noqa: E402
+from touche._kernels.trees.bvh_descent import leaf_pair_overlap  # noqa: E402
 from touche._kernels.trees.bvh_bounds import rss_lower_bound  # noqa: E402
 
 
@@ -297,6 +298,14 @@ def tree_intersects_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids
 
 
 @njit(cache=True, nogil=True)
+def _push_pair(stack, top, a, b):
+    """Push the node pair (a, b); returns the new stack top."""
+    stack[top, 0] = a
+    stack[top, 1] = b
+    return top + 1
+
+
+@njit(cache=True, nogil=True)
 def tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, direct, stack):
     """Whether some triangle pair overlaps (closed), OBB tree against OBB tree with leaf-direct
     nodes (<= ``direct`` triangles). Children are tested when their parent pair is expanded
@@ -322,11 +331,9 @@ def tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, direct, 
         leaf_a = is_direct_leaf(ni_a, ia, direct)
         leaf_b = is_direct_leaf(ni_b, ib, direct)
         if leaf_a and leaf_b:
-            for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
-                move_triangle(tv_b, kb, rot, trans, moved)
-                for ka in range(ni_a[ia, 0], ni_a[ia, 0] + ni_a[ia, 1]):
-                    if triangle_triangle_overlap(tv_a, ka, moved, 0):
-                        return True, ka, kb
+            ka, kb = leaf_pair_overlap(ni_a, tv_a, ia, ni_b, tv_b, ib, rot, trans, moved)
+            if ka >= 0:
+                return True, ka, kb
             continue
         if leaf_b or (not leaf_a and nb_a[ia, SPHERE_RADIUS] >= nb_b[ib, SPHERE_RADIUS]):
             node_obb_b(nb_b, ib, rot, trans, cb, ub)
@@ -340,15 +347,10 @@ def tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, direct, 
             if hit1 and hit2:
                 if center_gap2(nb_a, c1, cb[0], cb[1], cb[2]) < center_gap2(nb_a, c2, cb[0], cb[1], cb[2]):
                     c1, c2 = c2, c1
-                stack[top, 0] = c1
-                stack[top, 1] = ib
-                stack[top + 1, 0] = c2
-                stack[top + 1, 1] = ib
-                top += 2
-            elif hit1 or hit2:
-                stack[top, 0] = c1 if hit1 else c2
-                stack[top, 1] = ib
-                top += 1
+            if hit1:
+                top = _push_pair(stack, top, c1, ib)
+            if hit2:
+                top = _push_pair(stack, top, c2, ib)
         else:
             c1 = ib + 1
             c2 = ni_b[ib, 2]
@@ -359,18 +361,12 @@ def tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, direct, 
             node_obb_b(nb_b, c2, rot, trans, cb, ub2)
             hit2 = obb_pair(nb_a, ia, cb[0], cb[1], cb[2], ub2, nb_b[c2, OBB_HALF], nb_b[c2, OBB_HALF + 1],
                              nb_b[c2, OBB_HALF + 2])
-            if hit1 and hit2:
-                if g1 < center_gap2(nb_a, ia, cb[0], cb[1], cb[2]):
-                    c1, c2 = c2, c1
-                stack[top, 0] = ia
-                stack[top, 1] = c1
-                stack[top + 1, 0] = ia
-                stack[top + 1, 1] = c2
-                top += 2
-            elif hit1 or hit2:
-                stack[top, 0] = ia
-                stack[top, 1] = c1 if hit1 else c2
-                top += 1
+            if hit1 and hit2 and g1 < center_gap2(nb_a, ia, cb[0], cb[1], cb[2]):
+                c1, c2 = c2, c1
+            if hit1:
+                top = _push_pair(stack, top, ia, c1)
+            if hit2:
+                top = _push_pair(stack, top, ia, c2)
     return False, -1, -1
 
 

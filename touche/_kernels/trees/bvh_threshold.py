@@ -29,6 +29,25 @@ from touche._kernels.trees.bvh_bounds import pair_lower_bound, triangle_gap  # n
 LOWER_BOUND_LEVELS = 6
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _leaf_pair_distance(ni_a, tv_a, ia, ni_b, tv_b, ib, rot, trans, limit, stop):
+    """The smallest distance between a triangle of A's leaf ia and one of B's leaf ib (sqrt of
+    triangle_distance_sq: the same number touche.distance reports), or inf: pairs whose
+    triangle_gap exceeds ``limit`` or the smallest distance found so far are skipped (they
+    cannot come nearer); returns as soon as a distance is within ``stop``."""
+    best = np.inf
+    for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
+        B = load_moved_triangle(tv_b, kb, rot, trans)
+        for ka in range(ni_a[ia, 0], ni_a[ia, 0] + ni_a[ia, 1]):
+            A = load_triangle(tv_a, ka)
+            if triangle_gap(A, B) > min(limit, best):
+                continue
+            best = min(best, np.sqrt(triangle_distance_sq(A, B)[0]))
+            if best <= stop:
+                return best
+    return best
+
+
 @njit(cache=True, nogil=True)
 def tree_within_margin(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, margin, direct, stack):
     """Whether some triangle of A lies within ``margin`` (>= 0) of some triangle of B: the
@@ -48,15 +67,8 @@ def tree_within_margin(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, margin, d
         leaf_a = is_direct_leaf(ni_a, ia, direct)
         leaf_b = is_direct_leaf(ni_b, ib, direct)
         if leaf_a and leaf_b:
-            for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
-                B = load_moved_triangle(tv_b, kb, rot, trans)
-                for ka in range(ni_a[ia, 0], ni_a[ia, 0] + ni_a[ia, 1]):
-                    A = load_triangle(tv_a, ka)
-                    if triangle_gap(A, B) > margin:
-                        continue
-                    # sqrt, then compare: the same number touche.distance reports
-                    if np.sqrt(triangle_distance_sq(A, B)[0]) <= margin:
-                        return True
+            if _leaf_pair_distance(ni_a, tv_a, ia, ni_b, tv_b, ib, rot, trans, margin, margin) <= margin:
+                return True
             continue
         c1a, c2a, c1b, c2b = child_pairs(ni_a, nb_a, ni_b, nb_b, ia, ib, leaf_a, leaf_b)
         stack[top, 0] = c2a
@@ -90,13 +102,7 @@ def tree_distance_lower_bound(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, le
         leaf_a = is_direct_leaf(ni_a, ia, direct)
         leaf_b = is_direct_leaf(ni_b, ib, direct)
         if leaf_a and leaf_b:
-            for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
-                B = load_moved_triangle(tv_b, kb, rot, trans)
-                for ka in range(ni_a[ia, 0], ni_a[ia, 0] + ni_a[ia, 1]):
-                    A = load_triangle(tv_a, ka)
-                    if triangle_gap(A, B) >= best:
-                        continue
-                    best = min(best, np.sqrt(triangle_distance_sq(A, B)[0]))
+            best = min(best, _leaf_pair_distance(ni_a, tv_a, ia, ni_b, tv_b, ib, rot, trans, best, 0.0))
             if best == 0.0:
                 return 0.0
             continue

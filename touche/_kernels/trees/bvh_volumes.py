@@ -154,6 +154,24 @@ def triangle_moments(vertices, triangles, origin):
 
 
 @njit(cache=True, nogil=True)
+def _cross(ax, ay, az, bx, by, bz):
+    """(ax, ay, az) x (bx, by, bz)."""
+    return ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
+
+
+@njit(cache=True, nogil=True)
+def _symmetric_times(m00, m01, m02, m11, m12, m22, x, y, z):
+    """The symmetric matrix (upper entries m00 .. m22) times (x, y, z)."""
+    return m00 * x + m01 * y + m02 * z, m01 * x + m11 * y + m12 * z, m02 * x + m12 * y + m22 * z
+
+
+@njit(cache=True, nogil=True)
+def _symmetric_det(m00, m01, m02, m11, m12, m22):
+    """Determinant of the symmetric matrix with upper entries m00 .. m22 (first-row expansion)."""
+    return m00 * (m11 * m22 - m12 * m12) - m01 * (m01 * m22 - m12 * m02) + m02 * (m01 * m12 - m11 * m02)
+
+
+@njit(cache=True, nogil=True)
 def _unit_perpendicular(x, y, z):
     """A unit vector perpendicular to the unit (x, y, z)."""
     if abs(x) > abs(y):
@@ -172,15 +190,9 @@ def _eigenvector(m00, m01, m02, m11, m12, m22, lam):
     a11 = m11 - lam
     a22 = m22 - lam
     # rows r0 = (a00, m01, m02), r1 = (m01, a11, m12), r2 = (m02, m12, a22)
-    x0 = m01 * m12 - m02 * a11
-    y0 = m02 * m01 - a00 * m12
-    z0 = a00 * a11 - m01 * m01
-    x1 = m01 * a22 - m02 * m12
-    y1 = m02 * m02 - a00 * a22
-    z1 = a00 * m12 - m01 * m02
-    x2 = a11 * a22 - m12 * m12
-    y2 = m12 * m02 - m01 * a22
-    z2 = m01 * m12 - a11 * m02
+    x0, y0, z0 = _cross(a00, m01, m02, m01, a11, m12)  # r0 x r1
+    x1, y1, z1 = _cross(a00, m01, m02, m02, m12, a22)  # r0 x r2
+    x2, y2, z2 = _cross(m01, a11, m12, m02, m12, a22)  # r1 x r2
     d0 = x0 * x0 + y0 * y0 + z0 * z0
     d1 = x1 * x1 + y1 * y1 + z1 * z1
     d2 = x2 * x2 + y2 * y2 + z2 * z2
@@ -236,13 +248,7 @@ def fast_eigenframe_into(m, axes):
         return
     p = np.sqrt(p2 / 6.0)
     ip = 1.0 / p
-    c00 = b00 * ip
-    c11 = b11 * ip
-    c22 = b22 * ip
-    c01 = m01 * ip
-    c02 = m02 * ip
-    c12 = m12 * ip
-    r = 0.5 * (c00 * (c11 * c22 - c12 * c12) - c01 * (c01 * c22 - c12 * c02) + c02 * (c01 * c12 - c11 * c02))
+    r = 0.5 * _symmetric_det(b00 * ip, m01 * ip, m02 * ip, b11 * ip, m12 * ip, b22 * ip)  # det((M - q I) / p) / 2
     r = min(max(r, -1.0), 1.0)
     phi = np.arccos(r) / 3.0
     lam1 = q + 2.0 * p * np.cos(phi)  # largest
@@ -253,15 +259,9 @@ def fast_eigenframe_into(m, axes):
     vx, vy, vz, _ = _eigenvector(m00, m01, m02, m11, m12, m22, lam)
     # the plane perpendicular to v: orthonormal u, w; the 2x2 matrix there
     ux, uy, uz = _unit_perpendicular(vx, vy, vz)
-    wx = vy * uz - vz * uy
-    wy = vz * ux - vx * uz
-    wz = vx * uy - vy * ux
-    mux = m00 * ux + m01 * uy + m02 * uz
-    muy = m01 * ux + m11 * uy + m12 * uz
-    muz = m02 * ux + m12 * uy + m22 * uz
-    mwx = m00 * wx + m01 * wy + m02 * wz
-    mwy = m01 * wx + m11 * wy + m12 * wz
-    mwz = m02 * wx + m12 * wy + m22 * wz
+    wx, wy, wz = _cross(vx, vy, vz, ux, uy, uz)
+    mux, muy, muz = _symmetric_times(m00, m01, m02, m11, m12, m22, ux, uy, uz)
+    mwx, mwy, mwz = _symmetric_times(m00, m01, m02, m11, m12, m22, wx, wy, wz)
     s_uu = ux * mux + uy * muy + uz * muz
     s_ww = wx * mwx + wy * mwy + wz * mwz
     s_uw = ux * mwx + uy * mwy + uz * mwz
@@ -291,27 +291,21 @@ def fast_eigenframe_into(m, axes):
     fy = -sn * uy + c * wy
     fz = -sn * uz + c * wz
     if first_is_largest:  # v, then e (larger of the rest), then f
-        axes[0, 0] = vx
-        axes[0, 1] = vy
-        axes[0, 2] = vz
-        axes[1, 0] = ex
-        axes[1, 1] = ey
-        axes[1, 2] = ez
+        _set_frame(axes, vx, vy, vz, ex, ey, ez)
     else:  # e, f, then v (the smallest)
-        axes[0, 0] = ex
-        axes[0, 1] = ey
-        axes[0, 2] = ez
-        axes[1, 0] = fx
-        axes[1, 1] = fy
-        axes[1, 2] = fz
-    _close_frame(axes)
+        _set_frame(axes, ex, ey, ez, fx, fy, fz)
 
 
 @njit(cache=True, nogil=True)
-def _close_frame(axes):
-    axes[2, 0] = axes[0, 1] * axes[1, 2] - axes[0, 2] * axes[1, 1]
-    axes[2, 1] = axes[0, 2] * axes[1, 0] - axes[0, 0] * axes[1, 2]
-    axes[2, 2] = axes[0, 0] * axes[1, 1] - axes[0, 1] * axes[1, 0]
+def _set_frame(axes, x0, y0, z0, x1, y1, z1):
+    """The right-handed frame with rows (x0, y0, z0), (x1, y1, z1) and their cross product."""
+    axes[0, 0] = x0
+    axes[0, 1] = y0
+    axes[0, 2] = z0
+    axes[1, 0] = x1
+    axes[1, 1] = y1
+    axes[1, 2] = z1
+    axes[2, 0], axes[2, 1], axes[2, 2] = _cross(x0, y0, z0, x1, y1, z1)
 
 
 @njit(cache=True, nogil=True)
@@ -340,9 +334,7 @@ def _triangle_frame(tri_vertices, k, axes):
     fx = tri_vertices[k, bk, 0] - tri_vertices[k, bi, 0]
     fy = tri_vertices[k, bk, 1] - tri_vertices[k, bi, 1]
     fz = tri_vertices[k, bk, 2] - tri_vertices[k, bi, 2]
-    nx = ey * fz - ez * fy
-    ny = ez * fx - ex * fz
-    nz = ex * fy - ey * fx
+    nx, ny, nz = _cross(ex, ey, ez, fx, fy, fz)
     nn = nx * nx + ny * ny + nz * nz
     if not nn > 1e-24 * best * best:
         return False
