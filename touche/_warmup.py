@@ -190,9 +190,13 @@ def _step_engine_batch():
 def _step_points_and_rays():
     import touche as tc
 
+    from ._kernels import ray_engine
+
     box = _shapes()["box"]
     tc.closest_point(box, None, [[0.0, 0.0, 2.0]])
     tc.raycast(box, None, [0.2, 0.2, 3.0], [0.0, 0.0, -1.0])
+    for family in ray_engine.RAY_FAMILIES:  # the other shapes' ray families (behind the boundary)
+        family.address()
 
 
 def _step_mesh_pairs():

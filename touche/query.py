@@ -930,7 +930,7 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode=
             _rays_from_inside(shape, poses, origin_array, out_hit, out_t, out_point, out_normal, out_face)
     else:
         _parallel.run(
-            _kernels().raycast_many, count,
+            _kernels().raycast_many, count, _kernels().ray_engine_address(shape.kind),
             *shape._packed[:4], poses, origin_array, direction_array,
             np.ascontiguousarray(limits), bool(solid), out_hit, out_t, out_point, out_normal, out_face,
             grain=_GRAIN_RAYCAST,

@@ -46,13 +46,13 @@ def random_pose(rng, translation=1.0):
 
 
 def brute_force_rays(mesh, poses, origins, directions, t_max=np.inf):
-    """The pre-BVH path: batch.raycast_many (brute force over all triangles)."""
+    """The pre-BVH path: batch.raycast_many with the brute-force ray family (over all triangles)."""
     from touche import _parallel
     from touche._kernels import batch
 
     n = len(origins)
     out = (np.empty(n, bool), np.empty(n), np.empty((n, 3)), np.empty((n, 3)), np.empty(n, np.int64))
-    _parallel.run(batch.raycast_many, n, *mesh._packed[:4], poses.reshape(-1, 4, 4), np.ascontiguousarray(origins),
+    _parallel.run(batch.raycast_many, n, batch.ray_engine_address(mesh.kind), *mesh._packed[:4], poses.reshape(-1, 4, 4), np.ascontiguousarray(origins),
                   np.ascontiguousarray(directions), np.atleast_1d(np.asarray(t_max, float)), True, *out, grain=16)
     return out
 

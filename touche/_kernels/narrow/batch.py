@@ -19,16 +19,12 @@ from touche._kernels.base.jit import njit
 
 from touche._kernels.base import kinds
 from touche._kernels.narrow.fastpaths import box_box_overlap, fast_distance, fast_intersects, point_core_distance, point_core_overlap
-from touche._kernels.convex.gjk_cast import gjk_raycast
 from touche._kernels.base.posecheck import INVALID_POSE_A, INVALID_POSE_B, invalid_pose  # noqa: F401  (the codes: for Python)
 from touche._kernels.base.touching import touching_tolerance
 from touche._kernels.narrow.pairs import engine_address, call_pair_engine  # noqa: F401  (engine_address: for Python)
 from touche._kernels.narrow.pair_closed import apply_point, apply_vector
 from touche._kernels.narrow.pair_closed import status_of as _status_of
-from touche._kernels.primitives.ray import ray_aabb, ray_ellipsoid, ray_halfspace, ray_plane, ray_sphere
-from touche._kernels.primitives.ray_polytopes import ray_convex_polygon, ray_convex_polyhedron, ray_triangle
-from touche._kernels.primitives.ray_polytopes import ray_triangles_first
-from touche._kernels.primitives.ray_round import ray_capsule, ray_cone, ray_cylinder
+from touche._kernels.narrow.ray_engine import call_ray_engine, ray_engine_address  # noqa: F401  (the address: for Python)
 
 
 
@@ -296,50 +292,11 @@ def _planes_of(params, points):
 
 
 @njit(cache=True, nogil=True)
-def ray_local(kind, params, points, tris, planes, o, d, t_max, solid):
-    """Ray against a shape in its own frame: (hit, t, normal, face)."""
-    face = -1
-    if kind == kinds.SPHERE:
-        hit, t, normal = ray_sphere(o, d, t_max, points[0], params[0], solid)
-    elif kind == kinds.CAPSULE:
-        hit, t, normal = ray_capsule(o, d, t_max, points[0], points[1], params[0], solid)
-    elif kind == kinds.BOX:
-        n_planes = int(params[1])
-        center = params[4 + n_planes : 7 + n_planes]
-        half = params[7 + n_planes : 10 + n_planes]
-        hit, t, normal = ray_aabb(o, d, t_max, center - half, center + half, solid)
-    elif kind == kinds.TRIANGLE:
-        hit, t, normal = ray_triangle(o, d, t_max, points[0], points[1], points[2], solid)
-    elif kind == kinds.POLYGON:
-        nv = int(params[0])
-        hit, t, normal = ray_convex_polygon(o, d, t_max, points[:nv], params[-3:], solid)
-    elif kind == kinds.TETRAHEDRON or kind == kinds.POLYHEDRON:
-        hit, t, normal = ray_convex_polyhedron(o, d, t_max, planes, solid)
-    elif kind == kinds.CYLINDER:
-        hit, t, normal = ray_cylinder(o, d, t_max, points[0], points[1], params[0], solid)
-    elif kind == kinds.CONE:
-        hit, t, normal = ray_cone(o, d, t_max, points[0], points[1], params[0], solid)
-    elif kind == kinds.ELLIPSOID:
-        hit, t, normal = ray_ellipsoid(o, d, t_max, points, solid)
-    elif kind == kinds.PLANE:
-        n = points[1]
-        hit, t, normal = ray_plane(o, d, t_max, n, n[0] * points[0, 0] + n[1] * points[0, 1] + n[2] * points[0, 2], solid)
-    elif kind == kinds.HALFSPACE:
-        n = points[1]
-        hit, t, normal = ray_halfspace(o, d, t_max, n, n[0] * points[0, 0] + n[1] * points[0, 1] + n[2] * points[0, 2], solid)
-    elif kind == kinds.MESH:
-        hit, t, face, normal = ray_triangles_first(o, d, t_max, points, tris)
-    else:  # Rounded shapes and any other solid known by its support mapping
-        hit, t, normal = gjk_raycast(kind, params, points, o, d, t_max, solid)
-    return hit, t, normal, face
-
-
-@njit(cache=True, nogil=True)
-def raycast_many(kind, params, points, tris, poses, origins, directions, t_max, solid,
+def raycast_many(ray_address, kind, params, points, tris, poses, origins, directions, t_max, solid,
                  out_hit, out_t, out_point, out_normal, out_face, lo, hi):
     """Rays lo .. hi - 1 (run through touche._parallel.run) in world coordinates (directions need
     not be unit; t is a distance along the unit direction) against one shape under one pose or one
-    pose per ray."""
+    pose per ray. ``ray_address``: the shape's ray family (ray_engine.ray_engine_address)."""
     params, points, tris, poses = borrowed(params), borrowed(points), borrowed(tris), borrowed(poses)
     origins, directions, t_max = borrowed(origins), borrowed(directions), borrowed(t_max)
     out_hit, out_t, out_face = borrowed(out_hit), borrowed(out_t), borrowed(out_face)
@@ -364,7 +321,8 @@ def raycast_many(kind, params, points, tris, poses, origins, directions, t_max, 
             )
             d_local[k] = pose[0, k] * unit[0] + pose[1, k] * unit[1] + pose[2, k] * unit[2]
         limit = t_max[i] if t_max.shape[0] > 1 else t_max[0]
-        hit, t, normal, face = ray_local(kind, params, points, tris, planes, o_local, d_local, limit, solid)
+        hit, t, normal, face = call_ray_engine(ray_address, (kind, params, points, tris, planes, o_local, d_local,
+                                                              limit, solid))
         out_hit[i] = hit
         out_face[i] = face
         if hit:
