@@ -333,6 +333,52 @@ def test_raycast_verb_shapes_and_errors():
         tc.raycast(sphere, None, [0, np.nan, 0], [1, 0, 0])
 
 
+def test_single_ray_fast_path_equals_the_batch_path():
+    """One ray given as plain numbers takes a shorter argument check (_queryargs._single_ray):
+    the answers must be those of the same ray sent as a batch of one, bit for bit, for every
+    form of the arguments, and what it does not handle must reach the general checks."""
+    rng = np.random.default_rng(11)
+    shapes = [tc.Box([1, 2, 3]), tc.Sphere(0.7), tc.Cylinder(0.5, 2.0), tc.RoundedBox([1, 1, 2], 0.2),
+              tc.ConvexPolyhedron(rng.normal(size=(20, 3)))]
+    poses = [None, tc.Pose.from_rotvec([0.3, -0.7, 0.2], [0.4, -0.2, 0.5]),
+             tc.Pose.from_rotvec([0.1, 0.2, 0.3], [1.0, 0.0, 0.0]).matrix.copy()]
+    for shape in shapes:
+        for pose in poses:
+            for _ in range(20):
+                origin = rng.uniform(-4, 4, 3)
+                direction = rng.uniform(-0.5, 0.5, 3) - origin
+                max_t = float(rng.choice([np.inf, 2.0, 5.0]))
+                batch = tc.raycast(shape, pose, origin[None], direction[None], max_t=[max_t])
+                for o, d, m in ((origin, direction, max_t), (origin.tolist(), tuple(direction), max_t),
+                                (origin.tolist(), direction.tolist(), np.float64(max_t))):
+                    one = tc.raycast(shape, pose, o, d, max_t=m)
+                    assert one.hit == batch.hit[0] and one.t == batch.t[0], (shape, pose, o, d, m)
+                    np.testing.assert_array_equal(one.point, batch.point[0])
+                    np.testing.assert_array_equal(one.normal, batch.normal[0])
+    box = tc.Box([1, 1, 1])
+    # integers, a huge direction (scaled by the general path), an int max_t
+    assert tc.raycast(box, None, [0, 0, 3], [0, 0, -1], max_t=5).t == 2.5
+    assert tc.raycast(box, None, [0, 0, 3], [0, 0, -1e300]).t == 2.5
+    assert tc.raycast(box, None, np.array([0, 0, 3]), np.array([0, 0, -1e-300])).t == 2.5
+    # what the short path leaves to the general checks is refused with their messages
+    with pytest.raises(GeometryError, match="NaN"):
+        tc.raycast(box, None, [0, 0, np.nan], [0, 0, -1])
+    with pytest.raises(GeometryError, match="NaN"):
+        tc.raycast(box, None, [0, 0, 3], [0, np.inf, -1])
+    with pytest.raises(GeometryError, match="range"):
+        tc.raycast(box, None, [0, 0, 1e80], [0, 0, -1])
+    with pytest.raises(GeometryError, match="zero-length"):
+        tc.raycast(box, None, [0, 0, 3], (0, 0, 0))
+    with pytest.raises(GeometryError, match="max_t"):
+        tc.raycast(box, None, [0, 0, 3], [0, 0, -1], max_t=float("nan"))
+    with pytest.raises(GeometryError, match="max_t"):
+        tc.raycast(box, None, [0, 0, 3], [0, 0, -1], max_t=-2)
+    with pytest.raises(GeometryError):
+        tc.raycast(box, np.diag([2.0, 1.0, 1.0, 1.0]), [0, 0, 3], [0, 0, -1])  # not a rigid pose
+    with pytest.raises(GeometryError):
+        tc.raycast(box, None, ["a", 0, 3], [0, 0, -1])
+
+
 def test_raycast_on_posed_shapes_matches_local_frame():
     box = tc.Box([1, 2, 3])
     pose = tc.Pose.from_rotvec([0.3, -0.7, 0.2], [1.0, -2.0, 0.5])

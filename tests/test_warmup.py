@@ -52,6 +52,28 @@ def test_warmup_in_worker_processes_reports_every_step(capsys):
     assert "kernels ready" in err  # not a terminal: a start line and an end line
 
 
+@pytest.mark.slow
+def test_a_worker_past_its_memory_limit_hands_over_to_a_fresh_one(monkeypatch):
+    """With a 1 MB limit every worker retires after each step: each step still runs once, in a
+    worker started for it (jobs at first, then one more per retirement while steps remain)."""
+    started = []
+    popen = subprocess.Popen
+
+    def counting_popen(*args, **kwargs):
+        started.append(args[0])
+        return popen(*args, **kwargs)
+
+    monkeypatch.setenv("TOUCHE_WARMUP_RETIRE_MB", "1")
+    monkeypatch.setattr(_warmup.subprocess, "Popen", counting_popen)
+    chosen = list(range(len(_warmup.STEPS) - 4, len(_warmup.STEPS)))
+    seconds = _warmup.run(jobs=2, progress=False, steps=chosen)
+    assert set(seconds) == {_warmup.STEPS[index][0] for index in chosen}
+    # 2 at first, then a fresh one per retirement while steps were left: at least one for each of
+    # the 2 steps the first workers did not take, at most one per retirement
+    assert len(chosen) <= len(started) <= 2 + len(chosen)
+    assert 0 < _warmup.resident_megabytes() < 1e6
+
+
 def test_steps_wait_for_the_engines_and_never_share_kernels_with_a_running_step():
     index = {name: i for i, (name, _) in enumerate(_warmup.STEPS)}
     everything = set(range(len(_warmup.STEPS)))

@@ -3,10 +3,13 @@ batches. touche.query and touche.meshquery both take them from here (the mesh fu
 meshquery do not import the verbs)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .errors import GeometryError
 from .pose import Pose, as_matrices, check_magnitude
+from .tolerance import MAX_COORDINATE as _MAX_COORDINATE
 
 
 def query_points(points, name, coordinates=True):
@@ -68,11 +71,51 @@ def scaled_directions(directions):
     return np.ldexp(directions, -np.frexp(largest)[1][:, None])
 
 
+def _three_floats(value):
+    """The three Python floats of a list, tuple or (3,) array of numbers, or None for anything
+    else (the general path then converts and checks it)."""
+    kind = type(value)
+    if kind is np.ndarray:
+        if value.shape != (3,) or value.dtype.kind not in "fiu":
+            return None
+        value = value.tolist()
+    elif (kind is not list and kind is not tuple) or len(value) != 3:
+        return None
+    try:
+        return float(value[0]), float(value[1]), float(value[2])
+    except (TypeError, ValueError):
+        return None
+
+
+def _single_ray(pose, origins, directions, max_t):
+    """ray_arrays for one ray under one pose given as plain numbers: the same checks on six
+    floats without the array passes (a single ray cast spent most of its time there), or None
+    when the general path must decide (batches, odd types, a direction needing scaling, any
+    value it would refuse: it then raises with its usual message)."""
+    origin = _three_floats(origins)
+    direction = _three_floats(directions)
+    if origin is None or direction is None or type(max_t) not in (float, int):
+        return None
+    limit = float(max_t)
+    if not (limit >= 0.0) or not all(math.isfinite(v) and abs(v) <= _MAX_COORDINATE for v in origin):
+        return None
+    largest = max(abs(direction[0]), abs(direction[1]), abs(direction[2]))
+    if not (_DIRECTION_SAFE[0] <= largest <= _DIRECTION_SAFE[1]):  # also NaN and inf
+        return None
+    if not (pose is None or type(pose) is Pose or (type(pose) is np.ndarray and pose.shape == (4, 4))):
+        return None
+    matrices = as_matrices(pose, "pose")
+    return (matrices.reshape(1, 4, 4), np.array([origin]), np.array([direction]), np.array([limit]), True)
+
+
 def ray_arrays(pose, origins, directions, max_t):
     """``(poses (1|n, 4, 4), origins (n, 3), directions (n, 3), max_t (1|n,), single)`` for a ray
     cast (origins and directions broadcast against each other; directions scaled by
     scaled_directions), or None when a batch is empty (check_empty_rays then says whether the
     other arguments fit). ``single``: one (3,) origin and one (3,) direction were given."""
+    single_ray = _single_ray(pose, origins, directions, max_t)
+    if single_ray is not None:
+        return single_ray
     try:
         matrices = as_matrices(pose, "pose")
         origin_array, single_o = query_points(origins, "origins")

@@ -644,13 +644,17 @@ def _run_workers(chosen, jobs, bar):
     workers = []
     selector = selectors.DefaultSelector()
     env = dict(os.environ)
-    for _ in range(jobs):
+
+    def start_worker():
         worker = subprocess.Popen(
             [sys.executable, "-m", "touche._warmup_worker"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, env=env, text=True, bufsize=1,
         )
         workers.append(worker)
         selector.register(worker.stdout, selectors.EVENT_READ, worker)
+
+    for _ in range(jobs):
+        start_worker()
     failure = None
     try:
         running = len(workers)
@@ -665,7 +669,8 @@ def _run_workers(chosen, jobs, bar):
                         failure = f"a warmup worker exited with code {worker.returncode}"
                     _hand_out(waiting, pending, done, chosen, failure)
                     continue
-                words = line.split(maxsplit=2)
+                words = line.split()
+                retiring = words[0] == "done" and words[-1] == "retire"
                 if words[0] == "done":
                     done.add(int(words[1]))
                     name = STEPS[int(words[1])][0]
@@ -673,7 +678,11 @@ def _run_workers(chosen, jobs, bar):
                     bar.step_done(name)
                 elif words[0] == "error" and failure is None:
                     failure = line.strip()
-                if words[0] in ("ready", "done"):
+                if retiring:  # it exits (its end is read like any other): a fresh one takes its place
+                    if pending and failure is None:
+                        start_worker()
+                        running += 1
+                elif words[0] in ("ready", "done"):
                     waiting.append(worker)
                 _hand_out(waiting, pending, done, chosen, failure)
     finally:
@@ -687,9 +696,38 @@ def _run_workers(chosen, jobs, bar):
     return seconds
 
 
+# A worker whose resident memory has grown past this after a step retires, and a fresh one takes
+# its place: numba keeps what it compiled (LLVM modules, type caches) for the life of the process,
+# so one worker running steps for minutes grew to ~1.75 GB, while a new one loads from the cache
+# only what its next steps use (a second or two). The largest step adds ~0.5 GB, so peaks stay
+# near 1.3 GB. TOUCHE_WARMUP_RETIRE_MB overrides it (0: never retire).
+RETIRE_MEGABYTES = 800
+
+
+def resident_megabytes():
+    """This process's resident memory now (Linux: /proc/self/statm), else its peak so far."""
+    try:
+        with open("/proc/self/statm") as handle:
+            pages = int(handle.read().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE") / 2 ** 20
+    except (OSError, ValueError, IndexError, AttributeError):
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak / (2 ** 20 if sys.platform == "darwin" else 2 ** 10)  # bytes on macOS, KiB elsewhere
+
+
+def _retire_limit():
+    value = os.environ.get("TOUCHE_WARMUP_RETIRE_MB")
+    return RETIRE_MEGABYTES if value is None else float(value)
+
+
 def _worker():
-    """Read step indices from stdin, run each, answer 'done INDEX SECONDS' (or 'error ...')."""
+    """Read step indices from stdin, run each, answer 'done INDEX SECONDS' (or 'error ...');
+    'done INDEX SECONDS retire' when it has grown past the retire limit: it then exits, and the
+    parent starts a fresh worker instead of handing it another step."""
     out = sys.stdout
+    limit = _retire_limit()
     print("ready", file=out, flush=True)
     for line in sys.stdin:
         command = line.strip()
@@ -702,5 +740,8 @@ def _worker():
         except Exception as error:  # reported to the parent, which raises
             print(f"error step {index} ({STEPS[index][0]}): {type(error).__name__}: {error}", file=out, flush=True)
             return 1
-        print(f"done {index} {time.perf_counter() - started:.3f}", file=out, flush=True)
+        retire = limit > 0 and resident_megabytes() > limit
+        print(f"done {index} {time.perf_counter() - started:.3f}{' retire' if retire else ''}", file=out, flush=True)
+        if retire:
+            return 0
     return 0
