@@ -379,6 +379,30 @@ def test_single_ray_fast_path_equals_the_batch_path():
         tc.raycast(box, None, ["a", 0, 3], [0, 0, -1])
 
 
+def test_single_closest_point_fast_path_equals_the_batch_path():
+    """One point given as plain numbers skips query_points' array passes (single_point): the same
+    answers as a batch of one, and what it does not take reaches the general checks."""
+    rng = np.random.default_rng(12)
+    shapes = [tc.Box([1, 2, 3]), tc.Capsule(0.3, 1.0), tc.Cylinder(0.5, 2.0), tc.RoundedBox([1, 1, 2], 0.2)]
+    poses = [None, tc.Pose.from_rotvec([0.3, -0.7, 0.2], [0.4, -0.2, 0.5])]
+    for shape in shapes:
+        for pose in poses:
+            for _ in range(20):
+                point = rng.uniform(-3, 3, 3)
+                batch = tc.closest_point(shape, pose, point[None])
+                for given in (point, point.tolist(), tuple(point)):
+                    one = tc.closest_point(shape, pose, given)
+                    np.testing.assert_array_equal(one.point, batch.point[0])
+                    assert one.distance == batch.distance[0] and one.status == batch.status[0]
+    box = tc.Box([1, 1, 1])
+    assert tc.closest_point(box, None, [2, 0, 0]).distance == 1.5  # integers
+    assert tc.closest_point(box, None, np.array([2, 0, 0], dtype=np.int32)).distance == 1.5
+    for bad, message in (([0, np.nan, 0], "NaN"), ([0, 0, np.inf], "NaN"), ([1e80, 0, 0], "range"),
+                         (["a", 0, 0], "numeric"), ([1, 2], "shape")):
+        with pytest.raises(GeometryError, match=message):
+            tc.closest_point(box, None, bad)
+
+
 def test_raycast_on_posed_shapes_matches_local_frame():
     box = tc.Box([1, 2, 3])
     pose = tc.Pose.from_rotvec([0.3, -0.7, 0.2], [1.0, -2.0, 0.5])

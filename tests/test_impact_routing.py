@@ -183,3 +183,48 @@ def test_bad_motion_input():
         time_of_impact(tc.Sphere(1), tc.Linear([1.0, 0, 0]), tc.Sphere(1), None, -1.0)
     with pytest.raises(tc.GeometryError):
         time_of_impact(tc.Sphere(1), tc.Linear([1.0, 0, 0]), tc.Sphere(1), None, np.nan)
+
+
+def test_aligned_boxes_contact_sets_in_a_batch_equal_single_calls_and_the_overlap_box():
+    """The 5.5.8 path's contact set (impact._aabb_result): the overlap box of the two boxes at the
+    time of contact, flat where it has no extent. A batch builds the sets by array operations
+    over rows grouped by their number of free axes, a single call row by row: both must give the
+    same corners in the same order, and those corners must be the overlap box's."""
+    import itertools
+
+    rng = np.random.default_rng(21)
+    n = 400
+    half_a, half_b = np.array([0.5, 1.0, 1.5]), np.array([0.25, 0.25, 0.25])
+    poses = np.repeat(np.eye(4)[None], n, 0)
+    poses[:, :3, 3] = rng.uniform(-4, 4, (n, 3))
+    velocity = -poses[:, :3, 3] + rng.normal(size=(n, 3)) * 0.3
+    # snapped offsets and velocities touch along faces, edges and corners exactly
+    poses[: n // 2, :3, 3] = np.round(poses[: n // 2, :3, 3] * 4) / 4
+    velocity[: n // 4] = np.round(velocity[: n // 4])
+    velocity[(velocity == 0).all(1)] = [1.0, 0.0, 0.0]
+    poses[-20:, :3, 3] = rng.uniform(-0.3, 0.3, (20, 3))  # overlapping at t = 0: a box
+    a, b = tc.Box(2 * half_a), tc.Box(2 * half_b)
+    batch = time_of_impact(a, tc.Linear(velocity, poses), b, tc.Static(), 5.0)
+    assert set(batch.kind[batch.status != ImpactStatus.MISS].tolist()) == {
+        SetKind.POINT, SetKind.SEGMENT, SetKind.POLYGON, SetKind.POLYHEDRON}
+    for i in range(n):
+        one = time_of_impact(a, tc.Linear(velocity[i], poses[i]), b, tc.Static(), 5.0)
+        assert one.status == batch.status[i] and one.kind == batch.kind[i] and one.count == batch.count[i]
+        np.testing.assert_array_equal(one.points, batch.points[i, :batch.count[i]])
+        assert np.isnan(batch.points[i, batch.count[i]:]).all()
+        if one.status == ImpactStatus.MISS:
+            assert one.count == 0
+            continue
+        centre_a = poses[i, :3, 3] + one.time * velocity[i]
+        lo = np.maximum(centre_a - half_a, -half_b)
+        hi = np.minimum(centre_a + half_a, half_b)
+        free = [axis for axis in range(3) if hi[axis] - lo[axis] > 1e-9]
+        expected = []
+        for ends in itertools.product((0, 1), repeat=len(free)):
+            corner = 0.5 * (lo + hi)
+            for axis, end in zip(free, ends):
+                corner[axis] = hi[axis] if end else lo[axis]
+            expected.append(corner)
+        assert one.count == len(expected)
+        key = lambda p: tuple(np.round(p, 9))  # noqa: E731
+        assert sorted(map(key, one.points)) == sorted(map(key, expected))

@@ -34,6 +34,17 @@ def query_points(points, name, coordinates=True):
     return array, single
 
 
+def single_point(points, name):
+    """One query point given as three plain numbers (a list, tuple or (3,) array) checked like
+    query_points does, as a (1, 3) array; None for anything else or anything query_points would
+    refuse (the caller then takes query_points, which raises with its message). A single query
+    spent most of its time in query_points' array passes."""
+    point = _three_floats(points)
+    if point is None or not all(math.isfinite(v) and abs(v) <= _MAX_COORDINATE for v in point):
+        return None
+    return np.array([point])
+
+
 def is_empty_batch(pose):
     """Whether ``pose`` is a batch of no poses, shape (0, 4, 4) (a filtered batch can be empty)."""
     # on every call: arrays (and None / Pose) answer without np.shape's conversion attempt

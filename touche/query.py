@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from . import _parallel, bvh, dispatch, tolerance
-from ._queryargs import check_empty_rays, is_empty_batch, query_points, ray_arrays, shape_of
+from ._queryargs import check_empty_rays, is_empty_batch, query_points, ray_arrays, shape_of, single_point
 from ._kernels import kinds
 from ._record import DistanceBuffer, Record
 from .errors import GeometryError, UnsupportedQuery
@@ -785,11 +785,15 @@ def closest_point(shape, pose, points):
     route = _CLOSEST_POINT_ROUTES.get((kinds.POINT, shape.kind))
     if route is None:
         raise UnsupportedQuery("closest_point", shape)
-    if is_empty_batch(pose) or shape_of(points) == (0, 3):
+    queries = single_point(points, "points")  # one point as three numbers: fewer array passes
+    if is_empty_batch(pose) or (queries is None and shape_of(points) == (0, 3)):
         _empty_points_batch(pose, points)
         return ClosestPointResult(np.zeros((0, 3)), np.zeros(0), np.zeros(0, dtype=np.int8))
     t = as_matrices(pose, "pose")
-    queries, single = query_points(points, "points")
+    if queries is None:
+        queries, single = query_points(points, "points")
+    else:
+        single = True
     poses = t.reshape(-1, 4, 4)
     if queries.shape[0] == 1 and poses.shape[0] > 1 and t.ndim == 3:  # one point, many poses
         queries = np.ascontiguousarray(np.broadcast_to(queries, (poses.shape[0], 3)))
