@@ -265,6 +265,41 @@ def test_files_are_read_and_written_by_the_workers(client, tmp_path, monkeypatch
         dict(td.save_chunks(result, folder, indices=[0], client=client))
 
 
+def test_columns_are_filled_in_place_by_the_workers(client, tmp_path, monkeypatch):
+    """create_columns + save_columns: each worker writes its chunk's rows straight into the
+    column files (this process writes nothing), in any order of chunks, then marks the chunk
+    done; the columns are the single-machine answer bit for bit, with derived columns."""
+    path = tmp_path / "poses.npy"
+    np.save(path, POSES)
+    result = td.distance(MESH, None, SMALL_MESH, td.from_npy(path, CHUNK), client=client)
+    layout = td.column_layout(result)
+    assert set(layout) == {"signed_distance", "point_a", "point_b", "normal", "status"}
+    layout["distance"] = (np.dtype(np.float64), ())
+    folder = tmp_path / "columns"
+    td.create_columns(folder, layout, len(POSES))
+    assert td.chunks_done(folder, 4) == []
+    with monkeypatch.context() as patched:  # the writers are the worker processes
+        patched.setattr(td, "_write_atomically", _no_writing_here)
+        done = dict(td.save_columns(result, folder, indices=[3, 1], derived=_distance_of, client=client))
+    assert done == {1: 160, 3: 120} and td.chunks_done(folder, 4) == [1, 3]
+    dict(td.save_columns(result, folder, indices=[0, 2], derived=_distance_of, client=client))
+    assert td.chunks_done(folder, 4) == [0, 1, 2, 3]
+    expected = tc.distance(MESH, None, SMALL_MESH, POSES)
+    loaded = type("Loaded", (), {name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in layout})
+    _same(loaded, expected, ("signed_distance", "point_a", "point_b", "normal", "status", "distance"))
+    hits = td.intersects(MESH, None, SMALL_MESH, td.from_npy(path, CHUNK), client=client)
+    assert td.column_layout(hits, "intersects") == {"intersects": (np.dtype(np.bool_), ())}
+    td.create_columns(tmp_path / "hits", td.column_layout(hits, "intersects"), len(POSES))
+    dict(td.save_columns(hits, tmp_path / "hits", column="intersects", client=client))
+    assert np.array_equal(np.load(tmp_path / "hits" / "intersects.npy"), tc.intersects(MESH, None, SMALL_MESH, POSES))
+    with pytest.raises(FileNotFoundError, match="create_columns"):
+        td.save_columns(result, tmp_path, client=client)
+
+
+def _distance_of(columns):
+    return {"distance": np.where(columns["status"] == 2, 0.0, np.maximum(columns["signed_distance"], 0.0))}
+
+
 # ------------------------------------------------------------------------------------------------
 # clearance_all
 def _box_mesh(low, high):
@@ -380,6 +415,41 @@ def test_batch_poses_resumes_without_redoing_finished_chunks(client, tmp_path):
           ("signed_distance", "point_a", "point_b", "normal", "status", "distance"))
     # another job's chunks are refused, not mixed in
     code, text = _batch("poses", poses_path, a, b, "--chunk-rows", 50, "--scheduler", address, "-o", output)
+    assert code == 3 and "another job" in text
+
+
+def test_batch_poses_columns_equal_the_merged_file_and_resume(client, tmp_path):
+    """--columns: OUTPUT is a folder of one .npy per field that the workers fill in place; an
+    interrupted job resumes from its chunk markers; the columns equal the .npz of the same job;
+    an existing output folder is refused, not overwritten."""
+    address = client.scheduler.address
+    poses_path = tmp_path / "poses.npy"
+    np.save(poses_path, POSES)
+    a, b = tc.mesh.save(MESH, tmp_path / "a.stl"), tc.mesh.save(SMALL_MESH, tmp_path / "b.stl")
+    common = [poses_path, a, b, "--chunk-rows", 100, "--scheduler", address]
+    for verb in ("distance", "intersects"):
+        output = str(tmp_path / f"{verb}-columns")
+        code, text = _batch("poses", *common, "--verb", verb, "-o", output, "--columns", "--max-chunks", 2)
+        assert code == 0 and "2 chunks computed, 0 done earlier, 4 left" in text, text
+        assert not os.path.exists(output) and len(os.listdir(os.path.join(output + ".partial", ".done"))) == 2
+        code, text = _batch("poses", *common, "--verb", verb, "-o", output, "--columns")
+        assert code == 0 and "(4 computed, 2 done earlier)" in text, text
+        assert not os.path.exists(output + ".partial")
+        merged = str(tmp_path / f"{verb}.npz")
+        code, text = _batch("poses", *common, "--verb", verb, "-o", merged)
+        assert code == 0, text
+        whole = np.load(merged)
+        assert sorted(os.listdir(output)) == sorted(f"{name}.npy" for name in whole.files)
+        for name in whole.files:
+            column = np.load(os.path.join(output, f"{name}.npy"), mmap_mode="r")
+            assert column.dtype == whole[name].dtype and np.array_equal(column, whole[name], equal_nan=True), name
+        code, text = _batch("poses", *common, "--verb", verb, "-o", output, "--columns")
+        assert code == 3 and "exists" in text
+    # a chunk layout's folder and a column layout's never mix: another job's folder is refused
+    os.makedirs(tmp_path / "mixed.partial")
+    with open(tmp_path / "mixed.partial" / "job.json", "w") as handle:
+        handle.write('{"verb": "distance"}')
+    code, text = _batch("poses", *common, "-o", tmp_path / "mixed", "--columns")
     assert code == 3 and "another job" in text
 
 

@@ -702,7 +702,8 @@ def _job_fingerprint(poses_path, shape_paths, verb, chunk_rows, count):
 @click.argument("poses_path", metavar="POSES.npy", type=click.Path(dir_okay=False))
 @click.argument("shape_a", type=click.Path())
 @click.argument("shape_b", type=click.Path())
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="results file (.npz)")
+@click.option("-o", "--output", required=True, type=click.Path(),
+              help="results file (.npz), or with --columns a folder to create")
 @click.option("--verb", type=click.Choice(["distance", "intersects"]), default="distance", show_default=True)
 @click.option("--side", type=click.Choice(["b", "a"]), default="b", show_default=True,
               help="which shape the poses move (the other stays at the identity)")
@@ -714,14 +715,20 @@ def _job_fingerprint(poses_path, shape_paths, verb, chunk_rows, count):
 @click.option("--max-chunks", type=click.IntRange(min=1), default=None,
               help="compute at most this many missing chunks, then stop (a staged run; rerun to continue)")
 @click.option("--keep-chunks", is_flag=True, help="keep OUTPUT.chunks/ after writing the results file")
+@click.option("--columns", is_flag=True,
+              help="write OUTPUT as a folder of one .npy per field, filled in place by the workers (nothing "
+                   "is merged on this machine; each file can be memory-mapped)")
 def batch_poses(poses_path, shape_a, shape_b, output, verb, side, chunk_rows, scheduler, workers, max_chunks,
-                keep_chunks):
+                keep_chunks, columns):
     """For every pose in POSES.npy ((n, 4, 4) float64), the distance (or intersection) of
     SHAPE_A and SHAPE_B (mesh files) with the pose applied to one of them; written to OUTPUT
     (.npz: the fields of touche.DistanceResult, or 'intersects').
 
     The workers read their chunks of POSES.npy and write their chunks' results to
-    OUTPUT.chunks/ themselves: they must see both at the same paths (a shared filesystem)."""
+    OUTPUT.chunks/ themselves: they must see both at the same paths (a shared filesystem).
+    With --columns, OUTPUT is a folder (made when the job ends, from OUTPUT.partial/) holding
+    one .npy per field, which the workers fill in place: the results never pass through this
+    machine (for outputs larger than its memory or disk bandwidth)."""
     import numpy as np
 
     from . import distributed as td
@@ -737,29 +744,42 @@ def batch_poses(poses_path, shape_a, shape_b, output, verb, side, chunk_rows, sc
     a, b = _load(shape_a), _load(shape_b)
     count = len(poses)
     chunks = [(first, min(count, first + chunk_rows)) for first in range(0, count, chunk_rows)]
-    folder = output + ".chunks"
+    if columns and os.path.exists(output):
+        raise _Failure(f"{output} exists: remove it or choose another output folder", EXIT_BAD_INPUT)
+    if not columns and os.path.isdir(output):
+        raise _Failure(f"{output} is a folder: the results file is a .npz (or add --columns)", EXIT_BAD_INPUT)
+    folder = output + (".partial" if columns else ".chunks")
     os.makedirs(folder, exist_ok=True)
     fingerprint = _job_fingerprint(poses_path, (shape_a, shape_b), verb, chunk_rows, count)
+    if columns:
+        fingerprint["layout"] = "columns"
     job_file = os.path.join(folder, "job.json")
-    if os.path.exists(job_file):
+    fresh = not os.path.exists(job_file)
+    if not fresh:
         with open(job_file) as handle:
             if json.load(handle) != fingerprint:
                 raise _Failure(f"{folder} holds chunks of another job (other inputs, verb or --chunk-rows): "
                                "remove it to start afresh", EXIT_BAD_INPUT)
-    else:
-        _write_atomically(job_file, lambda handle: handle.write(json.dumps(fingerprint).encode()))
 
     def chunk_path(index):
         return os.path.join(folder, _CHUNK_FILE.format(index))
 
-    missing = [k for k in range(len(chunks)) if not os.path.exists(chunk_path(k))]
+    if columns:
+        if fresh:  # the column files before the job file: a job file means they are there
+            td.create_columns(folder, _pose_job_layout(verb, a, b), count)
+        done = set(td.chunks_done(folder, len(chunks)))
+        missing = [k for k in range(len(chunks)) if k not in done]
+    else:
+        missing = [k for k in range(len(chunks)) if not os.path.exists(chunk_path(k))]
+    if fresh:
+        _write_atomically(job_file, lambda handle: handle.write(json.dumps(fingerprint).encode()))
     skipped = len(chunks) - len(missing)
     todo = missing[:max_chunks] if max_chunks else missing
     started = time.perf_counter()
     if todo:
         client, cluster = _client_for(scheduler, workers)
         try:
-            _run_pose_chunks(client, td, verb, side, a, b, poses_path, chunk_rows, folder, todo)
+            _run_pose_chunks(client, td, verb, side, a, b, poses_path, chunk_rows, folder, todo, columns)
         finally:
             client.close()
             if cluster is not None:
@@ -770,32 +790,69 @@ def batch_poses(poses_path, shape_a, shape_b, output, verb, side, chunk_rows, sc
         click.echo(f"touche batch: {len(todo)} chunks computed, {skipped} done earlier, {left} left "
                    f"({elapsed:.1f} s); run the same command again to continue", err=True)
         return EXIT_OK
-    _merge_chunks(output, [chunk_path(k) for k in range(len(chunks))], count)
-    if not keep_chunks:
-        for k in range(len(chunks)):
-            os.remove(chunk_path(k))
+    if columns:  # the folder becomes the output in one rename
+        import shutil
+
+        shutil.rmtree(os.path.join(folder, td.DONE_FOLDER))
         os.remove(job_file)
-        os.rmdir(folder)
+        os.rename(folder, output)
+    else:
+        _merge_chunks(output, [chunk_path(k) for k in range(len(chunks))], count)
+        if not keep_chunks:
+            for k in range(len(chunks)):
+                os.remove(chunk_path(k))
+            os.remove(job_file)
+            os.rmdir(folder)
     click.echo(f"touche batch: {count:,} poses in {len(chunks)} chunks ({len(todo)} computed, {skipped} done "
                f"earlier) in {elapsed:.1f} s -> {output}", err=True)
     return EXIT_OK
 
 
-def _run_pose_chunks(client, td, verb, side, a, b, poses_path, chunk_rows, folder, todo):
+def _run_pose_chunks(client, td, verb, side, a, b, poses_path, chunk_rows, folder, todo, columns=False):
     """The chunks ``todo`` of the job: each worker reads its chunk's poses from the file and
-    writes the chunk's results into ``folder`` (touche.distributed.from_npy / save_chunks); the
-    client sends the plan and receives row counts."""
+    writes the chunk's results into ``folder`` (touche.distributed.from_npy / save_chunks, or
+    save_columns into the column files); the client sends the plan and receives row counts."""
     td.warm(client, steps=("distance / intersects: batches", "meshes: BVH pairs and rays"))
     poses = td.from_npy(poses_path, chunk_rows)
     args = (a, None, b, poses) if side == "b" else (a, poses, b, None)
     result = (td.distance if verb == "distance" else td.intersects)(*args, client=client, chunk_rows=chunk_rows)
+    if columns:
+        written = td.save_columns(result, folder, indices=todo, column="intersects",
+                                  derived=_distance_column if verb == "distance" else None, client=client)
+    else:
+        written = td.save_chunks(result, folder, indices=todo, template=_CHUNK_FILE, column="intersects",
+                                 client=client)
     progress = _BatchProgress("touche batch", len(todo))
     try:
-        for _ in td.save_chunks(result, folder, indices=todo, template=_CHUNK_FILE, column="intersects",
-                                client=client):
+        for _ in written:
             progress.advance()
     finally:
         progress.close()
+
+
+def _distance_column(columns):
+    """A distance job's ``distance`` column (as DistanceResult.distance: 0 when penetrating),
+    from a chunk's signed distances and statuses."""
+    import numpy as np
+
+    return {"distance": np.where(columns["status"] == 2, 0.0, np.maximum(columns["signed_distance"], 0.0))}
+
+
+def _pose_job_layout(verb, a, b):
+    """The column files of a pose job ({name: (dtype, row shape)}): the fields of the verb's
+    result on an empty batch (DistanceResult's, or 'intersects'), and a distance job's
+    ``distance``."""
+    import numpy as np
+
+    from . import query
+
+    if verb == "intersects":
+        return {"intersects": (np.asarray(query.intersects(a, None, b, np.zeros((0, 4, 4)))).dtype, ())}
+    empty = query.distance(a, None, b, np.zeros((0, 4, 4)))
+    layout = {name: (np.asarray(getattr(empty, name)).dtype, np.asarray(getattr(empty, name)).shape[1:])
+              for name in ("signed_distance", "point_a", "point_b", "normal", "status")}
+    layout["distance"] = (np.dtype(np.float64), ())
+    return layout
 
 
 _CHUNK_FILE = "chunk-{:06d}.npz"
@@ -817,7 +874,7 @@ def _merge_chunks(output, paths, count):
     def column(path, name):
         with np.load(path) as chunk:
             if name == "distance":
-                return np.where(chunk["status"] == 2, 0.0, np.maximum(chunk["signed_distance"], 0.0))
+                return _distance_column(chunk)["distance"]
             return chunk[name]
 
     def save(handle):

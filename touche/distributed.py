@@ -646,6 +646,91 @@ def save_chunks(result, folder, *, indices=None, template="chunk-{:06d}.npz", co
     return _saved_chunks(client, blocks, indices)
 
 
+# Column files (save_columns): one .npy per field for the whole job, filled in place by the
+# workers; a chunk's marker in DONE_FOLDER says its rows are written.
+DONE_FOLDER = ".done"
+DONE_FILE = "chunk-{:06d}"
+
+
+def column_layout(result, column="values"):
+    """``{name: (dtype, trailing shape)}`` of the fields of a verb's result (a
+    :class:`ChunkedResult`'s fields, or ``column`` for a plain dask array such as
+    :func:`intersects`'), known before anything is computed."""
+    records = result.records if isinstance(result, ChunkedResult) else result
+    names = records.dtype.names
+    if not names:
+        return {column: (records.dtype, ())}
+    return {name: (records.dtype[name].base, records.dtype[name].shape) for name in names}
+
+
+def create_columns(folder, layout, count):
+    """The column files ``folder/<name>.npy`` of ``layout`` (``{name: (dtype, trailing shape)}``)
+    for ``count`` rows, made before :func:`save_columns` fills them (sparse files: the rows take
+    disk space as they are written), and the folder of chunk markers."""
+    folder = os.fspath(folder)
+    os.makedirs(os.path.join(folder, DONE_FOLDER), exist_ok=True)
+    for name, (dtype, trailing) in layout.items():
+        column = np.lib.format.open_memmap(os.path.join(folder, name + ".npy"), mode="w+", dtype=dtype,
+                                           shape=(count,) + tuple(trailing))
+        column.flush()
+        del column
+
+
+def _write_block_columns(records, folder, column, offsets, derived, block_id=None):
+    """In a worker: chunk ``block_id``'s rows written in place into the column files of
+    ``folder`` (rows ``offsets[index]`` onwards), flushed, then its marker; its row count. A
+    chunk run twice (a retry after a lost worker) writes the same values again."""
+    if not os.path.isdir(os.path.join(folder, DONE_FOLDER)):
+        raise FileNotFoundError(f"{folder}: not found on the worker {_where_am_i()} (the workers must see the "
+                                "client's files: a shared filesystem)")
+    index = block_id[0]
+    names = records.dtype.names
+    columns = {name: np.ascontiguousarray(records[name]) for name in names} if names else {column: records}
+    if derived is not None:
+        columns.update(derived(columns))
+    first = offsets[index]
+    for name, values in columns.items():
+        target = np.load(os.path.join(folder, name + ".npy"), mmap_mode="r+")
+        if target.shape[1:] != values.shape[1:] or first + len(values) > len(target):
+            raise ValueError(f"{name}.npy in {folder} holds {target.shape}, not rows {first}.. of {values.shape}")
+        target[first:first + len(values)] = values
+        target.flush()  # msync: on disk before the marker says so
+        del target
+    _write_atomically(os.path.join(folder, DONE_FOLDER, DONE_FILE.format(index)),
+                      lambda handle: handle.write(str(len(records)).encode()))
+    return np.array([len(records)], dtype=np.int64)
+
+
+def chunks_done(folder, count):
+    """The chunk indices below ``count`` whose rows :func:`save_columns` has written."""
+    markers = os.path.join(os.fspath(folder), DONE_FOLDER)
+    return [index for index in range(count) if os.path.exists(os.path.join(markers, DONE_FILE.format(index)))]
+
+
+def save_columns(result, folder, *, indices=None, column="values", derived=None, client=None):
+    """Compute the chunks ``indices`` (None: all) of ``result`` and have each worker write its rows
+    in place into the column files of ``folder`` (made by :func:`create_columns` from
+    :func:`column_layout`, plus the columns ``derived`` adds), then mark the chunk done
+    (:func:`chunks_done`). Nothing but row counts comes back and nothing is merged afterwards:
+    the column files are the result (each one ``np.load(..., mmap_mode="r")``-able).
+    ``derived``: a picklable function of a chunk's ``{name: array}`` returning more columns (for
+    example the ``distance`` of a distance job). Retries and the returned iterator as in
+    :func:`save_chunks`; ``folder`` must be seen by the workers at the same path."""
+    records = result.records if isinstance(result, ChunkedResult) else result
+    if client is None and isinstance(result, ChunkedResult):
+        client = result._client
+    client = _resolve_client(client)
+    folder = os.path.abspath(os.fspath(folder))
+    if not os.path.isdir(os.path.join(folder, DONE_FOLDER)):
+        raise FileNotFoundError(f"{folder}: no column files (touche.distributed.create_columns makes them)")
+    count = records.numblocks[0]
+    offsets = np.concatenate([[0], np.cumsum(records.chunks[0])]).astype(np.int64).tolist()
+    indices = list(range(count)) if indices is None else [int(index) for index in indices]
+    written = records.map_blocks(_write_block_columns, folder, column, offsets, derived, dtype=np.int64,
+                                 chunks=((1,) * count,), meta=np.empty((0,), dtype=np.int64))
+    return _saved_chunks(client, written.to_delayed().ravel(), indices)
+
+
 def _saved_chunks(client, blocks, indices):
     if client is None:
         for index, rows in _finished_locally({index: blocks[index] for index in indices}):
