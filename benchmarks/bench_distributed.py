@@ -23,7 +23,8 @@ before each section (other processes share the cores: the figures are what this 
    file (a 12-triangle box against a 240-triangle sphere, chunks of 250,000) run in a fresh
    client process against a fresh scheduler and 2 single-threaded worker processes: the bytes that process writes to the
    scheduler and to the workers and the bytes it receives (distributed's TCP comm), and its peak
-   RSS (after the imports, before the chunk files are merged, at the end).
+   RSS (after the imports, before the chunk files are merged, at the end); ``--io-columns`` also runs
+   it with ``--columns`` (the workers write column files in place: no merge).
    ``--code DIR`` runs the command, the scheduler and the workers from another checkout of
    touche (a before / after comparison).
 """
@@ -319,7 +320,7 @@ print(json.dumps({"code": code, "seconds": seconds, "to_scheduler": to_scheduler
 """
 
 
-def client_io_job(count, code_dir, folder):
+def client_io_job(count, code_dir, folder, columns=False):
     """Section 5: one ``touche batch poses`` job of ``count`` poses (files in ``folder``) from a
     fresh client process (see IO_CHILD) on a fresh scheduler and 2 single-threaded worker
     processes, all three running the touche of ``code_dir`` (its own folder as the working
@@ -339,8 +340,12 @@ def client_io_job(count, code_dir, folder):
         faces = [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
                  [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]]
         tc.mesh.save(tc.TriangleMesh(vertices, faces), a_path)
-    output = os.path.join(folder, "out.npz")
-    if os.path.exists(output):
+    output = os.path.join(folder, "out-columns" if columns else "out.npz")
+    if os.path.isdir(output):
+        import shutil
+
+        shutil.rmtree(output)
+    elif os.path.exists(output):
         os.remove(output)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -357,13 +362,21 @@ def client_io_job(count, code_dir, folder):
         with Client(address, timeout="60s") as watcher:
             watcher.wait_for_workers(2, timeout=120)
         run = subprocess.run([sys.executable, "-c", IO_CHILD, address, "poses", poses_path, a_path, b_path, "-o",
-                              output], capture_output=True, text=True, env=env, cwd=str(code_dir))
+                              output] + (["--columns"] if columns else []), capture_output=True, text=True, env=env,
+                             cwd=str(code_dir))
         if run.returncode != 0:
             raise RuntimeError(run.stderr)
         figures = json.loads(run.stdout.strip().splitlines()[-1])
-        with np.load(output) as result:
+        if columns:  # the same digest as the .npz's: the columns by name, in name order
+            names = sorted(name[:-4] for name in os.listdir(output) if name.endswith(".npy"))
             figures["digest"] = __import__("hashlib").sha1(b"".join(
-                np.ascontiguousarray(result[name]).tobytes() for name in sorted(result.files))).hexdigest()[:16]
+                np.ascontiguousarray(np.load(os.path.join(output, name + ".npy"))).tobytes()
+                for name in names)).hexdigest()[:16]
+            figures.setdefault("before_merge", figures["peak_rss"])  # no merge
+        else:
+            with np.load(output) as result:
+                figures["digest"] = __import__("hashlib").sha1(b"".join(
+                    np.ascontiguousarray(result[name]).tobytes() for name in sorted(result.files))).hexdigest()[:16]
         return figures
     finally:
         for process in (workers, scheduler):
@@ -388,6 +401,8 @@ def main():
     parser.add_argument("--threshold", type=float, default=0.2)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--sections", default="distance,clearance,memory,scheduler,io")
+    parser.add_argument("--io-columns", action="store_true",
+                        help="io section: also run the job with --columns (column files written in place, no merge)")
     parser.add_argument("--io-poses", type=float, default=1e6)
     parser.add_argument("--io-folder", default=None, help="section 5's input files (default: a temporary folder)")
     parser.add_argument("--code", default=str(ROOT), help="section 5: the touche checkout whose command runs")
@@ -467,14 +482,15 @@ def main():
         print(f"\n5. client traffic and memory: touche batch poses, {count:,} poses ({count * 128 / 1e6:.0f} MB), "
               f"touche from {args.code}  [{load()}]")
         with tempfile.TemporaryDirectory(dir=args.io_folder) as folder:
-            for repeat in range(args.repeats):
-                job = client_io_job(count, args.code, folder)
-                print(f"  run {repeat + 1}: {job['seconds']:.1f} s; client -> scheduler {job['to_scheduler'] / 1e6:.2f} MB, "
+            layouts = (False, True) if args.io_columns else (False,)
+            for repeat, columns in ((repeat, columns) for repeat in range(args.repeats) for columns in layouts):
+                job = client_io_job(count, args.code, folder, columns)
+                print(f"  run {repeat + 1}{' --columns' if columns else ''}: {job['seconds']:.1f} s; "
+                      f"client -> scheduler {job['to_scheduler'] / 1e6:.2f} MB, "
                       f"client -> workers {job['to_workers'] / 1e6:.2f} MB, received by the client "
                       f"{job['received'] / 1e6:.2f} MB; client peak RSS {job['after_imports'] / 1e6:.0f} MB after the "
                       f"imports, {job['before_merge'] / 1e6:.0f} MB before the final merge, "
                       f"{job['peak_rss'] / 1e6:.0f} MB at the end; results sha1 {job['digest']}  [{load()}]")
-
 
 if __name__ == "__main__":
     main()
