@@ -51,6 +51,11 @@ def main():
         far = poses.copy()
         far[:, 0, 3] += 3.0
         cases.append((f"mesh-mesh intersects (far), {n}", tc.intersects, mesh, mesh, far))
+        if n <= 200:  # expensive items: surfaces 0-2 % of the size apart (a tree descent to the leaves)
+            near = poses.copy()
+            direction = rng.normal(size=(n, 3))
+            near[:, :3, 3] = direction / np.linalg.norm(direction, axis=1, keepdims=True) * rng.uniform(2.0, 2.04, (n, 1))
+            cases.append((f"mesh-mesh distance (near), {n}", tc.distance, mesh, mesh, near))
     for _, verb, a, b, poses in cases:  # compile / load, build trees
         verb(a, None, b, poses)
         verb(a, None, b, poses[0])
