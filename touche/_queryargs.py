@@ -34,7 +34,7 @@ def query_points(points, name, coordinates=True):
     return array, single
 
 
-def single_point(points, name):
+def single_point(points):
     """One query point given as three plain numbers (a list, tuple or (3,) array) checked like
     query_points does, as a (1, 3) array; None for anything else or anything query_points would
     refuse (the caller then takes query_points, which raises with its message). A single query
@@ -103,12 +103,12 @@ def _single_ray(pose, origins, directions, max_t):
     floats without the array passes (a single ray cast spent most of its time there), or None
     when the general path must decide (batches, odd types, a direction needing scaling, any
     value it would refuse: it then raises with its usual message)."""
-    origin = _three_floats(origins)
+    origin = single_point(origins)
     direction = _three_floats(directions)
     if origin is None or direction is None or type(max_t) not in (float, int):
         return None
     limit = float(max_t)
-    if not (limit >= 0.0) or not all(math.isfinite(v) and abs(v) <= _MAX_COORDINATE for v in origin):
+    if not (limit >= 0.0):
         return None
     largest = max(abs(direction[0]), abs(direction[1]), abs(direction[2]))
     if not (_DIRECTION_SAFE[0] <= largest <= _DIRECTION_SAFE[1]):  # also NaN and inf
@@ -116,7 +116,7 @@ def _single_ray(pose, origins, directions, max_t):
     if not (pose is None or type(pose) is Pose or (type(pose) is np.ndarray and pose.shape == (4, 4))):
         return None
     matrices = as_matrices(pose, "pose")
-    return (matrices.reshape(1, 4, 4), np.array([origin]), np.array([direction]), np.array([limit]), True)
+    return matrices.reshape(1, 4, 4), origin, np.array([direction]), np.array([limit]), True
 
 
 def ray_arrays(pose, origins, directions, max_t):

@@ -831,11 +831,11 @@ def _run_pose_chunks(client, td, verb, side, a, b, poses_path, chunk_rows, folde
 
 
 def _distance_column(columns):
-    """A distance job's ``distance`` column (as DistanceResult.distance: 0 when penetrating),
-    from a chunk's signed distances and statuses."""
-    import numpy as np
+    """A distance job's ``distance`` column (DistanceResult.distance: 0 when penetrating), from a
+    chunk's fields ({name: array}, or a chunk file)."""
+    from .results import DistanceResult
 
-    return {"distance": np.where(columns["status"] == 2, 0.0, np.maximum(columns["signed_distance"], 0.0))}
+    return {"distance": DistanceResult(*(columns[name] for name in DistanceResult.__slots__)).distance}
 
 
 def _pose_job_layout(verb, a, b):

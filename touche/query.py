@@ -785,7 +785,7 @@ def closest_point(shape, pose, points):
     route = _CLOSEST_POINT_ROUTES.get((kinds.POINT, shape.kind))
     if route is None:
         raise UnsupportedQuery("closest_point", shape)
-    queries = single_point(points, "points")  # one point as three numbers: fewer array passes
+    queries = single_point(points)  # one point as three numbers: fewer array passes
     if is_empty_batch(pose) or (queries is None and shape_of(points) == (0, 3)):
         _empty_points_batch(pose, points)
         return ClosestPointResult(np.zeros((0, 3)), np.zeros(0), np.zeros(0, dtype=np.int8))
