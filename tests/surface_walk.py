@@ -855,6 +855,9 @@ def section_bvh():
                 repr(tree), tree.node_count
                 trees[split, kdop, leaf_size] = tree
     bvh.BVH(TETRA_V, TETRA_F)
+    from touche.cli import _uv_sphere
+
+    bvh.build(tc.TriangleMesh(*_uv_sphere(2 * bvh.PARALLEL_BUILD_MIN_TRIANGLES)))  # a big mesh: threads
     bvh.BVH(b, None, split="median", kdop=8)
     tree_b = {kdop: bvh.build(b, kdop=kdop) for kdop in (None,) + bvh.KDOPS}
     pickle.loads(pickle.dumps(trees["sah", 18, 1]))

@@ -395,6 +395,15 @@ def _step_bvh_module():
 
     a = _tetra()
     poses = _poses()
+    # the parallel build of big meshes (bvh.build_tree: prepare_build, build_range from Python),
+    # on a grid of triangles just above its threshold
+    side = int(np.ceil(np.sqrt(bvh.PARALLEL_BUILD_MIN_TRIANGLES / 2))) + 1
+    grid = np.stack(np.meshgrid(np.arange(side + 1.0), np.arange(side + 1.0), indexing="ij"), -1).reshape(-1, 2)
+    corner = (np.arange(side)[:, None] * (side + 1) + np.arange(side)[None, :]).ravel()
+    cells = np.stack([corner, corner + side + 1, corner + 1, corner + 1, corner + side + 1, corner + side + 2], 1)
+    points = np.ascontiguousarray(np.column_stack([grid, np.sin(grid[:, 0])]))
+    bvh.build_tree(points, np.ascontiguousarray(cells.reshape(-1, 3), dtype=np.int64), 1, bvh.SPLITS["sah"],
+                   threads=2)
     for split in bvh.SPLITS:
         for kdop in (None,) + tuple(bvh.KDOPS):
             tree = bvh.build(a, split=split, kdop=kdop)

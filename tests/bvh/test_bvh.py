@@ -379,3 +379,49 @@ def test_bad_input_raises_geometry_error():
 
 # Against python-fcl and coal on real meshes (1,000 poses of each pybullet_data mesh, a referee on
 # disagreements): tests/mesh/test_mesh_peers.py.
+
+
+# ------------------------------------------------------------------------------------------------
+# the parallel build of big meshes
+def _build_meshes():
+    """Big enough for the parallel build: a sphere, a bumpy grid (a height field's triangles), a
+    random soup with zero-area and repeated triangles (the splits' fallbacks)."""
+    from touche.bvh import PARALLEL_BUILD_MIN_TRIANGLES
+    from touche.cli import _uv_sphere
+
+    rng = np.random.default_rng(31)
+    meshes = [tc.TriangleMesh(*_uv_sphere(2 * PARALLEL_BUILD_MIN_TRIANGLES))]
+    side = 64
+    x, y = np.meshgrid(np.arange(side + 1.0), np.arange(side + 1.0), indexing="ij")
+    points = np.column_stack([x.ravel(), y.ravel(), 0.3 * np.sin(x.ravel()) * np.cos(y.ravel())])
+    corner = (np.arange(side)[:, None] * (side + 1) + np.arange(side)[None, :]).ravel()
+    cells = np.stack([corner, corner + side + 1, corner + 1, corner + 1, corner + side + 1, corner + side + 2], 1)
+    meshes.append(tc.TriangleMesh(points, cells.reshape(-1, 3)))
+    soup = rng.normal(size=(3 * 5000, 3))
+    faces = np.arange(3 * 5000).reshape(-1, 3)
+    faces[:300, 2] = faces[:300, 1]  # zero area
+    faces[300:900] = faces[300]  # one triangle 600 times: every centroid alike in its nodes
+    meshes.append(tc.TriangleMesh(soup, faces))
+    return meshes
+
+
+@pytest.mark.parametrize("split", ["sah", "median", "center", "mean"])
+def test_parallel_build_equals_the_serial_build_bit_for_bit(split):
+    """bvh.build_tree on threads (the levels above the subtrees here, the subtrees side by side,
+    each written into its rows) gives the arrays of the one-call serial build exactly."""
+    from touche import bvh
+
+    for mesh in _build_meshes():
+        _, _, points, triangles, _ = mesh._packed
+        assert len(triangles) >= bvh.PARALLEL_BUILD_MIN_TRIANGLES
+        serial = bvh.build_tree(points, triangles, 1, SPLITS[split], threads=1)
+        for threads in (2, 3):
+            parallel = bvh.build_tree(points, triangles, 1, SPLITS[split], threads=threads)
+            for a, b in zip(serial[:4], parallel[:4]):
+                assert a.dtype == b.dtype and np.array_equal(a, b)
+            assert serial[4] == parallel[4]
+        tree = BVH(mesh, None, split=split)
+        assert np.array_equal(tree.node_index, serial[0]) and np.array_equal(tree.node_bounds, serial[1])
+        # leaves of several triangles: the serial build (node counts are not known beforehand)
+        assert np.array_equal(bvh.build_tree(points, triangles, 4, SPLITS[split], threads=2)[0],
+                              bvh.build_tree(points, triangles, 4, SPLITS[split], threads=1)[0])

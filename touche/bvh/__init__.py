@@ -57,6 +57,61 @@ _coherence = kernel_loader("bvh_coherence")
 _threshold = kernel_loader("bvh_threshold")
 
 
+# Meshes of at least this many triangles are built on the batch threads (touche.set_num_threads):
+# the top levels here, then the subtrees below them side by side (build_tree). Below it a build
+# takes a few milliseconds, about what handing the subtrees to threads costs.
+PARALLEL_BUILD_MIN_TRIANGLES = 4096
+
+
+def build_tree(points, triangles, leaf_size, split, threads=None):
+    """``(node_index, node_bounds, tri_vertices, tri_ids, depth)`` of the top-down build (or the
+    bottom-up one), the same arrays bit for bit as one ``bvh_build.build_tree`` call. With more
+    than one thread, a big mesh and one triangle per leaf, the levels above the subtrees are
+    built here and the subtrees on threads (``bvh_build.build_range`` on disjoint ranges of the
+    triangles), each written straight into its rows of the tree: a subtree over c triangles
+    with one per leaf has 2c - 1 nodes, so every row is known before it is built."""
+    build = _build()
+    threads = _parallel.get_num_threads() if threads is None else int(threads)
+    count = len(triangles)
+    if threads < 2 or count < PARALLEL_BUILD_MIN_TRIANGLES or leaf_size != 1 or split == SPLITS["bottomup"]:
+        return build.build_tree(points, triangles, leaf_size, split)
+    origin, moments, tri_vertices, centroids, order = build.prepare_build(points, triangles)
+    arrays = (tri_vertices, moments, centroids, order, origin, leaf_size, split, build.SAH_MIN_COUNT)
+    # the levels above ~4 subtrees per thread, so that unequal halves still share out evenly
+    stop_level = 1 + int(np.ceil(np.log2(4 * threads)))
+    capacity = 2 ** (stop_level + 1)
+    top_index = np.empty((capacity, 3), dtype=np.int64)
+    top_bounds = np.empty((capacity, build.NODE_FLOATS))
+    n_top, top_depth = build.build_range(*arrays, 0, count, 1, stop_level, top_index, top_bounds, 0)
+    top_index, top_bounds = top_index[:n_top], top_bounds[:n_top]
+    pending = np.flatnonzero(top_index[:, 2] == build.PENDING)
+    sizes = np.ones(n_top, dtype=np.int64)
+    sizes[pending] = 2 * top_index[pending, 1] - 1
+    start = np.concatenate([[0], np.cumsum(sizes)[:-1]])  # each top row's first row in the tree
+    total = int(sizes.sum())
+    node_index = np.empty((total, 3), dtype=np.int64)
+    node_bounds = np.empty((total, build.NODE_FLOATS))
+    real = np.flatnonzero(top_index[:, 2] != build.PENDING)
+    node_index[start[real], :2] = top_index[real, :2]
+    right = top_index[real, 2]
+    node_index[start[real], 2] = np.where(right >= 0, start[np.maximum(right, 0)], right)
+    node_bounds[start[real]] = top_bounds[real]
+    depths = [int(top_depth)]
+    largest_first = pending[np.argsort(-top_index[pending, 1], kind="stable")]
+
+    def build_pending(lo, hi):  # the subtrees largest_first[lo:hi], each into its own rows
+        for row in largest_first[lo:hi]:
+            first, size = int(top_index[row, 0]), int(top_index[row, 1])
+            written, depth = build.build_range(*arrays, first, size, stop_level, build.UNLIMITED_LEVEL, node_index,
+                                               node_bounds, int(start[row]))
+            if written != 2 * size - 1:  # cannot happen: every split leaves both halves non-empty
+                raise RuntimeError(f"a subtree of {size} triangles has {written} nodes, not {2 * size - 1}")
+            depths.append(int(depth))
+
+    _parallel.run(build_pending, len(largest_first), grain=1)
+    return node_index, node_bounds, tri_vertices, order, max(depths)
+
+
 class BVH:
     """A bounding-volume hierarchy over the triangles of one mesh (in the mesh's own frame).
 
@@ -79,8 +134,8 @@ class BVH:
             raise GeometryError(f"kdop must be None or one of {KDOPS}, got {kdop!r}")
         mesh = vertices if isinstance(vertices, TriangleMesh) else TriangleMesh(vertices, faces)
         _, _, points, triangles, _ = mesh._packed
-        node_index, node_bounds, tri_vertices, tri_ids, depth = _build().build_tree(
-            points, triangles, int(leaf_size), SPLITS[split])
+        node_index, node_bounds, tri_vertices, tri_ids, depth = build_tree(points, triangles, int(leaf_size),
+                                                                            SPLITS[split])
         dops = directions = None
         if kdop is not None:
             from .._kdop import KDOP_DIRECTIONS

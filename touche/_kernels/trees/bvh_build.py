@@ -280,11 +280,33 @@ def build_tree(vertices, triangles, leaf_size, split):
 @njit(cache=True, nogil=True)
 def build_tree_with(vertices, triangles, leaf_size, split, sah_min_count):
     """build_tree; SPLIT_SAH nodes of at most ``sah_min_count`` triangles take the MEAN split."""
+    origin, moments, tri_vertices, centroids, order = prepare_build(vertices, triangles)
+    m = triangles.shape[0]
+    capacity = 2 * m
+    node_index = np.empty((capacity, 3), dtype=np.int64)
+    node_bounds = np.empty((capacity, NODE_FLOATS))
+    n, depth = build_range(tri_vertices, moments, centroids, order, origin, leaf_size, split, sah_min_count, 0, m, 1,
+                           UNLIMITED_LEVEL, node_index, node_bounds, 0)
+    if 4 * n < 3 * capacity:  # bigger leaves, fewer nodes: do not keep the unused rows
+        return node_index[:n].copy(), node_bounds[:n].copy(), tri_vertices, order, depth
+    return node_index[:n], node_bounds[:n], tri_vertices, order, depth
+
+
+UNLIMITED_LEVEL = 1 << 62  # build_range: expand every node
+
+
+# A range whose subtree is left to another build_range call: its row in node_index
+PENDING = -2
+
+
+@njit(cache=True, nogil=True)
+def prepare_build(vertices, triangles):
+    """What a top-down build partitions: ``(origin, moments, tri_vertices (m, 3, 3), centroids
+    (m, 9) partition keys: centroid and the triangle's box, order (m,) triangle ids)``."""
     m = triangles.shape[0]
     origin = _mean_vertex(vertices)
     centroids3, moments = triangle_moments(vertices, triangles, origin)
     tri_vertices = np.empty((m, 3, 3))
-    # partition keys: centroid (3) and the triangle's box (6), swapped with the triangles
     centroids = np.empty((m, 9))
     for k in range(m):
         for c in range(3):
@@ -293,7 +315,19 @@ def build_tree_with(vertices, triangles, leaf_size, split, sah_min_count):
             centroids[k, d] = centroids3[k, d]
             centroids[k, 3 + d] = min(tri_vertices[k, 0, d], min(tri_vertices[k, 1, d], tri_vertices[k, 2, d]))
             centroids[k, 6 + d] = max(tri_vertices[k, 0, d], max(tri_vertices[k, 1, d], tri_vertices[k, 2, d]))
-    order = np.arange(m)
+    return origin, moments, tri_vertices, centroids, np.arange(m)
+
+
+@njit(cache=True, nogil=True)
+def build_range(tri_vertices, moments, centroids, order, origin, leaf_size, split, sah_min_count, first0, count0,
+                level0, stop_level, node_index, node_bounds, offset):
+    """The top-down build of the triangles ``first0 .. first0 + count0 - 1`` (the arrays of
+    prepare_build, partitioned in place within that range only), its root at level ``level0``,
+    written in preorder into the rows ``offset, offset + 1, ...`` of ``node_index`` /
+    ``node_bounds`` (child links are row numbers; ``first`` stays an index into the whole
+    arrays; at most 2 count0 rows). Returns ``(rows written, depth)``. A node at level
+    ``stop_level`` that would be split is left PENDING (row ``(first, count, PENDING)``, bounds
+    not fitted): its subtree is another call's, so disjoint ranges build side by side."""
     axes = np.empty((3, 3))
     cov = np.empty((3, 3))
     scratch = np.empty((3, 3))
@@ -302,25 +336,27 @@ def build_tree_with(vertices, triangles, leaf_size, split, sah_min_count):
     bins_n = np.empty(3 * SAH_BINS, dtype=np.int64)
     right_area = np.empty(SAH_BINS)
     right_n = np.empty(SAH_BINS, dtype=np.int64)
-    capacity = 2 * m
-    node_index = np.empty((capacity, 3), dtype=np.int64)
-    node_bounds = np.empty((capacity, NODE_FLOATS))
-    stack = range_stack(m)
+    stack = range_stack(count0)
+    stack[0, 0] = first0
+    stack[0, 3] = level0
     top = 1
     n = 0
     depth = 0
     while top > 0:
         top, first, count, parent, level = pop_range(stack, top)
-        node = n
+        node = offset + n
         n += 1
         if parent >= 0:
             node_index[parent, 2] = node  # the right child is pushed below the left: set last
         depth = max(depth, level)
-        node_frame(tri_vertices, moments, first, count, origin, cov, scratch, axes)
-        fit_node(tri_vertices, first, count, axes, node_bounds[node])
         node_index[node, 0] = first
         node_index[node, 1] = count
         node_index[node, 2] = -1
+        if count > leaf_size and level >= stop_level:
+            node_index[node, 2] = PENDING
+            continue
+        node_frame(tri_vertices, moments, first, count, origin, cov, scratch, axes)
+        fit_node(tri_vertices, first, count, axes, node_bounds[node])
         if count <= leaf_size:
             continue
         if split == SPLIT_MEDIAN:
@@ -334,7 +370,7 @@ def build_tree_with(vertices, triangles, leaf_size, split, sah_min_count):
         # right first (popped last): its parent link is written when it is popped, after the
         # whole left subtree got its preorder numbers
         top = push_halves(stack, top, first, left, count, node, level)
-    return node_index[:n].copy(), node_bounds[:n].copy(), tri_vertices, order, depth
+    return n, depth
 
 
 # ---------------------------------------------------------------------------------------------

@@ -123,18 +123,26 @@ def triangle_moments(vertices, triangles, origin):
     m = triangles.shape[0]
     centroids = np.empty((m, 3))
     moments = np.empty((m, 10))
+    # the same arithmetic, in the same order, as with (3,) arrays per triangle, on scalar
+    # temporaries: six small allocations a triangle were most of a big mesh's build preparation
+    p = np.empty(3)
+    q = np.empty(3)
+    r = np.empty(3)
+    c = np.empty(3)
     for k in range(m):
-        p = vertices[triangles[k, 0]] - origin
-        q = vertices[triangles[k, 1]] - origin
-        r = vertices[triangles[k, 2]] - origin
-        e1 = q - p
-        e2 = r - p
-        nx = e1[1] * e2[2] - e1[2] * e2[1]
-        ny = e1[2] * e2[0] - e1[0] * e2[2]
-        nz = e1[0] * e2[1] - e1[1] * e2[0]
+        for d in range(3):
+            p[d] = vertices[triangles[k, 0], d] - origin[d]
+            q[d] = vertices[triangles[k, 1], d] - origin[d]
+            r[d] = vertices[triangles[k, 2], d] - origin[d]
+        e10, e11, e12 = q[0] - p[0], q[1] - p[1], q[2] - p[2]
+        e20, e21, e22 = r[0] - p[0], r[1] - p[1], r[2] - p[2]
+        nx = e11 * e22 - e12 * e21
+        ny = e12 * e20 - e10 * e22
+        nz = e10 * e21 - e11 * e20
         area = 0.5 * np.sqrt(nx * nx + ny * ny + nz * nz)
-        c = (p + q + r) / 3.0
-        centroids[k] = c + origin
+        for d in range(3):
+            c[d] = (p[d] + q[d] + r[d]) / 3.0
+            centroids[k, d] = c[d] + origin[d]
         moments[k, 0] = area
         moments[k, 1] = area * c[0]
         moments[k, 2] = area * c[1]
