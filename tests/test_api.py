@@ -1,5 +1,8 @@
 """Public boundary: poses, shape constructors, verb shapes/dtypes/broadcasting, bad input."""
+import os
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -429,3 +432,32 @@ def test_mesh_raycast_reports_faces():
 def test_warmup_and_import_are_cheap_to_call_twice():
     tc.warmup()
     tc.warmup()
+
+
+def test_lazy_public_names_are_the_modules_objects_and_import_stays_light():
+    # import touche leaves the modules a script may not use unimported; each public name still
+    # resolves, to the very object its module defines (and tc.clearance stays the function even
+    # once the module of the same name is imported)
+    code = (
+        "import importlib, inspect, sys, touche as tc\n"
+        "lazy = {'touche.' + m for m in set(tc._LAZY_NAMES.values())}\n"
+        "lazy |= {'touche.mesh', 'touche.broadphase', 'touche.bounding', 'touche.world'}\n"
+        "assert not lazy & set(sys.modules), sorted(lazy & set(sys.modules))\n"
+        "for name, module in tc._LAZY_NAMES.items():\n"
+        "    assert getattr(tc, name) is getattr(importlib.import_module('touche.' + module), name), name\n"
+        "import touche.clearance\n"
+        "assert inspect.isfunction(tc.clearance) and inspect.isfunction(tc.contacts)\n"
+        "for name in tc.__all__:\n"
+        "    assert getattr(tc, name) is not None, name\n"
+        "namespace = {}\n"
+        "exec('from touche import *', namespace)\n"
+        "assert namespace['CollisionWorld'] is tc.CollisionWorld and inspect.ismodule(namespace['mesh'])\n"
+        "try:\n"
+        "    tc.no_such_name\n"
+        "except AttributeError as error:\n"
+        "    assert 'no_such_name' in str(error)\n"
+        "else:\n"
+        "    raise AssertionError('tc.no_such_name resolved')\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True,
+                   env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))

@@ -36,35 +36,47 @@ from .shapes import __all__ as _shape_names
 
 from .impact import ImpactResult, ImpactStatus, IntersectionResult, SetKind, intersection, time_of_impact
 from .contacts import ContactManifold, contacts
-from . import bounding, convex, lp, pairwise, planar  # noqa: E402  (light: kernels load on first use)
-from . import mesh  # noqa: E402  (STL/OBJ I/O and repair; numpy only until used)
-from . import meshquery  # noqa: E402  (BVH mesh queries; kernels load on first use)
-from .meshquery import contains, signed_distance_points, winding_number  # noqa: E402
-from .solid_queries import (  # noqa: E402  (solid meshes)
-    SolidContacts, SolidPenetration, intersection_volume, penetration_depth, separating_translation)
 from .errors import MeshFormatError, RobotModelError  # noqa: E402
-from . import broadphase  # noqa: E402  (broad-phase structures; kernels load on first use)
 from . import bvh  # noqa: E402  (mesh-mesh BVH queries, documented as tc.bvh; kernels load on first use)
-from .world import CollisionEvent, CollisionWorld  # noqa: E402
-from .environments import HeightField, OccupancyMap  # noqa: E402  (terrain and point-cloud environments)
+# eager: the function tc.clearance shares its name with the module touche.clearance, and a lazy
+# name would lose to the module attribute that importing the module sets on the package
 from .clearance import Clearance, ClearancePart, ClearanceTable, clearance, clearance_all, triangle_clearance  # noqa: E402,E501  (STL clearance; kernels load on first use)
+
+# Imported on first access (module __getattr__ below), so that ``import touche`` and a first query
+# do not pay for the modules a script does not use (~50 ms of ~0.2 s here): the sub-modules
+# bounding, convex, lp, pairwise, planar, mesh, meshquery, broadphase, world, environments,
+# solid_queries, and these names of theirs.
+_LAZY_NAMES = {
+    "contains": "meshquery", "signed_distance_points": "meshquery", "winding_number": "meshquery",
+    "SolidContacts": "solid_queries", "SolidPenetration": "solid_queries",
+    "intersection_volume": "solid_queries", "penetration_depth": "solid_queries",
+    "separating_translation": "solid_queries",
+    "CollisionEvent": "world", "CollisionWorld": "world",
+    "HeightField": "environments", "OccupancyMap": "environments",
+}
 
 __version__ = "0.1.0"
 
 
 def __getattr__(name):
-    """``touche.<submodule>`` for the sub-modules not imported above (``touche.cli``,
-    ``touche.report``): imported on first access, once, under the kernels' import lock (several
-    threads may ask at once)."""
+    """The names of ``_LAZY_NAMES`` and ``touche.<submodule>`` for the sub-modules not imported
+    above (``touche.mesh``, ``touche.world``, ``touche.cli``, ...): imported on first access, once,
+    under the kernels' import lock (several threads may ask at once)."""
+    import importlib
+
+    from ._kernels import IMPORT_LOCK
+
+    module_name = _LAZY_NAMES.get(name)
+    if module_name is not None:
+        with IMPORT_LOCK:
+            value = getattr(importlib.import_module(f"{__name__}.{module_name}"), name)
+        globals()[name] = value  # later look-ups skip __getattr__
+        return value
     from pathlib import Path
 
     here = Path(__file__).resolve().parent
     if name.startswith("_") or not ((here / f"{name}.py").is_file() or (here / name / "__init__.py").is_file()):
         raise AttributeError(f"module 'touche' has no attribute {name!r}")
-    import importlib
-
-    from ._kernels import IMPORT_LOCK
-
     with IMPORT_LOCK:
         return importlib.import_module(f"{__name__}.{name}")
 

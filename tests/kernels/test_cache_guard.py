@@ -115,3 +115,39 @@ def test_persistent_cache_root_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.delenv("TOUCHE_PERSISTENT_CACHE")
     monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "numba"))
     assert jit.persistent_cache_root() is None
+
+
+def test_a_first_query_leaves_scipy_linalg_unimported_and_blas_calls_still_work():
+    # numba's arraymath probes for BLAS by importing scipy.linalg (~0.17 s of a first query);
+    # touche's njit defers that. A kernel calling BLAS (a matmul of two 3x3 arrays) must still
+    # find scipy's functions when it first runs, in a process where scipy.linalg is not loaded.
+    code = (
+        "import sys, numpy as np, touche as tc\n"
+        "tc.distance(tc.Sphere(1.0), tc.Pose.from_translation([3, 0, 0]), tc.Sphere(1.0), None)\n"
+        "assert 'scipy.linalg' not in sys.modules, 'scipy.linalg imported by a first query'\n"
+        "import numba.np.arraymath as arraymath\n"
+        "assert arraymath._HAVE_BLAS\n"
+        "from touche._kernels.primitives import bounding_obb\n"
+        "axes = np.eye(3)[[2, 0, 1]].copy(); w = np.array([0.3, -0.2, 0.1])\n"
+        "got = bounding_obb._rotated(axes, w)\n"
+        "assert 'scipy.linalg' in sys.modules, 'the BLAS call did not load scipy'\n"
+        "from scipy.spatial.transform import Rotation\n"
+        "expected = axes @ Rotation.from_rotvec(w).as_matrix().T\n"
+        "assert np.allclose(got, expected, atol=1e-12), (got, expected)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+
+
+def test_kernels_make_their_cache_on_first_use_only():
+    import gc
+
+    from touche._kernels.narrow import batch  # noqa: F401  (makes ~300 dispatchers)
+    from touche._kernels.base.jit import KernelDispatcher
+
+    dispatchers = [obj for obj in gc.get_objects() if isinstance(obj, KernelDispatcher)]
+    assert len(dispatchers) > 100
+    assert all(isinstance(d._cache, jit._CacheOnFirstUse) for d in dispatchers)
+    unused = [d for d in dispatchers if not d.signatures]
+    assert unused and all(d._cache._cache is None for d in unused)
+    used = [d for d in dispatchers if d.signatures]
+    assert all(d._cache._cache is not None for d in used)

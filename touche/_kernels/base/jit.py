@@ -35,10 +35,40 @@ import numba
 import numpy as np
 from numba import njit as _numba_njit
 from numba.core import config, types
-from numba.core.caching import CompileResultCacheImpl, FunctionCache, NullCache, _CacheLocator
+from numba.core.caching import CompileResultCacheImpl, FunctionCache, _CacheLocator
 from numba.core.registry import CPUDispatcher
 
 from touche._kernels import module_digest
+
+
+def _defer_numba_blas_import():
+    """Keep numba from importing scipy.linalg when it first loads or compiles a kernel.
+
+    ``numba.np.arraymath`` (imported by numba's CPU target on the first cache load or compilation)
+    runs ``ensure_blas()`` at import to learn whether ``np.dot`` may call BLAS, and that imports
+    ``scipy.linalg.cython_blas``, hence all of ``scipy.linalg``: ~0.17 s of a first query on a warm
+    cache here. scipy is one of touche's dependencies, so the answer is known without the import;
+    the BLAS functions themselves are still looked up in scipy when a kernel first calls one
+    (numba's C helper imports the module then), and every later ``ensure_blas()`` (typing a new
+    ``np.dot``) is numba's own. If scipy were missing, numba's probe runs as before.
+    """
+    import importlib.util
+    import sys
+
+    if "numba.np.arraymath" in sys.modules or importlib.util.find_spec("scipy") is None:
+        return
+    import numba.np.linalg as numba_linalg
+
+    probe = numba_linalg.ensure_blas
+    numba_linalg.ensure_blas = lambda: None
+    try:
+        import numba.np.arraymath as arraymath
+    finally:
+        numba_linalg.ensure_blas = probe
+    arraymath.ensure_blas = probe
+
+
+_defer_numba_blas_import()
 
 
 def persistent_cache_root():
@@ -92,12 +122,44 @@ class _KernelFunctionCache(FunctionCache):
     _impl_class = _KernelCacheImpl
 
 
+class _CacheOnFirstUse:
+    """A dispatcher's cache, made when the dispatcher first loads or compiles a specialization.
+
+    Making a ``FunctionCache`` finds its folder and test-writes a file in it (~0.13 ms); importing
+    the kernel modules makes ~300 dispatchers, of which a first query loads a handful, so making
+    them all at decoration was ~40 ms of every process's first query. Everything numba asks of
+    the cache is passed on to the real one."""
+
+    __slots__ = ("_py_func", "_cache")
+
+    def __init__(self, py_func):
+        self._py_func = py_func
+        self._cache = None
+
+    def _real(self):
+        if self._cache is None:
+            self._cache = _KernelFunctionCache(self._py_func)
+        return self._cache
+
+    def load_overload(self, sig, target_context):
+        return self._real().load_overload(sig, target_context)
+
+    def save_overload(self, sig, data):
+        return self._real().save_overload(sig, data)
+
+    def flush(self):
+        return self._real().flush()
+
+    def __getattr__(self, name):
+        return getattr(self._real(), name)
+
+
 class KernelDispatcher(CPUDispatcher):
     """A CPUDispatcher whose callers inside jitted code see it without literal argument types,
     that copies read-only arrays from Python, and that caches in the per-user folder."""
 
     def enable_caching(self):
-        self._cache = _KernelFunctionCache(self.py_func)
+        self._cache = _CacheOnFirstUse(self.py_func)
 
     def get_call_template(self, args, kws):
         args = tuple(types.unliteral(arg) for arg in args)
@@ -119,24 +181,26 @@ class KernelDispatcher(CPUDispatcher):
 def njit(*args, **options):
     """``numba.njit`` (same arguments) returning a :class:`KernelDispatcher`."""
     if args and callable(args[0]) and not options:  # bare @njit
-        return _adopt(_numba_njit(args[0]))
+        return _adopt(_numba_njit(args[0]), cache=False)
 
+    # numba's own cache=True would make numba's FunctionCache at once (a folder lookup and a test
+    # write), only for enable_caching below to replace it: the cache is made here, on first use
+    cache = options.pop("cache", False)
     decorate = _numba_njit(*args, **options)
 
     def wrapper(function):
-        return _adopt(decorate(function))
+        return _adopt(decorate(function), cache)
 
     return wrapper
 
 
-def _adopt(dispatcher):
+def _adopt(dispatcher, cache):
     if not isinstance(dispatcher, CPUDispatcher):  # NUMBA_DISABLE_JIT=1: a plain function
         return dispatcher
     # CPUDispatcher adds no instance layout over its C base, and neither does the subclass, so
     # the instance can take the subclass as its class
-    cached = not isinstance(dispatcher._cache, NullCache)
     dispatcher.__class__ = KernelDispatcher
-    if cached:
+    if cache:
         dispatcher.enable_caching()
     return dispatcher
 
