@@ -14,7 +14,8 @@ NUMBA_CACHE_DIR; numba then reads and writes nothing else), except the warm-cach
    result line and to the end.
 3. first queries: each snippet of FIRST_QUERIES alone in a fresh process and empty cache, no
    warmup: seconds from the start of the snippet to its answer (the import is timed apart).
-4. import: ``import touche`` alone; import + a first distance on a warm cache (after 1).
+4. import: ``import touche`` alone; import + a first distance on a warm cache (after 1, or on
+   --warm-cache DIR).
 Medians of --repeats runs for 4; one run each for 1-3 (each takes seconds to minutes).
 Figures are printed as a markdown table; --markdown FILE also writes them there.
 """
@@ -188,6 +189,7 @@ def measure_import(warm_cache, repeats):
         "extra = {}\n"
     )
     env = _fresh_env(warm_cache)
+    _probe(body_query, env)  # untimed: a --warm-cache folder then holds what the query loads
     imports = [_probe(body_import, env)[0]["elapsed"] for _ in range(repeats)]
     queries = [_probe(body_query, env)[0]["elapsed"] for _ in range(repeats)]
     return {"import": statistics.median(imports), "import_and_query": statistics.median(queries)}
@@ -201,13 +203,15 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--queries", nargs="*", default=list(FIRST_QUERIES), help="names from FIRST_QUERIES")
     parser.add_argument("--markdown", help="also write the report to this file")
+    parser.add_argument("--warm-cache", help="part 4 (import) on this NUMBA_CACHE_DIR instead of the warmup's "
+                        "(no warmup for it; the folder is kept): e.g. one a `touche warmup` filled")
     args = parser.parse_args(argv)
     parts = args.only or ["warmup", "demo", "first", "import"]
     jobs = args.jobs if args.jobs else (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
     lines = [f"Cold start on {os.cpu_count()} cores, python {sys.version.split()[0]}; every figure on an empty "
              "numba cache (fresh NUMBA_CACHE_DIR) unless said.", ""]
     warm_cache = None
-    if "warmup" in parts or "import" in parts:
+    if "warmup" in parts or ("import" in parts and not args.warm_cache):
         print(f"warmup, {jobs} job(s), empty cache ...", flush=True)
         warm = measure_warmup(jobs, args.top)
         warm_cache = warm["cache"]
@@ -226,9 +230,10 @@ def main(argv=None):
         lines.append("")
         print("\n".join(lines[-(len(warm["top"]) + 12):]), flush=True)
     if "import" in parts:
-        figures = measure_import(warm_cache, args.repeats)
+        figures = measure_import(args.warm_cache or warm_cache, args.repeats)
+        source = f"NUMBA_CACHE_DIR={args.warm_cache}" if args.warm_cache else "after the warmup above"
         lines += [
-            "| warm cache (after the warmup above) | median of %d |" % args.repeats,
+            f"| warm cache ({source}) | median of {args.repeats} |",
             "|---|---:|",
             f"| import touche | {figures['import']:.3f} s |",
             f"| import + first sphere-sphere distance | {figures['import_and_query']:.3f} s |",
