@@ -57,15 +57,19 @@ def _defer_numba_blas_import():
 
     if "numba.np.arraymath" in sys.modules or importlib.util.find_spec("scipy") is None:
         return
-    import numba.np.linalg as numba_linalg
+    try:
+        import numba.np.linalg as numba_linalg
 
-    probe = numba_linalg.ensure_blas
+        probe = numba_linalg.ensure_blas
+    except (ImportError, AttributeError):  # another numba layout: its own probe runs, nothing else changes
+        return
     numba_linalg.ensure_blas = lambda: None
     try:
         import numba.np.arraymath as arraymath
     finally:
         numba_linalg.ensure_blas = probe
-    arraymath.ensure_blas = probe
+    if getattr(arraymath, "ensure_blas", None) is not None:
+        arraymath.ensure_blas = probe  # later calls (typing a new np.dot) probe for real
 
 
 _defer_numba_blas_import()
