@@ -20,7 +20,7 @@ before each section (other processes share the cores: the figures are what this 
 4. scheduler: tasks per second for tiny tasks (the per-task cost that bounds how many workers a
    scheduler can keep busy);
 5. client traffic and memory (``--sections io``): ``touche batch poses`` on a ``--io-poses`` pose
-   file (a 12-triangle box against a 240-triangle sphere, chunks of 250,000) run in a fresh
+   file (a 12-triangle box against a 240-triangle sphere, ``--io-sphere-triangles``; chunks of 250,000) run in a fresh
    client process against a fresh scheduler and 2 single-threaded worker processes: the bytes that process writes to the
    scheduler and to the workers and the bytes it receives (distributed's TCP comm), and its peak
    RSS (after the imports, before the chunk files are merged, at the end); ``--io-columns`` also runs
@@ -320,7 +320,7 @@ print(json.dumps({"code": code, "seconds": seconds, "to_scheduler": to_scheduler
 """
 
 
-def client_io_job(count, code_dir, folder, columns=False):
+def client_io_job(count, code_dir, folder, columns=False, sphere_triangles=240):
     """Section 5: one ``touche batch poses`` job of ``count`` poses (files in ``folder``) from a
     fresh client process (see IO_CHILD) on a fresh scheduler and 2 single-threaded worker
     processes, all three running the touche of ``code_dir`` (its own folder as the working
@@ -334,7 +334,7 @@ def client_io_job(count, code_dir, folder, columns=False):
     if not os.path.exists(poses_path):
         rows = pose_array(count, 250_000, seed=3).compute(scheduler="threads")
         np.save(poses_path, rows)
-        tc.mesh.save(tc.TriangleMesh(*uv_sphere(240)), b_path)
+        tc.mesh.save(tc.TriangleMesh(*uv_sphere(sphere_triangles)), b_path)
         low, high = -0.3, 0.3
         vertices = np.array([[x, y, z] for x in (low, high) for y in (low, high) for z in (low, high)])
         faces = [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
@@ -404,6 +404,8 @@ def main():
     parser.add_argument("--io-columns", action="store_true",
                         help="io section: also run the job with --columns (column files written in place, no merge)")
     parser.add_argument("--io-poses", type=float, default=1e6)
+    parser.add_argument("--io-sphere-triangles", type=int, default=240,
+                        help="section 5's sphere mesh (B) size: a large one shows what the meshes cost the client")
     parser.add_argument("--io-folder", default=None, help="section 5's input files (default: a temporary folder)")
     parser.add_argument("--code", default=str(ROOT), help="section 5: the touche checkout whose command runs")
     args = parser.parse_args()
@@ -484,7 +486,7 @@ def main():
         with tempfile.TemporaryDirectory(dir=args.io_folder) as folder:
             layouts = (False, True) if args.io_columns else (False,)
             for repeat, columns in ((repeat, columns) for repeat in range(args.repeats) for columns in layouts):
-                job = client_io_job(count, args.code, folder, columns)
+                job = client_io_job(count, args.code, folder, columns, args.io_sphere_triangles)
                 print(f"  run {repeat + 1}{' --columns' if columns else ''}: {job['seconds']:.1f} s; "
                       f"client -> scheduler {job['to_scheduler'] / 1e6:.2f} MB, "
                       f"client -> workers {job['to_workers'] / 1e6:.2f} MB, received by the client "

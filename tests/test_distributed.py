@@ -296,6 +296,53 @@ def test_columns_are_filled_in_place_by_the_workers(client, tmp_path, monkeypatc
         td.save_columns(result, tmp_path, client=client)
 
 
+def _no_mesh_reading_here(*args, **kwargs):
+    raise AssertionError("this process read a mesh file")
+
+
+def test_mesh_files_are_read_by_the_workers(scheduler, tmp_path, monkeypatch):
+    """mesh_file: the workers read the mesh and build its tree (this process reads neither),
+    and the answers are the single-machine call's on the loaded meshes, bit for bit; a
+    malformed file is reported before any chunk runs; a file changed after the job was built is
+    refused; a missing file or a folder is refused at once."""
+    path_a, path_b = tmp_path / "a.stl", tmp_path / "b.stl"
+    tc.mesh.save(MESH, path_a)
+    tc.mesh.save(SMALL_MESH, path_b)
+    loaded_a, loaded_b = tc.mesh.load(path_a), tc.mesh.load(path_b)
+    file_a, file_b = td.mesh_file(path_a), td.mesh_file(path_b)
+    assert pickle.loads(pickle.dumps(file_a)) == file_a and len(pickle.dumps(file_a)) < 300
+    poses = _chunked(POSES)
+    with monkeypatch.context() as patched:
+        if scheduler is not None:  # worker processes: this one must not read the files
+            patched.setattr(tc.mesh, "load", _no_mesh_reading_here)
+        result = td.distance(file_a, None, file_b, poses, client=scheduler)
+        hits = td.intersects(file_a, poses, loaded_b, None, client=scheduler)
+        assert td.read_mesh_files([file_a, file_b], scheduler) == [len(loaded_a.faces), len(loaded_b.faces)]
+        got = scheduler.compute(result.records).result() if scheduler is not None else result.records.compute()
+        hit = _compute(hits, scheduler)
+    expected = tc.distance(loaded_a, None, loaded_b, POSES)
+    _same(type("Got", (), {name: got[name] for name in got.dtype.names}), expected,
+          ("signed_distance", "point_a", "point_b", "normal", "status"))
+    assert np.array_equal(hit, tc.intersects(loaded_a, POSES, loaded_b, None))
+    # malformed: reported by the worker that reads it, when the job is made
+    broken = tmp_path / "broken.stl"
+    broken.write_bytes(b"solid x\nfacet normal 0 0 1\n outer loop\n vertex 0 0\n")
+    with pytest.raises(tc.MeshFormatError, match="broken.stl"):
+        td.distance(td.mesh_file(broken), None, file_b, poses, client=scheduler)
+    # changed after the job was built: refused, not mixed
+    changed = tmp_path / "changed.stl"
+    tc.mesh.save(SMALL_MESH, changed)
+    late = td.intersects(file_a, poses, td.mesh_file(changed), None, client=scheduler)
+    tc.mesh.save(MESH, changed)
+    os.utime(changed, ns=(1, 1))
+    with pytest.raises(RuntimeError, match="changed after the job was built"):
+        _compute(late, scheduler)
+    with pytest.raises(tc.MeshFormatError, match="missing.stl"):
+        td.mesh_file(tmp_path / "missing.stl")
+    with pytest.raises(tc.MeshFormatError, match="directory"):
+        td.mesh_file(tmp_path)
+
+
 def _distance_of(columns):
     return {"distance": np.where(columns["status"] == 2, 0.0, np.maximum(columns["signed_distance"], 0.0))}
 
@@ -416,6 +463,13 @@ def test_batch_poses_resumes_without_redoing_finished_chunks(client, tmp_path):
     # another job's chunks are refused, not mixed in
     code, text = _batch("poses", poses_path, a, b, "--chunk-rows", 50, "--scheduler", address, "-o", output)
     assert code == 3 and "another job" in text
+    # a malformed mesh file: said at once (a worker read it), and nothing written
+    broken = tmp_path / "broken.stl"
+    broken.write_bytes(b"solid x\nfacet normal 0 0 1\n")
+    fresh = str(tmp_path / "fresh.npz")
+    code, text = _batch("poses", poses_path, a, broken, "--scheduler", address, "-o", fresh)
+    assert code == 3 and "broken.stl" in text, text
+    assert not os.path.exists(fresh) and not os.path.exists(fresh + ".chunks")
 
 
 def test_batch_poses_columns_equal_the_merged_file_and_resume(client, tmp_path):

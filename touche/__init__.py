@@ -14,6 +14,8 @@ touche.bounding (bounding volumes: AABB, spheres, OBBs, k-DOPs, capsules, lozeng
 Ericson ch. 8: solid-leaf, node- and leaf-storing; imported on first access). Thread and process
 safety: README "Threads and processes".
 """
+from typing import TYPE_CHECKING
+
 from .errors import GeometryError, ToucheError, UnsupportedQuery
 from ._locks import ForkedWhileWriting
 from ._parallel import get_num_threads, set_num_threads
@@ -46,6 +48,14 @@ from .clearance import Clearance, ClearancePart, ClearanceTable, clearance, clea
 # do not pay for the modules a script does not use (~50 ms of ~0.2 s here): the sub-modules
 # bounding, convex, lp, pairwise, planar, mesh, meshquery, broadphase, world, environments,
 # solid_queries, and these names of theirs.
+if TYPE_CHECKING:  # the same names for static readers (type checkers, the API docs' collector)
+    from . import bounding, broadphase, convex, lp, mesh, meshquery, pairwise, planar  # noqa: F401
+    from .environments import HeightField, OccupancyMap  # noqa: F401
+    from .meshquery import contains, signed_distance_points, winding_number  # noqa: F401
+    from .solid_queries import (  # noqa: F401
+        SolidContacts, SolidPenetration, intersection_volume, penetration_depth, separating_translation)
+    from .world import CollisionEvent, CollisionWorld  # noqa: F401
+
 _LAZY_NAMES = {
     "contains": "meshquery", "signed_distance_points": "meshquery", "winding_number": "meshquery",
     "SolidContacts": "solid_queries", "SolidPenetration": "solid_queries",

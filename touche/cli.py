@@ -741,49 +741,30 @@ def batch_poses(poses_path, shape_a, shape_b, output, verb, side, chunk_rows, sc
         raise _Failure(f"{poses_path}: not a readable .npy array ({exc})", EXIT_BAD_INPUT) from exc
     if poses.ndim != 3 or poses.shape[1:] != (4, 4):
         raise GeometryError(f"{poses_path}: poses must have shape (n, 4, 4), got {poses.shape}")
-    a, b = _load(shape_a), _load(shape_b)
+    # the workers read the mesh files (once per worker process) and build their trees: the mesh
+    # files are checked by a worker before anything is written here
+    a, b = td.mesh_file(shape_a), td.mesh_file(shape_b)
     count = len(poses)
     chunks = [(first, min(count, first + chunk_rows)) for first in range(0, count, chunk_rows)]
     if columns and os.path.exists(output):
         raise _Failure(f"{output} exists: remove it or choose another output folder", EXIT_BAD_INPUT)
     if not columns and os.path.isdir(output):
         raise _Failure(f"{output} is a folder: the results file is a .npz (or add --columns)", EXIT_BAD_INPUT)
+    client, cluster = _client_for(scheduler, workers)
+    try:
+        td.read_mesh_files([a, b], client)
+        started, todo, missing, skipped = _pose_job(td, client, poses_path, a, b, shape_a, shape_b, output, verb,
+                                                    side, chunk_rows, max_chunks, columns, count, chunks)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
     folder = output + (".partial" if columns else ".chunks")
-    os.makedirs(folder, exist_ok=True)
-    fingerprint = _job_fingerprint(poses_path, (shape_a, shape_b), verb, chunk_rows, count)
-    if columns:
-        fingerprint["layout"] = "columns"
     job_file = os.path.join(folder, "job.json")
-    fresh = not os.path.exists(job_file)
-    if not fresh:
-        with open(job_file) as handle:
-            if json.load(handle) != fingerprint:
-                raise _Failure(f"{folder} holds chunks of another job (other inputs, verb or --chunk-rows): "
-                               "remove it to start afresh", EXIT_BAD_INPUT)
 
     def chunk_path(index):
         return os.path.join(folder, _CHUNK_FILE.format(index))
 
-    if columns:
-        if fresh:  # the column files before the job file: a job file means they are there
-            td.create_columns(folder, _pose_job_layout(verb, a, b), count)
-        done = set(td.chunks_done(folder, len(chunks)))
-        missing = [k for k in range(len(chunks)) if k not in done]
-    else:
-        missing = [k for k in range(len(chunks)) if not os.path.exists(chunk_path(k))]
-    if fresh:
-        _write_atomically(job_file, lambda handle: handle.write(json.dumps(fingerprint).encode()))
-    skipped = len(chunks) - len(missing)
-    todo = missing[:max_chunks] if max_chunks else missing
-    started = time.perf_counter()
-    if todo:
-        client, cluster = _client_for(scheduler, workers)
-        try:
-            _run_pose_chunks(client, td, verb, side, a, b, poses_path, chunk_rows, folder, todo, columns)
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
     left = len(missing) - len(todo)
     elapsed = time.perf_counter() - started
     if left:
@@ -806,6 +787,39 @@ def batch_poses(poses_path, shape_a, shape_b, output, verb, side, chunk_rows, sc
     click.echo(f"touche batch: {count:,} poses in {len(chunks)} chunks ({len(todo)} computed, {skipped} done "
                f"earlier) in {elapsed:.1f} s -> {output}", err=True)
     return EXIT_OK
+
+
+def _pose_job(td, client, poses_path, a, b, shape_a, shape_b, output, verb, side, chunk_rows, max_chunks, columns,
+              count, chunks):
+    """The chunks of a pose job still to do, computed on ``client``: (start time, chunks done
+    now, chunks missing before, chunks done earlier)."""
+    folder = output + (".partial" if columns else ".chunks")
+    os.makedirs(folder, exist_ok=True)
+    fingerprint = _job_fingerprint(poses_path, (shape_a, shape_b), verb, chunk_rows, count)
+    if columns:
+        fingerprint["layout"] = "columns"
+    job_file = os.path.join(folder, "job.json")
+    fresh = not os.path.exists(job_file)
+    if not fresh:
+        with open(job_file) as handle:
+            if json.load(handle) != fingerprint:
+                raise _Failure(f"{folder} holds chunks of another job (other inputs, verb or --chunk-rows): "
+                               "remove it to start afresh", EXIT_BAD_INPUT)
+    if columns:
+        if fresh:  # the column files before the job file: a job file means they are there
+            td.create_columns(folder, _pose_job_layout(verb, td.mesh_stand_in(), td.mesh_stand_in()), count)
+        done = set(td.chunks_done(folder, len(chunks)))
+        missing = [k for k in range(len(chunks)) if k not in done]
+    else:
+        missing = [k for k in range(len(chunks)) if not os.path.exists(os.path.join(folder, _CHUNK_FILE.format(k)))]
+    if fresh:
+        _write_atomically(job_file, lambda handle: handle.write(json.dumps(fingerprint).encode()))
+    skipped = len(chunks) - len(missing)
+    todo = missing[:max_chunks] if max_chunks else missing
+    started = time.perf_counter()
+    if todo:
+        _run_pose_chunks(client, td, verb, side, a, b, poses_path, chunk_rows, folder, todo, columns)
+    return started, todo, missing, skipped
 
 
 def _run_pose_chunks(client, td, verb, side, a, b, poses_path, chunk_rows, folder, todo, columns=False):

@@ -28,7 +28,8 @@ How the known traps are avoided:
 - shapes go to the workers ONCE PER WORKER: :func:`share` scatters them with ``broadcast=True``
   under a key made from their contents, and every task receives that one in-memory object (a
   mesh carries its BVH, built once on the client, so no worker rebuilds it; a part prepared for
-  clearance carries its tree);
+  clearance carries its tree); or, for large meshes, :func:`mesh_file` sends only a path, and
+  each worker process reads the file and builds the tree once, the client nothing;
 - compiled kernels are never pickled: tasks name touche's public functions (pickled by module
   and name), so each worker process loads the kernels from the shared on-disk cache on first
   use; :func:`warm` loads them up front on every worker, and on workers that join later;
@@ -297,6 +298,8 @@ def _is_future(value):
 def _fill(value, blocks, shipped):
     if isinstance(value, _Slot):
         return blocks[value.index] if value.kind == "block" else shipped[value.index]
+    if isinstance(value, MeshFile):
+        return _read_mesh_file(value)
     if isinstance(value, tuple) and len(value) == 4 and value[0] == _MOTION:
         return (_MOTION, value[1], tuple(_fill(v, blocks, shipped) for v in value[2]),
                 {k: _fill(v, blocks, shipped) for k, v in value[3].items()})
@@ -376,9 +379,13 @@ class _Job:
         for value in list(args) + list(kwargs.values()):
             if isinstance(value, _WrongShape):
                 value.raise_like(function, args, kwargs, self)
+        # one worker reads each mesh file first: a malformed one raises here, before any chunk
+        read_mesh_files([v for v in list(args) + list(kwargs.values()) if isinstance(v, MeshFile)], self.client)
         return function(*[self._empty(v) for v in args], **{k: self._empty(v) for k, v in kwargs.items()})
 
     def _empty(self, value):
+        if isinstance(value, MeshFile):
+            return mesh_stand_in()
         if isinstance(value, _Batch):
             return np.zeros((0,) + value.array.shape[1:], dtype=value.array.dtype)
         if isinstance(value, tuple) and len(value) == 4 and value[0] == _MOTION:
@@ -585,6 +592,127 @@ def _read_rows(path, stamp, block_info=None):
         raise RuntimeError(f"{path} changed after the job was built (size, modification time {now} against {stamp})")
     first, end = block_info[None]["array-location"][0]
     return np.array(np.load(path, mmap_mode="r")[first:end])
+
+
+class MeshFile:
+    """A mesh file the workers read themselves (see :func:`mesh_file`): its absolute ``path``,
+    ``stamp`` (size, modification time when the job was made) and the ``tolerance`` it is
+    welded with (``touche.mesh.load``)."""
+
+    __slots__ = ("path", "stamp", "tolerance")
+
+    def __init__(self, path, stamp, tolerance=None):
+        self.path = path
+        self.stamp = tuple(stamp)
+        self.tolerance = tolerance
+
+    def __reduce__(self):
+        return (MeshFile, (self.path, self.stamp, self.tolerance))
+
+    def __dask_tokenize__(self):
+        return ("touche-mesh-file", self.path, self.stamp, self.tolerance)
+
+    def __eq__(self, other):
+        return isinstance(other, MeshFile) and (self.path, self.stamp, self.tolerance) == (
+            other.path, other.stamp, other.tolerance)
+
+    def __hash__(self):
+        return hash((self.path, self.stamp, self.tolerance))
+
+    def __repr__(self):
+        return f"MeshFile({self.path!r})"
+
+
+def mesh_file(path, *, tolerance=None):
+    """A mesh file (STL, or a format trimesh reads) that each worker reads and builds its tree
+    for, once per worker process, instead of the client: pass it to the verbs in place of a
+    mesh. The client reads nothing of it (its size and modification time only): neither the
+    mesh nor its BVH is built or held here, nor shipped through the network. The workers must
+    see ``path`` (the same absolute path: a shared filesystem), and a file changed after this
+    call is refused by the worker that reads it. Each verb first has one worker read the file
+    (so that a malformed file is reported before the chunks run: ``MeshFormatError``);
+    ``tolerance`` is ``touche.mesh.load``'s welding tolerance."""
+    path = os.path.abspath(os.fspath(path))
+    try:
+        stamp = _file_stamp(path)
+    except OSError as error:
+        from .errors import MeshFormatError
+
+        raise MeshFormatError(f"{path}: {error.strerror or error}") from None
+    if os.path.isdir(path):
+        from .errors import MeshFormatError
+
+        raise MeshFormatError(f"{path}: is a directory, not a mesh file")
+    return MeshFile(path, stamp, tolerance)
+
+
+# the meshes read by this process from MeshFile references (with their trees), per file and stamp
+_MESH_FILES = {}
+_MESH_FILES_LIMIT = 16
+
+
+def _read_mesh_file(reference):
+    """In a worker: the mesh of ``reference`` (a MeshFile) with its BVH, read once per process."""
+    # checked on every use, a kept copy too: a file changed after the job was built fails the
+    # job on every worker alike (one stat per chunk)
+    try:
+        now = _file_stamp(reference.path)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{reference.path}: not found on the worker {_where_am_i()} (the workers must see "
+                                "the client's files: a shared filesystem)") from None
+    if now != reference.stamp:
+        raise RuntimeError(f"{reference.path} changed after the job was built (size, modification time {now} "
+                           f"against {reference.stamp})")
+    key = (reference.path, reference.stamp, reference.tolerance)
+    mesh = _MESH_FILES.get(key)
+    if mesh is not None:
+        return mesh
+    from .mesh import load
+
+    with _parallel.serial():
+        mesh = load(reference.path, tolerance=reference.tolerance)
+        mesh.bvh  # noqa: B018  (built and kept on the mesh)
+    with _group_lock():
+        mesh = _MESH_FILES.setdefault(key, mesh)  # a thread that read it first wins
+        while len(_MESH_FILES) > _MESH_FILES_LIMIT:
+            _MESH_FILES.pop(next(iter(_MESH_FILES)))
+    return mesh
+
+
+def _check_mesh_file(reference):
+    """In a worker: read ``reference`` (kept for the job's chunks); its triangle count."""
+    return len(_read_mesh_file(reference).faces)
+
+
+def read_mesh_files(references, client=None):
+    """Have a worker of ``client`` read each of ``references`` (MeshFile) now and return their
+    triangle counts: a malformed or unreadable file raises here (``MeshFormatError``,
+    ``FileNotFoundError`` on a worker that does not see it), before a job runs. Without a client
+    (dask's local scheduler) this process reads them. The verbs do this themselves."""
+    references = list(references)
+    if not references:
+        return []
+    client = _resolve_client(client)
+    if client is None:
+        return [_check_mesh_file(reference) for reference in references]
+    return client.gather([client.submit(_check_mesh_file, reference, pure=False) for reference in references])
+
+
+# a stand-in for a MeshFile in the client's checks (pair supported, the result's fields): every
+# mesh file is a TriangleMesh, whose answers have the same layout whatever its triangles
+_STAND_IN_MESH = None
+
+
+def mesh_stand_in():
+    """A small TriangleMesh standing for a :class:`MeshFile` where only its kind matters (which
+    pairs a verb supports, the fields of its result)."""
+    global _STAND_IN_MESH
+    if _STAND_IN_MESH is None:
+        from .shapes import TriangleMesh
+
+        _STAND_IN_MESH = TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]],
+                                      [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
+    return _STAND_IN_MESH
 
 
 def _write_atomically(path, save):
