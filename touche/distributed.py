@@ -626,7 +626,8 @@ class MeshFile:
 def mesh_file(path, *, tolerance=None):
     """A mesh file (STL, or a format trimesh reads) that each worker reads and builds its tree
     for, once per worker process, instead of the client: pass it to the verbs in place of a
-    mesh. The client reads nothing of it (its size and modification time only): neither the
+    mesh (a shape argument of intersects, distance, closest_point, raycast, time_of_impact; not
+    inside a robot's obstacle list). The client reads nothing of it (its size and modification time only): neither the
     mesh nor its BVH is built or held here, nor shipped through the network. The workers must
     see ``path`` (the same absolute path: a shared filesystem), and a file changed after this
     call is refused by the worker that reads it. Each verb first has one worker read the file

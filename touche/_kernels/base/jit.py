@@ -155,6 +155,8 @@ class _CacheOnFirstUse:
         return self._real().flush()
 
     def __getattr__(self, name):
+        if name in _CacheOnFirstUse.__slots__:  # not set yet (a copy being built): no recursion
+            raise AttributeError(name)
         return getattr(self._real(), name)
 
 
