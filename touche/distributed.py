@@ -581,15 +581,20 @@ def from_npy(path, chunk_rows=DEFAULT_CHUNK_ROWS):
                          meta=np.empty((0,) + tuple(shape[1:]), dtype=dtype))
 
 
-def _read_rows(path, stamp, block_info=None):
-    """In a worker: the rows of the .npy file ``path`` of the block ``block_info`` names."""
+def _check_unchanged(path, stamp):
+    """In a worker: ``path`` is there and has the ``stamp`` it had when the job was built."""
     try:
         now = _file_stamp(path)
     except FileNotFoundError:
         raise FileNotFoundError(f"{path}: not found on the worker {_where_am_i()} (the workers must see the "
                                 "client's files: a shared filesystem)") from None
-    if now != stamp:
+    if tuple(now) != tuple(stamp):
         raise RuntimeError(f"{path} changed after the job was built (size, modification time {now} against {stamp})")
+
+
+def _read_rows(path, stamp, block_info=None):
+    """In a worker: the rows of the .npy file ``path`` of the block ``block_info`` names."""
+    _check_unchanged(path, stamp)
     first, end = block_info[None]["array-location"][0]
     return np.array(np.load(path, mmap_mode="r")[first:end])
 
@@ -656,14 +661,7 @@ def _read_mesh_file(reference):
     """In a worker: the mesh of ``reference`` (a MeshFile) with its BVH, read once per process."""
     # checked on every use, a kept copy too: a file changed after the job was built fails the
     # job on every worker alike (one stat per chunk)
-    try:
-        now = _file_stamp(reference.path)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{reference.path}: not found on the worker {_where_am_i()} (the workers must see "
-                                "the client's files: a shared filesystem)") from None
-    if now != reference.stamp:
-        raise RuntimeError(f"{reference.path} changed after the job was built (size, modification time {now} "
-                           f"against {reference.stamp})")
+    _check_unchanged(reference.path, reference.stamp)
     key = (reference.path, reference.stamp, reference.tolerance)
     mesh = _MESH_FILES.get(key)
     if mesh is not None:
