@@ -446,6 +446,11 @@ def test_batch_poses_resumes_without_redoing_finished_chunks(client, tmp_path):
     folder = output + ".chunks"
     first = {name: os.stat(os.path.join(folder, name)).st_mtime_ns for name in os.listdir(folder) if name.startswith("chunk")}
     assert len(first) == 2 and not os.path.exists(output)
+    # a temporary file left by a writer killed mid-write (os.replace never came) does not stop the
+    # end of a later run from removing the folder
+    leftover = os.path.join(output + ".chunks", ".chunk-000005.npz.999.deadbeef.tmp")
+    with open(leftover, "wb") as handle:
+        handle.write(b"partial")
     code, text = _batch("poses", *common, "-o", output, "--keep-chunks")
     assert code == 0 and "(4 computed, 2 done earlier)" in text, text
     for name, stamp in first.items():  # finished chunks were not rewritten
@@ -453,6 +458,12 @@ def test_batch_poses_resumes_without_redoing_finished_chunks(client, tmp_path):
     whole = str(tmp_path / "whole.npz")
     code, text = _batch("poses", *common, "-o", whole)
     assert code == 0 and "(6 computed, 0 done earlier)" in text and not os.path.exists(whole + ".chunks")
+    os.makedirs(whole + ".chunks")
+    with open(os.path.join(whole + ".chunks", ".chunk-000001.npz.999.deadbeef.tmp"), "wb") as handle:
+        handle.write(b"partial")
+    os.remove(whole)
+    code, text = _batch("poses", *common, "-o", whole)
+    assert code == 0 and not os.path.exists(whole + ".chunks"), text
     resumed, uninterrupted = np.load(output), np.load(whole)
     assert resumed.files == uninterrupted.files
     for name in resumed.files:

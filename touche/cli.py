@@ -779,11 +779,8 @@ def batch_poses(poses_path, shape_a, shape_b, output, verb, side, chunk_rows, sc
         os.rename(folder, output)
     else:
         _merge_chunks(output, [chunk_path(k) for k in range(len(chunks))], count)
-        if not keep_chunks:
-            for k in range(len(chunks)):
-                os.remove(chunk_path(k))
-            os.remove(job_file)
-            os.rmdir(folder)
+        if not keep_chunks:  # with the temporary file of a write a killed worker left behind
+            _remove_chunks_folder(folder, [chunk_path(k) for k in range(len(chunks))] + [job_file])
     click.echo(f"touche batch: {count:,} poses in {len(chunks)} chunks ({len(todo)} computed, {skipped} done "
                f"earlier) in {elapsed:.1f} s -> {output}", err=True)
     return EXIT_OK
