@@ -56,7 +56,7 @@ def obstacle_spheres(obstacles):
 def as_obstacles(obstacles):
     """A list of (shape, (4, 4) pose, name) from None, a shape, a (shape, pose) pair, a list of
     these, or a CollisionWorld."""
-    from ..pose import as_matrices
+    from ..pose import Pose, as_matrices
     from ..world import CollisionWorld
 
     if obstacles is None:
@@ -71,6 +71,9 @@ def as_obstacles(obstacles):
         obstacles = [obstacles]
     entries = []
     for index, item in enumerate(obstacles):
+        if type(item) is tuple and len(item) == 2 and type(item[1]) is Pose and isinstance(item[0], Shape):
+            entries.append((item[0], item[1]._kernel_matrix, f"obstacle {index}"))  # a Pose is valid and immutable
+            continue
         if _is_shape_and_pose(item):
             shape, pose = item
         else:

@@ -1,10 +1,13 @@
 """A robot: kinematic tree, collision geometry, allowed-collision matrix, and the checks.
 
 Every check runs for a batch of configurations q (n, dof) at once: one compiled call computes
-the world pose of every link (forward kinematics) and of every collision geometry, one compiled
-call culls the link pairs by bounding spheres, and then touche's own batch verbs
-(``touche.intersects`` / ``touche.distance``) run once per pair of geometries over all the
-configurations that need it -- never a Python loop over configurations.
+the world pose of every link (forward kinematics) and one the pose of every collision geometry.
+The boolean checks (``in_collision``, ``collisions``) then make one compiled call over
+configurations x pairs (robot/_pairs.py, _kernels/narrow/pair_table.py): bounding spheres and
+boxes cull each pair, the narrow phase of touche.intersects answers the rest, and a configuration
+stops at its first colliding pair when only a boolean is wanted. Pairs the table does not compile
+(a solid mesh, a height field) and the distance checks run touche's batch verbs once per pair
+over all the configurations that need it -- never a Python loop over configurations.
 """
 from __future__ import annotations
 
@@ -18,14 +21,21 @@ from ..errors import GeometryError, RobotModelError
 from ..shapes import Box, Capsule, ConvexPolyhedron, Cylinder, Sphere, TriangleMesh
 from . import urdf as _urdf
 from ._common import as_obstacles, kernels, local_bounding_sphere, obstacle_spheres
+from ._pairs import PairTable, checked_pairs
 from . import motion as _motion
 
 ENVIRONMENT = "<environment>"  # the name standing for every obstacle in the allowed-collision matrix
 
 # configurations per chunk handed to a thread (touche._parallel.run): the kinematics cost about
 # 0.1 us per link and configuration, a gradient about 0.1 us per joint on the chains
-_GRAIN_KINEMATICS = 1024
+_GRAIN_KINEMATICS = 256
 _GRAIN_GRADIENTS = 256
+_TABLES_KEPT = 8  # compiled pair tables kept per robot (one per obstacle list in use)
+
+def _run_here(kernel, count, *arguments, grain):
+    """_parallel.run for one item: the kernel in this thread, without the pool's bookkeeping."""
+    kernel(*arguments, 0, count)
+
 
 class Geometry(Record):
     """One collision geometry of a link: ``name``, ``link`` (name), ``shape`` (a touche shape in
@@ -271,6 +281,7 @@ class Robot:
     def _set_allowed(self, a, b, value):
         self._allowed[a, b] = self._allowed[b, a] = value
         self._pairs_cache = None
+        self._tables = {}  # the compiled pair tables list the checked pairs
 
     def allow(self, link_a, link_b, allowed=True):
         """Never check ``link_a`` against ``link_b`` (``allowed=False``: check them again). Either
@@ -280,6 +291,7 @@ class Robot:
         if ENVIRONMENT in (link_a, link_b):
             link = link_b if link_a == ENVIRONMENT else link_a
             self._allowed_environment[self.link_index(link)] = allowed
+            self._tables = {}
             return
         a, b = self.link_index(link_a), self.link_index(link_b)
         if a == b:
@@ -369,6 +381,11 @@ class Robot:
         single = array.ndim == 1
         if single:
             array = array[None]
+            # the common case in one pass: finite (a NaN or inf makes the sum non-finite) and
+            # within the limits; anything else takes the checks below, which name the problem
+            if (array.shape[1] == self.dof and math.isfinite(array.sum())
+                    and (allow_outside_limits or ((array >= self.lower) & (array <= self.upper)).all())):
+                return np.ascontiguousarray(array), True
         if array.ndim != 2 or array.shape[1] != self.dof:
             raise GeometryError(
                 f"a configuration of robot {self.name!r} has {self.dof} values (joints {self.joint_names}); "
@@ -391,13 +408,15 @@ class Robot:
     def _link_poses(self, q):
         tree = self._tree
         poses = np.empty((len(q), len(self.link_names), 4, 4))
-        _parallel.run(kernels().forward_kinematics_many, len(q), tree.parent, tree.joint_type, tree.origin,
+        run = _parallel.run if len(q) > 1 else _run_here
+        run(kernels().forward_kinematics_many, len(q), tree.parent, tree.joint_type, tree.origin,
                       tree.axis, tree.dof, tree.multiplier, tree.offset, q, poses, grain=_GRAIN_KINEMATICS)
         return poses
 
     def _geometry_poses(self, link_poses):
         poses = np.empty((len(self.geometries), len(link_poses), 4, 4))
-        _parallel.run(kernels().geometry_poses_many, len(link_poses), link_poses, self._geometry_link,
+        run = _parallel.run if len(link_poses) > 1 else _run_here
+        run(kernels().geometry_poses_many, len(link_poses), link_poses, self._geometry_link,
                       self._geometry_origin, poses, grain=_GRAIN_KINEMATICS)
         return poses
 
@@ -418,20 +437,14 @@ class Robot:
     # -------------------------------------------------------------------------------------------
     # checks
     def _pair_table(self, obstacles, self_collision):
-        """(names, shapes, pair_a, pair_b, obstacle list) of the pairs to test: geometry pairs
-        first, then every geometry against every obstacle; pair_b < 0 is obstacle -pair_b - 1."""
-        pairs = self.self_pairs if self_collision else []
-        pair_a = [a for a, _ in pairs]
-        pair_b = [b for _, b in pairs]
-        for g, geometry in enumerate(self.geometries):
-            if self._allowed_environment[self._geometry_link[g]]:
-                continue
-            for o in range(len(obstacles)):
-                pair_a.append(g)
-                pair_b.append(-o - 1)
-        names = [(self.geometries[a].name, self.geometries[b].name if b >= 0 else obstacles[-b - 1][2])
-                 for a, b in zip(pair_a, pair_b)]
+        """(names, pair_a, pair_b) of the pairs to test (robot/_pairs.py checked_pairs)."""
+        pair_a, pair_b = checked_pairs(self, len(obstacles), self_collision)
+        names = self._pair_names(obstacles, pair_a, pair_b)
         return names, np.array(pair_a, dtype=np.int64), np.array(pair_b, dtype=np.int64)
+
+    def _pair_names(self, obstacles, pair_a, pair_b):
+        return [(self.geometries[a].name, self.geometries[b].name if b >= 0 else obstacles[-b - 1][2])
+                for a, b in zip(pair_a, pair_b)]
 
     def _prepare(self, q, obstacles, self_collision, allow_outside_limits):
         q, single = self.configurations(q, allow_outside_limits=allow_outside_limits)
@@ -457,6 +470,50 @@ class Robot:
                       self._sphere_radius, pair_a, pair_b, centers, radii, out, grain=_GRAIN_KINEMATICS)
         return out
 
+    def _checked_pairs(self, obstacles, self_collision):
+        """The compiled pair table (robot/_pairs.py) of these obstacles' shapes; the robot keeps
+        the last few, keyed by the shapes' identities (each entry holds its shapes, so no key is
+        reused by another shape while kept)."""
+        shapes = [shape for shape, _, _ in obstacles]
+        key = (bool(self_collision), tuple(id(shape) for shape in shapes))
+        tables = self.__dict__.setdefault("_tables", {})
+        entry = tables.get(key)
+        if entry is None:
+            entry = (PairTable(self, shapes, self_collision), shapes)
+            while len(tables) >= _TABLES_KEPT:
+                tables.pop(next(iter(tables)), None)
+            tables[key] = entry
+        return entry[0]
+
+    def _table_check(self, q, obstacles, self_collision, allow_outside_limits, first_only):
+        """(single, obstacles, table, hit (n,), colliding (n, P) or None) of a boolean check: the
+        compiled table first, then touche.intersects for the pairs it leaves (rows already hit
+        skipped when ``first_only``)."""
+        from ..query import intersects
+
+        q, single = self.configurations(q, allow_outside_limits=allow_outside_limits)
+        obstacles = as_obstacles(obstacles)
+        poses = self._geometry_poses(self._link_poses(q))
+        table = self._checked_pairs(obstacles, self_collision)
+        obstacle_poses = (np.ascontiguousarray(np.array([pose for _, pose, _ in obstacles], dtype=np.float64))
+                          if obstacles else np.zeros((1, 4, 4)))
+        hit, colliding = table.intersect(poses, obstacle_poses, first_only, not first_only)
+        if len(table.python_pairs):
+            pair_a, pair_b = table.pair_a[table.python_pairs], table.pair_b[table.python_pairs]
+            candidates = self._candidates(poses, obstacles, pair_a, pair_b)
+            for k, p in enumerate(table.python_pairs):
+                rows = np.flatnonzero(candidates[k] & ~hit) if first_only else np.flatnonzero(candidates[k])
+                if len(rows) == 0:
+                    continue
+                shape_b, pose_b = self._other(pair_b[k], poses, obstacles)
+                pose_b = pose_b[rows] if pair_b[k] >= 0 else pose_b
+                found = np.asarray(intersects(self.geometries[pair_a[k]].shape, poses[pair_a[k]][rows], shape_b,
+                                              pose_b))
+                hit[rows[found]] = True
+                if colliding is not None:
+                    colliding[rows, p] = found
+        return single, obstacles, table, hit, colliding
+
     def in_collision(self, q, obstacles=None, *, self_collision=True, allow_outside_limits=False):
         """Whether each configuration collides: with itself (pairs the allowed-collision matrix
         does not allow) or with an obstacle. A bool for one configuration, (n,) bool for a batch.
@@ -464,42 +521,15 @@ class Robot:
         ``obstacles``: None, a touche shape, a (shape, pose) pair, a list of these, or a
         :class:`touche.CollisionWorld` (its objects at their current poses). Stops early: a
         configuration found colliding is not tested against the remaining pairs."""
-        from ..query import intersects
-
-        q, single, obstacles, _, poses, _, pair_a, pair_b = self._prepare(
-            q, obstacles, self_collision, allow_outside_limits)
-        candidates = self._candidates(poses, obstacles, pair_a, pair_b)
-        if single:  # one pose per shape: touche's single-pair calls, cheaper than batches of one
-            for p in np.flatnonzero(candidates[:, 0]):
-                shape_b, pose_b = self._other(pair_b[p], poses, obstacles)
-                if intersects(self.geometries[pair_a[p]].shape, poses[pair_a[p], 0], shape_b,
-                              pose_b[0] if pair_b[p] >= 0 else pose_b):
-                    return True
-            return False
-        hit = np.zeros(len(q), dtype=bool)
-        for p in np.flatnonzero(candidates.any(axis=1)):
-            rows = np.flatnonzero(candidates[p] & ~hit)
-            if len(rows) == 0:
-                continue
-            shape_b, pose_b = self._other(pair_b[p], poses, obstacles)
-            pose_b = pose_b[rows] if pair_b[p] >= 0 else pose_b
-            hit[rows[intersects(self.geometries[pair_a[p]].shape, poses[pair_a[p]][rows], shape_b, pose_b)]] = True
+        single, _, _, hit, _ = self._table_check(q, obstacles, self_collision, allow_outside_limits, True)
         return bool(hit[0]) if single else hit
 
     def collisions(self, q, obstacles=None, *, self_collision=True, allow_outside_limits=False):
         """Every colliding pair of every configuration: a :class:`CollisionReport`. ``obstacles``
         as in :meth:`in_collision`."""
-        from ..query import intersects
-
-        q, single, obstacles, _, poses, names, pair_a, pair_b = self._prepare(
-            q, obstacles, self_collision, allow_outside_limits)
-        candidates = self._candidates(poses, obstacles, pair_a, pair_b)
-        colliding = np.zeros((len(q), len(pair_a)), dtype=bool)
-        for p in np.flatnonzero(candidates.any(axis=1)):
-            rows = np.flatnonzero(candidates[p])
-            shape_b, pose_b = self._other(pair_b[p], poses, obstacles)
-            pose_b = pose_b[rows] if pair_b[p] >= 0 else pose_b
-            colliding[rows, p] = intersects(self.geometries[pair_a[p]].shape, poses[pair_a[p]][rows], shape_b, pose_b)
+        single, obstacles, table, _, colliding = self._table_check(q, obstacles, self_collision,
+                                                                   allow_outside_limits, False)
+        names = self._pair_names(obstacles, table.pair_a, table.pair_b)
         return CollisionReport(names, colliding[0] if single else colliding)
 
     def distances(self, q, obstacles=None, *, self_collision=True, gradients=False, allow_outside_limits=False):

@@ -36,6 +36,7 @@ from numba.core import types as _types
 from touche._kernels.base.jit import KernelBoundary, njit
 
 from touche._kernels.base import kinds  # noqa: E402
+from touche._kernels.base.vec import dot as _dot  # noqa: E402
 from touche._kernels.narrow.batch import borrowed, fill_distance, store_distance, touching_tolerance  # noqa: E402
 from touche._kernels.trees.bvh_volumes import AABB_MAX, AABB_MIN, OBB_AXES, OBB_CENTER, OBB_HALF  # noqa: E402
 from touche._kernels.trees.bvh_volumes import SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
@@ -44,7 +45,8 @@ from touche._kernels.trees.bvh_descent import obb_overlap  # noqa: E402
 from touche._kernels.narrow.pairs import relative_transform  # noqa: E402
 from touche._kernels.narrow.pair_closed import finish_core_distance, linear_core, nan3, core_radius  # noqa: E402
 from touche._kernels.narrow.pair_closed import apply_point, apply_vector, status_of, support  # noqa: E402
-from touche._kernels.narrow.pair_closed import transform_shape  # noqa: E402
+from touche._kernels.narrow.pair_closed import box_frame, transform_shape  # noqa: E402
+from touche._kernels.primitives.overlap import test_triangle_obb  # noqa: E402
 from touche._kernels.narrow.pair_mesh import degenerate_triangle_as_segment, mesh_vs_plane  # noqa: E402
 from touche._kernels.narrow.pair_mesh import linear_triangle_term, point_triangle_term  # noqa: E402
 from touche._kernels.narrow.pair_mesh import polytope_triangle_term, smooth_triangle_term  # noqa: E402
@@ -155,6 +157,70 @@ def node_gap(nb, node, core, box, ball, p, d, lo, hi, radius):
     return max(bound, sphere)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _ball_box_gap(nb, node, obb):
+    """A lower bound of the distance between node ``node``'s triangles and the shape: the
+    distance from the node's ball to the shape's own box (``obb (15,)``, which holds it).
+    Tighter than node_gap's bounds for a flat or long shape turned in the mesh's frame (a shelf
+    board's axis-aligned box there is nearly a cube, its ball as wide as the board)."""
+    g2 = 0.0
+    for k in range(3):
+        t = ((nb[node, SPHERE_CENTER] - obb[0]) * obb[3 + 3 * k] + (nb[node, SPHERE_CENTER + 1] - obb[1]) * obb[4 + 3 * k]
+             + (nb[node, SPHERE_CENTER + 2] - obb[2]) * obb[5 + 3 * k])
+        excess = abs(t) - obb[12 + k]
+        if excess > 0.0:
+            g2 += excess * excess
+    return np.sqrt(g2) - nb[node, SPHERE_RADIUS]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _triangle_box_gap(a, b, c, obb):
+    """A lower bound of the distance between triangle abc and the shape: the largest gap between
+    the triangle and the shape's own box (``obb (15,)``) along the box's three axes and the
+    triangle's normal (separating axes; 0 or less when none separates them). Skips the exact
+    triangle term for triangles that cannot beat the best distance found so far."""
+    gap = -np.inf
+    for k in range(3):
+        ax = obb[3 + 3 * k]
+        ay = obb[4 + 3 * k]
+        az = obb[5 + 3 * k]
+        center = obb[0] * ax + obb[1] * ay + obb[2] * az
+        pa = a[0] * ax + a[1] * ay + a[2] * az
+        pb = b[0] * ax + b[1] * ay + b[2] * az
+        pc = c[0] * ax + c[1] * ay + c[2] * az
+        gap = max(gap, min(pa, pb, pc) - (center + obb[12 + k]), (center - obb[12 + k]) - max(pa, pb, pc))
+    ux = b[0] - a[0]
+    uy = b[1] - a[1]
+    uz = b[2] - a[2]
+    vx = c[0] - a[0]
+    vy = c[1] - a[1]
+    vz = c[2] - a[2]
+    nx = uy * vz - uz * vy
+    ny = uz * vx - ux * vz
+    nz = ux * vy - uy * vx
+    length = np.sqrt(nx * nx + ny * ny + nz * nz)
+    if length > 0.0:
+        nx /= length
+        ny /= length
+        nz /= length
+        reach = 0.0
+        for k in range(3):
+            reach += obb[12 + k] * abs(nx * obb[3 + 3 * k] + ny * obb[4 + 3 * k] + nz * obb[5 + 3 * k])
+        offset = nx * (obb[0] - a[0]) + ny * (obb[1] - a[1]) + nz * (obb[2] - a[2])
+        gap = max(gap, abs(offset) - reach)
+    return gap
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _box_reach(obb, direction):
+    """max over the shape's own box (``obb (15,)``) of direction . y."""
+    reach = obb[0] * direction[0] + obb[1] * direction[1] + obb[2] * direction[2]
+    for k in range(3):
+        reach += obb[12 + k] * abs(direction[0] * obb[3 + 3 * k] + direction[1] * obb[4 + 3 * k]
+                                   + direction[2] * obb[5 + 3 * k])
+    return reach
+
+
 @njit(cache=True, nogil=True)
 def _obb_apart(nb, node, obb, pad):
     """The node's OBB and the shape's (``obb (15,)``: center, axis rows, half extents; grown by
@@ -200,8 +266,22 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
     best_q = points[0].copy()
     best_normal = np.array([0.0, 0.0, 1.0])
     unknown_depth = False
+    # a boolean box query tests each triangle with the triangle-OBB SAT, as
+    # pair_mesh.polytope_triangle_term does, with the box's frame taken once here (per triangle,
+    # its arrays and the unused result points cost more allocations than the test itself)
+    box_test = boolean and kind == kinds.BOX
+    box_axes = np.empty((3, 3))
+    box_center = params[0:0]
+    box_half = params[0:0]
+    if box_test:
+        box_center, box_axes, box_half = box_frame(params, points)
+    direction = np.zeros(3)  # the best pair's normal while separated (has_direction)
+    has_direction = False
+    far_side = 0.0  # max over the shape's box of direction . y
     stack[0] = 0
     stack_lb[0] = node_gap(nb, 0, core, box, ball, p, d, lo, hi, 0.0 if core == CORE_POINT else radius) - pad
+    if use_obb:
+        stack_lb[0] = max(stack_lb[0], _ball_box_gap(nb, 0, obb) - pad)
     stack_apart[0] = use_obb and stack_lb[0] <= 0.0 and _obb_apart(nb, 0, obb, pad)
     top = 1
     while top > 0:
@@ -231,6 +311,17 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
                         if boolean and np.sqrt(d2) <= radius:
                             return finish_core_distance(points[0], radius, best_q, 0.0, best_normal, 0.0)
                     continue
+                if use_obb and not boolean and best_key > 0.0:
+                    # separated so far: the gap along the best pair's normal (from the shape to
+                    # the mesh) bounds this triangle's distance from below, and so do the box's
+                    # own separating axes; skip it when it cannot win (strictly: equal keys
+                    # still compete on their ids)
+                    bound = _triangle_box_gap(tv[k, 0], tv[k, 1], tv[k, 2], obb)
+                    if has_direction:
+                        bound = max(bound, min(_dot(direction, tv[k, 0]), _dot(direction, tv[k, 1]),
+                                               _dot(direction, tv[k, 2])) - far_side)
+                    if bound - pad > 0.0 and bound - pad > best_key:
+                        continue
                 if core == CORE_LINEAR:
                     result = linear_triangle_term(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], boolean)
                     if result[0] != result[0]:  # NaN: overlapping, depth not computed
@@ -239,6 +330,10 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
                             return -1.0, nan3(), nan3(), nan3()
                         continue
                 elif core == CORE_POLYTOPE:
+                    if box_test:
+                        if test_triangle_obb(tv[k, 0], tv[k, 1], tv[k, 2], box_center, box_axes, box_half):
+                            return -1.0, nan3(), nan3(), nan3()
+                        continue
                     result = polytope_triangle_term(kind, params, points, tris, edges, tv[k, 0], tv[k, 1], tv[k, 2],
                                                     boolean)
                 else:
@@ -251,12 +346,25 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
                     best_key = result[0]
                     best_id = tid
                     best = result
+                    if use_obb and best_key > 0.0 and np.isfinite(result[3][0]):
+                        has_direction = True
+                        for i in range(3):
+                            direction[i] = result[3][i]
+                        far_side = _box_reach(obb, direction)
             continue
         left = node + 1
         right = ni[node, 2]
         shape_radius = 0.0 if core == CORE_POINT else radius
         lb_left = node_gap(nb, left, core, box, ball, p, d, lo, hi, shape_radius) - pad
         lb_right = node_gap(nb, right, core, box, ball, p, d, lo, hi, shape_radius) - pad
+        if use_obb:
+            lb_left = max(lb_left, _ball_box_gap(nb, left, obb) - pad)
+            lb_right = max(lb_right, _ball_box_gap(nb, right, obb) - pad)
+            if has_direction:
+                lb_left = max(lb_left, _dot(direction, nb[node + 1, SPHERE_CENTER:SPHERE_CENTER + 3])
+                              - nb[node + 1, SPHERE_RADIUS] - far_side - pad)
+                lb_right = max(lb_right, _dot(direction, nb[ni[node, 2], SPHERE_CENTER:SPHERE_CENTER + 3])
+                               - nb[ni[node, 2], SPHERE_RADIUS] - far_side - pad)
         apart_left = use_obb and lb_left <= 0.0 and _obb_apart(nb, left, obb, pad)
         apart_right = use_obb and lb_right <= 0.0 and _obb_apart(nb, right, obb, pad)
         if not lb_left <= lb_right:  # the nearer child is popped first: pushed last, as "left"

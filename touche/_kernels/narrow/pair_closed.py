@@ -79,11 +79,18 @@ def transform_shape(kind, params, points, t):
     """Packed (params, points) of a shape moved by the rigid transform t."""
     moved = np.empty_like(points)
     first_vector = _vector_rows_start(kind, params, points)
+    # row by row in place (apply_point / apply_vector's arithmetic, same order): a new 3-array per
+    # row cost ~1 us for a box's 17 rows, more than the query it prepares
     for row in range(points.shape[0]):
+        x = points[row, 0]
+        y = points[row, 1]
+        z = points[row, 2]
         if row < first_vector:
-            moved[row] = apply_point(t, points[row])
+            for i in range(3):
+                moved[row, i] = t[i, 0] * x + t[i, 1] * y + t[i, 2] * z + t[i, 3]
         else:
-            moved[row] = apply_vector(t, points[row])
+            for i in range(3):
+                moved[row, i] = t[i, 0] * x + t[i, 1] * y + t[i, 2] * z
     new_params = params.copy()
     kind, params, _ = unwrap_rounded(kind, params)  # a Rounded shape moves its core's params
     header = new_params.shape[0] - params.shape[0]
@@ -96,7 +103,9 @@ def transform_shape(kind, params, points, t):
             new_params[header + 4 + k] = params[4 + k] + normal[0] * t[0, 3] + normal[1] * t[1, 3] + normal[2] * t[2, 3]
         if kind == kinds.BOX:
             start = header + 4 + n_planes
-            new_params[start : start + 3] = apply_point(t, params[4 + n_planes : 7 + n_planes])
+            center = params[4 + n_planes : 7 + n_planes]
+            for i in range(3):
+                new_params[start + i] = t[i, 0] * center[0] + t[i, 1] * center[1] + t[i, 2] * center[2] + t[i, 3]
     return new_params, moved
 
 

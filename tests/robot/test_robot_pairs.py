@@ -1,0 +1,146 @@
+"""touche.robot's compiled pair table (touche/_kernels/narrow/pair_table.py, robot/_pairs.py):
+every route against touche.intersects on the very same poses (exact equality: the table must
+answer what the verb answers), and against the naive pair-by-pair reference (tests/naive/robot.py,
+its own kinematics); touching shapes near and far from the origin; tables that follow the
+allowed-collision matrix and the obstacle list.
+"""
+import numpy as np
+import pytest
+
+import touche as tc
+from touche import robot
+from touche.robot._common import as_obstacles
+
+from naive import robot as N
+
+from test_robot import _random_configurations, _synthetic_urdf
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("pairs")
+    tetra = tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
+    tc.mesh.save(tetra, folder / "tetra.stl")
+    text = _synthetic_urdf("tetra.stl")
+    (folder / "synthetic.urdf").write_text(text)
+    return robot.load_urdf(folder / "synthetic.urdf"), text
+
+
+def _icosphere(radius, subdivisions=1):
+    trimesh = pytest.importorskip("trimesh")
+    sphere = trimesh.creation.icosphere(subdivisions=subdivisions, radius=radius)
+    return sphere.vertices, sphere.faces
+
+
+def _every_kind_of_obstacle():
+    """Obstacles that reach every route of the table: convex shapes (closed forms, polytopes,
+    GJK), surface meshes (shape-mesh and mesh-mesh), a solid mesh and a height field (left to
+    touche.intersects), a half-space (unbounded: never culled)."""
+    vertices, faces = _icosphere(0.12)
+    small_vertices, small_faces = _icosphere(0.08)
+    heights = np.array([[0.0, 0.02, 0.0], [0.03, 0.05, 0.01], [0.0, 0.02, 0.04]])
+    return [
+        (tc.Box([0.2, 0.2, 0.2]), tc.Pose.from_translation([0.4, 0.0, 0.45])),
+        (tc.Sphere(0.1), tc.Pose.from_translation([-0.25, 0.25, 0.5])),
+        (tc.Capsule(0.05, 0.4), tc.Pose.from_rotvec([0.0, 1.2, 0.0], [0.0, -0.3, 0.6])),
+        (tc.Cylinder(0.08, 0.3), tc.Pose.from_translation([0.1, 0.35, 0.3])),
+        (tc.Rounded(tc.Box([0.1, 0.1, 0.05]), 0.02), tc.Pose.from_translation([-0.3, -0.2, 0.35])),
+        (tc.TriangleMesh(small_vertices, small_faces), tc.Pose.from_translation([0.15, 0.1, 0.35])),
+        (tc.TriangleMesh(vertices, faces, solid=True), tc.Pose.from_translation([0.3, -0.2, 0.55])),
+        (tc.HeightField(heights, spacing=0.2, origin=(-0.2, -0.2)), tc.Pose.from_translation([0.0, 0.0, -0.3])),
+        (tc.HalfSpace([0.0, -1.0, 0.0], -0.45), None),
+    ]
+
+
+def test_every_route_answers_as_intersects(synthetic):
+    model, _ = synthetic
+    obstacles = _every_kind_of_obstacle()
+    entries = as_obstacles(obstacles)
+    table = model._checked_pairs(entries, True)
+    from touche._kernels import pair_table as K
+
+    routes = set(table.pairs[:, K.ROUTE].tolist())
+    assert routes == {K.ROUTE_PYTHON, K.ROUTE_MESH_MESH, K.ROUTE_SHAPE_MESH, K.ROUTE_CONVEX}, routes
+    q = _random_configurations(model, 300, seed=11)
+    report = model.collisions(q, obstacles)
+    poses = model.geometry_poses(q)  # (geometries, n, 4, 4)
+    expected = np.zeros_like(report.colliding)
+    for p, (a, b) in enumerate(zip(table.pair_a, table.pair_b)):
+        shape_b, pose_b = (model.geometries[b].shape, poses[b]) if b >= 0 else entries[-b - 1][:2]
+        expected[:, p] = tc.intersects(model.geometries[a].shape, poses[a], shape_b, pose_b)
+    np.testing.assert_array_equal(report.colliding, expected)
+    for route in (K.ROUTE_PYTHON, K.ROUTE_MESH_MESH, K.ROUTE_SHAPE_MESH, K.ROUTE_CONVEX):
+        columns = table.pairs[:, K.ROUTE] == route
+        assert expected[:, columns].any(), f"route {route}: no colliding pair exercised"
+    hits = model.in_collision(q, obstacles)
+    np.testing.assert_array_equal(hits, expected.any(axis=1))
+    assert 0.2 <= hits.mean() < 1.0, hits.mean()
+    # one configuration at a time (no thread pool, the single-configuration path)
+    for i in range(0, len(q), 37):
+        assert model.in_collision(q[i], obstacles) is bool(expected[i].any())
+        np.testing.assert_array_equal(model.collisions(q[i], obstacles).colliding, expected[i])
+
+
+def test_routes_against_the_naive_reference(synthetic):
+    model, text = synthetic
+    obstacles = _every_kind_of_obstacle()
+    q = _random_configurations(model, 60, seed=12)
+    _, expected = N.brute_force_collisions(model, text, q, as_obstacles(obstacles))
+    np.testing.assert_array_equal(model.collisions(q, obstacles).colliding, expected)
+
+
+def _one_box_robot(offset):
+    return robot.load_urdf(text=f"""<robot name="block">
+  <link name="base"><collision><origin xyz="{offset} 0 0"/><geometry><box size="0.4 0.4 0.1"/></geometry></collision></link>
+  <link name="arm"><collision><origin xyz="{offset} 0 0.5"/><geometry><sphere radius="0.05"/></geometry></collision></link>
+  <joint name="j" type="prismatic"><parent link="base"/><child link="arm"/><axis xyz="1 0 0"/>
+    <limit lower="-1" upper="1"/></joint>
+</robot>""")
+
+
+@pytest.mark.parametrize("offset", [0.0, 1.0e4, -3.0e5])
+@pytest.mark.parametrize("obstacle", ["box", "mesh"])
+def test_touching_shapes_are_never_culled(offset, obstacle):
+    """A box face on the base's top face: touching counts, at the origin and far from it, where
+    rounding in the world transforms is largest (the culling boxes grow by 1e-9 of the
+    coordinates, so they never separate touching shapes); a gap of 1e-7 of the coordinates
+    is seen as one."""
+    model = _one_box_robot(offset)
+    if obstacle == "box":
+        shape = tc.Box([0.2, 0.2, 0.2])
+    else:  # a surface mesh of the same box: the shape-mesh route
+        box = tc.Box([0.2, 0.2, 0.2])
+        shape = tc.TriangleMesh(box.points[:8], box.triangles)
+    q = np.zeros((2, 1))
+    gap = 1e-7 * max(1.0, abs(offset))
+    for z, colliding in ((0.15, True), (0.15 + gap, False), (0.15 - gap, True)):
+        pose = tc.Pose.from_translation([offset, 0.0, z])
+        assert tc.intersects(model.geometries[0].shape, model.geometry_poses(q[0])[0], shape, pose) == colliding
+        assert model.in_collision(q[0], (shape, pose)) == colliding, (z, offset)
+        assert model.in_collision(q, (shape, pose)).tolist() == [colliding] * 2
+
+
+def test_tables_follow_the_matrix_and_the_obstacles(synthetic, tmp_path):
+    tc.mesh.save(tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]],
+                                 [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]), tmp_path / "tetra.stl")
+    model = robot.load_urdf(text=synthetic[1].replace("tetra.stl", str(tmp_path / "tetra.stl")))  # its own matrix
+    q = _random_configurations(model, 200, seed=13)
+    report = model.collisions(q, None)
+    p = int(np.argmax(report.colliding.sum(axis=0)))
+    (ga, gb) = report.pairs[p]
+    link_a = next(g.link for g in model.geometries if g.name == ga)
+    link_b = next(g.link for g in model.geometries if g.name == gb)
+    only = report.colliding[:, p] & (report.colliding.sum(axis=1) == 1)
+    assert only.any()
+    model.allow(link_a, link_b)
+    assert not model.in_collision(q[only], None).any()
+    model.forbid(link_a, link_b)
+    assert model.in_collision(q[only], None).all()
+    # the same obstacle shape at another pose: poses are read call by call
+    box = tc.Box([0.3, 0.3, 0.3])
+    inside = model.in_collision(q[:20], (box, tc.Pose.from_translation([0.0, 0.0, 0.05])), self_collision=False)
+    assert inside.all()
+    far = model.in_collision(q[:20], (box, tc.Pose.from_translation([5.0, 0.0, 0.0])), self_collision=False)
+    assert not far.any()
+    model.allow("base", robot.ENVIRONMENT)
+    assert model.collisions(q[:3], (box, None), self_collision=False).colliding.shape == (3, len(model.geometries) - 1)

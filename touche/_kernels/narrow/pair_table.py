@@ -1,0 +1,201 @@
+"""A table of shape pairs tested for overlap in one compiled call, over a batch of configurations.
+
+The robot checks (touche.robot) ask the same question for every configuration of a batch: do
+any of these P pairs of shapes overlap? Answering it pair by pair from Python costs a verb call
+(microseconds of argument checks and dispatch) per pair, and a pool hand-off per pair for a
+batch; here one call walks configurations x pairs, culls by bounding spheres, and runs the narrow
+phase each pair needs, stopping at a configuration's first overlapping pair when only a boolean
+is wanted.
+
+Objects. Every shape of the table (the robot's collision geometries first, then the obstacles)
+is object ``o``; its packed arrays (touche.shapes ``_packed``: kind, params, points, triangles,
+edges) are concatenated over objects, and so are a surface mesh's tree arrays (touche.bvh:
+node_index, node_bounds, tri_vertices, tri_ids); ``layout`` says where each object's rows start
+(the row constants below). Slices of a C-contiguous array along its first axis stay
+C-contiguous, so each object's arrays are exactly what the single-pair kernels take. Object o < G
+(G = ``geometry_poses.shape[0]``) is posed by ``geometry_poses[o, i]`` at configuration i; object
+o >= G by ``obstacle_poses[o - G]``, the same for every configuration.
+
+Routes (``pairs[p, ROUTE]`` of pair p = (``pairs[p, FIRST]``, ``pairs[p, SECOND]``)):
+
+  ROUTE_PYTHON      not answered here (a solid mesh, a k-DOP tree, a kind without a compiled
+                    answer): the caller answers it with touche.intersects
+  ROUTE_MESH_MESH   two surface meshes: bvh_overlap.tree_overlap_direct on their OBB trees
+                    (what touche.bvh.intersects runs for one pose pair)
+  ROUTE_SHAPE_MESH  a convex shape (first) against a surface mesh (second): the mesh engine
+                    behind its boundary (bvh_shape.MESH_ENGINE, as bvh_shape.mesh_pair_intersects)
+  ROUTE_CONVEX      two convex shapes: the pair engine family whose address is ``pairs[p, ENGINE]``
+                    (pairs.engine_address(..., intersects_only=True))
+
+The answers are those of touche.intersects for the same shapes and poses; the convex route calls
+the engine without batch.fast_intersects' closed forms in front (they answer the same predicate,
+and compiling them into this kernel would cost seconds of compile time for pairs a robot rarely
+has).
+"""
+import numpy as np
+from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
+
+ensure_fresh_cache()
+from touche._kernels.base.jit import njit  # noqa: E402
+from touche._kernels.narrow.bvh_shape import call_mesh_engine  # noqa: E402
+from touche._kernels.narrow.pairs import call_pair_engine  # noqa: E402
+from touche._kernels.trees.bvh_descent import DIRECT_LEAF, obb_overlap, relative_rotation_translation  # noqa: E402
+from touche._kernels.trees.bvh_overlap import tree_overlap_direct  # noqa: E402
+
+ROUTE_PYTHON = 0
+ROUTE_MESH_MESH = 1
+ROUTE_SHAPE_MESH = 2
+ROUTE_CONVEX = 3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _object_pose(o, i, geometry_poses, obstacle_poses):
+    if o < geometry_poses.shape[0]:
+        return geometry_poses[o, i]
+    return obstacle_poses[o - geometry_poses.shape[0]]
+
+
+# rows of ``layout`` (int64, (7, objects + 1)): where each object's packed arrays start in the
+# concatenated ones (object o: ``[layout[r, o], layout[r, o + 1])``), and its kind
+PARAMS_AT = 0
+POINTS_AT = 1
+TRIS_AT = 2
+EDGES_AT = 3
+NODES_AT = 4  # node_index / node_bounds rows of its tree (none: not a surface mesh)
+TRIANGLES_AT = 5  # tri_vertices / tri_ids rows of its tree
+KIND = 6
+# columns of ``bounds`` (float64, (objects, 20)), in the object's own frame
+SPHERE = 0  # bounding sphere: center (3), radius
+BOX = 4  # a box holding it: center (3), axis rows (9), half extents (3); infinite halves: unbounded
+MESH_SCALE = 19  # a surface mesh's coordinate scale (TriangleMesh.scale)
+BOUNDS_WIDTH = 20
+# columns of ``pairs`` (int64, (P, 4))
+FIRST = 0
+SECOND = 1
+ROUTE = 2
+ENGINE = 3  # the pair engine family's address (ROUTE_CONVEX)
+
+
+# columns of a world row (``_place``): an object's bounds under its pose at one configuration
+W_SPHERE = 0  # the bounding sphere's center (3), radius
+W_BOX = 4  # the box's center (3); its axis rows go to a row of their own (9)
+W_HALF = 7  # the box's half extents (3)
+W_SIZE = 10  # the largest coordinate or half extent of the box (its rounding scale)
+W_WIDTH = 11
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _place(pose, bound, out, axes):
+    """The object's bounds (a ``bounds`` row, own frame) under ``pose``: ``out`` a world row,
+    ``axes`` (9,) the box's axis rows in the world."""
+    for r in range(3):
+        out[W_SPHERE + r] = (pose[r, 0] * bound[SPHERE] + pose[r, 1] * bound[SPHERE + 1]
+                             + pose[r, 2] * bound[SPHERE + 2] + pose[r, 3])
+        out[W_BOX + r] = pose[r, 0] * bound[BOX] + pose[r, 1] * bound[BOX + 1] + pose[r, 2] * bound[BOX + 2] + pose[r, 3]
+    out[W_SPHERE + 3] = bound[SPHERE + 3]
+    for k in range(3):
+        for r in range(3):
+            axes[3 * k + r] = (pose[r, 0] * bound[BOX + 3 + 3 * k] + pose[r, 1] * bound[BOX + 4 + 3 * k]
+                               + pose[r, 2] * bound[BOX + 5 + 3 * k])
+    size = 0.0
+    for k in range(3):
+        out[W_HALF + k] = bound[BOX + 12 + k]
+        size = max(size, abs(out[W_BOX + k]), bound[BOX + 12 + k])
+    out[W_SIZE] = size
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _apart(world, axes, a, b):
+    """Whether placed objects a and b (rows of ``world``; their box axes: rows of ``axes``) cannot
+    touch: their bounding spheres are strictly apart (an infinite radius never is), or their
+    boxes are (15-axis SAT, closed), both boxes grown by 1e-9 of the largest coordinate or extent
+    involved so that rounding in the world transforms never separates boxes whose shapes touch;
+    an unbounded box is never apart."""
+    gap2 = 0.0
+    for r in range(3):
+        gap2 += (world[a, W_SPHERE + r] - world[b, W_SPHERE + r]) ** 2
+    reach = world[a, W_SPHERE + 3] + world[b, W_SPHERE + 3]
+    if gap2 > reach * reach:
+        return True
+    if not (world[a, W_SIZE] < np.inf and world[b, W_SIZE] < np.inf):
+        return False
+    pad = 1e-9 * max(world[a, W_SIZE], world[b, W_SIZE])
+    return not obb_overlap(world[a, W_BOX], world[a, W_BOX + 1], world[a, W_BOX + 2], axes[a], world[a, W_HALF] + pad,
+                           world[a, W_HALF + 1] + pad, world[a, W_HALF + 2] + pad, world[b, W_BOX],
+                           world[b, W_BOX + 1], world[b, W_BOX + 2], axes[b], world[b, W_HALF] + pad,
+                           world[b, W_HALF + 1] + pad, world[b, W_HALF + 2] + pad)
+
+
+@njit(cache=True, nogil=True)
+def pair_table_intersects_many(geometry_poses, obstacle_poses, layout, bounds, params, points, tris, edges,
+                               node_index, node_bounds, tri_vertices, tri_ids, pairs, mesh_engine, stack_rows,
+                               first_only, out_hit, out_pairs, lo, hi):
+    """Configurations lo .. hi - 1 (touche._parallel.run hands out chunks): ``out_hit[i]`` =
+    whether some compiled-route pair overlaps at configuration i; ``out_pairs[i, p]`` (when
+    ``out_pairs`` has P columns, else ignored; zeros on entry) = whether pair p does (False for
+    pairs skipped after the first hit when ``first_only``, and for ROUTE_PYTHON pairs).
+
+    ``geometry_poses`` (G, n, 4, 4), ``obstacle_poses`` (max(1, O), 4, 4); ``layout``,
+    ``bounds``, ``pairs`` as the constants above say. Pairs whose bounding spheres or boxes are
+    apart are not tested further. ``stack_rows`` >= the deepest pair's depth_a + depth_b + 2."""
+    record = out_pairs.shape[1] == pairs.shape[0]
+    pair_stack = np.empty((stack_rows, 2), dtype=np.int64)  # tree_overlap_direct's node pairs
+    node_stack = np.empty(stack_rows, dtype=np.int64)  # the mesh engine's descent
+    node_stack_lb = np.empty(stack_rows)
+    rot = np.empty((3, 3))
+    trans = np.empty(3)
+    geometries = geometry_poses.shape[0]
+    world = np.empty((bounds.shape[0], W_WIDTH))  # every object's bounds placed in the world
+    world_axes = np.empty((bounds.shape[0], 9))
+    for o in range(geometries, bounds.shape[0]):  # the obstacles stand still
+        _place(obstacle_poses[o - geometries], bounds[o], world[o], world_axes[o])
+    for i in range(lo, hi):
+        for o in range(geometries):
+            _place(geometry_poses[o, i], bounds[o], world[o], world_axes[o])
+        hit = False
+        for p in range(pairs.shape[0]):
+            way = pairs[p, ROUTE]
+            if way == ROUTE_PYTHON:
+                continue
+            a = pairs[p, FIRST]
+            b = pairs[p, SECOND]
+            if _apart(world, world_axes, a, b):  # before any array view: each costs reference counting
+                continue
+            ta = _object_pose(a, i, geometry_poses, obstacle_poses)
+            tb = _object_pose(b, i, geometry_poses, obstacle_poses)
+            nodes_b = node_index[layout[NODES_AT, b]:layout[NODES_AT, b + 1]]
+            node_bounds_b = node_bounds[layout[NODES_AT, b]:layout[NODES_AT, b + 1]]
+            triangles_b = tri_vertices[layout[TRIANGLES_AT, b]:layout[TRIANGLES_AT, b + 1]]
+            if way == ROUTE_MESH_MESH:
+                relative_rotation_translation(ta, tb, rot, trans)
+                overlap = tree_overlap_direct(
+                    node_index[layout[NODES_AT, a]:layout[NODES_AT, a + 1]],
+                    node_bounds[layout[NODES_AT, a]:layout[NODES_AT, a + 1]],
+                    tri_vertices[layout[TRIANGLES_AT, a]:layout[TRIANGLES_AT, a + 1]],
+                    nodes_b, node_bounds_b, triangles_b, rot, trans, DIRECT_LEAF, pair_stack)[0]
+            else:
+                params_a = params[layout[PARAMS_AT, a]:layout[PARAMS_AT, a + 1]]
+                points_a = points[layout[POINTS_AT, a]:layout[POINTS_AT, a + 1]]
+                tris_a = tris[layout[TRIS_AT, a]:layout[TRIS_AT, a + 1]]
+                edges_a = edges[layout[EDGES_AT, a]:layout[EDGES_AT, a + 1]]
+                points_b = points[layout[POINTS_AT, b]:layout[POINTS_AT, b + 1]]
+                tris_b = tris[layout[TRIS_AT, b]:layout[TRIS_AT, b + 1]]
+                if way == ROUTE_SHAPE_MESH:
+                    signed = call_mesh_engine(mesh_engine, (
+                        layout[KIND, a], params_a, points_a, tris_a, edges_a, ta, points_b, tris_b, tb, nodes_b,
+                        node_bounds_b, triangles_b, tri_ids[layout[TRIANGLES_AT, b]:layout[TRIANGLES_AT, b + 1]],
+                        bounds[b, MESH_SCALE], True, node_stack, node_stack_lb))[0]
+                    overlap = not (signed > 0.0)
+                else:
+                    signed = call_pair_engine(pairs[p, ENGINE], (
+                        True, layout[KIND, a], params_a, points_a, tris_a, edges_a, ta,
+                        layout[KIND, b], params[layout[PARAMS_AT, b]:layout[PARAMS_AT, b + 1]], points_b, tris_b,
+                        edges[layout[EDGES_AT, b]:layout[EDGES_AT, b + 1]], tb, 0.0))[0]
+                    overlap = signed <= 0.0
+            if overlap:
+                hit = True
+                if record:
+                    out_pairs[i, p] = True
+                if first_only:
+                    break
+        out_hit[i] = hit
