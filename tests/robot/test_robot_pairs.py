@@ -144,3 +144,15 @@ def test_tables_follow_the_matrix_and_the_obstacles(synthetic, tmp_path):
     assert not far.any()
     model.allow("base", robot.ENVIRONMENT)
     assert model.collisions(q[:3], (box, None), self_collision=False).colliding.shape == (3, len(model.geometries) - 1)
+
+
+def test_a_checked_robot_pickles_without_its_tables(synthetic):
+    import pickle
+
+    model, _ = synthetic
+    q = _random_configurations(model, 40, seed=14)
+    obstacles = _every_kind_of_obstacle()[:2]
+    expected = model.in_collision(q, obstacles)  # builds a table
+    copy = pickle.loads(pickle.dumps(model))
+    assert "_tables" not in copy.__dict__
+    np.testing.assert_array_equal(copy.in_collision(q, obstacles), expected)

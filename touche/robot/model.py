@@ -470,6 +470,13 @@ class Robot:
                       self._sphere_radius, pair_a, pair_b, centers, radii, out, grain=_GRAIN_KINEMATICS)
         return out
 
+    def __getstate__(self):
+        # the compiled pair tables hold kernel handles and are rebuilt on first use: not pickled
+        # (a robot travels to Dask workers by pickle)
+        state = self.__dict__.copy()
+        state.pop("_tables", None)
+        return state
+
     def _checked_pairs(self, obstacles, self_collision):
         """The compiled pair table (robot/_pairs.py) of these obstacles' shapes; the robot keeps
         the last few, keyed by the shapes' identities (each entry holds its shapes, so no key is
