@@ -62,6 +62,19 @@ FIRST_QUERIES = {
     "signed_distance_points": (
         "m = tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]); "
         "tc.signed_distance_points(m, None, [[0.1, 0.1, 0.1]])"),
+    "robot in_collision, 1,000 configurations and one": (
+        "from touche import robot; "
+        "arm = robot.load_urdf(text='<robot name=\"arm\"><link name=\"base\"><collision><geometry><box size=\"0.3 0.3 0.1\"/>"
+        "</geometry></collision></link><link name=\"upper\"><collision><origin xyz=\"0 0 0.25\"/><geometry>"
+        "<capsule radius=\"0.05\" length=\"0.4\"/></geometry></collision></link><link name=\"fore\"><collision>"
+        "<origin xyz=\"0 0 0.2\"/><geometry><cylinder radius=\"0.04\" length=\"0.4\"/></geometry></collision></link>"
+        "<joint name=\"shoulder\" type=\"revolute\"><parent link=\"base\"/><child link=\"upper\"/><origin xyz=\"0 0 0.05\"/>"
+        "<axis xyz=\"0 1 0\"/><limit lower=\"-2.5\" upper=\"2.5\"/></joint><joint name=\"elbow\" type=\"revolute\">"
+        "<parent link=\"upper\"/><child link=\"fore\"/><origin xyz=\"0 0 0.5\"/><axis xyz=\"0 1 0\"/>"
+        "<limit lower=\"-2.8\" upper=\"2.8\"/></joint></robot>'); "
+        "shelf = [(tc.Box([0.2, 0.6, 0.02]), tc.Pose.from_translation([0.5, 0.0, 0.6]))]; "
+        "q = arm.lower + (arm.upper - arm.lower) * np.random.default_rng(0).random((1000, arm.dof)); "
+        "arm.in_collision(q, shelf); arm.in_collision(q[0], shelf)"),
     "README quick start": (
         "text = open(os.path.join(ROOT, 'README.md')).read(); "
         "exec(text.split('```python', 1)[1].split('```', 1)[0], {})"),

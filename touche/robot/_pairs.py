@@ -96,17 +96,17 @@ class PairTable:
         pair_a, pair_b = checked_pairs(robot, len(obstacle_shapes), self_collision)
         self.pair_a = np.array(pair_a, dtype=np.int64)
         self.pair_b = np.array(pair_b, dtype=np.int64)
+        self.shapes = shapes
         self._pack(shapes, robot)
         kernels = _kernels()
         self.pairs = np.zeros((len(pair_a), kernels.ENGINE + 1), dtype=np.int64)
         for p, (a, b) in enumerate(zip(pair_a, pair_b)):
             b = b if b >= 0 else len(geometries) - b - 1
-            route, first, second, engine = self._route(shapes, a, b)
+            route, first, second = self._route(shapes, a, b)
             self.pairs[p, kernels.FIRST], self.pairs[p, kernels.SECOND] = first, second
-            self.pairs[p, kernels.ROUTE], self.pairs[p, kernels.ENGINE] = route, engine
+            self.pairs[p, kernels.ROUTE] = route  # ENGINE stays 0 until a pair needs it
         routes = self.pairs[:, kernels.ROUTE]
         self.python_pairs = np.flatnonzero(routes == kernels.ROUTE_PYTHON)
-        self._mesh_engine = None if (routes == kernels.ROUTE_SHAPE_MESH).any() else 0
         self._kernel = kernels.pair_table_intersects_many
 
     def _pack(self, shapes, robot):
@@ -144,40 +144,54 @@ class PairTable:
 
     @staticmethod
     def _route(shapes, a, b):
-        """(route, first object, second object, engine address) of the pair of objects a, b."""
+        """(route, first object, second object) of the pair of objects a, b."""
         kernels = _kernels()
         sa, sb = shapes[a], shapes[b]
         route = _routes().get((sa.kind, sb.kind))
         engine = None if route is None else route[0]
         if engine == dispatch.MESH_MESH and _surface_mesh(sa) and _surface_mesh(sb):
-            return kernels.ROUTE_MESH_MESH, a, b, 0
+            return kernels.ROUTE_MESH_MESH, a, b
         if engine == dispatch.MESH_SHAPE:
             if _surface_mesh(sb) and not isinstance(sa, TriangleMesh):
-                return kernels.ROUTE_SHAPE_MESH, a, b, 0
+                return kernels.ROUTE_SHAPE_MESH, a, b
             if _surface_mesh(sa) and not isinstance(sb, TriangleMesh):
-                return kernels.ROUTE_SHAPE_MESH, b, a, 0
+                return kernels.ROUTE_SHAPE_MESH, b, a
         if engine in (dispatch.CLOSED_FORM, dispatch.PAIR_ENGINE):
-            from .._kernels import pairs
+            return kernels.ROUTE_CONVEX, a, b
+        return kernels.ROUTE_PYTHON, a, b
 
-            return kernels.ROUTE_CONVEX, a, b, pairs.engine_address(sa.kind, sa._packed[1], sb.kind, sb._packed[1],
-                                                                    True)
-        return kernels.ROUTE_PYTHON, a, b, 0
+    def _fill_addresses(self, missing):
+        """Compile (or load) the narrow phases of the pairs ``missing`` and note their addresses:
+        only engines some pair has needed are ever compiled."""
+        from .._kernels import bvh_shape, pairs
+
+        kernels = _kernels()
+        for p in missing:
+            route, a, b = (int(x) for x in self.pairs[p, [kernels.ROUTE, kernels.FIRST, kernels.SECOND]])
+            if route == kernels.ROUTE_MESH_MESH:
+                address = kernels.MESH_MESH.address()
+            elif route == kernels.ROUTE_SHAPE_MESH:
+                address = bvh_shape.MESH_ENGINE.address()
+            else:
+                sa, sb = self.shapes[a], self.shapes[b]
+                address = pairs.engine_address(sa.kind, sa._packed[1], sb.kind, sb._packed[1], True)
+            self.pairs[p, kernels.ENGINE] = address
 
     def intersect(self, geometry_poses, obstacle_poses, first_only, record):
         """(hit (n,) bool, colliding (n, P) bool or None) over the compiled routes for geometry
         poses (G, n, 4, 4) and obstacle poses (max(1, O), 4, 4)."""
-        if self._mesh_engine is None:
-            from .._kernels import bvh_shape
-
-            self._mesh_engine = bvh_shape.MESH_ENGINE.address()
         count = geometry_poses.shape[1]
-        hit = np.zeros(count, dtype=bool)
-        colliding = np.zeros((count, len(self.pairs)) if record else (0, 0), dtype=bool)
-        arguments = (geometry_poses, obstacle_poses, self.layout, self.bounds, self.params, self.points, self.tris,
-                     self.edges, self.node_index, self.node_bounds, self.tri_vertices, self.tri_ids, self.pairs,
-                     self._mesh_engine, self.stack_rows, first_only, hit, colliding)
-        if count == 1:  # one configuration: no thread-pool hand-off
-            self._kernel(*arguments, 0, 1)
-        else:
-            _parallel.run(self._kernel, count, *arguments, grain=GRAIN_PAIRS)
-        return hit, colliding if record else None
+        while True:
+            hit = np.zeros(count, dtype=bool)
+            colliding = np.zeros((count, len(self.pairs)) if record else (0, 0), dtype=bool)
+            missing = np.zeros(len(self.pairs), dtype=bool)
+            arguments = (geometry_poses, obstacle_poses, self.layout, self.bounds, self.params, self.points, self.tris,
+                         self.edges, self.node_index, self.node_bounds, self.tri_vertices, self.tri_ids, self.pairs,
+                         self.stack_rows, first_only, hit, colliding, missing)
+            if count == 1:  # one configuration: no thread-pool hand-off
+                self._kernel(*arguments, 0, 1)
+            else:
+                _parallel.run(self._kernel, count, *arguments, grain=GRAIN_PAIRS)
+            if not missing.any():
+                return hit, colliding if record else None
+            self._fill_addresses(np.flatnonzero(missing))  # then once more, with every engine it needs

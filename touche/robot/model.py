@@ -829,6 +829,11 @@ def warmup():
         model.in_collision(configurations, obstacles)
         model.collisions(configurations, obstacles)
         model.distances(configurations, obstacles, gradients=True)
+    # a solid mesh: the pairs the compiled table leaves to touche.intersects (sphere culling)
+    solid = TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]],
+                         solid=True)
+    for configurations in (q, q[0]):
+        model.in_collision(configurations, [(solid, Pose.from_translation([0.0, 0.0, 0.5]))])
     # motion checks: one segment, a batch of segments, a path (the hand passes through the box)
     model.check_motion(q[0], q[1], obstacles)
     model.check_motion(q[:-1], q[1:], obstacles)

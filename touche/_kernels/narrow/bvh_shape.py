@@ -33,7 +33,7 @@ ensure_fresh_cache()
 
 from numba.core import types as _types
 
-from touche._kernels.base.jit import KernelBoundary, njit
+from touche._kernels.base.jit import KernelInterface, njit
 
 from touche._kernels.base import kinds  # noqa: E402
 from touche._kernels.base.vec import dot as _dot  # noqa: E402
@@ -429,10 +429,15 @@ def _local(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, id
 
 _F1, _F2, _F3 = _types.float64[::1], _types.float64[:, ::1], _types.float64[:, :, ::1]
 _I1, _I2 = _types.int64[::1], _types.int64[:, ::1]
-# the mesh-vs-shape core behind a boundary (jit.KernelBoundary): compiled once, called through its
-# address by the four drivers below (``engine`` = MESH_ENGINE.address())
-MESH_ENGINE = KernelBoundary(_local, (_types.int64, _F1, _F2, _I2, _I2, _F2, _F2, _I2, _F2, _I2, _F2, _F3, _I1,
-                                      _types.float64, _types.boolean, _I1, _F1))
+# the mesh-vs-shape core behind a boundary (jit.KernelInterface): compiled once, called through its
+# address by the four drivers below (``engine`` = MESH_ENGINE.address()) and by the robot's pair
+# table. The return type is declared, so typing a caller compiles nothing behind it: a kernel
+# that may call the engine (the pair table) stays cheap to compile when it never does.
+MESH_ENGINE = KernelInterface(
+    "mesh engine",
+    (_types.int64, _F1, _F2, _I2, _I2, _F2, _F2, _I2, _F2, _I2, _F2, _F3, _I1, _types.float64, _types.boolean, _I1, _F1),
+    _types.Tuple((_types.float64, _F1, _F1, _F1)),
+).implement(_local)
 call_mesh_engine = MESH_ENGINE.call  # kernels call the intrinsic by a global name
 
 

@@ -20,8 +20,9 @@ Routes (``pairs[p, ROUTE]`` of pair p = (``pairs[p, FIRST]``, ``pairs[p, SECOND]
 
   ROUTE_PYTHON      not answered here (a solid mesh, a k-DOP tree, a kind without a compiled
                     answer): the caller answers it with touche.intersects
-  ROUTE_MESH_MESH   two surface meshes: bvh_overlap.tree_overlap_direct on their OBB trees
-                    (what touche.bvh.intersects runs for one pose pair)
+  ROUTE_MESH_MESH   two surface meshes: bvh_overlap.tree_intersects_pair on their OBB trees
+                    behind a boundary (MESH_MESH: what touche.bvh.intersects runs for one
+                    pose pair)
   ROUTE_SHAPE_MESH  a convex shape (first) against a surface mesh (second): the mesh engine
                     behind its boundary (bvh_shape.MESH_ENGINE, as bvh_shape.mesh_pair_intersects)
   ROUTE_CONVEX      two convex shapes: the pair engine family whose address is ``pairs[p, ENGINE]``
@@ -36,11 +37,21 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from touche._kernels.base.jit import njit  # noqa: E402
+from numba.core import types as _types  # noqa: E402
+
+from touche._kernels.base.jit import KernelInterface, njit  # noqa: E402
 from touche._kernels.narrow.bvh_shape import call_mesh_engine  # noqa: E402
 from touche._kernels.narrow.pairs import call_pair_engine  # noqa: E402
-from touche._kernels.trees.bvh_descent import DIRECT_LEAF, obb_overlap, relative_rotation_translation  # noqa: E402
-from touche._kernels.trees.bvh_overlap import tree_overlap_direct  # noqa: E402
+from touche._kernels.trees.bvh_descent import obb_overlap  # noqa: E402
+from touche._kernels.trees.bvh_overlap import tree_intersects_pair  # noqa: E402
+
+_F2, _F3, _I2 = _types.float64[:, ::1], _types.float64[:, :, ::1], _types.int64[:, ::1]
+# Two OBB trees behind a boundary (jit.KernelInterface: return type declared, so typing the table
+# compiles nothing behind it): the very kernel touche.bvh.intersects runs for one pose pair,
+# compiled on first use and shared with it; robots without meshes never compile it.
+MESH_MESH = KernelInterface("mesh-mesh overlap", (_I2, _F2, _F3, _F2, _I2, _F2, _F3, _F2, _types.int64),
+                            _types.int64).implement(tree_intersects_pair)
+call_mesh_mesh = MESH_MESH.call  # kernels call the intrinsic by a global name
 
 ROUTE_PYTHON = 0
 ROUTE_MESH_MESH = 1
@@ -73,7 +84,8 @@ BOUNDS_WIDTH = 20
 FIRST = 0
 SECOND = 1
 ROUTE = 2
-ENGINE = 3  # the pair engine family's address (ROUTE_CONVEX)
+ENGINE = 3  # the narrow phase's address: MESH_MESH, bvh_shape.MESH_ENGINE or a pair engine family
+# (0: not compiled yet, see pair_table_intersects_many)
 
 
 # columns of a world row (``_place``): an object's bounds under its pose at one configuration
@@ -128,8 +140,8 @@ def _apart(world, axes, a, b):
 
 @njit(cache=True, nogil=True)
 def pair_table_intersects_many(geometry_poses, obstacle_poses, layout, bounds, params, points, tris, edges,
-                               node_index, node_bounds, tri_vertices, tri_ids, pairs, mesh_engine, stack_rows,
-                               first_only, out_hit, out_pairs, lo, hi):
+                               node_index, node_bounds, tri_vertices, tri_ids, pairs, stack_rows, first_only, out_hit,
+                               out_pairs, out_missing, lo, hi):
     """Configurations lo .. hi - 1 (touche._parallel.run hands out chunks): ``out_hit[i]`` =
     whether some compiled-route pair overlaps at configuration i; ``out_pairs[i, p]`` (when
     ``out_pairs`` has P columns, else ignored; zeros on entry) = whether pair p does (False for
@@ -137,13 +149,14 @@ def pair_table_intersects_many(geometry_poses, obstacle_poses, layout, bounds, p
 
     ``geometry_poses`` (G, n, 4, 4), ``obstacle_poses`` (max(1, O), 4, 4); ``layout``,
     ``bounds``, ``pairs`` as the constants above say. Pairs whose bounding spheres or boxes are
-    apart are not tested further. ``stack_rows`` >= the deepest pair's depth_a + depth_b + 2."""
+    apart are not tested further. ``stack_rows`` >= the deepest pair's depth_a + depth_b + 2.
+
+    A pair whose narrow phase has no address yet (``pairs[p, ENGINE] == 0``: the caller compiles
+    an engine only once some pair needs it) is not tested: ``out_missing[p]`` is set, and the
+    caller fills the address and calls again (the answers of this call are then incomplete)."""
     record = out_pairs.shape[1] == pairs.shape[0]
-    pair_stack = np.empty((stack_rows, 2), dtype=np.int64)  # tree_overlap_direct's node pairs
     node_stack = np.empty(stack_rows, dtype=np.int64)  # the mesh engine's descent
     node_stack_lb = np.empty(stack_rows)
-    rot = np.empty((3, 3))
-    trans = np.empty(3)
     geometries = geometry_poses.shape[0]
     world = np.empty((bounds.shape[0], W_WIDTH))  # every object's bounds placed in the world
     world_axes = np.empty((bounds.shape[0], 9))
@@ -163,16 +176,22 @@ def pair_table_intersects_many(geometry_poses, obstacle_poses, layout, bounds, p
                 continue
             ta = _object_pose(a, i, geometry_poses, obstacle_poses)
             tb = _object_pose(b, i, geometry_poses, obstacle_poses)
+            address = pairs[p, ENGINE]
+            if address == 0:
+                out_missing[p] = True
+                continue
             nodes_b = node_index[layout[NODES_AT, b]:layout[NODES_AT, b + 1]]
             node_bounds_b = node_bounds[layout[NODES_AT, b]:layout[NODES_AT, b + 1]]
             triangles_b = tri_vertices[layout[TRIANGLES_AT, b]:layout[TRIANGLES_AT, b + 1]]
             if way == ROUTE_MESH_MESH:
-                relative_rotation_translation(ta, tb, rot, trans)
-                overlap = tree_overlap_direct(
+                code = call_mesh_mesh(address, (
                     node_index[layout[NODES_AT, a]:layout[NODES_AT, a + 1]],
                     node_bounds[layout[NODES_AT, a]:layout[NODES_AT, a + 1]],
-                    tri_vertices[layout[TRIANGLES_AT, a]:layout[TRIANGLES_AT, a + 1]],
-                    nodes_b, node_bounds_b, triangles_b, rot, trans, DIRECT_LEAF, pair_stack)[0]
+                    tri_vertices[layout[TRIANGLES_AT, a]:layout[TRIANGLES_AT, a + 1]], ta,
+                    nodes_b, node_bounds_b, triangles_b, tb, stack_rows))
+                # 1: overlap; 0: none; < 0 (a pose not rigid: never from the kinematics or a
+                # checked obstacle pose) counts as a collision, never as a silent miss
+                overlap = code != 0
             else:
                 params_a = params[layout[PARAMS_AT, a]:layout[PARAMS_AT, a + 1]]
                 points_a = points[layout[POINTS_AT, a]:layout[POINTS_AT, a + 1]]
@@ -181,13 +200,13 @@ def pair_table_intersects_many(geometry_poses, obstacle_poses, layout, bounds, p
                 points_b = points[layout[POINTS_AT, b]:layout[POINTS_AT, b + 1]]
                 tris_b = tris[layout[TRIS_AT, b]:layout[TRIS_AT, b + 1]]
                 if way == ROUTE_SHAPE_MESH:
-                    signed = call_mesh_engine(mesh_engine, (
+                    signed = call_mesh_engine(address, (
                         layout[KIND, a], params_a, points_a, tris_a, edges_a, ta, points_b, tris_b, tb, nodes_b,
                         node_bounds_b, triangles_b, tri_ids[layout[TRIANGLES_AT, b]:layout[TRIANGLES_AT, b + 1]],
                         bounds[b, MESH_SCALE], True, node_stack, node_stack_lb))[0]
                     overlap = not (signed > 0.0)
                 else:
-                    signed = call_pair_engine(pairs[p, ENGINE], (
+                    signed = call_pair_engine(address, (
                         True, layout[KIND, a], params_a, points_a, tris_a, edges_a, ta,
                         layout[KIND, b], params[layout[PARAMS_AT, b]:layout[PARAMS_AT, b + 1]], points_b, tris_b,
                         edges[layout[EDGES_AT, b]:layout[EDGES_AT, b + 1]], tb, 0.0))[0]
