@@ -47,7 +47,12 @@ from touche import robot  # noqa: E402
 ROBOTS = {
     "panda": ("panda_description/urdf/panda.urdf", "panda_description/srdf/panda.srdf", [0.55, 0.0, 0.0]),
     "ur5": ("ur_description/urdf/ur5_robot.urdf", "ur_description/srdf/ur5.srdf", [0.0, 0.55, 0.0]),
+    # not used to tune anything: --robots kinova,xarm7,z1 re-measures on arms the defaults are not
+    "kinova": ("kinova_description/robots/kinova.urdf", "kinova_description/srdf/kinova.srdf", [0.55, 0.0, 0.0]),
+    "xarm7": ("xarm_description/urdf/xarm7.urdf", "xarm_description/srdf/xarm7.srdf", [0.55, 0.0, 0.0]),
+    "z1": ("z1_description/urdf/z1.urdf", "z1_description/srdf/z1.srdf", [0.0, 0.45, 0.0]),
 }
+DEFAULT_ROBOTS = "panda,ur5"
 
 
 def example_robot_data():
@@ -118,6 +123,7 @@ def main():
     parser.add_argument("--segments", type=int, default=200)
     parser.add_argument("--length", type=float, default=1.0)
     parser.add_argument("--grazing", type=int, default=20)
+    parser.add_argument("--robots", default=DEFAULT_ROBOTS, help=f"comma-separated, from {', '.join(ROBOTS)}")
     args = parser.parse_args()
     if args.quick:
         args.count, args.repeats = 1000, 3
@@ -130,7 +136,8 @@ def main():
         return
     print(f"touche threads: {tc.get_num_threads()}; {args.count:,} configurations; median of {args.repeats}")
     print(f"{'robot':<6} {'workload':<34} {'touche us/cfg':>14} {'pin+coal us/cfg':>16} {'ratio':>7}")
-    for name, (urdf_name, srdf_name, front) in ROBOTS.items():
+    for name in args.robots.split(","):
+        urdf_name, srdf_name, front = ROBOTS[name]
         urdf, srdf = share / urdf_name, share / srdf_name
         model = robot.load_urdf(urdf, srdf)
         scene = shelf(front)

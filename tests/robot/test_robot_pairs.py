@@ -156,3 +156,28 @@ def test_a_checked_robot_pickles_without_its_tables(synthetic):
     copy = pickle.loads(pickle.dumps(model))
     assert "_tables" not in copy.__dict__
     np.testing.assert_array_equal(copy.in_collision(q, obstacles), expected)
+
+
+def test_obstacles_given_again_are_read_again_when_they_can_change(synthetic):
+    """The robot keeps the conversion of obstacle lists that cannot change (shapes, (shape, Pose)
+    tuples); a pose array edited in place, an item replaced in the same list, or a configuration
+    batch of another length are all seen."""
+    model, _ = synthetic
+    q = _random_configurations(model, 30, seed=15)
+    box = tc.Box([0.3, 0.3, 0.3])
+    inside, far = np.eye(4), np.eye(4)
+    inside[:3, 3] = [0.0, 0.0, 0.05]
+    far[:3, 3] = [5.0, 0.0, 0.0]
+    matrix = inside.copy()
+    obstacles = [(box, matrix)]  # an array pose: may change, never kept
+    assert model.in_collision(q, obstacles, self_collision=False).all()
+    matrix[:] = far
+    assert not model.in_collision(q, obstacles, self_collision=False).any()
+    kept = [(box, tc.Pose(inside))]  # immutable: kept
+    assert model.in_collision(q, kept, self_collision=False).all()
+    assert model.in_collision(q[0], kept, self_collision=False)
+    kept[0] = (box, tc.Pose(far))  # the same list, another item
+    assert not model.in_collision(q, kept, self_collision=False).any()
+    assert not model.in_collision(q[:7], kept, self_collision=False).any()
+    with pytest.raises(tc.GeometryError):  # a batch pose for one obstacle is still refused
+        model.in_collision(q, [(box, tc.Pose(np.stack([inside, far])))])

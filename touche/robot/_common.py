@@ -71,7 +71,8 @@ def as_obstacles(obstacles):
         obstacles = [obstacles]
     entries = []
     for index, item in enumerate(obstacles):
-        if type(item) is tuple and len(item) == 2 and type(item[1]) is Pose and isinstance(item[0], Shape):
+        if (type(item) is tuple and len(item) == 2 and type(item[1]) is Pose and item[1]._kernel_matrix.ndim == 2
+                and isinstance(item[0], Shape)):
             entries.append((item[0], item[1]._kernel_matrix, f"obstacle {index}"))  # a Pose is valid and immutable
             continue
         if _is_shape_and_pose(item):

@@ -31,6 +31,18 @@ ENVIRONMENT = "<environment>"  # the name standing for every obstacle in the all
 _GRAIN_KINEMATICS = 256
 _GRAIN_GRADIENTS = 256
 _TABLES_KEPT = 8  # compiled pair tables kept per robot (one per obstacle list in use)
+_FLOAT_MAX = float(np.finfo(np.float64).max)
+
+def _unchanging(item):
+    """Whether an obstacle item cannot change behind the robot's back: a shape, or a (shape, Pose)
+    tuple (shapes and poses are immutable; an array pose is not)."""
+    from ..pose import Pose
+    from ..shapes import Shape
+
+    if isinstance(item, Shape):
+        return True
+    return type(item) is tuple and len(item) == 2 and isinstance(item[0], Shape) and type(item[1]) is Pose
+
 
 def _run_here(kernel, count, *arguments, grain):
     """_parallel.run for one item: the kernel in this thread, without the pool's bookkeeping."""
@@ -281,7 +293,7 @@ class Robot:
     def _set_allowed(self, a, b, value):
         self._allowed[a, b] = self._allowed[b, a] = value
         self._pairs_cache = None
-        self._tables = {}  # the compiled pair tables list the checked pairs
+        self._forget_tables()
 
     def allow(self, link_a, link_b, allowed=True):
         """Never check ``link_a`` against ``link_b`` (``allowed=False``: check them again). Either
@@ -291,7 +303,7 @@ class Robot:
         if ENVIRONMENT in (link_a, link_b):
             link = link_b if link_a == ENVIRONMENT else link_a
             self._allowed_environment[self.link_index(link)] = allowed
-            self._tables = {}
+            self._forget_tables()
             return
         a, b = self.link_index(link_a), self.link_index(link_b)
         if a == b:
@@ -380,12 +392,9 @@ class Robot:
         array = np.asarray(q, dtype=np.float64)
         single = array.ndim == 1
         if single:
+            if array.shape[0] == self.dof and self._plainly_valid(array.tolist(), allow_outside_limits):
+                return np.ascontiguousarray(array[None]), True
             array = array[None]
-            # the common case in one pass: finite (a NaN or inf makes the sum non-finite) and
-            # within the limits; anything else takes the checks below, which name the problem
-            if (array.shape[1] == self.dof and math.isfinite(array.sum())
-                    and (allow_outside_limits or ((array >= self.lower) & (array <= self.upper)).all())):
-                return np.ascontiguousarray(array), True
         if array.ndim != 2 or array.shape[1] != self.dof:
             raise GeometryError(
                 f"a configuration of robot {self.name!r} has {self.dof} values (joints {self.joint_names}); "
@@ -404,6 +413,20 @@ class Robot:
                     "configuration(s) outside; pass allow_outside_limits=True to check them anyway)"
                 )
         return np.ascontiguousarray(array), single
+
+    def _plainly_valid(self, values, allow_outside_limits):
+        """Whether one configuration's values (a list) are all finite and (unless allowed) within
+        the limits -- the common case, checked in one pass (a Python loop beats numpy's calls for
+        a handful of joints); False sends it to the checks that name the problem. NaN fails every
+        comparison, and +-inf fails the comparison with the largest float."""
+        lower = self.lower.tolist()
+        upper = self.upper.tolist()
+        for value, low, high in zip(values, lower, upper):
+            if not -_FLOAT_MAX <= value <= _FLOAT_MAX:
+                return False
+            if not allow_outside_limits and not low <= value <= high:
+                return False
+        return True
 
     def _link_poses(self, q):
         tree = self._tree
@@ -470,11 +493,17 @@ class Robot:
                       self._sphere_radius, pair_a, pair_b, centers, radii, out, grain=_GRAIN_KINEMATICS)
         return out
 
+    def _forget_tables(self):
+        """The compiled pair tables list the checked pairs: rebuilt after the matrix changes."""
+        self._tables = {}
+        self._setups = {}
+
     def __getstate__(self):
         # the compiled pair tables hold kernel handles and are rebuilt on first use: not pickled
         # (a robot travels to Dask workers by pickle)
         state = self.__dict__.copy()
         state.pop("_tables", None)
+        state.pop("_setups", None)
         return state
 
     def _checked_pairs(self, obstacles, self_collision):
@@ -492,6 +521,30 @@ class Robot:
             tables[key] = entry
         return entry[0]
 
+    def _obstacle_setup(self, obstacles, self_collision):
+        """(obstacle entries as as_obstacles gives them, their poses (max(1, O), 4, 4), the
+        compiled pair table). Kept for obstacles that cannot change: a list or tuple whose items
+        are all shapes or (shape, Pose) tuples, or one such item -- the same objects again (a
+        planner's loop) skip the conversion; anything else is converted at every call."""
+        holder = obstacles if type(obstacles) is list or type(obstacles) is tuple else None
+        key = None
+        if holder is not None:
+            key = (bool(self_collision), type(obstacles) is tuple, tuple(map(id, holder)))
+            setups = self.__dict__.get("_setups")
+            entry = setups.get(key) if setups else None
+            if entry is not None:
+                return entry[1], entry[2], entry[3]
+        entries = as_obstacles(obstacles)
+        poses = (np.ascontiguousarray(np.array([pose for _, pose, _ in entries], dtype=np.float64)) if entries
+                 else np.zeros((1, 4, 4)))
+        table = self._checked_pairs(entries, self_collision)
+        if key is not None and all(_unchanging(item) for item in holder):
+            setups = self.__dict__.setdefault("_setups", {})
+            while len(setups) >= _TABLES_KEPT:
+                setups.pop(next(iter(setups)), None)
+            setups[key] = (tuple(holder), entries, poses, table)  # holds the items: their ids stay theirs
+        return entries, poses, table
+
     def _table_check(self, q, obstacles, self_collision, allow_outside_limits, first_only):
         """(single, obstacles, table, hit (n,), colliding (n, P) or None) of a boolean check: the
         compiled table first, then touche.intersects for the pairs it leaves (rows already hit
@@ -499,11 +552,8 @@ class Robot:
         from ..query import intersects
 
         q, single = self.configurations(q, allow_outside_limits=allow_outside_limits)
-        obstacles = as_obstacles(obstacles)
+        obstacles, obstacle_poses, table = self._obstacle_setup(obstacles, self_collision)
         poses = self._geometry_poses(self._link_poses(q))
-        table = self._checked_pairs(obstacles, self_collision)
-        obstacle_poses = (np.ascontiguousarray(np.array([pose for _, pose, _ in obstacles], dtype=np.float64))
-                          if obstacles else np.zeros((1, 4, 4)))
         hit, colliding = table.intersect(poses, obstacle_poses, first_only, not first_only)
         if len(table.python_pairs):
             pair_a, pair_b = table.pair_a[table.python_pairs], table.pair_b[table.python_pairs]
