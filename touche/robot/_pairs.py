@@ -177,17 +177,20 @@ class PairTable:
                 address = pairs.engine_address(sa.kind, sa._packed[1], sb.kind, sb._packed[1], True)
             self.pairs[p, kernels.ENGINE] = address
 
-    def intersect(self, geometry_poses, obstacle_poses, first_only, record):
-        """(hit (n,) bool, colliding (n, P) bool or None) over the compiled routes for geometry
-        poses (G, n, 4, 4) and obstacle poses (max(1, O), 4, 4)."""
-        count = geometry_poses.shape[1]
+    def intersect(self, robot, q, obstacle_poses, first_only, record):
+        """(hit (n,) bool, colliding (n, P) bool or None) over the compiled routes for the
+        configurations ``q`` (n, dof) of ``robot`` and obstacle poses (max(1, O), 4, 4)."""
+        count = q.shape[0]
+        tree = robot._tree
         while True:
             hit = np.zeros(count, dtype=bool)
             colliding = np.zeros((count, len(self.pairs)) if record else (0, 0), dtype=bool)
             missing = np.zeros(len(self.pairs), dtype=bool)
-            arguments = (geometry_poses, obstacle_poses, self.layout, self.bounds, self.params, self.points, self.tris,
-                         self.edges, self.node_index, self.node_bounds, self.tri_vertices, self.tri_ids, self.pairs,
-                         self.stack_rows, first_only, hit, colliding, missing)
+            arguments = (q, tree.parent, tree.joint_type, tree.origin, tree.axis, tree.dof, tree.multiplier,
+                         tree.offset, robot._geometry_link, robot._geometry_origin, obstacle_poses, self.layout,
+                         self.bounds, self.params, self.points, self.tris, self.edges, self.node_index,
+                         self.node_bounds, self.tri_vertices, self.tri_ids, self.pairs, self.stack_rows, first_only,
+                         hit, colliding, missing)
             if count == 1:  # one configuration: no thread-pool hand-off
                 self._kernel(*arguments, 0, 1)
             else:

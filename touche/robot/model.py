@@ -553,9 +553,9 @@ class Robot:
 
         q, single = self.configurations(q, allow_outside_limits=allow_outside_limits)
         obstacles, obstacle_poses, table = self._obstacle_setup(obstacles, self_collision)
-        poses = self._geometry_poses(self._link_poses(q))
-        hit, colliding = table.intersect(poses, obstacle_poses, first_only, not first_only)
+        hit, colliding = table.intersect(self, q, obstacle_poses, first_only, not first_only)
         if len(table.python_pairs):
+            poses = self._geometry_poses(self._link_poses(q))
             pair_a, pair_b = table.pair_a[table.python_pairs], table.pair_b[table.python_pairs]
             candidates = self._candidates(poses, obstacles, pair_a, pair_b)
             for k, p in enumerate(table.python_pairs):

@@ -24,40 +24,10 @@ import numpy as np
 from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached kernel loads)
 
 ensure_fresh_cache()
-from touche._kernels.primitives.bounding import rotation_from_vector  # noqa: E402
 from touche._kernels.base.jit import njit  # noqa: E402
-
-JOINT_FIXED = 0
-JOINT_REVOLUTE = 1
-JOINT_PRISMATIC = 2
-
-
-@njit(cache=True, nogil=True)
-def _joint_motion(kind, axis, value, out):
-    """``out`` (4, 4) = M(value): the rotation by ``value`` about the unit ``axis`` (Rodrigues,
-    bounding.rotation_from_vector) or the translation ``value * axis``."""
-    for r in range(4):
-        for c in range(4):
-            out[r, c] = 1.0 if r == c else 0.0
-    if kind == JOINT_REVOLUTE:
-        out[:3, :3] = rotation_from_vector(axis * value)
-    elif kind == JOINT_PRISMATIC:
-        out[0, 3] = value * axis[0]
-        out[1, 3] = value * axis[1]
-        out[2, 3] = value * axis[2]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _rigid_product(a, b, out):
-    """out = a @ b for rigid (4, 4) transforms (the last row stays 0 0 0 1)."""
-    for r in range(3):
-        for c in range(4):
-            out[r, c] = a[r, 0] * b[0, c] + a[r, 1] * b[1, c] + a[r, 2] * b[2, c]
-        out[r, 3] += a[r, 3]
-    out[3, 0] = 0.0
-    out[3, 1] = 0.0
-    out[3, 2] = 0.0
-    out[3, 3] = 1.0
+from touche._kernels.primitives.kinematics import JOINT_FIXED, JOINT_PRISMATIC, JOINT_REVOLUTE  # noqa: E402, F401  (the codes robot/model.py reads here)
+from touche._kernels.primitives.kinematics import rigid_product as _rigid_product  # noqa: E402
+from touche._kernels.primitives.kinematics import tree_poses  # noqa: E402
 
 
 @njit(cache=True, nogil=True)
@@ -67,16 +37,7 @@ def forward_kinematics_many(parent, joint_type, origin, axis, dof, multiplier, o
     joint_frame = np.empty((4, 4))
     motion = np.empty((4, 4))
     for i in range(lo, hi):
-        for r in range(4):
-            for c in range(4):
-                link_poses[i, 0, r, c] = 1.0 if r == c else 0.0
-        for k in range(1, parent.shape[0]):
-            value = 0.0
-            if dof[k] >= 0:
-                value = multiplier[k] * q[i, dof[k]] + offset[k]
-            _rigid_product(link_poses[i, parent[k]], origin[k], joint_frame)
-            _joint_motion(joint_type[k], axis[k], value, motion)
-            _rigid_product(joint_frame, motion, link_poses[i, k])
+        tree_poses(parent, joint_type, origin, axis, dof, multiplier, offset, q[i], link_poses[i], joint_frame, motion)
 
 
 @njit(cache=True, nogil=True)

@@ -13,8 +13,8 @@ edges) are concatenated over objects, and so are a surface mesh's tree arrays (t
 node_index, node_bounds, tri_vertices, tri_ids); ``layout`` says where each object's rows start
 (the row constants below). Slices of a C-contiguous array along its first axis stay
 C-contiguous, so each object's arrays are exactly what the single-pair kernels take. Object o < G
-(G = ``geometry_poses.shape[0]``) is posed by ``geometry_poses[o, i]`` at configuration i; object
-o >= G by ``obstacle_poses[o - G]``, the same for every configuration.
+(G geometries) is posed by its link at configuration i; object o >= G by
+``obstacle_poses[o - G]``, the same for every configuration.
 
 Routes (``pairs[p, ROUTE]`` of pair p = (``pairs[p, FIRST]``, ``pairs[p, SECOND]``)):
 
@@ -42,6 +42,7 @@ from numba.core import types as _types  # noqa: E402
 from touche._kernels.base.jit import KernelInterface, njit  # noqa: E402
 from touche._kernels.narrow.bvh_shape import call_mesh_engine  # noqa: E402
 from touche._kernels.narrow.pairs import call_pair_engine  # noqa: E402
+from touche._kernels.primitives.kinematics import rigid_product, tree_poses  # noqa: E402
 from touche._kernels.trees.bvh_descent import obb_overlap  # noqa: E402
 from touche._kernels.trees.bvh_overlap import tree_intersects_pair  # noqa: E402
 
@@ -60,9 +61,9 @@ ROUTE_CONVEX = 3
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _object_pose(o, i, geometry_poses, obstacle_poses):
+def _object_pose(o, geometry_poses, obstacle_poses):
     if o < geometry_poses.shape[0]:
-        return geometry_poses[o, i]
+        return geometry_poses[o]
     return obstacle_poses[o - geometry_poses.shape[0]]
 
 
@@ -139,17 +140,22 @@ def _apart(world, axes, a, b):
 
 
 @njit(cache=True, nogil=True)
-def pair_table_intersects_many(geometry_poses, obstacle_poses, layout, bounds, params, points, tris, edges,
+def pair_table_intersects_many(q, parent, joint_type, origin, axis, dof, multiplier, offset, geometry_link,
+                               geometry_origin, obstacle_poses, layout, bounds, params, points, tris, edges,
                                node_index, node_bounds, tri_vertices, tri_ids, pairs, stack_rows, first_only, out_hit,
                                out_pairs, out_missing, lo, hi):
-    """Configurations lo .. hi - 1 (touche._parallel.run hands out chunks): ``out_hit[i]`` =
-    whether some compiled-route pair overlaps at configuration i; ``out_pairs[i, p]`` (when
-    ``out_pairs`` has P columns, else ignored; zeros on entry) = whether pair p does (False for
-    pairs skipped after the first hit when ``first_only``, and for ROUTE_PYTHON pairs).
+    """Configurations lo .. hi - 1 of ``q`` (n, dof) (touche._parallel.run hands out chunks):
+    ``out_hit[i]`` = whether some compiled-route pair overlaps at configuration i;
+    ``out_pairs[i, p]`` (when ``out_pairs`` has P columns, else ignored; zeros on entry) = whether
+    pair p does (False for pairs skipped after the first hit when ``first_only``, and for
+    ROUTE_PYTHON pairs).
 
-    ``geometry_poses`` (G, n, 4, 4), ``obstacle_poses`` (max(1, O), 4, 4); ``layout``,
-    ``bounds``, ``pairs`` as the constants above say. Pairs whose bounding spheres or boxes are
-    apart are not tested further. ``stack_rows`` >= the deepest pair's depth_a + depth_b + 2.
+    Each configuration's geometry poses are made here (kinematics.tree_poses, then
+    ``geometry_origin[g]`` on link ``geometry_link[g]``: the tree arrays of motion/robot.py), in
+    scratch that stays in cache, instead of (geometries, n, 4, 4) arrays written and read back;
+    ``obstacle_poses`` (max(1, O), 4, 4). ``layout``, ``bounds``, ``pairs`` as the constants above
+    say. Pairs whose bounding spheres or boxes are apart are not tested further. ``stack_rows`` >=
+    the deepest pair's depth_a + depth_b + 2.
 
     A pair whose narrow phase has no address yet (``pairs[p, ENGINE] == 0``: the caller compiles
     an engine only once some pair needs it) is not tested: ``out_missing[p]`` is set, and the
@@ -157,16 +163,29 @@ def pair_table_intersects_many(geometry_poses, obstacle_poses, layout, bounds, p
     record = out_pairs.shape[1] == pairs.shape[0]
     node_stack = np.empty(stack_rows, dtype=np.int64)  # the mesh engine's descent
     node_stack_lb = np.empty(stack_rows)
-    geometries = geometry_poses.shape[0]
+    geometries = geometry_link.shape[0]
+    link_poses = np.empty((parent.shape[0], 4, 4))
+    geometry_poses = np.empty((geometries, 4, 4))
+    joint_frame = np.empty((4, 4))
+    motion = np.empty((4, 4))
     world = np.empty((bounds.shape[0], W_WIDTH))  # every object's bounds placed in the world
     world_axes = np.empty((bounds.shape[0], 9))
     for o in range(geometries, bounds.shape[0]):  # the obstacles stand still
         _place(obstacle_poses[o - geometries], bounds[o], world[o], world_axes[o])
+    last = -1  # the pair that collided last in this chunk: tried first (first_only)
     for i in range(lo, hi):
+        tree_poses(parent, joint_type, origin, axis, dof, multiplier, offset, q[i], link_poses, joint_frame, motion)
         for o in range(geometries):
-            _place(geometry_poses[o, i], bounds[o], world[o], world_axes[o])
+            rigid_product(link_poses[geometry_link[o]], geometry_origin[o], geometry_poses[o])
+            _place(geometry_poses[o], bounds[o], world[o], world_axes[o])
         hit = False
-        for p in range(pairs.shape[0]):
+        for step in range(-1, pairs.shape[0]):
+            # step -1 tries the last colliding pair (configurations of a batch often collide the
+            # same way), then every pair in order; only the order of the tests changes, never
+            # an answer
+            p = last if step < 0 else step
+            if p < 0 or (step >= 0 and p == last):
+                continue
             way = pairs[p, ROUTE]
             if way == ROUTE_PYTHON:
                 continue
@@ -174,8 +193,8 @@ def pair_table_intersects_many(geometry_poses, obstacle_poses, layout, bounds, p
             b = pairs[p, SECOND]
             if _apart(world, world_axes, a, b):  # before any array view: each costs reference counting
                 continue
-            ta = _object_pose(a, i, geometry_poses, obstacle_poses)
-            tb = _object_pose(b, i, geometry_poses, obstacle_poses)
+            ta = _object_pose(a, geometry_poses, obstacle_poses)
+            tb = _object_pose(b, geometry_poses, obstacle_poses)
             address = pairs[p, ENGINE]
             if address == 0:
                 out_missing[p] = True
@@ -216,5 +235,6 @@ def pair_table_intersects_many(geometry_poses, obstacle_poses, layout, bounds, p
                 if record:
                     out_pairs[i, p] = True
                 if first_only:
+                    last = p
                     break
         out_hit[i] = hit

@@ -149,13 +149,22 @@ def frame_from_covariance(cov):
 @njit(cache=True, nogil=True)
 def rotation_from_vector(w):
     """Rodrigues: the rotation matrix exp([w]x)."""
-    angle = np.sqrt(_dot(w, w))
     out = np.eye(3)
+    rotation_into(w[0], w[1], w[2], out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def rotation_into(wx, wy, wz, out):
+    """rotation_from_vector((wx, wy, wz)) written into the top-left 3 x 3 of ``out`` (left as it
+    is for a zero vector: the caller's identity), without an allocation (robot kinematics run it
+    once per joint and configuration)."""
+    angle = np.sqrt(wx * wx + wy * wy + wz * wz)
     if angle < 1e-300:
-        return out
-    x = w[0] / angle
-    y = w[1] / angle
-    z = w[2] / angle
+        return
+    x = wx / angle
+    y = wy / angle
+    z = wz / angle
     c = np.cos(angle)
     s = np.sin(angle)
     t = 1.0 - c
@@ -168,7 +177,6 @@ def rotation_from_vector(w):
     out[2, 0] = z * x * t - y * s
     out[2, 1] = z * y * t + x * s
     out[2, 2] = c + z * z * t
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
