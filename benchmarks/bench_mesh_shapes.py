@@ -127,11 +127,11 @@ def main():
         # the per-triangle brute force the BVH route replaced (pairs.py through batch.distance_many)
         sub = np.ascontiguousarray(poses[:10])
         out = (np.empty(10), np.empty((10, 3)), np.empty((10, 3)), np.empty((10, 3)), np.empty(10, dtype=np.int8))
-        batch.distance_many(batch.PAIR_ENGINE.address(), *shape._packed, shape.scale, sub[:1], *mesh._packed, mesh.scale,
+        batch.distance_many(batch.engine_address(shape.kind, shape._packed[1], mesh.kind, mesh._packed[1]), *shape._packed, shape.scale, sub[:1], *mesh._packed, mesh.scale,
                             np.eye(4)[None].copy(), *(a[:1] for a in out), 0, 1)
         start = time.perf_counter()
         for k in range(10):
-            batch.distance_many(batch.PAIR_ENGINE.address(), *shape._packed, shape.scale, sub[k:k + 1], *mesh._packed, mesh.scale,
+            batch.distance_many(batch.engine_address(shape.kind, shape._packed[1], mesh.kind, mesh._packed[1]), *shape._packed, shape.scale, sub[k:k + 1], *mesh._packed, mesh.scale,
                                 np.eye(4)[None].copy(), *(a[k:k + 1] for a in out), 0, 1)
         brute = (time.perf_counter() - start) / 10 * 1e6
         start = time.perf_counter()
