@@ -89,31 +89,32 @@ def test_routes_against_the_naive_reference(synthetic):
     np.testing.assert_array_equal(model.collisions(q, obstacles).colliding, expected)
 
 
-def _one_box_robot(offset):
+def _one_box_robot(offset, scale=1.0):
     return robot.load_urdf(text=f"""<robot name="block">
-  <link name="base"><collision><origin xyz="{offset} 0 0"/><geometry><box size="0.4 0.4 0.1"/></geometry></collision></link>
-  <link name="arm"><collision><origin xyz="{offset} 0 0.5"/><geometry><sphere radius="0.05"/></geometry></collision></link>
+  <link name="base"><collision><origin xyz="{offset} 0 0"/><geometry><box size="{0.4 * scale} {0.4 * scale} {0.1 * scale}"/>
+  </geometry></collision></link>
+  <link name="arm"><collision><origin xyz="{offset} 0 {0.5 * scale}"/><geometry><sphere radius="{0.05 * scale}"/></geometry>
+  </collision></link>
   <joint name="j" type="prismatic"><parent link="base"/><child link="arm"/><axis xyz="1 0 0"/>
     <limit lower="-1" upper="1"/></joint>
 </robot>""")
 
 
-@pytest.mark.parametrize("offset", [0.0, 1.0e4, -3.0e5])
+@pytest.mark.parametrize("offset, scale", [(0.0, 1.0), (1.0e4, 1.0), (-3.0e5, 1.0), (0.0, 1e-5), (2.0e-3, 1e-5),
+                                           (0.0, 1e4), (5.0e6, 1e3)])
 @pytest.mark.parametrize("obstacle", ["box", "mesh"])
-def test_touching_shapes_are_never_culled(offset, obstacle):
+def test_touching_shapes_are_never_culled(offset, scale, obstacle):
     """A box face on the base's top face: touching counts, at the origin and far from it, where
     rounding in the world transforms is largest (the culling boxes grow by 1e-9 of the
-    coordinates, so they never separate touching shapes); a gap of 1e-7 of the coordinates
-    is seen as one."""
-    model = _one_box_robot(offset)
-    if obstacle == "box":
-        shape = tc.Box([0.2, 0.2, 0.2])
-    else:  # a surface mesh of the same box: the shape-mesh route
-        box = tc.Box([0.2, 0.2, 0.2])
-        shape = tc.TriangleMesh(box.points[:8], box.triangles)
+    coordinates, so they never separate touching shapes), for micrometre and kilometre parts;
+    a gap of 1e-7 of the coordinates is seen as one."""
+    model = _one_box_robot(offset, scale)
+    box = tc.Box([0.2 * scale, 0.2 * scale, 0.2 * scale])
+    # a surface mesh of the same box: the shape-mesh route
+    shape = box if obstacle == "box" else tc.TriangleMesh(box.points[:8], box.triangles)
     q = np.zeros((2, 1))
-    gap = 1e-7 * max(1.0, abs(offset))
-    for z, colliding in ((0.15, True), (0.15 + gap, False), (0.15 - gap, True)):
+    gap = 1e-7 * max(scale, abs(offset))
+    for z, colliding in ((0.15 * scale, True), (0.15 * scale + gap, False), (0.15 * scale - gap, True)):
         pose = tc.Pose.from_translation([offset, 0.0, z])
         assert tc.intersects(model.geometries[0].shape, model.geometry_poses(q[0])[0], shape, pose) == colliding
         assert model.in_collision(q[0], (shape, pose)) == colliding, (z, offset)
