@@ -50,6 +50,7 @@ from touche._kernels.primitives.overlap import test_triangle_obb  # noqa: E402
 from touche._kernels.narrow.pair_mesh import degenerate_triangle_as_segment, mesh_vs_plane  # noqa: E402
 from touche._kernels.narrow.pair_mesh import linear_triangle_term, point_triangle_term  # noqa: E402
 from touche._kernels.narrow.pair_mesh import polytope_triangle_term, smooth_triangle_term  # noqa: E402
+from touche._kernels.narrow.pair_mesh import smooth_triangle_overlaps, triangle_scratch  # noqa: E402
 from touche._kernels.narrow.pair_gjk import bounding_ball  # noqa: E402
 from touche._kernels.base.posecheck import INVALID_POSE_A, INVALID_POSE_B, invalid_pose  # noqa: E402
 
@@ -275,6 +276,7 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
     box_half = params[0:0]
     if box_test:
         box_center, box_axes, box_half = box_frame(params, points)
+    gjk_identity, gjk_triangle_params, gjk_triangle = triangle_scratch()
     direction = np.zeros(3)  # the best pair's normal while separated (has_direction)
     has_direction = False
     far_side = 0.0  # max over the shape's box of direction . y
@@ -336,6 +338,11 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
                         continue
                     result = polytope_triangle_term(kind, params, points, tris, edges, tv[k, 0], tv[k, 1], tv[k, 2],
                                                     boolean)
+                elif boolean:  # smooth_triangle_term's boolean, its scratch made once per query
+                    if smooth_triangle_overlaps(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], gjk_identity,
+                                                gjk_triangle_params, gjk_triangle):
+                        return -1.0, nan3(), nan3(), nan3()
+                    continue
                 else:
                     result = smooth_triangle_term(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], boolean)
                 if boolean:

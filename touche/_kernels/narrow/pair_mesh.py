@@ -205,20 +205,37 @@ def mesh_vs_plane(points, triangles, normal, offset, halfspace):
 
 
 @njit(cache=True, nogil=True)
+def triangle_scratch():
+    """(identity (4, 4), triangle params (4,), triangle points (3, 3)): what GJK takes for one
+    triangle of a mesh, made once per query (smooth_triangle_overlaps)."""
+    triangle_params = np.zeros(4)
+    triangle_params[0] = 3.0
+    return np.eye(4), triangle_params, np.empty((3, 3))
+
+
+@njit(cache=True, nogil=True)
+def smooth_triangle_overlaps(kind_a, params_a, points_a, a, b, c, identity, triangle_params, triangle):
+    """Whether a smooth shape meets triangle abc (GJK in one frame), with triangle_scratch()'s
+    arrays: the boolean of smooth_triangle_term without an allocation per triangle."""
+    for i in range(3):
+        triangle[0, i] = a[i]
+        triangle[1, i] = b[i]
+        triangle[2, i] = c[i]
+    return gjk_pair_intersects(kind_a, params_a, points_a, identity, kinds.TRIANGLE, triangle_params, triangle, identity)
+
+
+@njit(cache=True, nogil=True)
 def smooth_triangle_term(kind_a, params_a, points_a, a, b, c, boolean):
     """One triangle of convex_vs_mesh (also called by the BVH route, bvh_shape.py): GJK / EPA
     in one frame. Boolean: (-1, NaN..) on overlap, (inf, NaN..) otherwise."""
-    identity = np.eye(4)
-    triangle_params = np.zeros(4)
-    triangle_params[0] = 3.0
-    triangle = np.empty((3, 3))
+    identity, triangle_params, triangle = triangle_scratch()
+    if boolean:
+        if smooth_triangle_overlaps(kind_a, params_a, points_a, a, b, c, identity, triangle_params, triangle):
+            return -1.0, nan3(), nan3(), nan3()
+        return np.inf, nan3(), nan3(), nan3()
     triangle[0] = a
     triangle[1] = b
     triangle[2] = c
-    if boolean:
-        if gjk_pair_intersects(kind_a, params_a, points_a, identity, kinds.TRIANGLE, triangle_params, triangle, identity):
-            return -1.0, nan3(), nan3(), nan3()
-        return np.inf, nan3(), nan3(), nan3()
     signed, point_a, point_b, normal, _, _ = gjk_pair_distance(
         kind_a, params_a, points_a, identity, kinds.TRIANGLE, triangle_params, triangle, identity, 0.0
     )
