@@ -97,7 +97,12 @@ def pinocchio_setup(pin, coal, urdf, share, model, scene):
 def pinocchio_configurations(pin, pmodel, model, q):
     out = np.tile(pin.neutral(pmodel), (len(q), 1))
     for column, joint in enumerate(model.joint_names):
-        out[:, pmodel.joints[pmodel.getJointId(joint)].idx_q] = q[:, column]
+        frame = pmodel.joints[pmodel.getJointId(joint)]
+        if frame.nq == 2:  # a continuous joint: pinocchio stores (cos, sin) of its angle
+            out[:, frame.idx_q] = np.cos(q[:, column])
+            out[:, frame.idx_q + 1] = np.sin(q[:, column])
+        else:
+            out[:, frame.idx_q] = q[:, column]
     if "panda_finger_joint2" in [pmodel.names[i] for i in range(pmodel.njoints)]:  # the mimic
         out[:, pmodel.joints[pmodel.getJointId("panda_finger_joint2")].idx_q] = q[:, model.joint_names.index(
             "panda_finger_joint1")]
@@ -142,7 +147,9 @@ def main():
         model = robot.load_urdf(urdf, srdf)
         scene = shelf(front)
         rng = np.random.default_rng(0)
-        q = model.lower + (model.upper - model.lower) * rng.random((args.count, model.dof))
+        lower = np.where(np.isfinite(model.lower), model.lower, -np.pi)  # continuous joints: one turn
+        upper = np.where(np.isfinite(model.upper), model.upper, np.pi)
+        q = lower + (upper - lower) * rng.random((args.count, model.dof))
         pmodel, gmodel = pinocchio_setup(pin, coal, urdf, share, model, scene)
         pdata, gdata = pmodel.createData(), gmodel.createData()
         pq = pinocchio_configurations(pin, pmodel, model, q)

@@ -357,11 +357,14 @@ def test_obstacle_forms(synthetic):
 
 
 @needs_erd
-@pytest.mark.parametrize("name", ["panda", "ur5"])
+@pytest.mark.parametrize("name", ["panda", "ur5", "kinova"])
 def test_against_pinocchio_and_coal(name):
     pin = pytest.importorskip("pinocchio")
+    if name == "kinova":  # .dae collision meshes (trimesh reads them with pycollada); continuous joints
+        pytest.importorskip("collada")
     files = {"panda": ("panda_description/urdf/panda.urdf", "panda_description/srdf/panda.srdf"),
-             "ur5": ("ur_description/urdf/ur5_robot.urdf", "ur_description/srdf/ur5.srdf")}[name]
+             "ur5": ("ur_description/urdf/ur5_robot.urdf", "ur_description/srdf/ur5.srdf"),
+             "kinova": ("kinova_description/robots/kinova.urdf", "kinova_description/srdf/kinova.srdf")}[name]
     urdf, srdf = ERD / files[0], ERD / files[1]
     model = robot.load_urdf(urdf, srdf)
     pmodel, gmodel = pin.buildModelsFromUrdf(str(urdf), package_dirs=[str(ERD.parent.parent)],
@@ -383,7 +386,11 @@ def test_against_pinocchio_and_coal(name):
         pq = pin.neutral(pmodel)
         for column, joint in enumerate(model.joint_names + (["panda_finger_joint2"] if name == "panda" else [])):
             value = q[model.joint_names.index("panda_finger_joint1")] if joint == "panda_finger_joint2" else q[column]
-            pq[pmodel.joints[pmodel.getJointId(joint)].idx_q] = value
+            frame = pmodel.joints[pmodel.getJointId(joint)]
+            if frame.nq == 2:  # continuous: pinocchio keeps (cos, sin) of the angle
+                pq[frame.idx_q], pq[frame.idx_q + 1] = np.cos(value), np.sin(value)
+            else:
+                pq[frame.idx_q] = value
         pin.computeCollisions(pmodel, pdata, gmodel, gdata, pq, False)
         theirs = np.array([r.isCollision() for r in gdata.collisionResults])
         ours = report.colliding[i]
