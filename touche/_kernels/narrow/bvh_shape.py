@@ -47,6 +47,7 @@ from touche._kernels.narrow.pair_closed import finish_core_distance, linear_core
 from touche._kernels.narrow.pair_closed import apply_point, apply_vector, status_of, support  # noqa: E402
 from touche._kernels.narrow.pair_closed import box_frame, transform_shape  # noqa: E402
 from touche._kernels.primitives.overlap import test_triangle_obb  # noqa: E402
+from touche._kernels.primitives.tri_distance import edges_normal  # noqa: E402
 from touche._kernels.narrow.pair_mesh import degenerate_triangle_as_segment, mesh_vs_plane  # noqa: E402
 from touche._kernels.narrow.pair_mesh import linear_triangle_term, point_triangle_term  # noqa: E402
 from touche._kernels.narrow.pair_mesh import polytope_triangle_term, smooth_triangle_term  # noqa: E402
@@ -190,15 +191,7 @@ def _triangle_box_gap(a, b, c, obb):
         pb = b[0] * ax + b[1] * ay + b[2] * az
         pc = c[0] * ax + c[1] * ay + c[2] * az
         gap = max(gap, min(pa, pb, pc) - (center + obb[12 + k]), (center - obb[12 + k]) - max(pa, pb, pc))
-    ux = b[0] - a[0]
-    uy = b[1] - a[1]
-    uz = b[2] - a[2]
-    vx = c[0] - a[0]
-    vy = c[1] - a[1]
-    vz = c[2] - a[2]
-    nx = uy * vz - uz * vy
-    ny = uz * vx - ux * vz
-    nz = ux * vy - uy * vx
+    _, _, _, _, _, _, nx, ny, nz = edges_normal((a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2]))
     length = np.sqrt(nx * nx + ny * ny + nz * nz)
     if length > 0.0:
         nx /= length
