@@ -4,7 +4,7 @@ instead of one touche.intersects call per pair.
 
 A table belongs to one robot, one allowed-collision matrix, one self-collision switch and one
 list of obstacle shapes (their poses change call by call and are not part of it); the robot keeps
-the last few (``Robot._pair_table``) and drops them when its allowed-collision matrix changes.
+the last few (``Robot._checked_pairs``) and drops them when its allowed-collision matrix changes.
 """
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def _local_box(shape, tree):
 class PairTable:
     """The checked pairs of a robot against a list of obstacle shapes.
 
-    ``pair_a`` / ``pair_b`` (P,) int64 as Robot._pair_table (geometry indices; pair_b < 0 is
+    ``pair_a`` / ``pair_b`` (P,) int64 as checked_pairs gives them (geometry indices; pair_b < 0 is
     obstacle -pair_b - 1); ``python_pairs`` the pairs the kernel leaves to touche.intersects."""
 
     def __init__(self, robot, obstacle_shapes, self_collision):
