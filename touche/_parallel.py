@@ -137,6 +137,9 @@ def run(kernel, count, *args, grain=256):
     count = int(count)
     if count <= 0:
         return
+    if count == 1:  # one item never goes to the pool: skip its bookkeeping (single-query callers)
+        kernel(*args, 0, 1)
+        return
     threads = get_num_threads()
     grain = max(1, int(grain))
     if threads == 1 or count <= grain or getattr(_local, "inside", False):

@@ -191,10 +191,7 @@ class PairTable:
                          self.bounds, self.params, self.points, self.tris, self.edges, self.node_index,
                          self.node_bounds, self.tri_vertices, self.tri_ids, self.pairs, self.stack_rows, first_only,
                          hit, colliding, missing)
-            if count == 1:  # one configuration: no thread-pool hand-off
-                self._kernel(*arguments, 0, 1)
-            else:
-                _parallel.run(self._kernel, count, *arguments, grain=GRAIN_PAIRS)
+            _parallel.run(self._kernel, count, *arguments, grain=GRAIN_PAIRS)
             if not missing.any():
                 return hit, colliding if record else None
             self._fill_addresses(np.flatnonzero(missing))  # then once more, with every engine it needs

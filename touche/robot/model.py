@@ -33,6 +33,13 @@ _GRAIN_GRADIENTS = 256
 _TABLES_KEPT = 8  # compiled pair tables kept per robot (one per obstacle list in use)
 _FLOAT_MAX = float(np.finfo(np.float64).max)
 
+def _keep(cache, key, value):
+    """cache[key] = value, dropping the oldest entries beyond _TABLES_KEPT."""
+    while len(cache) >= _TABLES_KEPT:
+        cache.pop(next(iter(cache)), None)
+    cache[key] = value
+
+
 def _unchanging(item):
     """Whether an obstacle item cannot change behind the robot's back: a shape, or a (shape, Pose)
     tuple (shapes and poses are immutable; an array pose is not)."""
@@ -42,11 +49,6 @@ def _unchanging(item):
     if isinstance(item, Shape):
         return True
     return type(item) is tuple and len(item) == 2 and isinstance(item[0], Shape) and type(item[1]) is Pose
-
-
-def _run_here(kernel, count, *arguments, grain):
-    """_parallel.run for one item: the kernel in this thread, without the pool's bookkeeping."""
-    kernel(*arguments, 0, count)
 
 
 class Geometry(Record):
@@ -431,15 +433,13 @@ class Robot:
     def _link_poses(self, q):
         tree = self._tree
         poses = np.empty((len(q), len(self.link_names), 4, 4))
-        run = _parallel.run if len(q) > 1 else _run_here
-        run(kernels().forward_kinematics_many, len(q), tree.parent, tree.joint_type, tree.origin,
+        _parallel.run(kernels().forward_kinematics_many, len(q), tree.parent, tree.joint_type, tree.origin,
                       tree.axis, tree.dof, tree.multiplier, tree.offset, q, poses, grain=_GRAIN_KINEMATICS)
         return poses
 
     def _geometry_poses(self, link_poses):
         poses = np.empty((len(self.geometries), len(link_poses), 4, 4))
-        run = _parallel.run if len(link_poses) > 1 else _run_here
-        run(kernels().geometry_poses_many, len(link_poses), link_poses, self._geometry_link,
+        _parallel.run(kernels().geometry_poses_many, len(link_poses), link_poses, self._geometry_link,
                       self._geometry_origin, poses, grain=_GRAIN_KINEMATICS)
         return poses
 
@@ -516,9 +516,7 @@ class Robot:
         entry = tables.get(key)
         if entry is None:
             entry = (PairTable(self, shapes, self_collision), shapes)
-            while len(tables) >= _TABLES_KEPT:
-                tables.pop(next(iter(tables)), None)
-            tables[key] = entry
+            _keep(tables, key, entry)
         return entry[0]
 
     def _obstacle_setup(self, obstacles, self_collision):
@@ -539,10 +537,8 @@ class Robot:
                  else np.zeros((1, 4, 4)))
         table = self._checked_pairs(entries, self_collision)
         if key is not None and all(_unchanging(item) for item in holder):
-            setups = self.__dict__.setdefault("_setups", {})
-            while len(setups) >= _TABLES_KEPT:
-                setups.pop(next(iter(setups)), None)
-            setups[key] = (tuple(holder), entries, poses, table)  # holds the items: their ids stay theirs
+            # the entry holds the items: their ids stay theirs while it is kept
+            _keep(self.__dict__.setdefault("_setups", {}), key, (tuple(holder), entries, poses, table))
         return entries, poses, table
 
     def _table_check(self, q, obstacles, self_collision, allow_outside_limits, first_only):
