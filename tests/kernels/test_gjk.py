@@ -531,3 +531,45 @@ def test_hill_climbing_hulls_against_coal():
         hits += int((~sep).sum())
         total += len(ref)
     assert 0.2 <= hits / total <= 0.8
+
+
+def test_distance_within_stops_only_beyond_the_cutoff():
+    """gjk_distance_within (a mesh search's triangle test): with no cutoff it gives
+    gjk_pair_distance's numbers bit for bit; with a cutoff it stops (BEYOND_CUTOFF) only for
+    pairs farther than the cutoff, and otherwise gives the same numbers again."""
+    from touche._kernels.convex import gjk
+
+    rng = np.random.default_rng(31)
+    shapes = [touche.Box([0.6, 0.3, 0.9]), touche.Cylinder(0.4, 1.0), touche.Cone(0.5, 0.8),
+              touche.Ellipsoid([0.5, 0.3, 0.2]), touche.Capsule(0.2, 0.7), _hull(rng, 30),
+              touche.Triangle([0, 0, 0], [1.0, 0.1, 0], [0.2, 0.9, 0.1])]
+    m, s, hints = np.empty((4, 4)), np.empty((4, 10)), np.zeros(2, dtype=np.int64)
+    stopped = checked = 0
+    for a in shapes:
+        for b in shapes:
+            ka, pa, pta = a._packed[:3]
+            kb, pb, ptb = b._packed[:3]
+            for ta, tb in zip(random_poses(rng, 12, 2.0), random_poses(rng, 12, 2.0)):
+                ref = gjk.gjk_pair_distance(ka, pa, pta, ta, kb, pb, ptb, tb, 0.0)
+                ref_numbers = np.concatenate([[ref[0]], ref[1], ref[2], ref[3]])
+                got = gjk.gjk_distance_within(ka, pa, pta, ta, kb, pb, ptb, tb, 0.0, np.inf, m, s, hints)
+                if got[0] == gjk.CORES_OVERLAP:
+                    assert ref[0] <= 0.0 and np.isnan(got[1])
+                    continue
+                assert got[0] == gjk.WITHIN
+                assert np.array_equal(np.array(got[1:11]), ref_numbers) and got[11] == ref[4]
+                distance = ref[0]
+                if distance <= 0.0:
+                    continue
+                for cutoff in (0.5 * distance, 0.999 * distance, 1.001 * distance, 3.0 * distance):
+                    again = gjk.gjk_distance_within(ka, pa, pta, ta, kb, pb, ptb, tb, 0.0, cutoff, m, s, hints)
+                    checked += 1
+                    if again[0] == gjk.BEYOND_CUTOFF:
+                        assert distance > cutoff and np.isnan(again[1])
+                        stopped += 1
+                    else:
+                        assert again[0] == gjk.WITHIN
+                        assert np.array_equal(np.array(again[1:11]), ref_numbers)
+    # the stop does happen: half the cutoffs lie below the distance, and GJK proves (nearly) all
+    # of them (measured: every one)
+    assert stopped >= 0.45 * checked, (stopped, checked)

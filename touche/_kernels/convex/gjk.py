@@ -111,6 +111,7 @@ GJK_CONVERGED = 0  # separated: |v| is the distance within the termination toler
 GJK_CONTAINS = 1  # the origin is in the simplex (|v| <= tolerance): overlap or touch
 GJK_LIMIT = 2  # iteration limit
 GJK_STALLED = 3  # no progress while the bounds were still far apart
+GJK_BEYOND = 4  # ``boolean``: a support plane put the cores more than ``reach`` apart (stopped there)
 
 
 @njit(cache=True, nogil=True)
@@ -154,7 +155,7 @@ def run_gjk(ka, pa, pta, m, kb, pb, ptb, s, count, hints, tol, boolean, reach, m
             size2 = ww
         vdotw = vx * wx + vy * wy + vz * wz
         if boolean and vdotw > (reach + INTERSECT_RELATIVE * np.sqrt(size2)) * vlen:
-            return GJK_CONVERGED, count, vx, vy, vz, iterations, size2  # separating plane: disjoint
+            return GJK_BEYOND, count, vx, vy, vz, iterations, size2  # separating plane: disjoint
         lower = max(lower, vdotw / vlen)
         # upper bound |v| minus lower bound of the distance (van den Bergen)
         if vlen - lower <= GJK_RELATIVE * vlen:
@@ -405,6 +406,39 @@ def gjk_pair_separation(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance):
             return True, signed, _vector3(ax, ay, az), _vector3(bx, by, bz), _vector3(nx, ny, nz)
     unknown = _vector3(np.nan, np.nan, np.nan)
     return False, np.nan, unknown, unknown, unknown
+
+
+# the states of gjk_distance_within
+WITHIN = 0  # separated: the numbers are gjk_pair_distance's
+BEYOND_CUTOFF = 1  # the signed distance is proven larger than the cutoff: no numbers (NaN)
+CORES_OVERLAP = 2  # the cores meet: the depth is the caller's (EPA, SAT); no numbers (NaN)
+
+
+@njit(cache=True, nogil=True)
+def gjk_distance_within(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, cutoff, m, s, hints):
+    """GJK's half of gjk_pair_distance for a caller that only wants the distance when it is at
+    most ``cutoff`` (a search for the nearest of many candidates, such as a mesh's triangles):
+    GJK stops as soon as one support plane proves the signed distance larger than ``cutoff``.
+    Work buffers ``m`` (4, 4), ``s`` (4, 10), ``hints`` (2,) int64 are the caller's (nothing
+    allocates). Returns (state, signed, ax, ay, az, bx, by, bz, nx, ny, nz, status): state
+    WITHIN gives exactly gjk_pair_distance's numbers and status for a pair it finds separated
+    (the same iterations: the cutoff only adds a stop), BEYOND_CUTOFF and CORES_OVERLAP give NaN
+    numbers. ``cutoff = inf`` never stops early."""
+    relative_into(ta, tb, m)
+    hints[0] = 0
+    hints[1] = 0
+    reach = cutoff + margin_of(ka, pa) + margin_of(kb, pb)
+    outcome, count, vx, vy, vz, iterations, _ = run_gjk(
+        ka, pa, pta, m, kb, pb, ptb, s, 0, hints, tolerance, True, reach, GJK_MAX_ITERATIONS
+    )
+    if outcome == GJK_BEYOND or outcome == GJK_CONTAINS:
+        state = BEYOND_CUTOFF if outcome == GJK_BEYOND else CORES_OVERLAP
+        return (state, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan,
+                kinds.GJK_PENETRATING)
+    signed, ax, ay, az, bx, by, bz, nx, ny, nz, status, _ = _separated_result(
+        ka, pa, kb, pb, tb, tolerance, outcome, count, vx, vy, vz, iterations, s
+    )
+    return WITHIN, signed, ax, ay, az, bx, by, bz, nx, ny, nz, status
 
 
 @njit(cache=True, nogil=True)

@@ -50,7 +50,8 @@ from touche._kernels.primitives.overlap import test_triangle_obb  # noqa: E402
 from touche._kernels.primitives.tri_distance import edges_normal  # noqa: E402
 from touche._kernels.narrow.pair_mesh import degenerate_triangle_as_segment, mesh_vs_plane  # noqa: E402
 from touche._kernels.narrow.pair_mesh import linear_triangle_term, point_triangle_term  # noqa: E402
-from touche._kernels.narrow.pair_mesh import polytope_triangle_term, smooth_triangle_term  # noqa: E402
+from touche._kernels.narrow.pair_mesh import polytope_triangle_distance, polytope_triangle_term  # noqa: E402
+from touche._kernels.narrow.pair_mesh import smooth_triangle_distance  # noqa: E402
 from touche._kernels.narrow.pair_mesh import smooth_triangle_overlaps, triangle_scratch  # noqa: E402
 from touche._kernels.narrow.pair_gjk import bounding_ball  # noqa: E402
 from touche._kernels.base.posecheck import INVALID_POSE_A, INVALID_POSE_B, invalid_pose  # noqa: E402
@@ -269,7 +270,7 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
     box_half = params[0:0]
     if box_test:
         box_center, box_axes, box_half = box_frame(params, points)
-    gjk_identity, gjk_triangle_params, gjk_triangle = triangle_scratch()
+    gjk_identity, gjk_triangle_params, gjk_triangle, gjk_placement, gjk_simplex, gjk_hints = triangle_scratch()
     direction = np.zeros(3)  # the best pair's normal while separated (has_direction)
     has_direction = False
     far_side = 0.0  # max over the shape's box of direction . y
@@ -324,20 +325,30 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
                         if boolean:
                             return -1.0, nan3(), nan3(), nan3()
                         continue
-                elif core == CORE_POLYTOPE:
-                    if box_test:
-                        if test_triangle_obb(tv[k, 0], tv[k, 1], tv[k, 2], box_center, box_axes, box_half):
-                            return -1.0, nan3(), nan3(), nan3()
-                        continue
+                elif boolean and box_test:
+                    if test_triangle_obb(tv[k, 0], tv[k, 1], tv[k, 2], box_center, box_axes, box_half):
+                        return -1.0, nan3(), nan3(), nan3()
+                    continue
+                elif boolean and core == CORE_POLYTOPE:
                     result = polytope_triangle_term(kind, params, points, tris, edges, tv[k, 0], tv[k, 1], tv[k, 2],
-                                                    boolean)
+                                                    True)
                 elif boolean:  # smooth_triangle_term's boolean, its scratch made once per query
                     if smooth_triangle_overlaps(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], gjk_identity,
                                                 gjk_triangle_params, gjk_triangle):
                         return -1.0, nan3(), nan3(), nan3()
                     continue
                 else:
-                    result = smooth_triangle_term(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], boolean)
+                    # a triangle GJK proves farther than the best so far (padded as the bounds
+                    # above: equal keys still compete on their ids) cannot win: GJK stops there
+                    cutoff = max(best_key, 0.0) + pad
+                    if core == CORE_POLYTOPE:
+                        result = polytope_triangle_distance(kind, params, points, tris, edges, tv[k, 0], tv[k, 1],
+                                                            tv[k, 2], cutoff, gjk_identity, gjk_triangle_params,
+                                                            gjk_triangle, gjk_placement, gjk_simplex, gjk_hints)
+                    else:
+                        result = smooth_triangle_distance(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], cutoff,
+                                                          gjk_identity, gjk_triangle_params, gjk_triangle,
+                                                          gjk_placement, gjk_simplex, gjk_hints)
                 if boolean:
                     if result[0] <= 0.0:
                         return result

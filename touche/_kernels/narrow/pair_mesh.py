@@ -14,7 +14,8 @@ from touche._kernels.base.jit import njit
 
 from touche._kernels.base import kinds
 from touche._kernels.primitives.closest import closest_point_triangle, closest_points_linear_linear
-from touche._kernels.convex.gjk import gjk_pair_distance, gjk_pair_intersects
+from touche._kernels.convex.gjk import BEYOND_CUTOFF, WITHIN, gjk_distance_within, gjk_pair_distance
+from touche._kernels.convex.gjk import gjk_pair_intersects
 from touche._kernels.primitives.overlap import test_triangle_obb
 from touche._kernels.base.vec import cross as _cross
 from touche._kernels.base.vec import dot as _dot
@@ -206,40 +207,85 @@ def mesh_vs_plane(points, triangles, normal, offset, halfspace):
 
 @njit(cache=True, nogil=True)
 def triangle_scratch():
-    """(identity (4, 4), triangle params (4,), triangle points (3, 3)): what GJK takes for one
-    triangle of a mesh, made once per query (smooth_triangle_overlaps)."""
+    """What GJK takes for one triangle of a mesh, made once per query: (identity (4, 4),
+    triangle params (4,), triangle points (3, 3), GJK's relative placement (4, 4), simplex
+    (4, 10) and hill-climbing hints (2,) int64)."""
     triangle_params = np.zeros(4)
     triangle_params[0] = 3.0
-    return np.eye(4), triangle_params, np.empty((3, 3))
+    return np.eye(4), triangle_params, np.empty((3, 3)), np.empty((4, 4)), np.empty((4, 10)), np.zeros(2, dtype=np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _load_triangle(triangle, a, b, c):
+    for i in range(3):
+        triangle[0, i] = a[i]
+        triangle[1, i] = b[i]
+        triangle[2, i] = c[i]
 
 
 @njit(cache=True, nogil=True)
 def smooth_triangle_overlaps(kind_a, params_a, points_a, a, b, c, identity, triangle_params, triangle):
     """Whether a smooth shape meets triangle abc (GJK in one frame), with triangle_scratch()'s
     arrays: the boolean of smooth_triangle_term without an allocation per triangle."""
-    for i in range(3):
-        triangle[0, i] = a[i]
-        triangle[1, i] = b[i]
-        triangle[2, i] = c[i]
+    _load_triangle(triangle, a, b, c)
     return gjk_pair_intersects(kind_a, params_a, points_a, identity, kinds.TRIANGLE, triangle_params, triangle, identity)
+
+
+@njit(cache=True, nogil=True)
+def smooth_triangle_distance(kind_a, params_a, points_a, a, b, c, cutoff, identity, triangle_params, triangle, m,
+                             simplex, hints):
+    """smooth_triangle_term's distance (GJK / EPA in one frame) with triangle_scratch()'s arrays,
+    or (inf, NaN..) once GJK proves the triangle farther than ``cutoff`` (a mesh search passes
+    its best distance so far, padded: such a triangle cannot be the nearest). Otherwise the same
+    numbers as smooth_triangle_term."""
+    _load_triangle(triangle, a, b, c)
+    state, signed, ax, ay, az, bx, by, bz, nx, ny, nz, _ = gjk_distance_within(
+        kind_a, params_a, points_a, identity, kinds.TRIANGLE, triangle_params, triangle, identity, 0.0, cutoff, m,
+        simplex, hints)
+    if state == WITHIN:
+        return signed, np.array((ax, ay, az)), np.array((bx, by, bz)), np.array((nx, ny, nz))
+    if state == BEYOND_CUTOFF:
+        return np.inf, nan3(), nan3(), nan3()
+    # the cores overlap: EPA's depth (gjk_pair_distance runs GJK to the same simplex first)
+    signed, point_a, point_b, normal, _, _ = gjk_pair_distance(
+        kind_a, params_a, points_a, identity, kinds.TRIANGLE, triangle_params, triangle, identity, 0.0
+    )
+    return signed, point_a, point_b, normal
 
 
 @njit(cache=True, nogil=True)
 def smooth_triangle_term(kind_a, params_a, points_a, a, b, c, boolean):
     """One triangle of convex_vs_mesh (also called by the BVH route, bvh_shape.py): GJK / EPA
     in one frame. Boolean: (-1, NaN..) on overlap, (inf, NaN..) otherwise."""
-    identity, triangle_params, triangle = triangle_scratch()
+    identity, triangle_params, triangle, m, simplex, hints = triangle_scratch()
     if boolean:
         if smooth_triangle_overlaps(kind_a, params_a, points_a, a, b, c, identity, triangle_params, triangle):
             return -1.0, nan3(), nan3(), nan3()
         return np.inf, nan3(), nan3(), nan3()
-    triangle[0] = a
-    triangle[1] = b
-    triangle[2] = c
-    signed, point_a, point_b, normal, _, _ = gjk_pair_distance(
-        kind_a, params_a, points_a, identity, kinds.TRIANGLE, triangle_params, triangle, identity, 0.0
-    )
-    return signed, point_a, point_b, normal
+    return smooth_triangle_distance(kind_a, params_a, points_a, a, b, c, np.inf, identity, triangle_params, triangle,
+                                    m, simplex, hints)
+
+
+@njit(cache=True, nogil=True)
+def polytope_triangle_distance(kind_a, params_a, points_a, tris_a, edges_a, a, b, c, cutoff, identity,
+                               triangle_params, triangle, m, simplex, hints):
+    """polytope_triangle_term's distance with triangle_scratch()'s arrays: GJK settles a
+    separated triangle (as pairs.py does for two small polytopes: exact, and several times
+    cheaper than enumerating the features) and stops early, (inf, NaN..), once it proves the
+    triangle farther than ``cutoff``; an overlapping or zero-area triangle goes to
+    polytope_triangle_term (SAT depth; the longest edge)."""
+    ux, uy, uz = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+    wx, wy, wz = c[0] - a[0], c[1] - a[1], c[2] - a[2]
+    if uy * wz - uz * wy != 0.0 or uz * wx - ux * wz != 0.0 or ux * wy - uy * wx != 0.0:
+        _load_triangle(triangle, a, b, c)
+        state, signed, ax, ay, az, bx, by, bz, nx, ny, nz, status = gjk_distance_within(
+            kind_a, params_a, points_a, identity, kinds.TRIANGLE, triangle_params, triangle, identity, 0.0, cutoff,
+            m, simplex, hints)
+        if state == BEYOND_CUTOFF:
+            return np.inf, nan3(), nan3(), nan3()
+        if state == WITHIN and status == kinds.GJK_SEPARATED:
+            return signed, np.array((ax, ay, az)), np.array((bx, by, bz)), np.array((nx, ny, nz))
+    return polytope_triangle_term(kind_a, params_a, points_a, tris_a, edges_a, a, b, c, False)
 
 
 @njit(cache=True, nogil=True)
@@ -249,12 +295,16 @@ def convex_vs_mesh(kind_a, params_a, points_a, tris_a, edges_a, points, triangle
     among equals."""
     smooth = kind_a > kinds.POLYHEDRON
     best = (np.inf, nan3(), nan3(), nan3())
+    identity, triangle_params, triangle, m, simplex, hints = triangle_scratch()
     for k in range(triangles.shape[0]):
         a, b, c = points[triangles[k, 0]], points[triangles[k, 1]], points[triangles[k, 2]]
         if smooth:
             result = smooth_triangle_term(kind_a, params_a, points_a, a, b, c, boolean)
+        elif boolean:
+            result = polytope_triangle_term(kind_a, params_a, points_a, tris_a, edges_a, a, b, c, True)
         else:
-            result = polytope_triangle_term(kind_a, params_a, points_a, tris_a, edges_a, a, b, c, boolean)
+            result = polytope_triangle_distance(kind_a, params_a, points_a, tris_a, edges_a, a, b, c, np.inf,
+                                                identity, triangle_params, triangle, m, simplex, hints)
         if boolean:
             if result[0] <= 0.0:
                 return result
