@@ -171,6 +171,28 @@ def test_shape_vs_mesh_far_and_near_equals_brute_force(name):
     assert 0.02 <= hit.mean() <= 0.5, hit.mean()
 
 
+@pytest.mark.parametrize("name", ["Box", "flat Box", "ConvexPolyhedron", "Cylinder"])
+def test_shapes_sunk_deep_into_a_fine_mesh_equal_brute_force(name):
+    """Shapes sunk into a 1,280-triangle sphere, most of them through many triangles: once the
+    search holds a penetrating triangle, a polytope's triangles go straight to their SAT depth
+    (pair_mesh.polytope_triangle_distance with a negative cutoff) and GJK stops on triangles
+    it proves farther than the best: the answers stay bit-identical to the brute force."""
+    shapes = dict(_shapes())
+    shapes["flat Box"] = tc.Box([1.6, 0.6, 0.04])
+    shape = shapes[name]
+    sphere = trimesh.creation.icosphere(3, radius=0.8)
+    mesh = tc.TriangleMesh(sphere.vertices, sphere.faces)
+    rng = np.random.default_rng(zlib.crc32(f"deep-{name}".encode()))
+    n = 80
+    ts = _poses_near(mesh, n, rng, 0.05)
+    ts[:, :3, 3] *= rng.uniform(0.6, 1.0, size=(n, 1))  # pushed inwards, up to 0.32 deep
+    tm = _mesh_poses(n, rng, 1.0)
+    ts = np.ascontiguousarray(np.einsum("kij,kjl->kil", tm, ts))
+    hit = _check_identical(shape, mesh, ts, tm)
+    assert hit.mean() >= 0.8, hit.mean()
+    assert (tc.distance(shape, ts, mesh, tm).signed_distance < -0.01).mean() >= 0.5  # deep, not grazing
+
+
 @pytest.mark.parametrize("scale", [1e-6, 1e6])
 @pytest.mark.parametrize("name", ["Sphere", "Capsule", "Box", "ConvexPolyhedron", "Cylinder", "Ray", "Triangle"])
 def test_shape_vs_mesh_at_extreme_scales(scale, name):

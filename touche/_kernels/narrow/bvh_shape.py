@@ -342,6 +342,8 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
                     # above: equal keys still compete on their ids) cannot win: GJK stops there
                     cutoff = max(best_key, 0.0) + pad
                     if core == CORE_POLYTOPE:
+                        if best_key < -pad:  # penetrating: only a deeper SAT depth can win
+                            cutoff = best_key + pad
                         result = polytope_triangle_distance(kind, params, points, tris, edges, tv[k, 0], tv[k, 1],
                                                             tv[k, 2], cutoff, gjk_identity, gjk_triangle_params,
                                                             gjk_triangle, gjk_placement, gjk_simplex, gjk_hints)

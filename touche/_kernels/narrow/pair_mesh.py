@@ -272,11 +272,16 @@ def polytope_triangle_distance(kind_a, params_a, points_a, tris_a, edges_a, a, b
     """polytope_triangle_term's distance with triangle_scratch()'s arrays: GJK settles a
     separated triangle (as pairs.py does for two small polytopes: exact, and several times
     cheaper than enumerating the features) and stops early, (inf, NaN..), once it proves the
-    triangle farther than ``cutoff``; an overlapping or zero-area triangle goes to
-    polytope_triangle_term (SAT depth; the longest edge)."""
+    triangle farther than ``cutoff`` >= 0; an overlapping or zero-area triangle goes to
+    polytope_triangle_term (SAT depth; the longest edge).
+
+    ``cutoff < 0`` (a search that already holds a triangle penetrating deeper than its pad):
+    straight to the SAT depth. A triangle can then win only by penetrating deeper than
+    -cutoff, which GJK never reports as separated, so its numbers are the cutoff-free ones;
+    a separated triangle gets SAT's distance (>= 0) instead of GJK's, and loses either way."""
     ux, uy, uz = b[0] - a[0], b[1] - a[1], b[2] - a[2]
     wx, wy, wz = c[0] - a[0], c[1] - a[1], c[2] - a[2]
-    if uy * wz - uz * wy != 0.0 or uz * wx - ux * wz != 0.0 or ux * wy - uy * wx != 0.0:
+    if cutoff >= 0.0 and (uy * wz - uz * wy != 0.0 or uz * wx - ux * wz != 0.0 or ux * wy - uy * wx != 0.0):
         _load_triangle(triangle, a, b, c)
         state, signed, ax, ay, az, bx, by, bz, nx, ny, nz, status = gjk_distance_within(
             kind_a, params_a, points_a, identity, kinds.TRIANGLE, triangle_params, triangle, identity, 0.0, cutoff,
