@@ -387,27 +387,6 @@ def gjk_pair_distance(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance):
     return gjk_pair_distance_warm(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm)
 
 
-@njit(cache=True, nogil=True)
-def gjk_pair_separation(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance):
-    """The GJK half of gjk_pair_distance: ``(True, signed, point_a, point_b, normal)``, exactly
-    what gjk_pair_distance returns, when its status would be SEPARATED; otherwise ``(False, NaN,
-    NaN points)`` without running EPA -- for callers that find an overlap's depth another way
-    (the SAT depth of small polytopes) and would discard EPA's."""
-    warm = np.zeros(WARM_SIZE)
-    m, s, hints = _gjk_buffers()
-    outcome, count, vx, vy, vz, iterations = _gjk_phase(
-        ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, warm, GJK_MAX_ITERATIONS, m, s, hints
-    )
-    if outcome != GJK_CONTAINS:
-        signed, ax, ay, az, bx, by, bz, nx, ny, nz, status, _ = _separated_result(
-            ka, pa, kb, pb, tb, tolerance, outcome, count, vx, vy, vz, iterations, s
-        )
-        if status == kinds.SEPARATED:
-            return True, signed, _vector3(ax, ay, az), _vector3(bx, by, bz), _vector3(nx, ny, nz)
-    unknown = _vector3(np.nan, np.nan, np.nan)
-    return False, np.nan, unknown, unknown, unknown
-
-
 # the states of gjk_distance_within
 WITHIN = 0  # separated: the numbers are gjk_pair_distance's
 BEYOND_CUTOFF = 1  # the signed distance is proven larger than the cutoff: no numbers (NaN)
@@ -439,6 +418,22 @@ def gjk_distance_within(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, cutoff, m, 
         ka, pa, kb, pb, tb, tolerance, outcome, count, vx, vy, vz, iterations, s
     )
     return WITHIN, signed, ax, ay, az, bx, by, bz, nx, ny, nz, status
+
+
+@njit(cache=True, nogil=True)
+def gjk_pair_separation(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance):
+    """The GJK half of gjk_pair_distance: ``(True, signed, point_a, point_b, normal)``, exactly
+    what gjk_pair_distance returns, when its status would be SEPARATED; otherwise ``(False, NaN,
+    NaN points)`` without running EPA -- for callers that find an overlap's depth another way
+    (the SAT depth of small polytopes) and would discard EPA's."""
+    m, s, hints = _gjk_buffers()
+    state, signed, ax, ay, az, bx, by, bz, nx, ny, nz, status = gjk_distance_within(
+        ka, pa, pta, ta, kb, pb, ptb, tb, tolerance, np.inf, m, s, hints
+    )
+    if state == WITHIN and status == kinds.SEPARATED:
+        return True, signed, _vector3(ax, ay, az), _vector3(bx, by, bz), _vector3(nx, ny, nz)
+    unknown = _vector3(np.nan, np.nan, np.nan)
+    return False, np.nan, unknown, unknown, unknown
 
 
 @njit(cache=True, nogil=True)
