@@ -81,6 +81,52 @@ def test_every_route_answers_as_intersects(synthetic):
         np.testing.assert_array_equal(model.collisions(q[i], obstacles).colliding, expected[i])
 
 
+def _distances_pair_by_pair(model, q, obstacles, pair_a, pair_b):
+    """touche.distance per pair over the configurations: what the distance table must equal."""
+    entries = as_obstacles(obstacles)
+    poses = model.geometry_poses(q)
+    fields = [np.empty((len(q), len(pair_a)))] + [np.empty((len(q), len(pair_a), 3)) for _ in range(3)]
+    fields.append(np.empty((len(q), len(pair_a)), dtype=np.int8))
+    for p, (a, b) in enumerate(zip(pair_a, pair_b)):
+        shape_b, pose_b = (model.geometries[b].shape, poses[b]) if b >= 0 else entries[-b - 1][:2]
+        result = tc.distance(model.geometries[a].shape, poses[a], shape_b, pose_b)
+        for field, value in zip(fields, (result.signed_distance, result.point_a, result.point_b, result.normal,
+                                         result.status)):
+            field[:, p] = value
+    return fields
+
+
+def test_distance_table_answers_as_distance_on_every_route(synthetic):
+    """robot.distances runs one compiled table over the pairs (pair_table_distances_many): every
+    field, bit for bit, equals touche.distance pair by pair on the same poses -- closed forms,
+    polytopes, GJK, a shape against a mesh in either order, two meshes (apart and crossing: the
+    face-normal branch), the solid mesh and height field it leaves to the verb -- for a batch
+    and one configuration at a time."""
+    model, _ = synthetic
+    obstacles = _every_kind_of_obstacle()
+    table = model._checked_pairs(as_obstacles(obstacles), True)
+    from touche._kernels import pair_table as K
+
+    q = _random_configurations(model, 120, seed=13)
+    result = model.distances(q, obstacles)
+    expected = _distances_pair_by_pair(model, q, obstacles, table.pair_a, table.pair_b)
+    got = (result.signed_distance, result.point_a, result.point_b, result.normal, result.status)
+    for name, mine, theirs in zip(("signed", "point_a", "point_b", "normal", "status"), got, expected):
+        assert np.array_equal(mine, theirs, equal_nan=True), name
+    routes = table.pairs[:, K.ROUTE]
+    swapped = table.pairs[:, K.FIRST] != table.pair_a
+    assert (swapped & (routes == K.ROUTE_SHAPE_MESH)).any() and (~swapped & (routes == K.ROUTE_SHAPE_MESH)).any()
+    meshes = routes == K.ROUTE_MESH_MESH
+    assert (result.signed_distance[:, meshes] == 0.0).any() and (result.signed_distance[:, meshes] > 0.0).any()
+    for route in (K.ROUTE_PYTHON, K.ROUTE_SHAPE_MESH, K.ROUTE_CONVEX):
+        assert (result.signed_distance[:, routes == route] <= 0.0).any(), f"route {route}: no contact exercised"
+    for i in range(0, len(q), 29):
+        one = model.distances(q[i], obstacles)
+        assert np.array_equal(one.signed_distance, expected[0][i], equal_nan=True)
+        assert np.array_equal(one.normal, expected[3][i], equal_nan=True)
+        assert np.array_equal(one.status, expected[4][i])
+
+
 def test_routes_against_the_naive_reference(synthetic):
     model, text = synthetic
     obstacles = _every_kind_of_obstacle()

@@ -18,6 +18,9 @@ from ._common import cached_bounding_sphere
 # configurations per chunk handed to a thread: a configuration costs ~0.1-1 us per sphere-culled
 # pair and ~2-20 us per pair left to the narrow phase
 GRAIN_PAIRS = 64
+# configurations per chunk of a distance table: every pair's narrow phase runs (tens of us to ms
+# per configuration)
+GRAIN_DISTANCES = 4
 
 _ROUTES = None
 
@@ -130,6 +133,7 @@ class PairTable:
         self.tri_ids = _concatenated([t.tri_ids if t is not None else np.zeros(0, dtype=np.int64) for t in trees],
                                      np.zeros(0, dtype=np.int64))
         self.layout = layout
+        self.trees = trees
         depth = max([t.depth for t in trees if t is not None], default=0)
         self.stack_rows = 2 * depth + 8  # tree_overlap_direct: depth_a + depth_b + 2; the mesh engine: depth + 2
         bounds = np.zeros((len(shapes), kernels.BOUNDS_WIDTH))
@@ -176,6 +180,70 @@ class PairTable:
                 sa, sb = self.shapes[a], self.shapes[b]
                 address = pairs.engine_address(sa.kind, sa._packed[1], sb.kind, sb._packed[1], True)
             self.pairs[p, kernels.ENGINE] = address
+
+    def _distance_setup(self):
+        """What the distance table adds to the boolean one, made on its first use: the pairs with
+        their distance addresses (filled as pairs need them) and which ones run swapped, each
+        shape's scale, each tree's largest leaf and the rows of its triangles by original id."""
+        if getattr(self, "_distance_pairs", None) is not None:
+            return
+        kernels = _kernels()
+        pairs = np.zeros((len(self.pairs), kernels.SWAPPED + 1), dtype=np.int64)
+        pairs[:, :kernels.ENGINE] = self.pairs[:, :kernels.ENGINE]
+        # _route puts a shape before a mesh: FIRST is then the pair's second member
+        pairs[:, kernels.SWAPPED] = (pairs[:, kernels.FIRST] != self.pair_a).astype(np.int64)
+        self.scales = np.array([float(shape.scale) for shape in self.shapes])
+        self.max_leaf = np.array([t.max_leaf if t is not None else 0 for t in self.trees], dtype=np.int64)
+        positions = []
+        for tree in self.trees:
+            if tree is not None:
+                inverse = np.empty_like(tree.tri_ids)
+                inverse[tree.tri_ids] = np.arange(len(tree.tri_ids))
+                positions.append(inverse)
+        self.tri_positions = _concatenated(positions, np.zeros(0, dtype=np.int64))
+        depth = max([t.depth for t in self.trees if t is not None], default=0)
+        self.distance_stack_rows = 4 * depth + 8  # two trees: 2 (depth_a + depth_b) + 8
+        self._distance_pairs = pairs
+
+    def _fill_distance_addresses(self, missing):
+        """_fill_addresses for the distance table (the pair engine families of distances)."""
+        from .._kernels import bvh_shape, pairs
+
+        kernels = _kernels()
+        for p in missing:
+            route, a, b = (int(x) for x in self._distance_pairs[p, [kernels.ROUTE, kernels.FIRST, kernels.SECOND]])
+            if route == kernels.ROUTE_MESH_MESH:
+                address = kernels.MESH_MESH_DISTANCE.address()
+            elif route == kernels.ROUTE_SHAPE_MESH:
+                address = bvh_shape.MESH_ENGINE.address()
+            else:
+                sa, sb = self.shapes[a], self.shapes[b]
+                address = pairs.engine_address(sa.kind, sa._packed[1], sb.kind, sb._packed[1], False)
+            self._distance_pairs[p, kernels.ENGINE] = address
+
+    def distances(self, robot, q, obstacle_poses):
+        """(signed (n, P), point_a (n, P, 3), point_b (n, P, 3), normal (n, P, 3), status (n, P)
+        int8) over the compiled routes for the configurations ``q`` (n, dof); the columns of
+        ``python_pairs`` are left for the caller (uninitialised)."""
+        self._distance_setup()
+        count, width = q.shape[0], len(self.pairs)
+        tree = robot._tree
+        while True:
+            signed = np.empty((count, width))
+            point_a = np.empty((count, width, 3))
+            point_b = np.empty((count, width, 3))
+            normal = np.empty((count, width, 3))
+            status = np.empty((count, width), dtype=np.int8)
+            missing = np.zeros(width, dtype=bool)
+            _parallel.run(_kernels().pair_table_distances_many, count, q, tree.parent, tree.joint_type, tree.origin,
+                          tree.axis, tree.dof, tree.multiplier, tree.offset, robot._geometry_link,
+                          robot._geometry_origin, obstacle_poses, self.layout, self.scales, self.max_leaf, self.params,
+                          self.points, self.tris, self.edges, self.node_index, self.node_bounds, self.tri_vertices,
+                          self.tri_ids, self.tri_positions, self._distance_pairs, self.distance_stack_rows, signed,
+                          point_a, point_b, normal, status, missing, grain=GRAIN_DISTANCES)
+            if not missing.any():
+                return signed, point_a, point_b, normal, status
+            self._fill_distance_addresses(np.flatnonzero(missing))
 
     def intersect(self, robot, q, obstacle_poses, first_only, record):
         """(hit (n,) bool, colliding (n, P) bool or None) over the compiled routes for the

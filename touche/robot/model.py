@@ -592,15 +592,18 @@ class Robot:
         :meth:`in_collision`."""
         from ..query import distance
 
-        q, single, obstacles, link_poses, poses, names, pair_a, pair_b = self._prepare(
-            q, obstacles, self_collision, allow_outside_limits)
-        count, pairs = len(q), len(pair_a)
-        signed = np.empty((count, pairs))
-        point_a = np.empty((count, pairs, 3))
-        point_b = np.empty((count, pairs, 3))
-        normal = np.empty((count, pairs, 3))
-        status = np.empty((count, pairs), dtype=np.int8)
-        for p in range(pairs):
+        q, single = self.configurations(q, allow_outside_limits=allow_outside_limits)
+        obstacles, obstacle_poses, table = self._obstacle_setup(obstacles, self_collision)
+        pair_a, pair_b = table.pair_a, table.pair_b
+        names = self._pair_names(obstacles, pair_a, pair_b)
+        # one compiled call for every pair the table answers (robot/_pairs.py), the same numbers
+        # as touche.distance per pair, which still answers the pairs it leaves (solid meshes)
+        signed, point_a, point_b, normal, status = table.distances(self, q, obstacle_poses)
+        link_poses = None
+        if len(table.python_pairs) or gradients:
+            link_poses = self._link_poses(q)
+            poses = self._geometry_poses(link_poses)
+        for p in table.python_pairs:
             shape_b, pose_b = self._other(pair_b[p], poses, obstacles)
             result = distance(self.geometries[pair_a[p]].shape, poses[pair_a[p]], shape_b, pose_b)
             signed[:, p] = result.signed_distance

@@ -39,11 +39,15 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 ensure_fresh_cache()
 from numba.core import types as _types  # noqa: E402
 
+from touche._kernels.base import kinds  # noqa: E402
 from touche._kernels.base.jit import KernelInterface, njit  # noqa: E402
-from touche._kernels.narrow.bvh_shape import call_mesh_engine  # noqa: E402
+from touche._kernels.base.touching import touching_tolerance  # noqa: E402
+from touche._kernels.narrow.batch import distance_one  # noqa: E402
+from touche._kernels.narrow.bvh_shape import call_mesh_engine, mesh_pair_distance  # noqa: E402
 from touche._kernels.narrow.pairs import call_pair_engine  # noqa: E402
 from touche._kernels.primitives.kinematics import rigid_product, tree_poses  # noqa: E402
 from touche._kernels.trees.bvh_descent import obb_overlap  # noqa: E402
+from touche._kernels.trees.bvh_distance import tree_distance_one  # noqa: E402
 from touche._kernels.trees.bvh_overlap import tree_intersects_pair  # noqa: E402
 
 _F2, _F3, _I2 = _types.float64[:, ::1], _types.float64[:, :, ::1], _types.int64[:, ::1]
@@ -53,6 +57,13 @@ _F2, _F3, _I2 = _types.float64[:, ::1], _types.float64[:, :, ::1], _types.int64[
 MESH_MESH = KernelInterface("mesh-mesh overlap", (_I2, _F2, _F3, _F2, _I2, _F2, _F3, _F2, _types.int64),
                             _types.int64).implement(tree_intersects_pair)
 call_mesh_mesh = MESH_MESH.call  # kernels call the intrinsic by a global name
+_F1, _I1 = _types.float64[::1], _types.int64[::1]
+# the surface distance of two OBB trees, as touche.bvh.distance runs it for one pose pair
+# ((1, 4, 4) poses; it writes distance, world points and triangle ids into the (1, ...) outputs)
+MESH_MESH_DISTANCE = KernelInterface(
+    "mesh-mesh distance", (_I2, _F2, _F3, _I1, _F3, _I2, _F2, _F3, _I1, _F3, _types.int64, _types.int64, _F1, _F2, _F2,
+                           _I2), _types.none).implement(tree_distance_one)
+call_mesh_mesh_distance = MESH_MESH_DISTANCE.call
 
 ROUTE_PYTHON = 0
 ROUTE_MESH_MESH = 1
@@ -87,6 +98,7 @@ SECOND = 1
 ROUTE = 2
 ENGINE = 3  # the narrow phase's address: MESH_MESH, bvh_shape.MESH_ENGINE or a pair engine family
 # (0: not compiled yet, see pair_table_intersects_many)
+SWAPPED = 4  # distance tables: 1 when FIRST is the pair's second member (a shape against a mesh)
 
 
 # columns of a world row (``_place``): an object's bounds under its pose at one configuration
@@ -238,3 +250,145 @@ def pair_table_intersects_many(q, parent, joint_type, origin, axis, dof, multipl
                     last = p
                     break
         out_hit[i] = hit
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _store(i, p, signed, point_a, point_b, normal, status, out_signed, out_point_a, out_point_b, out_normal,
+           out_status):
+    out_signed[i, p] = signed
+    for k in range(3):
+        out_point_a[i, p, k] = point_a[k]
+        out_point_b[i, p, k] = point_b[k]
+        out_normal[i, p, k] = normal[k]
+    out_status[i, p] = status
+
+
+@njit(cache=True, nogil=True)
+def _face_normal(tri_vertices, tri_positions, start, face, pose, sign):
+    """(world normal (3,), its length) of triangle ``face`` (original id) of the mesh whose tree
+    rows start at ``start``: ``sign`` x the right-hand-rule cross product, turned by ``pose``,
+    term by term as touche.query's mesh-mesh distance writes it (the same bits)."""
+    row = start + tri_positions[start + face]
+    x0, y0, z0 = tri_vertices[row, 0, 0], tri_vertices[row, 0, 1], tri_vertices[row, 0, 2]
+    ux, uy, uz = tri_vertices[row, 1, 0] - x0, tri_vertices[row, 1, 1] - y0, tri_vertices[row, 1, 2] - z0
+    vx, vy, vz = tri_vertices[row, 2, 0] - x0, tri_vertices[row, 2, 1] - y0, tri_vertices[row, 2, 2] - z0
+    l0, l1, l2 = sign * (uy * vz - uz * vy), sign * (uz * vx - ux * vz), sign * (ux * vy - uy * vx)
+    world = np.empty(3)
+    for r in range(3):
+        world[r] = pose[r, 0] * l0 + pose[r, 1] * l1 + pose[r, 2] * l2
+    return world, np.sqrt(world[0] * world[0] + world[1] * world[1] + world[2] * world[2])
+
+
+@njit(cache=True, nogil=True)
+def pair_table_distances_many(q, parent, joint_type, origin, axis, dof, multiplier, offset, geometry_link,
+                              geometry_origin, obstacle_poses, layout, scales, max_leaf, params, points, tris, edges,
+                              node_index, node_bounds, tri_vertices, tri_ids, tri_positions, pairs, stack_rows,
+                              out_signed, out_point_a, out_point_b, out_normal, out_status, out_missing, lo, hi):
+    """Configurations lo .. hi - 1 of ``q`` (n, dof): signed distance, world points (the pair's
+    first member's, then its second's), normal (first to second) and status of every pair p
+    whose route is compiled, written to row i, column p of the (n, P[, 3]) outputs (ROUTE_PYTHON
+    columns are left as they are: the caller fills them). The numbers are touche.distance's for
+    the same shapes and poses: batch.distance_one (closed forms, then the pair engine family at
+    ``pairs[p, ENGINE]``, intersects_only False) for two convex shapes;
+    bvh_shape.mesh_pair_distance for a shape and a surface mesh (``pairs[p, SWAPPED]``: the mesh
+    is the pair's first member); for two surface meshes the tree distance
+    (MESH_MESH_DISTANCE) and query.py's normal: between the closest points when apart, else the
+    face normal of the first mesh's closest triangle (the second's, reversed, when it has no
+    area; +z when neither has) and TOUCHING within the touching band.
+
+    ``scales`` (objects,) each shape's ``scale``; ``max_leaf`` (objects,) int64 a mesh tree's
+    largest leaf; ``tri_positions`` (tree rows) int64: row of each original triangle id in its
+    mesh's tree (the inverse of tri_ids), laid out as tri_ids. ``stack_rows`` >= the deepest
+    pair's 2 (depth_a + depth_b) + 8. Addresses as pair_table_intersects_many (``out_missing``)."""
+    node_stack = np.empty(stack_rows, dtype=np.int64)  # the mesh engine's descent
+    node_stack_lb = np.empty(stack_rows)
+    one_distance = np.empty(1)  # the mesh-mesh distance's outputs
+    one_point_a = np.empty((1, 3))
+    one_point_b = np.empty((1, 3))
+    one_ids = np.empty((1, 2), dtype=np.int64)
+    geometries = geometry_link.shape[0]
+    link_poses = np.empty((parent.shape[0], 4, 4))
+    joint_frame = np.empty((4, 4))
+    motion = np.empty((4, 4))
+    # every configuration's geometry poses first, then pair by pair over the configurations: a
+    # pair's shapes and trees stay in cache while its configurations run
+    chunk_poses = np.empty((max(hi - lo, 1), geometries, 4, 4))
+    for i in range(lo, hi):
+        tree_poses(parent, joint_type, origin, axis, dof, multiplier, offset, q[i], link_poses, joint_frame, motion)
+        for o in range(geometries):
+            rigid_product(link_poses[geometry_link[o]], geometry_origin[o], chunk_poses[i - lo, o])
+    for p in range(pairs.shape[0]):
+        way = pairs[p, ROUTE]
+        if way == ROUTE_PYTHON:
+            continue
+        address = pairs[p, ENGINE]
+        if address == 0:
+            out_missing[p] = True
+            continue
+        a = pairs[p, FIRST]
+        b = pairs[p, SECOND]
+        nodes_a = node_index[layout[NODES_AT, a]:layout[NODES_AT, a + 1]]
+        node_bounds_a = node_bounds[layout[NODES_AT, a]:layout[NODES_AT, a + 1]]
+        triangles_a = tri_vertices[layout[TRIANGLES_AT, a]:layout[TRIANGLES_AT, a + 1]]
+        ids_a = tri_ids[layout[TRIANGLES_AT, a]:layout[TRIANGLES_AT, a + 1]]
+        nodes_b = node_index[layout[NODES_AT, b]:layout[NODES_AT, b + 1]]
+        node_bounds_b = node_bounds[layout[NODES_AT, b]:layout[NODES_AT, b + 1]]
+        triangles_b = tri_vertices[layout[TRIANGLES_AT, b]:layout[TRIANGLES_AT, b + 1]]
+        ids_b = tri_ids[layout[TRIANGLES_AT, b]:layout[TRIANGLES_AT, b + 1]]
+        kind_a = layout[KIND, a]
+        params_a = params[layout[PARAMS_AT, a]:layout[PARAMS_AT, a + 1]]
+        points_a = points[layout[POINTS_AT, a]:layout[POINTS_AT, a + 1]]
+        tris_a = tris[layout[TRIS_AT, a]:layout[TRIS_AT, a + 1]]
+        edges_a = edges[layout[EDGES_AT, a]:layout[EDGES_AT, a + 1]]
+        kind_b = layout[KIND, b]
+        params_b = params[layout[PARAMS_AT, b]:layout[PARAMS_AT, b + 1]]
+        points_b = points[layout[POINTS_AT, b]:layout[POINTS_AT, b + 1]]
+        tris_b = tris[layout[TRIS_AT, b]:layout[TRIS_AT, b + 1]]
+        edges_b = edges[layout[EDGES_AT, b]:layout[EDGES_AT, b + 1]]
+        shape_first = pairs[p, SWAPPED] == 0
+        for i in range(lo, hi):
+            geometry_poses = chunk_poses[i - lo]
+            ta = _object_pose(a, geometry_poses, obstacle_poses)
+            tb = _object_pose(b, geometry_poses, obstacle_poses)
+            if way == ROUTE_MESH_MESH:
+                poses_a = (geometry_poses[a:a + 1] if a < geometries
+                           else obstacle_poses[a - geometries:a - geometries + 1])
+                poses_b = (geometry_poses[b:b + 1] if b < geometries
+                           else obstacle_poses[b - geometries:b - geometries + 1])
+                call_mesh_mesh_distance(address, (
+                    nodes_a, node_bounds_a, triangles_a, ids_a, poses_a, nodes_b, node_bounds_b, triangles_b, ids_b,
+                    poses_b, stack_rows, max(max_leaf[a], max_leaf[b]), one_distance, one_point_a, one_point_b,
+                    one_ids))
+                dist = one_distance[0]
+                normal = np.empty(3)
+                if dist > 0.0:
+                    for k in range(3):
+                        normal[k] = (one_point_b[0, k] - one_point_a[0, k]) / dist
+                else:
+                    world, length = _face_normal(tri_vertices, tri_positions, layout[TRIANGLES_AT, a], one_ids[0, 0],
+                                                 ta, 1.0)
+                    if not length > 0.0:
+                        world, length = _face_normal(tri_vertices, tri_positions, layout[TRIANGLES_AT, b],
+                                                     one_ids[0, 1], tb, -1.0)
+                    if length > 0.0:
+                        for k in range(3):
+                            normal[k] = world[k] / length
+                    else:
+                        normal[0] = 0.0
+                        normal[1] = 0.0
+                        normal[2] = 1.0
+                touching = touching_tolerance(scales[a], ta, scales[b], tb)
+                status = kinds.SEPARATED if dist > touching else kinds.TOUCHING
+                _store(i, p, dist, one_point_a[0], one_point_b[0], normal, status, out_signed, out_point_a,
+                       out_point_b, out_normal, out_status)
+                continue
+            if way == ROUTE_SHAPE_MESH:
+                signed, point_a, point_b, normal, status = mesh_pair_distance(
+                    address, kind_a, params_a, points_a, tris_a, edges_a, scales[a], ta, points_b, tris_b, scales[b],
+                    tb, nodes_b, node_bounds_b, triangles_b, ids_b, shape_first, node_stack, node_stack_lb)
+            else:
+                signed, point_a, point_b, normal, status = distance_one(
+                    address, kind_a, params_a, points_a, tris_a, edges_a, scales[a], ta, kind_b, params_b, points_b,
+                    tris_b, edges_b, scales[b], tb)
+            _store(i, p, signed, point_a, point_b, normal, status, out_signed, out_point_a, out_point_b, out_normal,
+                   out_status)
