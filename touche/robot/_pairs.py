@@ -1,6 +1,6 @@
 """The pairs a robot check tests, packed once for the compiled pair table
 (touche/_kernels/narrow/pair_table.py): one kernel call answers every pair at every configuration,
-instead of one touche.intersects call per pair.
+instead of one touche.intersects (or touche.distance) call per pair.
 
 A table belongs to one robot, one allowed-collision matrix, one self-collision switch and one
 list of obstacle shapes (their poses change call by call and are not part of it); the robot keeps

@@ -1,4 +1,5 @@
-"""A table of shape pairs tested for overlap in one compiled call, over a batch of configurations.
+"""A table of shape pairs tested for overlap, or measured, in one compiled call over a batch of
+configurations.
 
 The robot checks (touche.robot) ask the same question for every configuration of a batch: do
 any of these P pairs of shapes overlap? Answering it pair by pair from Python costs a verb call
@@ -28,7 +29,11 @@ Routes (``pairs[p, ROUTE]`` of pair p = (``pairs[p, FIRST]``, ``pairs[p, SECOND]
   ROUTE_CONVEX      two convex shapes: the pair engine family whose address is ``pairs[p, ENGINE]``
                     (pairs.engine_address(..., intersects_only=True))
 
-The answers are those of touche.intersects for the same shapes and poses; the convex route calls
+pair_table_distances_many measures every pair of the table at every configuration (no culling:
+each distance is wanted), with touche.distance's numbers (see its docstring).
+
+The answers of pair_table_intersects_many are those of touche.intersects for the same shapes
+and poses; the convex route calls
 the engine without batch.fast_intersects' closed forms in front (they answer the same predicate,
 and compiling them into this kernel would cost seconds of compile time for pairs a robot rarely
 has).
