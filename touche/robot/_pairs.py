@@ -164,22 +164,24 @@ class PairTable:
             return kernels.ROUTE_CONVEX, a, b
         return kernels.ROUTE_PYTHON, a, b
 
-    def _fill_addresses(self, missing):
-        """Compile (or load) the narrow phases of the pairs ``missing`` and note their addresses:
-        only engines some pair has needed are ever compiled."""
-        from .._kernels import bvh_shape, pairs
+    def _fill_addresses(self, pairs, missing, distances=False):
+        """Compile (or load) the narrow phases of the pairs ``missing`` of ``pairs`` (the boolean
+        table's, or the distance table's when ``distances``) and note their addresses: only
+        engines some pair has needed are ever compiled."""
+        from .._kernels import bvh_shape
+        from .._kernels import pairs as engines
 
         kernels = _kernels()
         for p in missing:
-            route, a, b = (int(x) for x in self.pairs[p, [kernels.ROUTE, kernels.FIRST, kernels.SECOND]])
+            route, a, b = (int(x) for x in pairs[p, [kernels.ROUTE, kernels.FIRST, kernels.SECOND]])
             if route == kernels.ROUTE_MESH_MESH:
-                address = kernels.MESH_MESH.address()
+                address = (kernels.MESH_MESH_DISTANCE if distances else kernels.MESH_MESH).address()
             elif route == kernels.ROUTE_SHAPE_MESH:
                 address = bvh_shape.MESH_ENGINE.address()
             else:
                 sa, sb = self.shapes[a], self.shapes[b]
-                address = pairs.engine_address(sa.kind, sa._packed[1], sb.kind, sb._packed[1], True)
-            self.pairs[p, kernels.ENGINE] = address
+                address = engines.engine_address(sa.kind, sa._packed[1], sb.kind, sb._packed[1], not distances)
+            pairs[p, kernels.ENGINE] = address
 
     def _distance_setup(self):
         """What the distance table adds to the boolean one, made on its first use: the pairs with
@@ -205,22 +207,6 @@ class PairTable:
         self.distance_stack_rows = 4 * depth + 8  # two trees: 2 (depth_a + depth_b) + 8
         self._distance_pairs = pairs
 
-    def _fill_distance_addresses(self, missing):
-        """_fill_addresses for the distance table (the pair engine families of distances)."""
-        from .._kernels import bvh_shape, pairs
-
-        kernels = _kernels()
-        for p in missing:
-            route, a, b = (int(x) for x in self._distance_pairs[p, [kernels.ROUTE, kernels.FIRST, kernels.SECOND]])
-            if route == kernels.ROUTE_MESH_MESH:
-                address = kernels.MESH_MESH_DISTANCE.address()
-            elif route == kernels.ROUTE_SHAPE_MESH:
-                address = bvh_shape.MESH_ENGINE.address()
-            else:
-                sa, sb = self.shapes[a], self.shapes[b]
-                address = pairs.engine_address(sa.kind, sa._packed[1], sb.kind, sb._packed[1], False)
-            self._distance_pairs[p, kernels.ENGINE] = address
-
     def distances(self, robot, q, obstacle_poses):
         """(signed (n, P), point_a (n, P, 3), point_b (n, P, 3), normal (n, P, 3), status (n, P)
         int8) over the compiled routes for the configurations ``q`` (n, dof); the columns of
@@ -243,7 +229,7 @@ class PairTable:
                           point_a, point_b, normal, status, missing, grain=GRAIN_DISTANCES)
             if not missing.any():
                 return signed, point_a, point_b, normal, status
-            self._fill_distance_addresses(np.flatnonzero(missing))
+            self._fill_addresses(self._distance_pairs, np.flatnonzero(missing), distances=True)
 
     def intersect(self, robot, q, obstacle_poses, first_only, record):
         """(hit (n,) bool, colliding (n, P) bool or None) over the compiled routes for the
@@ -262,4 +248,4 @@ class PairTable:
             _parallel.run(self._kernel, count, *arguments, grain=GRAIN_PAIRS)
             if not missing.any():
                 return hit, colliding if record else None
-            self._fill_addresses(np.flatnonzero(missing))  # then once more, with every engine it needs
+            self._fill_addresses(self.pairs, np.flatnonzero(missing))  # then once more, with every engine it needs
