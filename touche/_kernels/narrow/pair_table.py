@@ -92,6 +92,24 @@ EDGES_AT = 3
 NODES_AT = 4  # node_index / node_bounds rows of its tree (none: not a surface mesh)
 TRIANGLES_AT = 5  # tri_vertices / tri_ids rows of its tree
 KIND = 6
+@njit(cache=True, nogil=True, inline="always")
+def _shape_of(o, layout, params, points, tris, edges):
+    """Object o's packed shape: (kind, params, points, triangles, edges), views of its rows."""
+    return (layout[KIND, o], params[layout[PARAMS_AT, o]:layout[PARAMS_AT, o + 1]],
+            points[layout[POINTS_AT, o]:layout[POINTS_AT, o + 1]], tris[layout[TRIS_AT, o]:layout[TRIS_AT, o + 1]],
+            edges[layout[EDGES_AT, o]:layout[EDGES_AT, o + 1]])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tree_of(o, layout, node_index, node_bounds, tri_vertices, tri_ids):
+    """Object o's mesh tree: (node_index, node_bounds, tri_vertices, tri_ids), views of its rows
+    (no rows: not a surface mesh)."""
+    return (node_index[layout[NODES_AT, o]:layout[NODES_AT, o + 1]],
+            node_bounds[layout[NODES_AT, o]:layout[NODES_AT, o + 1]],
+            tri_vertices[layout[TRIANGLES_AT, o]:layout[TRIANGLES_AT, o + 1]],
+            tri_ids[layout[TRIANGLES_AT, o]:layout[TRIANGLES_AT, o + 1]])
+
+
 # columns of ``bounds`` (float64, (objects, 20)), in the object's own frame
 SPHERE = 0  # bounding sphere: center (3), radius
 BOX = 4  # a box holding it: center (3), axis rows (9), half extents (3); infinite halves: unbounded
@@ -216,36 +234,28 @@ def pair_table_intersects_many(q, parent, joint_type, origin, axis, dof, multipl
             if address == 0:
                 out_missing[p] = True
                 continue
-            nodes_b = node_index[layout[NODES_AT, b]:layout[NODES_AT, b + 1]]
-            node_bounds_b = node_bounds[layout[NODES_AT, b]:layout[NODES_AT, b + 1]]
-            triangles_b = tri_vertices[layout[TRIANGLES_AT, b]:layout[TRIANGLES_AT, b + 1]]
+            nodes_b, node_bounds_b, triangles_b, ids_b = _tree_of(b, layout, node_index, node_bounds, tri_vertices,
+                                                                  tri_ids)
             if way == ROUTE_MESH_MESH:
-                code = call_mesh_mesh(address, (
-                    node_index[layout[NODES_AT, a]:layout[NODES_AT, a + 1]],
-                    node_bounds[layout[NODES_AT, a]:layout[NODES_AT, a + 1]],
-                    tri_vertices[layout[TRIANGLES_AT, a]:layout[TRIANGLES_AT, a + 1]], ta,
-                    nodes_b, node_bounds_b, triangles_b, tb, stack_rows))
+                nodes_a, node_bounds_a, triangles_a, _ = _tree_of(a, layout, node_index, node_bounds, tri_vertices,
+                                                                  tri_ids)
+                code = call_mesh_mesh(address, (nodes_a, node_bounds_a, triangles_a, ta, nodes_b, node_bounds_b,
+                                                triangles_b, tb, stack_rows))
                 # 1: overlap; 0: none; < 0 (a pose not rigid: never from the kinematics or a
                 # checked obstacle pose) counts as a collision, never as a silent miss
                 overlap = code != 0
             else:
-                params_a = params[layout[PARAMS_AT, a]:layout[PARAMS_AT, a + 1]]
-                points_a = points[layout[POINTS_AT, a]:layout[POINTS_AT, a + 1]]
-                tris_a = tris[layout[TRIS_AT, a]:layout[TRIS_AT, a + 1]]
-                edges_a = edges[layout[EDGES_AT, a]:layout[EDGES_AT, a + 1]]
-                points_b = points[layout[POINTS_AT, b]:layout[POINTS_AT, b + 1]]
-                tris_b = tris[layout[TRIS_AT, b]:layout[TRIS_AT, b + 1]]
+                kind_a, params_a, points_a, tris_a, edges_a = _shape_of(a, layout, params, points, tris, edges)
+                kind_b, params_b, points_b, tris_b, edges_b = _shape_of(b, layout, params, points, tris, edges)
                 if way == ROUTE_SHAPE_MESH:
                     signed = call_mesh_engine(address, (
-                        layout[KIND, a], params_a, points_a, tris_a, edges_a, ta, points_b, tris_b, tb, nodes_b,
-                        node_bounds_b, triangles_b, tri_ids[layout[TRIANGLES_AT, b]:layout[TRIANGLES_AT, b + 1]],
-                        bounds[b, MESH_SCALE], True, node_stack, node_stack_lb))[0]
+                        kind_a, params_a, points_a, tris_a, edges_a, ta, points_b, tris_b, tb, nodes_b, node_bounds_b,
+                        triangles_b, ids_b, bounds[b, MESH_SCALE], True, node_stack, node_stack_lb))[0]
                     overlap = not (signed > 0.0)
                 else:
                     signed = call_pair_engine(address, (
-                        True, layout[KIND, a], params_a, points_a, tris_a, edges_a, ta,
-                        layout[KIND, b], params[layout[PARAMS_AT, b]:layout[PARAMS_AT, b + 1]], points_b, tris_b,
-                        edges[layout[EDGES_AT, b]:layout[EDGES_AT, b + 1]], tb, 0.0))[0]
+                        True, kind_a, params_a, points_a, tris_a, edges_a, ta, kind_b, params_b, points_b, tris_b,
+                        edges_b, tb, 0.0))[0]
                     overlap = signed <= 0.0
             if overlap:
                 hit = True
@@ -332,24 +342,10 @@ def pair_table_distances_many(q, parent, joint_type, origin, axis, dof, multipli
             continue
         a = pairs[p, FIRST]
         b = pairs[p, SECOND]
-        nodes_a = node_index[layout[NODES_AT, a]:layout[NODES_AT, a + 1]]
-        node_bounds_a = node_bounds[layout[NODES_AT, a]:layout[NODES_AT, a + 1]]
-        triangles_a = tri_vertices[layout[TRIANGLES_AT, a]:layout[TRIANGLES_AT, a + 1]]
-        ids_a = tri_ids[layout[TRIANGLES_AT, a]:layout[TRIANGLES_AT, a + 1]]
-        nodes_b = node_index[layout[NODES_AT, b]:layout[NODES_AT, b + 1]]
-        node_bounds_b = node_bounds[layout[NODES_AT, b]:layout[NODES_AT, b + 1]]
-        triangles_b = tri_vertices[layout[TRIANGLES_AT, b]:layout[TRIANGLES_AT, b + 1]]
-        ids_b = tri_ids[layout[TRIANGLES_AT, b]:layout[TRIANGLES_AT, b + 1]]
-        kind_a = layout[KIND, a]
-        params_a = params[layout[PARAMS_AT, a]:layout[PARAMS_AT, a + 1]]
-        points_a = points[layout[POINTS_AT, a]:layout[POINTS_AT, a + 1]]
-        tris_a = tris[layout[TRIS_AT, a]:layout[TRIS_AT, a + 1]]
-        edges_a = edges[layout[EDGES_AT, a]:layout[EDGES_AT, a + 1]]
-        kind_b = layout[KIND, b]
-        params_b = params[layout[PARAMS_AT, b]:layout[PARAMS_AT, b + 1]]
-        points_b = points[layout[POINTS_AT, b]:layout[POINTS_AT, b + 1]]
-        tris_b = tris[layout[TRIS_AT, b]:layout[TRIS_AT, b + 1]]
-        edges_b = edges[layout[EDGES_AT, b]:layout[EDGES_AT, b + 1]]
+        nodes_a, node_bounds_a, triangles_a, ids_a = _tree_of(a, layout, node_index, node_bounds, tri_vertices, tri_ids)
+        nodes_b, node_bounds_b, triangles_b, ids_b = _tree_of(b, layout, node_index, node_bounds, tri_vertices, tri_ids)
+        kind_a, params_a, points_a, tris_a, edges_a = _shape_of(a, layout, params, points, tris, edges)
+        kind_b, params_b, points_b, tris_b, edges_b = _shape_of(b, layout, params, points, tris, edges)
         shape_first = pairs[p, SWAPPED] == 0
         for i in range(lo, hi):
             geometry_poses = chunk_poses[i - lo]
