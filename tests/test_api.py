@@ -382,6 +382,36 @@ def test_single_ray_fast_path_equals_the_batch_path():
         tc.raycast(box, None, ["a", 0, 3], [0, 0, -1])
 
 
+def test_single_gjk_distance_entry_equals_the_batch_path():
+    """A single distance of a pair the GJK family answers skips the closed forms
+    (batch.checked_engine_distance_into: none of them ever answers such a pair): every field
+    must equal the same pair sent as a batch (distance_many, closed forms first), bit for bit,
+    and bad poses are refused as before."""
+    from touche._kernels import batch
+
+    rng = np.random.default_rng(12)
+    curved = [tc.Cylinder(0.5, 2.0), tc.Cone(0.6, 1.0), tc.Ellipsoid([0.7, 0.4, 0.3]), tc.RoundedBox([1, 1, 2], 0.2)]
+    others = curved + [tc.Box([1, 2, 3]), tc.Sphere(0.7), tc.Capsule(0.3, 1.0), tc.Segment([0, 0, 0], [1, 0, 0]),
+                       tc.ConvexPolyhedron(rng.normal(size=(20, 3)))]
+    checked = 0
+    for a in curved:
+        for b in others:
+            if not batch.gjk_distance_family(a.kind, b.kind):
+                continue
+            for pose_a, pose_b in zip(tc.Pose.random(6, scale=2.0, seed=checked), tc.Pose.random(6, scale=2.0,
+                                                                                                  seed=checked + 1)):
+                for x, tx, y, ty in ((a, pose_a, b, pose_b), (b, pose_b, a, pose_a)):
+                    one = tc.distance(x, tx, y, ty)
+                    many = tc.distance(x, tx.matrix[None], y, ty.matrix[None])
+                    assert one.signed_distance == many.signed_distance[0] and int(one.status) == many.status[0]
+                    for field in ("point_a", "point_b", "normal"):
+                        np.testing.assert_array_equal(getattr(one, field), getattr(many, field)[0])
+            checked += 1
+    assert checked >= 20, checked
+    with pytest.raises(GeometryError):
+        tc.distance(tc.Cylinder(0.5, 2.0), np.diag([2.0, 1.0, 1.0, 1.0]), tc.Box([1, 1, 1]), None)
+
+
 def test_single_closest_point_fast_path_equals_the_batch_path():
     """One point given as plain numbers skips query_points' array passes (single_point): the same
     answers as a batch of one, and what it does not take reaches the general checks."""

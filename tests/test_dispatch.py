@@ -198,7 +198,7 @@ _PAIR_ENTRY_POINTS = {
                                                   "checked_box_box_intersects"},
     (dispatch.INTERSECTS, dispatch.PAIR_ENGINE): {"checked_intersects_one"},
     (dispatch.DISTANCE, dispatch.CLOSED_FORM): {"checked_fast_distance_into", "checked_point_core_distance_into"},
-    (dispatch.DISTANCE, dispatch.PAIR_ENGINE): {"checked_distance_into"},
+    (dispatch.DISTANCE, dispatch.PAIR_ENGINE): {"checked_distance_into", "checked_engine_distance_into"},
     (dispatch.INTERSECTS, dispatch.MESH_SHAPE): {"checked_mesh_intersects_one"},
     (dispatch.DISTANCE, dispatch.MESH_SHAPE): {"checked_mesh_distance_into"},
 }

@@ -265,6 +265,9 @@ def distance(a, pose_a, b, pose_b, *, lower_bound_only=False):
                 status = batch.checked_fast_distance_into(
                     pa[0], pa[1], pa[2], a.scale, ta, pb[0], pb[1], pb[2], b.scale, tb, buffer
                 )
+        elif batch.gjk_distance_family(a.kind, b.kind):  # no closed form to try: not compiled in
+            status = batch.checked_engine_distance_into(_pair_engine(batch, a, b, False), *a._packed, a.scale, ta,
+                                                        *b._packed, b.scale, tb, buffer)
         if status == batch.NOT_HANDLED:
             status = batch.checked_distance_into(_pair_engine(batch, a, b, False), *a._packed, a.scale, ta, *b._packed,
                                                  b.scale, tb, buffer)

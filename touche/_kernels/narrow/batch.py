@@ -22,6 +22,7 @@ from touche._kernels.narrow.fastpaths import box_box_overlap, fast_distance, fas
 from touche._kernels.base.posecheck import INVALID_POSE_A, INVALID_POSE_B, invalid_pose  # noqa: F401  (the codes: for Python)
 from touche._kernels.base.touching import touching_tolerance
 from touche._kernels.narrow.pairs import engine_address, call_pair_engine  # noqa: F401  (engine_address: for Python)
+from touche._kernels.narrow.pairs import gjk_distance_family  # noqa: F401  (for Python)
 from touche._kernels.narrow.pair_closed import apply_point, apply_vector
 from touche._kernels.narrow.pair_closed import status_of as _status_of
 from touche._kernels.narrow.ray_engine import call_ray_engine, ray_engine_address  # noqa: F401  (the address: for Python)
@@ -103,6 +104,20 @@ def checked_distance_into(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, tr
         return bad
     signed, point_a, point_b, normal, status = distance_one(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb,
                                                             sb, tb)
+    fill_distance(out, signed, point_a, point_b, normal)
+    return status
+
+
+@njit(cache=True, nogil=True)
+def checked_engine_distance_into(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb, out):
+    """checked_distance_into for the pairs the closed forms never answer (fast_distance: a point,
+    sphere, capsule or segment against a box, capsule or segment; the verbs send here the pairs
+    GJK handles): the same numbers, without compiling the closed forms into a first GJK query."""
+    bad = invalid_pose(ta, tb)
+    if bad:
+        return bad
+    signed, point_a, point_b, normal, status = call_pair_engine(engine, (
+        False, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, touching_tolerance(sa, ta, sb, tb)))
     fill_distance(out, signed, point_a, point_b, normal)
     return status
 

@@ -251,8 +251,9 @@ def pair_intersects(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
 # the same as pair_distance / pair_intersects for every pair a family is given: each family is
 # those functions with the branches of other families left out.
 #
-# Each family takes both verbs: ``intersects_only`` gives pair_intersects as (0.0 when they
-# overlap, else inf; NaN points and normal; TOUCHING / SEPARATED), otherwise pair_distance.
+# A family takes both verbs (but GJK's: distances only; gjk_boolean_engine its booleans):
+# ``intersects_only`` gives pair_intersects as (0.0 when they overlap, else inf; NaN points and
+# normal; TOUCHING / SEPARATED), otherwise pair_distance.
 @njit(cache=True, nogil=True, inline="always")
 def _boolean_answer(overlapping):
     # one NaN array for the three unused fields: an allocation per array is a measurable part of
@@ -323,9 +324,11 @@ def polytope_engine(intersects_only, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb
 
 @njit(cache=True, nogil=True)
 def gjk_engine(intersects_only, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, tolerance):
-    """Distance of the pairs GJK handles (gjk_handles) and of big polytopes, GJK + EPA."""
+    """Distance of the pairs GJK handles (gjk_handles) and of big polytopes, GJK + EPA. Booleans
+    are gjk_boolean_engine's (engine_address never gives this family one); asked for one, it
+    answers UNSUPPORTED, so that a first distance query does not compile GJK's boolean too."""
     if intersects_only:
-        return _boolean_answer(gjk_intersects(ka, pa, pta, ta, kb, pb, ptb, tb))
+        return np.nan, nan3(), nan3(), nan3(), kinds.UNSUPPORTED
     if gjk_handles(ka, kb):
         return gjk_distance(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance)
     return _large_polytopes_distance(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance)
@@ -426,6 +429,12 @@ def _family(kind_a, kind_b, intersects_only):
 
 _FAMILIES = {(kind_a, kind_b, flag): _family(kind_a, kind_b, flag)
              for kind_a in range(kinds.NUM_KINDS) for kind_b in range(kinds.NUM_KINDS) for flag in (False, True)}
+
+
+def gjk_distance_family(kind_a, kind_b):
+    """Whether the GJK engine answers this pair's distance: no closed form ever does
+    (batch.checked_engine_distance_into skips them)."""
+    return _FAMILIES[kind_a, kind_b, False] is GJK_ENGINE
 
 
 def engine_address(kind_a, params_a, kind_b, params_b, intersects_only=False):
