@@ -21,6 +21,8 @@ GRAIN_PAIRS = 64
 # configurations per chunk of a distance table: every pair's narrow phase runs (tens of us to ms
 # per configuration)
 GRAIN_DISTANCES = 4
+# pairs per chunk when the threads share one configuration's pairs (~1 us to ~1 ms each)
+GRAIN_DISTANCE_PAIRS = 16
 
 _ROUTES = None
 
@@ -221,12 +223,17 @@ class PairTable:
             normal = np.empty((count, width, 3))
             status = np.empty((count, width), dtype=np.int8)
             missing = np.zeros(width, dtype=bool)
-            _parallel.run(_kernels().pair_table_distances_many, count, q, tree.parent, tree.joint_type, tree.origin,
-                          tree.axis, tree.dof, tree.multiplier, tree.offset, robot._geometry_link,
-                          robot._geometry_origin, obstacle_poses, self.layout, self.scales, self.max_leaf, self.params,
-                          self.points, self.tris, self.edges, self.node_index, self.node_bounds, self.tri_vertices,
-                          self.tri_ids, self.tri_positions, self._distance_pairs, self.distance_stack_rows, signed,
-                          point_a, point_b, normal, status, missing, grain=GRAIN_DISTANCES)
+            kernel = _kernels().pair_table_distances_many
+            arguments = (q, tree.parent, tree.joint_type, tree.origin, tree.axis, tree.dof, tree.multiplier,
+                         tree.offset, robot._geometry_link, robot._geometry_origin, obstacle_poses, self.layout,
+                         self.scales, self.max_leaf, self.params, self.points, self.tris, self.edges, self.node_index,
+                         self.node_bounds, self.tri_vertices, self.tri_ids, self.tri_positions, self._distance_pairs,
+                         self.distance_stack_rows, signed, point_a, point_b, normal, status, missing)
+            if count == 1:  # one configuration: its pairs shared by the threads (the kernel releases the GIL)
+                _parallel.run(lambda *chunk: kernel(*chunk[:-2], 0, 1, chunk[-2], chunk[-1]), width, *arguments,
+                              grain=GRAIN_DISTANCE_PAIRS)
+            else:
+                _parallel.run(lambda *chunk: kernel(*chunk, 0, width), count, *arguments, grain=GRAIN_DISTANCES)
             if not missing.any():
                 return signed, point_a, point_b, normal, status
             self._fill_addresses(self._distance_pairs, np.flatnonzero(missing), distances=True)

@@ -298,10 +298,13 @@ def _face_normal(tri_vertices, tri_positions, start, face, pose, sign):
 def pair_table_distances_many(q, parent, joint_type, origin, axis, dof, multiplier, offset, geometry_link,
                               geometry_origin, obstacle_poses, layout, scales, max_leaf, params, points, tris, edges,
                               node_index, node_bounds, tri_vertices, tri_ids, tri_positions, pairs, stack_rows,
-                              out_signed, out_point_a, out_point_b, out_normal, out_status, out_missing, lo, hi):
-    """Configurations lo .. hi - 1 of ``q`` (n, dof): signed distance, world points (the pair's
-    first member's, then its second's), normal (first to second) and status of every pair p
-    whose route is compiled, written to row i, column p of the (n, P[, 3]) outputs (ROUTE_PYTHON
+                              out_signed, out_point_a, out_point_b, out_normal, out_status, out_missing, lo, hi,
+                              pair_lo, pair_hi):
+    """Configurations lo .. hi - 1 of ``q`` (n, dof), pairs pair_lo .. pair_hi - 1 (a batch
+    splits its configurations over the threads, one configuration its pairs): signed distance,
+    world points (the pair's first member's, then its second's), normal (first to second) and
+    status of every pair p whose route is compiled, written to row i, column p of the
+    (n, P[, 3]) outputs (ROUTE_PYTHON
     columns are left as they are: the caller fills them). The numbers are touche.distance's for
     the same shapes and poses: batch.distance_one (closed forms, then the pair engine family at
     ``pairs[p, ENGINE]``, intersects_only False) for two convex shapes;
@@ -332,7 +335,7 @@ def pair_table_distances_many(q, parent, joint_type, origin, axis, dof, multipli
         tree_poses(parent, joint_type, origin, axis, dof, multiplier, offset, q[i], link_poses, joint_frame, motion)
         for o in range(geometries):
             rigid_product(link_poses[geometry_link[o]], geometry_origin[o], chunk_poses[i - lo, o])
-    for p in range(pairs.shape[0]):
+    for p in range(pair_lo, pair_hi):
         way = pairs[p, ROUTE]
         if way == ROUTE_PYTHON:
             continue
