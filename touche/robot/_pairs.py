@@ -198,15 +198,12 @@ class PairTable:
         pairs[:, kernels.SWAPPED] = (pairs[:, kernels.FIRST] != self.pair_a).astype(np.int64)
         self.scales = np.array([float(shape.scale) for shape in self.shapes])
         self.max_leaf = np.array([t.max_leaf if t is not None else 0 for t in self.trees], dtype=np.int64)
-        positions = []
-        for tree in self.trees:
-            if tree is not None:
-                inverse = np.empty_like(tree.tri_ids)
-                inverse[tree.tri_ids] = np.arange(len(tree.tri_ids))
-                positions.append(inverse)
-        self.tri_positions = _concatenated(positions, np.zeros(0, dtype=np.int64))
-        depth = max([t.depth for t in self.trees if t is not None], default=0)
-        self.distance_stack_rows = 4 * depth + 8  # two trees: 2 (depth_a + depth_b) + 8
+        from .. import bvh
+
+        trees = [t for t in self.trees if t is not None]
+        self.tri_positions = _concatenated([bvh._positions(t) for t in trees], np.zeros(0, dtype=np.int64))
+        deepest = max(trees, key=lambda t: t.depth, default=None)  # the stack of its pair with itself
+        self.distance_stack_rows = deepest._stack_rows(deepest) if deepest is not None else 8
         self._distance_pairs = pairs
 
     def distances(self, robot, q, obstacle_poses):
