@@ -193,6 +193,43 @@ def test_shapes_sunk_deep_into_a_fine_mesh_equal_brute_force(name):
     assert (tc.distance(shape, ts, mesh, tm).signed_distance < -0.01).mean() >= 0.5  # deep, not grazing
 
 
+def _bore(inner_radius, length, sides=96, rings=40):
+    """A tube's inner wall (the bore of a housing), finely cut: ``sides`` x ``rings`` quads."""
+    angles = np.linspace(0.0, 2.0 * np.pi, sides, endpoint=False)
+    heights = np.linspace(-0.5 * length, 0.5 * length, rings + 1)
+    vertices = np.array([[inner_radius * np.cos(a), inner_radius * np.sin(a), z] for z in heights for a in angles])
+    faces = []
+    for ring in range(rings):
+        for side in range(sides):
+            a, b = ring * sides + side, ring * sides + (side + 1) % sides
+            faces += [[a, b, b + sides], [a, b + sides, a + sides]]
+    return tc.TriangleMesh(vertices, np.array(faces))
+
+
+@pytest.mark.parametrize("name", ["Cylinder", "Cone", "Capsule"])
+def test_shapes_in_a_close_fitting_bore_equal_brute_force(name):
+    """A link's cylinder inside a housing's bore, as robot models have them: thousands of
+    triangles within a few percent of the radius, each proven apart by the capsule around the
+    shape's axis before GJK (bvh_shape._triangle_apart); tilted and shifted until the shape
+    touches the wall. Every answer bit-identical to the brute force, hits and misses both."""
+    radius, length = 0.2, 0.6
+    shape = {"Cylinder": tc.Cylinder(radius, length), "Cone": tc.Cone(radius, length),
+             "Capsule": tc.Capsule(radius, length - 2 * radius)}[name]
+    mesh = _bore(radius * 1.02, 1.5 * length)
+    rng = np.random.default_rng(zlib.crc32(f"bore-{name}".encode()))
+    n = 60
+    ts = np.tile(np.eye(4), (n, 1, 1))
+    tilt = rng.uniform(0.0, 0.06, n)  # radians: from coaxial to leaning on the wall
+    axes = rng.normal(size=(n, 3))
+    axes[:, 2] = 0.0
+    axes /= np.linalg.norm(axes, axis=1)[:, None]
+    ts[:, :3, :3] = Rotation.from_rotvec(axes * tilt[:, None]).as_matrix()
+    ts[:, :3, 3] = rng.normal(size=(n, 3)) * [0.002, 0.002, 0.05]
+    tm = np.ascontiguousarray(np.tile(np.eye(4), (n, 1, 1)))
+    hit = _check_identical(shape, mesh, np.ascontiguousarray(ts), tm)
+    assert 0.1 <= hit.mean() <= 0.9, hit.mean()
+
+
 @pytest.mark.parametrize("scale", [1e-6, 1e6])
 @pytest.mark.parametrize("name", ["Sphere", "Capsule", "Box", "ConvexPolyhedron", "Cylinder", "Ray", "Triangle"])
 def test_shape_vs_mesh_at_extreme_scales(scale, name):

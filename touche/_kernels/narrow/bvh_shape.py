@@ -44,7 +44,7 @@ from touche._kernels.trees.bvh_volumes import points_box  # noqa: E402
 from touche._kernels.trees.bvh_descent import obb_overlap  # noqa: E402
 from touche._kernels.narrow.pairs import relative_transform  # noqa: E402
 from touche._kernels.narrow.pair_closed import finish_core_distance, linear_core, nan3, core_radius  # noqa: E402
-from touche._kernels.narrow.pair_closed import apply_point, apply_vector, status_of, support  # noqa: E402
+from touche._kernels.narrow.pair_closed import apply_point, apply_vector, status_of  # noqa: E402
 from touche._kernels.narrow.pair_closed import box_frame, transform_shape  # noqa: E402
 from touche._kernels.primitives.overlap import test_triangle_obb  # noqa: E402
 from touche._kernels.primitives.tri_distance import edges_normal  # noqa: E402
@@ -54,6 +54,7 @@ from touche._kernels.narrow.pair_mesh import polytope_triangle_distance, polytop
 from touche._kernels.narrow.pair_mesh import smooth_triangle_distance  # noqa: E402
 from touche._kernels.narrow.pair_mesh import smooth_triangle_overlaps, triangle_scratch  # noqa: E402
 from touche._kernels.narrow.pair_gjk import bounding_ball  # noqa: E402
+from touche._kernels.convex.support import local_box, margin_of, support_local  # noqa: E402
 from touche._kernels.base.posecheck import INVALID_POSE_A, INVALID_POSE_B, invalid_pose  # noqa: E402
 
 PAD_RELATIVE = 1e-9
@@ -110,13 +111,9 @@ def shape_bounds(kind, params, points, box, ball):
             ball[i] = center[i]
         ball[3] = reach
     else:
-        direction = np.zeros(3)
-        for i in range(3):
-            direction[i] = 1.0
-            box[3 + i] = support(kind, params, points, direction)[i]
-            direction[i] = -1.0
-            box[i] = support(kind, params, points, direction)[i]
-            direction[i] = 0.0
+        # six support points in one call (pair_closed.support's numbers on the axes, without
+        # its two arrays per direction)
+        box[:] = local_box(kind, params, points)
         center, reach = bounding_ball(kind, params, points)
         for i in range(3):
             ball[i] = center[i]
@@ -128,11 +125,28 @@ def shape_bounds(kind, params, points, box, ball):
     return size
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _segment_ball_gap(cx, cy, cz, ball_radius, p, d, lo, hi, seg_radius):
+    """The gap between the ball (cx, cy, cz; ball_radius) and everything within ``seg_radius``
+    of the segment p + t d, t in [lo, hi] (its capsule); < 0 when they overlap."""
+    dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+    t = 0.0
+    if dd > 0.0:
+        t = ((cx - p[0]) * d[0] + (cy - p[1]) * d[1] + (cz - p[2]) * d[2]) / dd
+    t = min(max(t, lo), hi) if dd > 0.0 else lo
+    qx = cx - p[0] - t * d[0]
+    qy = cy - p[1] - t * d[1]
+    qz = cz - p[2] - t * d[2]
+    return np.sqrt(qx * qx + qy * qy + qz * qz) - ball_radius - seg_radius
+
+
 @njit(cache=True, nogil=True)
-def node_gap(nb, node, core, box, ball, p, d, lo, hi, radius):
+def node_gap(nb, node, core, box, ball, p, d, lo, hi, seg_radius):
     """A lower bound of the distance between node ``node``'s triangles (its AABB and ball in
-    ``nb``) and the shape (``box``, ``ball``; linear cores: p + t d, t in [lo, hi], swept by
-    ``radius``). 0 when the volumes overlap. No pad."""
+    ``nb``) and the shape (``box``, ``ball``; when ``seg_radius >= 0`` the shape lies within
+    ``seg_radius`` of the segment p + t d, t in [lo, hi]: a linear core swept by its radius, or
+    the capsule around a cylinder's or cone's axis, much tighter than a long cylinder's box or
+    ball beside a surface). 0 when the volumes overlap. No pad."""
     g2 = 0.0
     for i in range(3):
         gap = max(nb[node, AABB_MIN + i] - box[3 + i], box[i] - nb[node, AABB_MAX + i])
@@ -142,22 +156,14 @@ def node_gap(nb, node, core, box, ball, p, d, lo, hi, radius):
     cx = nb[node, SPHERE_CENTER]
     cy = nb[node, SPHERE_CENTER + 1]
     cz = nb[node, SPHERE_CENTER + 2]
-    if core == CORE_LINEAR:
-        dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
-        t = 0.0
-        if dd > 0.0:
-            t = ((cx - p[0]) * d[0] + (cy - p[1]) * d[1] + (cz - p[2]) * d[2]) / dd
-        t = min(max(t, lo), hi) if dd > 0.0 else lo
-        qx = cx - p[0] - t * d[0]
-        qy = cy - p[1] - t * d[1]
-        qz = cz - p[2] - t * d[2]
-        sphere = np.sqrt(qx * qx + qy * qy + qz * qz) - nb[node, SPHERE_RADIUS] - radius
-    else:
+    if seg_radius >= 0.0:
+        bound = max(bound, _segment_ball_gap(cx, cy, cz, nb[node, SPHERE_RADIUS], p, d, lo, hi, seg_radius))
+    if core != CORE_LINEAR:
         qx = cx - ball[0]
         qy = cy - ball[1]
         qz = cz - ball[2]
-        sphere = np.sqrt(qx * qx + qy * qy + qz * qz) - nb[node, SPHERE_RADIUS] - ball[3]
-    return max(bound, sphere)
+        bound = max(bound, np.sqrt(qx * qx + qy * qy + qz * qz) - nb[node, SPHERE_RADIUS] - ball[3])
+    return bound
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -177,11 +183,9 @@ def _ball_box_gap(nb, node, obb):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _triangle_box_gap(a, b, c, obb):
-    """A lower bound of the distance between triangle abc and the shape: the largest gap between
-    the triangle and the shape's own box (``obb (15,)``) along the box's three axes and the
-    triangle's normal (separating axes; 0 or less when none separates them). Skips the exact
-    triangle term for triangles that cannot beat the best distance found so far."""
+def _box_axes_gap(a, b, c, obb):
+    """The largest gap between triangle abc and the shape's own box (``obb (15,)``) along the
+    box's three axes (separating axes; 0 or less when none separates them)."""
     gap = -np.inf
     for k in range(3):
         ax = obb[3 + 3 * k]
@@ -192,18 +196,71 @@ def _triangle_box_gap(a, b, c, obb):
         pb = b[0] * ax + b[1] * ay + b[2] * az
         pc = c[0] * ax + c[1] * ay + c[2] * az
         gap = max(gap, min(pa, pb, pc) - (center + obb[12 + k]), (center - obb[12 + k]) - max(pa, pb, pc))
+    return gap
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _unit_normal(a, b, c):
+    """(nx, ny, nz, length): triangle abc's unit normal and the length of ab x ac (0: no normal)."""
     _, _, _, _, _, _, nx, ny, nz = edges_normal((a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2]))
     length = np.sqrt(nx * nx + ny * ny + nz * nz)
     if length > 0.0:
-        nx /= length
-        ny /= length
-        nz /= length
+        return nx / length, ny / length, nz / length, length
+    return nx, ny, nz, length
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _triangle_segment_gap(a, b, c, p, d, lo, hi, seg_radius):
+    """A lower bound of the distance between triangle abc and the capsule of (p, d, lo, hi,
+    ``seg_radius``) (see node_gap): the gap from the triangle's ball (about its centroid)."""
+    cx = (a[0] + b[0] + c[0]) / 3.0
+    cy = (a[1] + b[1] + c[1]) / 3.0
+    cz = (a[2] + b[2] + c[2]) / 3.0
+    r2 = max((a[0] - cx) ** 2 + (a[1] - cy) ** 2 + (a[2] - cz) ** 2, (b[0] - cx) ** 2 + (b[1] - cy) ** 2
+             + (b[2] - cz) ** 2, (c[0] - cx) ** 2 + (c[1] - cy) ** 2 + (c[2] - cz) ** 2)
+    return _segment_ball_gap(cx, cy, cz, np.sqrt(r2), p, d, lo, hi, seg_radius)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _triangle_box_gap(a, b, c, obb, p, d, lo, hi, seg_radius):
+    """A lower bound of the distance between triangle abc and the shape: the largest gap between
+    the triangle and the shape's own box (``obb (15,)``) along the box's three axes and the
+    triangle's normal (separating axes; 0 or less when none separates them), and from the
+    capsule holding the shape when ``seg_radius >= 0`` (node_gap). Skips the exact triangle term
+    for triangles that cannot beat the best distance found so far."""
+    gap = _box_axes_gap(a, b, c, obb)
+    if seg_radius >= 0.0:
+        gap = max(gap, _triangle_segment_gap(a, b, c, p, d, lo, hi, seg_radius))
+    nx, ny, nz, length = _unit_normal(a, b, c)
+    if length > 0.0:
         reach = 0.0
         for k in range(3):
             reach += obb[12 + k] * abs(nx * obb[3 + 3 * k] + ny * obb[4 + 3 * k] + nz * obb[5 + 3 * k])
         offset = nx * (obb[0] - a[0]) + ny * (obb[1] - a[1]) + nz * (obb[2] - a[2])
         gap = max(gap, abs(offset) - reach)
     return gap
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _triangle_apart(kind, params, points, a, b, c, obb, hints, p, d, lo, hi, seg_radius, pad):
+    """Whether triangle abc is proven apart from the (finite) shape by more than ``pad`` without
+    its exact test (GJK, SAT): by the capsule holding the shape (``seg_radius >= 0``, node_gap),
+    the shape's box axes (``obb``), or the triangle's normal, along which the shape's own extent
+    is taken (its two support points, margin included: exact for every finite shape) instead of
+    its box's, so that a long cylinder lying along a surface is apart from the triangles under
+    it though its box, turned about its axis, may reach through them."""
+    if seg_radius >= 0.0 and _triangle_segment_gap(a, b, c, p, d, lo, hi, seg_radius) > pad:
+        return True
+    if _box_axes_gap(a, b, c, obb) > pad:
+        return True
+    nx, ny, nz, length = _unit_normal(a, b, c)
+    if length > 0.0:
+        margin = margin_of(kind, params)
+        hx, hy, hz = support_local(kind, params, points, nx, ny, nz, hints, 0)
+        lx, ly, lz = support_local(kind, params, points, -nx, -ny, -nz, hints, 1)
+        plane = nx * a[0] + ny * a[1] + nz * a[2]
+        return max(plane - (nx * hx + ny * hy + nz * hz + margin), (nx * lx + ny * ly + nz * lz - margin) - plane) > pad
+    return False
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -246,8 +303,13 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
     use_obb = use_obb and core != CORE_POINT
     stack_apart = np.zeros(stack.shape[0], dtype=np.bool_)
     radius = core_radius(kind, params)
+    seg_radius = -1.0  # >= 0: the shape lies within it of the segment p + t d (node_gap)
     if core == CORE_LINEAR:
         p, d, lo, hi = linear_core(kind, points)
+        seg_radius = radius
+    elif kind == kinds.CYLINDER or kind == kinds.CONE:  # within its radius of its axis
+        p, d, lo, hi = linear_core(kinds.SEGMENT, points)
+        seg_radius = params[0]
     else:
         p = points[0]
         d = points[0]
@@ -275,7 +337,7 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
     has_direction = False
     far_side = 0.0  # max over the shape's box of direction . y
     stack[0] = 0
-    stack_lb[0] = node_gap(nb, 0, core, box, ball, p, d, lo, hi, 0.0 if core == CORE_POINT else radius) - pad
+    stack_lb[0] = node_gap(nb, 0, core, box, ball, p, d, lo, hi, seg_radius) - pad
     if use_obb:
         stack_lb[0] = max(stack_lb[0], _ball_box_gap(nb, 0, obb) - pad)
     stack_apart[0] = use_obb and stack_lb[0] <= 0.0 and _obb_apart(nb, 0, obb, pad)
@@ -312,12 +374,15 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
                     # the mesh) bounds this triangle's distance from below, and so do the box's
                     # own separating axes; skip it when it cannot win (strictly: equal keys
                     # still compete on their ids)
-                    bound = _triangle_box_gap(tv[k, 0], tv[k, 1], tv[k, 2], obb)
+                    bound = _triangle_box_gap(tv[k, 0], tv[k, 1], tv[k, 2], obb, p, d, lo, hi, seg_radius)
                     if has_direction:
                         bound = max(bound, min(_dot(direction, tv[k, 0]), _dot(direction, tv[k, 1]),
                                                _dot(direction, tv[k, 2])) - far_side)
                     if bound - pad > 0.0 and bound - pad > best_key:
                         continue
+                if boolean and use_obb and _triangle_apart(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], obb,
+                                                           gjk_hints, p, d, lo, hi, seg_radius, pad):
+                    continue  # cheaper than the exact test; gjk_hints serve only distances
                 if core == CORE_LINEAR:
                     result = linear_triangle_term(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], boolean)
                     if result[0] != result[0]:  # NaN: overlapping, depth not computed
@@ -367,9 +432,8 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
             continue
         left = node + 1
         right = ni[node, 2]
-        shape_radius = 0.0 if core == CORE_POINT else radius
-        lb_left = node_gap(nb, left, core, box, ball, p, d, lo, hi, shape_radius) - pad
-        lb_right = node_gap(nb, right, core, box, ball, p, d, lo, hi, shape_radius) - pad
+        lb_left = node_gap(nb, left, core, box, ball, p, d, lo, hi, seg_radius) - pad
+        lb_right = node_gap(nb, right, core, box, ball, p, d, lo, hi, seg_radius) - pad
         if use_obb:
             lb_left = max(lb_left, _ball_box_gap(nb, left, obb) - pad)
             lb_right = max(lb_right, _ball_box_gap(nb, right, obb) - pad)
