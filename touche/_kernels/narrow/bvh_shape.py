@@ -52,7 +52,8 @@ from touche._kernels.narrow.pair_mesh import degenerate_triangle_as_segment, mes
 from touche._kernels.narrow.pair_mesh import linear_triangle_term, point_triangle_term  # noqa: E402
 from touche._kernels.narrow.pair_mesh import polytope_triangle_distance, polytope_triangle_term  # noqa: E402
 from touche._kernels.narrow.pair_mesh import smooth_triangle_distance  # noqa: E402
-from touche._kernels.narrow.pair_mesh import smooth_triangle_overlaps, triangle_scratch  # noqa: E402
+from touche._kernels.narrow.pair_mesh import TRIANGLE_SCRATCH_FLOATS, smooth_triangle_overlaps  # noqa: E402
+from touche._kernels.narrow.pair_mesh import triangle_scratch_views  # noqa: E402
 from touche._kernels.narrow.pair_gjk import bounding_ball  # noqa: E402
 from touche._kernels.convex.support import local_box, margin_of, support_local  # noqa: E402
 from touche._kernels.base.posecheck import INVALID_POSE_A, INVALID_POSE_B, invalid_pose  # noqa: E402
@@ -296,12 +297,15 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
     0), by a distance query (its triangles cannot be the deepest). Returns (signed, point on the
     shape, point on the mesh, normal) in the mesh frame, bit-identical to the brute force."""
     core = _core_of(kind)
-    box = np.empty(6)
-    ball = np.empty(4)
+    # every scratch array of the query in one allocation (a dozen small arrays cost about as much
+    # as the whole query against a far mesh): box, ball, the separated direction, a 3 x 3
+    # stand-in, then GJK's (pair_mesh.triangle_scratch_views)
+    scratch = np.empty(22 + TRIANGLE_SCRATCH_FLOATS)
+    box = scratch[0:6]
+    ball = scratch[6:10]
     size = shape_bounds(kind, params, points, box, ball)
     pad = PAD_RELATIVE * max(mesh_scale, size)
     use_obb = use_obb and core != CORE_POINT
-    stack_apart = np.zeros(stack.shape[0], dtype=np.bool_)
     radius = core_radius(kind, params)
     seg_radius = -1.0  # >= 0: the shape lies within it of the segment p + t d (node_gap)
     if core == CORE_LINEAR:
@@ -318,33 +322,39 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
     # point cores: the key is the squared core distance; shapes: the signed distance
     best_key = np.inf
     best_id = NO_ID
-    best = (np.inf, nan3(), nan3(), nan3())
+    missing = nan3()  # the points and normal of no result (callers only read them)
+    best = (np.inf, missing, missing, missing)
     best_d2 = np.inf
-    best_q = points[0].copy()
-    best_normal = np.array([0.0, 0.0, 1.0])
+    # point cores: replaced by the first triangle's (every query that reaches a result tests one)
+    best_q = points[0]
+    best_normal = missing
     unknown_depth = False
     # a boolean box query tests each triangle with the triangle-OBB SAT, as
     # pair_mesh.polytope_triangle_term does, with the box's frame taken once here (per triangle,
     # its arrays and the unused result points cost more allocations than the test itself)
     box_test = boolean and kind == kinds.BOX
-    box_axes = np.empty((3, 3))
+    box_axes = scratch[13:22].reshape((3, 3))
     box_center = params[0:0]
     box_half = params[0:0]
     if box_test:
         box_center, box_axes, box_half = box_frame(params, points)
-    gjk_identity, gjk_triangle_params, gjk_triangle, gjk_placement, gjk_simplex, gjk_hints = triangle_scratch()
-    direction = np.zeros(3)  # the best pair's normal while separated (has_direction)
+    gjk_identity, gjk_triangle_params, gjk_triangle, gjk_placement, gjk_simplex = triangle_scratch_views(scratch[22:])
+    gjk_hints = np.zeros(2, dtype=np.int64)
+    direction = scratch[10:13]  # the best pair's normal while separated (has_direction)
     has_direction = False
     far_side = 0.0  # max over the shape's box of direction . y
-    stack[0] = 0
+    # a stacked node whose OBB misses the shape's is stored as -node - 1 (no array of flags)
     stack_lb[0] = node_gap(nb, 0, core, box, ball, p, d, lo, hi, seg_radius) - pad
     if use_obb:
         stack_lb[0] = max(stack_lb[0], _ball_box_gap(nb, 0, obb) - pad)
-    stack_apart[0] = use_obb and stack_lb[0] <= 0.0 and _obb_apart(nb, 0, obb, pad)
+    stack[0] = -1 if use_obb and stack_lb[0] <= 0.0 and _obb_apart(nb, 0, obb, pad) else 0
     top = 1
     while top > 0:
         top -= 1
         node = stack[top]
+        apart = node < 0
+        if apart:
+            node = -node - 1
         lb = stack_lb[top]
         if core == CORE_POINT:
             if boolean:
@@ -354,7 +364,7 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
                 continue
         elif lb > 0.0 and (boolean or lb > best_key):
             continue
-        elif stack_apart[top] and (boolean or best_key < 0.0):
+        elif apart and (boolean or best_key < 0.0):
             continue
         if ni[node, 2] < 0:
             for k in range(ni[node, 0], ni[node, 0] + ni[node, 1]):
@@ -448,12 +458,10 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
             left, right = right, left
             lb_left, lb_right = lb_right, lb_left
             apart_left, apart_right = apart_right, apart_left
-        stack[top] = right
+        stack[top] = -right - 1 if apart_right else right
         stack_lb[top] = lb_right
-        stack_apart[top] = apart_right
-        stack[top + 1] = left
+        stack[top + 1] = -left - 1 if apart_left else left
         stack_lb[top + 1] = lb_left
-        stack_apart[top + 1] = apart_left
         top += 2
     if core == CORE_POINT:
         if best_d2 == np.inf:  # boolean query, every node pruned: no triangle within reach
@@ -470,9 +478,10 @@ def _local(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, id
     """pairs._ordered_core(shape, mesh) with the tree: the shape moved into the mesh's frame."""
     t_rel = relative_transform(ts, tm)
     # the shape's own box (in its frame, where it is tight) carried into the mesh's frame
-    obb = np.empty(15)
-    local_box = np.empty(6)
-    local_ball = np.empty(4)
+    bounds = np.empty(25)  # one allocation: the box in the mesh's frame, and the local box and ball
+    obb = bounds[0:15]
+    local_box = bounds[15:21]
+    local_ball = bounds[21:25]
     shape_bounds(ks, ps, pts, local_box, local_ball)
     use_obb = True
     for i in range(6):

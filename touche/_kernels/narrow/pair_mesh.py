@@ -210,9 +210,28 @@ def triangle_scratch():
     """What GJK takes for one triangle of a mesh, made once per query: (identity (4, 4),
     triangle params (4,), triangle points (3, 3), GJK's relative placement (4, 4), simplex
     (4, 10) and hill-climbing hints (2,) int64)."""
-    triangle_params = np.zeros(4)
+    identity, triangle_params, triangle, placement, simplex = triangle_scratch_views(np.empty(TRIANGLE_SCRATCH_FLOATS))
+    return identity, triangle_params, triangle, placement, simplex, np.zeros(2, dtype=np.int64)
+
+
+TRIANGLE_SCRATCH_FLOATS = 85  # the float arrays of triangle_scratch, one after the other
+
+
+@njit(cache=True, nogil=True, inline="always")
+def triangle_scratch_views(buffer):
+    """triangle_scratch()'s float arrays as views of ``buffer`` (C-contiguous, at least
+    TRIANGLE_SCRATCH_FLOATS), identity and triangle params filled: one allocation instead of
+    five (each costs more than a GJK step on a small triangle)."""
+    identity = buffer[0:16].reshape((4, 4))
+    triangle_params = buffer[16:20]
+    for i in range(16):
+        buffer[i] = 0.0
+    for i in range(4):
+        identity[i, i] = 1.0
+        triangle_params[i] = 0.0
     triangle_params[0] = 3.0
-    return np.eye(4), triangle_params, np.empty((3, 3)), np.empty((4, 4)), np.empty((4, 10)), np.zeros(2, dtype=np.int64)
+    return identity, triangle_params, buffer[20:29].reshape((3, 3)), buffer[29:45].reshape((4, 4)), buffer[45:85].reshape(
+        (4, 10))
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -153,12 +153,28 @@ def _place(pose, bound, out, axes):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _ball_outside_box(world, axes, a, b, pad):
+    """Whether placed object a's bounding ball lies strictly outside b's box grown by ``pad``
+    (the ball's squared distance to the box beyond its squared radius)."""
+    d2 = 0.0
+    for k in range(3):
+        t = ((world[a, W_SPHERE] - world[b, W_BOX]) * axes[b, 3 * k]
+             + (world[a, W_SPHERE + 1] - world[b, W_BOX + 1]) * axes[b, 3 * k + 1]
+             + (world[a, W_SPHERE + 2] - world[b, W_BOX + 2]) * axes[b, 3 * k + 2])
+        excess = abs(t) - (world[b, W_HALF + k] + pad)
+        if excess > 0.0:
+            d2 += excess * excess
+    return d2 > world[a, W_SPHERE + 3] * world[a, W_SPHERE + 3]
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _apart(world, axes, a, b):
     """Whether placed objects a and b (rows of ``world``; their box axes: rows of ``axes``) cannot
-    touch: their bounding spheres are strictly apart (an infinite radius never is), or their
-    boxes are (15-axis SAT, closed), both boxes grown by 1e-9 of the largest coordinate or extent
-    involved so that rounding in the world transforms never separates boxes whose shapes touch;
-    an unbounded box is never apart."""
+    touch: their bounding spheres are strictly apart (an infinite radius never is), or either's
+    sphere is outside the other's box (cheap, and what separates a link from a wide, thin shelf
+    board whose sphere reaches everything), or their boxes are (15-axis SAT, closed); boxes grown
+    by 1e-9 of the largest coordinate or extent involved so that rounding in the world transforms
+    never separates boxes whose shapes touch; an unbounded box is never apart."""
     gap2 = 0.0
     for r in range(3):
         gap2 += (world[a, W_SPHERE + r] - world[b, W_SPHERE + r]) ** 2
@@ -168,6 +184,8 @@ def _apart(world, axes, a, b):
     if not (world[a, W_SIZE] < np.inf and world[b, W_SIZE] < np.inf):
         return False
     pad = 1e-9 * max(world[a, W_SIZE], world[b, W_SIZE])
+    if _ball_outside_box(world, axes, a, b, pad) or _ball_outside_box(world, axes, b, a, pad):
+        return True
     return not obb_overlap(world[a, W_BOX], world[a, W_BOX + 1], world[a, W_BOX + 2], axes[a], world[a, W_HALF] + pad,
                            world[a, W_HALF + 1] + pad, world[a, W_HALF + 2] + pad, world[b, W_BOX],
                            world[b, W_BOX + 1], world[b, W_BOX + 2], axes[b], world[b, W_HALF] + pad,
