@@ -141,7 +141,9 @@ def _segment_ball_gap(cx, cy, cz, ball_radius, p, d, lo, hi, seg_radius):
     return np.sqrt(qx * qx + qy * qy + qz * qz) - ball_radius - seg_radius
 
 
-@njit(cache=True, nogil=True)
+# inline: two calls per node visited, and a call's array arguments cost reference counting
+# that, inlined, the compiler prunes (about half the cost of a node visit)
+@njit(cache=True, nogil=True, inline="always")
 def node_gap(nb, node, core, box, ball, p, d, lo, hi, seg_radius):
     """A lower bound of the distance between node ``node``'s triangles (its AABB and ball in
     ``nb``) and the shape (``box``, ``ball``; when ``seg_radius >= 0`` the shape lies within
@@ -274,7 +276,7 @@ def _box_reach(obb, direction):
     return reach
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _obb_apart(nb, node, obb, pad):
     """The node's OBB and the shape's (``obb (15,)``: center, axis rows, half extents; grown by
     ``pad``) are disjoint (15-axis SAT): no triangle of the node meets the shape."""
