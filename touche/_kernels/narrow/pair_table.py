@@ -134,13 +134,11 @@ W_WIDTH = 11
 
 @njit(cache=True, nogil=True, inline="always")
 def _place(pose, bound, out, axes):
-    """The object's bounds (a ``bounds`` row, own frame) under ``pose``: ``out`` a world row,
-    ``axes`` (9,) the box's axis rows in the world."""
+    """The object's box (a ``bounds`` row, own frame) under ``pose``: ``out`` a world row (box
+    centre, half extents, size; its sphere is _place_spheres'), ``axes`` (9,) the box's axis rows
+    in the world."""
     for r in range(3):
-        out[W_SPHERE + r] = (pose[r, 0] * bound[SPHERE] + pose[r, 1] * bound[SPHERE + 1]
-                             + pose[r, 2] * bound[SPHERE + 2] + pose[r, 3])
         out[W_BOX + r] = pose[r, 0] * bound[BOX] + pose[r, 1] * bound[BOX + 1] + pose[r, 2] * bound[BOX + 2] + pose[r, 3]
-    out[W_SPHERE + 3] = bound[SPHERE + 3]
     for k in range(3):
         for r in range(3):
             axes[3 * k + r] = (pose[r, 0] * bound[BOX + 3 + 3 * k] + pose[r, 1] * bound[BOX + 4 + 3 * k]
@@ -150,6 +148,18 @@ def _place(pose, bound, out, axes):
         out[W_HALF + k] = bound[BOX + 12 + k]
         size = max(size, abs(out[W_BOX + k]), bound[BOX + 12 + k])
     out[W_SIZE] = size
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _place_spheres(poses, parents, centers, world):
+    """Bounding-sphere centres of the geometries into ``world``: geometry o's centre
+    ``centers[o]`` in the frame ``poses[parents[o]]`` (scalar indexing: no array views, whose
+    reference counting costs more than the arithmetic here)."""
+    for o in range(centers.shape[0]):
+        k = parents[o]
+        for r in range(3):
+            world[o, W_SPHERE + r] = (poses[k, r, 0] * centers[o, 0] + poses[k, r, 1] * centers[o, 1]
+                                      + poses[k, r, 2] * centers[o, 2] + poses[k, r, 3])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -168,19 +178,28 @@ def _ball_outside_box(world, axes, a, b, pad):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _apart(world, axes, a, b):
-    """Whether placed objects a and b (rows of ``world``; their box axes: rows of ``axes``) cannot
-    touch: their bounding spheres are strictly apart (an infinite radius never is), or either's
-    sphere is outside the other's box (cheap, and what separates a link from a wide, thin shelf
-    board whose sphere reaches everything), or their boxes are (15-axis SAT, closed); boxes grown
-    by 1e-9 of the largest coordinate or extent involved so that rounding in the world transforms
-    never separates boxes whose shapes touch; an unbounded box is never apart."""
+def _spheres_apart(world, a, b):
+    """Whether the bounding spheres of placed objects a and b are apart by more than 1e-9 of
+    their scale (an infinite radius never is): the centres are placed from the links' frames
+    (_place_spheres), a rounding away from the shapes' own poses, which the pad covers."""
     gap2 = 0.0
+    scale = 0.0
     for r in range(3):
         gap2 += (world[a, W_SPHERE + r] - world[b, W_SPHERE + r]) ** 2
+        scale = max(scale, abs(world[a, W_SPHERE + r]), abs(world[b, W_SPHERE + r]))
     reach = world[a, W_SPHERE + 3] + world[b, W_SPHERE + 3]
-    if gap2 > reach * reach:
-        return True
+    reach += 1e-9 * (scale + reach)
+    return gap2 > reach * reach
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _boxes_apart(world, axes, a, b):
+    """Whether placed objects a and b (rows of ``world``, spheres and boxes; their box axes:
+    rows of ``axes``) cannot touch though their spheres meet: either's sphere is outside the
+    other's box (cheap, and what separates a link from a wide, thin shelf board whose sphere
+    reaches everything), or their boxes are apart (15-axis SAT, closed); boxes grown by 1e-9 of
+    the largest coordinate or extent involved so that rounding in the world transforms never
+    separates boxes whose shapes touch; an unbounded box is never apart."""
     if not (world[a, W_SIZE] < np.inf and world[b, W_SIZE] < np.inf):
         return False
     pad = 1e-9 * max(world[a, W_SIZE], world[b, W_SIZE])
@@ -190,6 +209,17 @@ def _apart(world, axes, a, b):
                            world[a, W_HALF + 1] + pad, world[a, W_HALF + 2] + pad, world[b, W_BOX],
                            world[b, W_BOX + 1], world[b, W_BOX + 2], axes[b], world[b, W_HALF] + pad,
                            world[b, W_HALF + 1] + pad, world[b, W_HALF + 2] + pad)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _ensure_placed(o, i, placed, link_poses, geometry_link, geometry_origin, geometry_poses, bounds, world,
+                   world_axes):
+    """Geometry o's pose and box at configuration i, made when a pair first needs them (its
+    sphere meets another's): most geometries of a robot with many links never do."""
+    if placed[o] != i:
+        rigid_product(link_poses[geometry_link[o]], geometry_origin[o], geometry_poses[o])
+        _place(geometry_poses[o], bounds[o], world[o], world_axes[o])
+        placed[o] = i
 
 
 @njit(cache=True, nogil=True)
@@ -223,14 +253,25 @@ def pair_table_intersects_many(q, parent, joint_type, origin, axis, dof, multipl
     motion = np.empty((4, 4))
     world = np.empty((bounds.shape[0], W_WIDTH))  # every object's bounds placed in the world
     world_axes = np.empty((bounds.shape[0], 9))
-    for o in range(geometries, bounds.shape[0]):  # the obstacles stand still
-        _place(obstacle_poses[o - geometries], bounds[o], world[o], world_axes[o])
+    # each geometry's sphere centre in its link's frame; an obstacle's in the world (it stands still)
+    centers = np.empty((geometries, 3))
+    for o in range(bounds.shape[0]):
+        frame = geometry_origin[o] if o < geometries else obstacle_poses[o - geometries]
+        for r in range(3):
+            center = (frame[r, 0] * bounds[o, SPHERE] + frame[r, 1] * bounds[o, SPHERE + 1]
+                      + frame[r, 2] * bounds[o, SPHERE + 2] + frame[r, 3])
+            if o < geometries:
+                centers[o, r] = center
+            else:
+                world[o, W_SPHERE + r] = center
+        world[o, W_SPHERE + 3] = bounds[o, SPHERE + 3]
+        if o >= geometries:
+            _place(frame, bounds[o], world[o], world_axes[o])
+    placed = np.full(geometries, lo - 1, dtype=np.int64)  # the configuration each geometry's box is placed at
     last = -1  # the pair that collided last in this chunk: tried first (first_only)
     for i in range(lo, hi):
         tree_poses(parent, joint_type, origin, axis, dof, multiplier, offset, q[i], link_poses, joint_frame, motion)
-        for o in range(geometries):
-            rigid_product(link_poses[geometry_link[o]], geometry_origin[o], geometry_poses[o])
-            _place(geometry_poses[o], bounds[o], world[o], world_axes[o])
+        _place_spheres(link_poses, geometry_link, centers, world)
         hit = False
         for step in range(-1, pairs.shape[0]):
             # step -1 tries the last colliding pair (configurations of a batch often collide the
@@ -244,7 +285,13 @@ def pair_table_intersects_many(q, parent, joint_type, origin, axis, dof, multipl
                 continue
             a = pairs[p, FIRST]
             b = pairs[p, SECOND]
-            if _apart(world, world_axes, a, b):  # before any array view: each costs reference counting
+            if _spheres_apart(world, a, b):  # before any array view: each costs reference counting
+                continue
+            for o in (a, b):
+                if o < geometries:
+                    _ensure_placed(o, i, placed, link_poses, geometry_link, geometry_origin, geometry_poses, bounds,
+                                   world, world_axes)
+            if _boxes_apart(world, world_axes, a, b):
                 continue
             ta = _object_pose(a, geometry_poses, obstacle_poses)
             tb = _object_pose(b, geometry_poses, obstacle_poses)
