@@ -58,7 +58,9 @@ def obb_overlap(ca0, ca1, ca2, a, ha0, ha1, ha2, cb0, cb1, cb2, b, hb0, hb1, hb2
                                     (ha0, ha1, ha2), (hb0, hb1, hb2), OBB_EPSILON)
 
 
-@njit(cache=True, nogil=True)
+# node_obb_b, obb_pair, center_gap2, is_direct_leaf: inline, called per node pair; as calls,
+# their array arguments' reference counting cost as much as their arithmetic
+@njit(cache=True, nogil=True, inline="always")
 def node_obb_b(nb_b, ib, rot, trans, cb, ub):
     """OBB of B's node ib moved into A's frame: center -> cb (3,), axis rows -> ub (9,)."""
     for i in range(3):
@@ -192,12 +194,12 @@ DIRECT_LEAF = 4
 DIRECT_LEAF_DISTANCE = 8
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def is_direct_leaf(ni, node, direct):
     return ni[node, 2] < 0 or ni[node, 1] <= direct
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def obb_pair(nb_a, ia, cbx, cby, cbz, ub, hb0, hb1, hb2):
     """A's node ia (its OBB in A's frame) against a box given in A's frame."""
     return obb_overlap(
@@ -206,7 +208,7 @@ def obb_pair(nb_a, ia, cbx, cby, cbz, ub, hb0, hb1, hb2):
     )
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def center_gap2(nb_a, ia, cbx, cby, cbz):
     return ((nb_a[ia, OBB_CENTER] - cbx) ** 2 + (nb_a[ia, OBB_CENTER + 1] - cby) ** 2
             + (nb_a[ia, OBB_CENTER + 2] - cbz) ** 2)

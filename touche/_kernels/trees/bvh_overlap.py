@@ -297,7 +297,7 @@ def tree_intersects_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids
         out_ids[k, 1] = tb
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _push_pair(stack, top, a, b):
     """Push the node pair (a, b); returns the new stack top."""
     stack[top, 0] = a
