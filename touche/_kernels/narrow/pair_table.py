@@ -50,7 +50,7 @@ from touche._kernels.base.touching import touching_tolerance  # noqa: E402
 from touche._kernels.narrow.batch import distance_one  # noqa: E402
 from touche._kernels.narrow.bvh_shape import call_mesh_engine, mesh_pair_distance  # noqa: E402
 from touche._kernels.narrow.pairs import call_pair_engine  # noqa: E402
-from touche._kernels.primitives.kinematics import rigid_product, tree_poses  # noqa: E402
+from touche._kernels.primitives.kinematics import rigid_product, rigid_product_at, tree_poses  # noqa: E402
 from touche._kernels.trees.bvh_descent import obb_overlap  # noqa: E402
 from touche._kernels.trees.bvh_distance import tree_distance_one  # noqa: E402
 from touche._kernels.trees.bvh_overlap import tree_intersects_pair  # noqa: E402
@@ -133,21 +133,22 @@ W_WIDTH = 11
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _place(pose, bound, out, axes):
-    """The object's box (a ``bounds`` row, own frame) under ``pose``: ``out`` a world row (box
-    centre, half extents, size; its sphere is _place_spheres'), ``axes`` (9,) the box's axis rows
-    in the world."""
+def _place(poses, k, bounds, o, world, axes):
+    """Object o's box (row o of ``bounds``, own frame) under ``poses[k]``: row o of ``world``
+    (box centre, half extents, size; its sphere is _place_spheres'), row o of ``axes`` the box's
+    axis rows in the world. By index: no array views (their reference counting)."""
     for r in range(3):
-        out[W_BOX + r] = pose[r, 0] * bound[BOX] + pose[r, 1] * bound[BOX + 1] + pose[r, 2] * bound[BOX + 2] + pose[r, 3]
-    for k in range(3):
+        world[o, W_BOX + r] = (poses[k, r, 0] * bounds[o, BOX] + poses[k, r, 1] * bounds[o, BOX + 1]
+                               + poses[k, r, 2] * bounds[o, BOX + 2] + poses[k, r, 3])
+    for j in range(3):
         for r in range(3):
-            axes[3 * k + r] = (pose[r, 0] * bound[BOX + 3 + 3 * k] + pose[r, 1] * bound[BOX + 4 + 3 * k]
-                               + pose[r, 2] * bound[BOX + 5 + 3 * k])
+            axes[o, 3 * j + r] = (poses[k, r, 0] * bounds[o, BOX + 3 + 3 * j] + poses[k, r, 1] * bounds[o, BOX + 4 + 3 * j]
+                                  + poses[k, r, 2] * bounds[o, BOX + 5 + 3 * j])
     size = 0.0
-    for k in range(3):
-        out[W_HALF + k] = bound[BOX + 12 + k]
-        size = max(size, abs(out[W_BOX + k]), bound[BOX + 12 + k])
-    out[W_SIZE] = size
+    for j in range(3):
+        world[o, W_HALF + j] = bounds[o, BOX + 12 + j]
+        size = max(size, abs(world[o, W_BOX + j]), bounds[o, BOX + 12 + j])
+    world[o, W_SIZE] = size
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -217,8 +218,8 @@ def _ensure_placed(o, i, placed, link_poses, geometry_link, geometry_origin, geo
     """Geometry o's pose and box at configuration i, made when a pair first needs them (its
     sphere meets another's): most geometries of a robot with many links never do."""
     if placed[o] != i:
-        rigid_product(link_poses[geometry_link[o]], geometry_origin[o], geometry_poses[o])
-        _place(geometry_poses[o], bounds[o], world[o], world_axes[o])
+        rigid_product_at(link_poses, geometry_link[o], geometry_origin, o, geometry_poses, o)
+        _place(geometry_poses, o, bounds, o, world, world_axes)
         placed[o] = i
 
 
@@ -266,7 +267,7 @@ def pair_table_intersects_many(q, parent, joint_type, origin, axis, dof, multipl
                 world[o, W_SPHERE + r] = center
         world[o, W_SPHERE + 3] = bounds[o, SPHERE + 3]
         if o >= geometries:
-            _place(frame, bounds[o], world[o], world_axes[o])
+            _place(obstacle_poses, o - geometries, bounds, o, world, world_axes)
     placed = np.full(geometries, lo - 1, dtype=np.int64)  # the configuration each geometry's box is placed at
     last = -1  # the pair that collided last in this chunk: tried first (first_only)
     for i in range(lo, hi):

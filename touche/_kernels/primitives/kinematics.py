@@ -22,31 +22,39 @@ JOINT_PRISMATIC = 2
 
 
 @njit(cache=True, nogil=True)
-def joint_motion(kind, axis, value, out):
-    """``out`` (4, 4) = M(value): the rotation by ``value`` about the unit ``axis`` (Rodrigues,
-    bounding.rotation_into) or the translation ``value * axis``."""
+def joint_motion(kind, ax, ay, az, value, out):
+    """``out`` (4, 4) = M(value): the rotation by ``value`` about the unit axis (ax, ay, az)
+    (Rodrigues, bounding.rotation_into) or the translation ``value * axis``."""
     for r in range(4):
         for c in range(4):
             out[r, c] = 1.0 if r == c else 0.0
     if kind == JOINT_REVOLUTE:
-        rotation_into(axis[0] * value, axis[1] * value, axis[2] * value, out)
+        rotation_into(ax * value, ay * value, az * value, out)
     elif kind == JOINT_PRISMATIC:
-        out[0, 3] = value * axis[0]
-        out[1, 3] = value * axis[1]
-        out[2, 3] = value * axis[2]
+        out[0, 3] = value * ax
+        out[1, 3] = value * ay
+        out[2, 3] = value * az
+
+
+@njit(cache=True, nogil=True, inline="always")
+def rigid_product_at(a, ia, b, ib, out, io):
+    """out[io] = a[ia] @ b[ib] for rigid transforms in (n, 4, 4) arrays (the last row stays
+    0 0 0 1), by index: in a loop over links or geometries, views of the rows would cost their
+    reference counting, about as much as the product."""
+    for r in range(3):
+        for c in range(4):
+            out[io, r, c] = a[ia, r, 0] * b[ib, 0, c] + a[ia, r, 1] * b[ib, 1, c] + a[ia, r, 2] * b[ib, 2, c]
+        out[io, r, 3] += a[ia, r, 3]
+    out[io, 3, 0] = 0.0
+    out[io, 3, 1] = 0.0
+    out[io, 3, 2] = 0.0
+    out[io, 3, 3] = 1.0
 
 
 @njit(cache=True, nogil=True, inline="always")
 def rigid_product(a, b, out):
-    """out = a @ b for rigid (4, 4) transforms (the last row stays 0 0 0 1)."""
-    for r in range(3):
-        for c in range(4):
-            out[r, c] = a[r, 0] * b[0, c] + a[r, 1] * b[1, c] + a[r, 2] * b[2, c]
-        out[r, 3] += a[r, 3]
-    out[3, 0] = 0.0
-    out[3, 1] = 0.0
-    out[3, 2] = 0.0
-    out[3, 3] = 1.0
+    """out = a @ b for rigid (4, 4) transforms (contiguous; the last row stays 0 0 0 1)."""
+    rigid_product_at(a.reshape((1, 4, 4)), 0, b.reshape((1, 4, 4)), 0, out.reshape((1, 4, 4)), 0)
 
 
 @njit(cache=True, nogil=True)
@@ -56,10 +64,12 @@ def tree_poses(parent, joint_type, origin, axis, dof, multiplier, offset, q, lin
     for r in range(4):
         for c in range(4):
             link_poses[0, r, c] = 1.0 if r == c else 0.0
+    frame = joint_frame.reshape((1, 4, 4))
+    moved = motion.reshape((1, 4, 4))
     for k in range(1, parent.shape[0]):
         value = 0.0
         if dof[k] >= 0:
             value = multiplier[k] * q[dof[k]] + offset[k]
-        rigid_product(link_poses[parent[k]], origin[k], joint_frame)
-        joint_motion(joint_type[k], axis[k], value, motion)
-        rigid_product(joint_frame, motion, link_poses[k])
+        rigid_product_at(link_poses, parent[k], origin, k, frame, 0)
+        joint_motion(joint_type[k], axis[k, 0], axis[k, 1], axis[k, 2], value, motion)
+        rigid_product_at(frame, 0, moved, 0, link_poses, k)
