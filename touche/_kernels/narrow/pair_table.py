@@ -179,21 +179,6 @@ def _ball_outside_box(world, axes, a, b, pad):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _spheres_apart(world, a, b):
-    """Whether the bounding spheres of placed objects a and b are apart by more than 1e-9 of
-    their scale (an infinite radius never is): the centres are placed from the links' frames
-    (_place_spheres), a rounding away from the shapes' own poses, which the pad covers."""
-    gap2 = 0.0
-    scale = 0.0
-    for r in range(3):
-        gap2 += (world[a, W_SPHERE + r] - world[b, W_SPHERE + r]) ** 2
-        scale = max(scale, abs(world[a, W_SPHERE + r]), abs(world[b, W_SPHERE + r]))
-    reach = world[a, W_SPHERE + 3] + world[b, W_SPHERE + 3]
-    reach += 1e-9 * (scale + reach)
-    return gap2 > reach * reach
-
-
-@njit(cache=True, nogil=True, inline="always")
 def _boxes_apart(world, axes, a, b):
     """Whether placed objects a and b (rows of ``world``, spheres and boxes; their box axes:
     rows of ``axes``) cannot touch though their spheres meet: either's sphere is outside the
@@ -213,14 +198,13 @@ def _boxes_apart(world, axes, a, b):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _ensure_placed(o, i, placed, link_poses, geometry_link, geometry_origin, geometry_poses, bounds, world,
-                   world_axes):
-    """Geometry o's pose and box at configuration i, made when a pair first needs them (its
-    sphere meets another's): most geometries of a robot with many links never do."""
-    if placed[o] != i:
-        rigid_product_at(link_poses, geometry_link[o], geometry_origin, o, geometry_poses, o)
-        _place(geometry_poses, o, bounds, o, world, world_axes)
-        placed[o] = i
+def _place_geometry(o, link_poses, geometry_link, geometry_origin, geometry_poses, bounds, world, world_axes):
+    """Geometry o's pose and box at the current configuration, made when a pair first needs them
+    (its sphere meets another's): most geometries of a robot with many links never do. Its
+    sphere was placed from its link's frame (_place_spheres), a rounding away from its pose:
+    the sphere test's pad of 1e-9 of the scale covers it."""
+    rigid_product_at(link_poses, geometry_link[o], geometry_origin, o, geometry_poses, o)
+    _place(geometry_poses, o, bounds, o, world, world_axes)
 
 
 @njit(cache=True, nogil=True)
@@ -286,12 +270,24 @@ def pair_table_intersects_many(q, parent, joint_type, origin, axis, dof, multipl
                 continue
             a = pairs[p, FIRST]
             b = pairs[p, SECOND]
-            if _spheres_apart(world, a, b):  # before any array view: each costs reference counting
+            # the spheres (_spheres_apart written out: a call, even inlined, binds the arrays it
+            # takes, and their reference counting on every pair cost more than the test)
+            gap2 = 0.0
+            scale = 0.0
+            for r in range(3):
+                delta = world[a, W_SPHERE + r] - world[b, W_SPHERE + r]
+                gap2 += delta * delta
+                scale = max(scale, abs(world[a, W_SPHERE + r]), abs(world[b, W_SPHERE + r]))
+            reach = world[a, W_SPHERE + 3] + world[b, W_SPHERE + 3]
+            reach += 1e-9 * (scale + reach)
+            if gap2 > reach * reach:
                 continue
-            for o in (a, b):
-                if o < geometries:
-                    _ensure_placed(o, i, placed, link_poses, geometry_link, geometry_origin, geometry_poses, bounds,
-                                   world, world_axes)
+            if a < geometries and placed[a] != i:
+                _place_geometry(a, link_poses, geometry_link, geometry_origin, geometry_poses, bounds, world, world_axes)
+                placed[a] = i
+            if b < geometries and placed[b] != i:
+                _place_geometry(b, link_poses, geometry_link, geometry_origin, geometry_poses, bounds, world, world_axes)
+                placed[b] = i
             if _boxes_apart(world, world_axes, a, b):
                 continue
             ta = _object_pose(a, geometry_poses, obstacle_poses)
