@@ -221,7 +221,7 @@ TRIANGLE_SCRATCH_FLOATS = 85  # the float arrays of triangle_scratch, one after 
 def triangle_scratch_views(buffer):
     """triangle_scratch()'s float arrays as views of ``buffer`` (C-contiguous, at least
     TRIANGLE_SCRATCH_FLOATS), identity and triangle params filled: one allocation instead of
-    five (each costs more than a GJK step on a small triangle)."""
+    five, for a caller that makes other scratch in the same buffer."""
     identity = buffer[0:16].reshape((4, 4))
     triangle_params = buffer[16:20]
     for i in range(16):

@@ -270,8 +270,8 @@ def pair_table_intersects_many(q, parent, joint_type, origin, axis, dof, multipl
                 continue
             a = pairs[p, FIRST]
             b = pairs[p, SECOND]
-            # the spheres (_spheres_apart written out: a call, even inlined, binds the arrays it
-            # takes, and their reference counting on every pair cost more than the test)
+            # the spheres, tested here and not in a helper: a call, even inlined, binds the arrays
+            # it takes, and their reference counting on every pair cost more than the test
             gap2 = 0.0
             scale = 0.0
             for r in range(3):
