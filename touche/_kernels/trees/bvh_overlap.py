@@ -16,7 +16,7 @@ from touche._kernels.trees.bvh_volumes import AABB_MAX, AABB_MIN, OBB_AXES, OBB_
 from touche._kernels.trees.bvh_volumes import SPHERE_CENTER, SPHERE_RADIUS, moved_point_gap2  # noqa: E402
 from touche._kernels.primitives.sat_boxes import triangle_obb_overlap  # noqa: E402
 from touche._kernels.primitives.sat_triangles import triangle_triangle_overlap  # noqa: E402
-from touche._kernels.trees.bvh_descent import DIRECT_LEAF, center_gap2, checked_relative_pose, is_direct_leaf  # noqa: E402
+from touche._kernels.trees.bvh_descent import DIRECT_LEAF, checked_relative_pose  # noqa: E402
 from touche._kernels.trees.bvh_descent import move_triangle, node_obb_b, obb_overlap, obb_pair  # noqa: E402
 from touche._kernels.trees.bvh_descent import batch_relative_pose, relative_rotation_translation  # noqa: E402
 from touche._kernels.trees.bvh_descent import leaf_pair_overlap  # noqa: E402
@@ -297,14 +297,6 @@ def tree_intersects_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids
         out_ids[k, 1] = tb
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _push_pair(stack, top, a, b):
-    """Push the node pair (a, b); returns the new stack top."""
-    stack[top, 0] = a
-    stack[top, 1] = b
-    return top + 1
-
-
 @njit(cache=True, nogil=True)
 def tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, direct, stack):
     """Whether some triangle pair overlaps (closed), OBB tree against OBB tree with leaf-direct
@@ -328,8 +320,11 @@ def tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, direct, 
         top -= 1
         ia = stack[top, 0]
         ib = stack[top, 1]
-        leaf_a = is_direct_leaf(ni_a, ia, direct)
-        leaf_b = is_direct_leaf(ni_b, ib, direct)
+        # bvh_descent.is_direct_leaf, center_gap2 and the stack pushes written out in this loop:
+        # a helper, even inlined, binds the arrays it takes, and their reference counting per
+        # node pair cost ~18 % of a mesh-mesh hit
+        leaf_a = ni_a[ia, 2] < 0 or ni_a[ia, 1] <= direct
+        leaf_b = ni_b[ib, 2] < 0 or ni_b[ib, 1] <= direct
         if leaf_a and leaf_b:
             ka, kb = leaf_pair_overlap(ni_a, tv_a, ia, ni_b, tv_b, ib, rot, trans, moved)
             if ka >= 0:
@@ -345,28 +340,43 @@ def tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, direct, 
             hit1 = obb_pair(nb_a, c1, cb[0], cb[1], cb[2], ub, h0, h1, h2)
             hit2 = obb_pair(nb_a, c2, cb[0], cb[1], cb[2], ub, h0, h1, h2)
             if hit1 and hit2:
-                if center_gap2(nb_a, c1, cb[0], cb[1], cb[2]) < center_gap2(nb_a, c2, cb[0], cb[1], cb[2]):
+                gap1 = ((nb_a[c1, OBB_CENTER] - cb[0]) ** 2 + (nb_a[c1, OBB_CENTER + 1] - cb[1]) ** 2
+                        + (nb_a[c1, OBB_CENTER + 2] - cb[2]) ** 2)
+                gap2 = ((nb_a[c2, OBB_CENTER] - cb[0]) ** 2 + (nb_a[c2, OBB_CENTER + 1] - cb[1]) ** 2
+                        + (nb_a[c2, OBB_CENTER + 2] - cb[2]) ** 2)
+                if gap1 < gap2:
                     c1, c2 = c2, c1
             if hit1:
-                top = _push_pair(stack, top, c1, ib)
+                stack[top, 0] = c1
+                stack[top, 1] = ib
+                top += 1
             if hit2:
-                top = _push_pair(stack, top, c2, ib)
+                stack[top, 0] = c2
+                stack[top, 1] = ib
+                top += 1
         else:
             c1 = ib + 1
             c2 = ni_b[ib, 2]
             node_obb_b(nb_b, c1, rot, trans, cb, ub)
             hit1 = obb_pair(nb_a, ia, cb[0], cb[1], cb[2], ub, nb_b[c1, OBB_HALF], nb_b[c1, OBB_HALF + 1],
                              nb_b[c1, OBB_HALF + 2])
-            g1 = center_gap2(nb_a, ia, cb[0], cb[1], cb[2])
+            g1 = ((nb_a[ia, OBB_CENTER] - cb[0]) ** 2 + (nb_a[ia, OBB_CENTER + 1] - cb[1]) ** 2
+                  + (nb_a[ia, OBB_CENTER + 2] - cb[2]) ** 2)
             node_obb_b(nb_b, c2, rot, trans, cb, ub2)
             hit2 = obb_pair(nb_a, ia, cb[0], cb[1], cb[2], ub2, nb_b[c2, OBB_HALF], nb_b[c2, OBB_HALF + 1],
                              nb_b[c2, OBB_HALF + 2])
-            if hit1 and hit2 and g1 < center_gap2(nb_a, ia, cb[0], cb[1], cb[2]):
+            g2 = ((nb_a[ia, OBB_CENTER] - cb[0]) ** 2 + (nb_a[ia, OBB_CENTER + 1] - cb[1]) ** 2
+                  + (nb_a[ia, OBB_CENTER + 2] - cb[2]) ** 2)
+            if hit1 and hit2 and g1 < g2:
                 c1, c2 = c2, c1
             if hit1:
-                top = _push_pair(stack, top, ia, c1)
+                stack[top, 0] = ia
+                stack[top, 1] = c1
+                top += 1
             if hit2:
-                top = _push_pair(stack, top, ia, c2)
+                stack[top, 0] = ia
+                stack[top, 1] = c2
+                top += 1
     return False, -1, -1
 
 
