@@ -141,9 +141,7 @@ def _segment_ball_gap(cx, cy, cz, ball_radius, p, d, lo, hi, seg_radius):
     return np.sqrt(qx * qx + qy * qy + qz * qz) - ball_radius - seg_radius
 
 
-# inline: called twice per node visited; as a call, its array arguments' reference counting
-# (NRT_incref / NRT_decref) stayed in the loop
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def node_gap(nb, node, core, box, ball, p, d, lo, hi, seg_radius):
     """A lower bound of the distance between node ``node``'s triangles (its AABB and ball in
     ``nb``) and the shape (``box``, ``ball``; when ``seg_radius >= 0`` the shape lies within
@@ -258,12 +256,20 @@ def _triangle_apart(kind, params, points, a, b, c, obb, hints, p, d, lo, hi, seg
         return True
     nx, ny, nz, length = _unit_normal(a, b, c)
     if length > 0.0:
-        margin = margin_of(kind, params)
-        hx, hy, hz = support_local(kind, params, points, nx, ny, nz, hints, 0)
-        lx, ly, lz = support_local(kind, params, points, -nx, -ny, -nz, hints, 1)
+        low, high = _extent_along(kind, params, points, nx, ny, nz, hints)
         plane = nx * a[0] + ny * a[1] + nz * a[2]
-        return max(plane - (nx * hx + ny * hy + nz * hz + margin), (nx * lx + ny * ly + nz * lz - margin) - plane) > pad
+        return max(plane - high, low - plane) > pad
     return False
+
+
+# not inlined: support_local is large, and two inlined copies doubled the mesh engine's compile
+@njit(cache=True, nogil=True)
+def _extent_along(kind, params, points, nx, ny, nz, hints):
+    """(min, max) of n . y over the finite shape (its two support points, margin included)."""
+    margin = margin_of(kind, params)
+    hx, hy, hz = support_local(kind, params, points, nx, ny, nz, hints, 0)
+    lx, ly, lz = support_local(kind, params, points, -nx, -ny, -nz, hints, 1)
+    return nx * lx + ny * ly + nz * lz - margin, nx * hx + ny * hy + nz * hz + margin
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -276,7 +282,7 @@ def _box_reach(obb, direction):
     return reach
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _obb_apart(nb, node, obb, pad):
     """The node's OBB and the shape's (``obb (15,)``: center, axis rows, half extents; grown by
     ``pad``) are disjoint (15-axis SAT): no triangle of the node meets the shape."""
