@@ -167,6 +167,32 @@ def test_touching_shapes_are_never_culled(offset, scale, obstacle):
         assert model.in_collision(q, (shape, pose)).tolist() == [colliding] * 2
 
 
+@pytest.mark.parametrize("offset, scale", [(0.0, 1.0), (1.0e4, 1.0), (-3.0e5, 1.0), (0.0, 1e-5), (5.0e6, 1e3)])
+def test_touching_bounding_spheres_are_never_culled(offset, scale):
+    """A sphere link touching a sphere obstacle: their bounding spheres are the shapes and touch
+    exactly, and the table places a geometry's sphere from its link's frame (a rounding away
+    from the geometry's pose): the sphere cull's pad keeps the pair, at the origin and far from
+    it: the table answers as touche.intersects does on the pair (which, at touching distance,
+    may say either: the obstacle's centre is rounded); a gap of 1e-7 of the coordinates is seen
+    as one, an overlap of as much as one."""
+    model = _one_box_robot(offset, scale)
+    arm = model.geometry_poses(np.zeros(1))[1]
+    center = np.asarray(arm)[:3, 3]
+    ball = tc.Sphere(0.05 * scale)
+    gap = 1e-7 * max(scale, abs(offset))
+    for dx, colliding in ((0.1 * scale, None), (0.1 * scale + gap, False), (0.1 * scale - gap, True)):
+        pose = tc.Pose.from_translation(center + [dx, 0.0, 0.0])
+        verb = tc.intersects(model.geometries[1].shape, arm, ball, pose)
+        assert colliding is None or verb == colliding
+        assert model.in_collision(np.zeros(1), (ball, pose)) == verb, (dx, offset)
+    # exactly touching where the coordinates are exact: the table keeps the pair
+    exact = tc.Pose.from_translation(center + [0.125 * scale, 0.0, 0.0]) if offset == 0.0 and scale == 1.0 else None
+    if exact is not None:
+        small = tc.Sphere(0.075 * scale)
+        assert tc.intersects(model.geometries[1].shape, arm, small, exact)
+        assert model.in_collision(np.zeros(1), (small, exact))
+
+
 def test_tables_follow_the_matrix_and_the_obstacles(synthetic, tmp_path):
     tc.mesh.save(tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]],
                                  [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]), tmp_path / "tetra.stl")
