@@ -17,6 +17,7 @@ from touche._kernels.primitives.closest import closest_point_triangle, closest_p
 from touche._kernels.convex.gjk import BEYOND_CUTOFF, WITHIN, gjk_distance_within, gjk_pair_distance
 from touche._kernels.convex.gjk import gjk_pair_intersects
 from touche._kernels.primitives.overlap import test_triangle_obb
+from touche._kernels.primitives.tri_distance import segment_triangle_distance_sq
 from touche._kernels.base.vec import cross as _cross
 from touche._kernels.base.vec import dot as _dot
 from touche._kernels.base.vec import norm as _norm
@@ -58,10 +59,43 @@ def point_vs_mesh(c, r, points, triangles, first_hit):
 
 
 @njit(cache=True, nogil=True)
+def _segment_triangle_verdict(points_a, radius, a, b, c):
+    """-1: segment points_a[0..1] swept by ``radius`` is apart from triangle abc; 1: they overlap;
+    0: within 1e-9 of the coordinates of touching, or a zero-area triangle (no verdict)."""
+    p = points_a[0]
+    q = points_a[1]
+    d2, exact = segment_triangle_distance_sq(p[0], p[1], p[2], q[0], q[1], q[2],
+                                             (a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2]))
+    if not exact:
+        return 0
+    scale = radius
+    for i in range(3):
+        scale = max(scale, abs(p[i]), abs(q[i]), abs(a[i]), abs(b[i]), abs(c[i]))
+    pad = 1e-9 * scale
+    distance = np.sqrt(d2)
+    if distance > radius + pad:
+        return -1
+    if distance < radius - pad:
+        return 1
+    return 0
+
+
+@njit(cache=True, nogil=True)
 def linear_triangle_term(kind_a, params_a, points_a, a, b, c, first_hit):
     """One triangle of linear_vs_mesh (also called by the BVH route, bvh_shape.py): the
     triangle as a solid triangle polytope (exact clip + SAT depth), a zero-area one as its longest
-    edge. NaN: overlapping with no computed depth (a ray / line through the triangle)."""
+    edge. NaN: overlapping with no computed depth (a ray / line through the triangle).
+
+    A boolean (``first_hit``) of a segment or capsule is first decided by the allocation-free
+    segment-triangle distance (tri_distance): apart when it exceeds the radius by more than 1e-9
+    of the coordinates, overlapping when it falls short by as much; in that band, or for a
+    zero-area triangle, the polytope test below decides, as it always did."""
+    if first_hit and (kind_a == kinds.SEGMENT or kind_a == kinds.CAPSULE):
+        verdict = _segment_triangle_verdict(points_a, core_radius(kind_a, params_a), a, b, c)
+        if verdict < 0:
+            return np.inf, nan3(), nan3(), nan3()
+        if verdict > 0:
+            return -1.0, nan3(), nan3(), nan3()
     params_t, points_t, tris_t, edges_t = _triangle_polytope_arrays(a, b, c)
     if int(params_t[1]) == 0:
         # zero-area triangle: its longest edge, a segment (linear-linear, as _ordered_core does)

@@ -238,6 +238,16 @@ def triangle_distance_sq(A, B):
 
 
 @njit(cache=True, nogil=True)
+def segment_triangle_distance_sq(p0, p1, p2, q0, q1, q2, T):
+    """``(d2, exact)``: squared distance of segment pq and triangle T (9-tuple), as
+    triangle_distance_sq with the segment as the zero-area triangle (p, q, q); ``exact`` is False
+    for a zero-area T, whose crossings are not enumerated (a segment through a sliver's interior
+    gets the distance to its edges), so only a proper T's distance is exact."""
+    d2, _, _ = triangle_distance_sq((p0, p1, p2, q0, q1, q2, q0, q1, q2), T)
+    return d2, _proper(T)
+
+
+@njit(cache=True, nogil=True)
 def load_triangle(T, k):
     """Triangle k of an (m, 3, 3) array as a 9-tuple."""
     return (T[k, 0, 0], T[k, 0, 1], T[k, 0, 2], T[k, 1, 0], T[k, 1, 1], T[k, 1, 2], T[k, 2, 0], T[k, 2, 1], T[k, 2, 2])
