@@ -50,7 +50,7 @@ from touche._kernels.base.touching import touching_tolerance  # noqa: E402
 from touche._kernels.narrow.batch import distance_one  # noqa: E402
 from touche._kernels.narrow.bvh_shape import call_mesh_engine, mesh_pair_distance  # noqa: E402
 from touche._kernels.narrow.pairs import call_pair_engine  # noqa: E402
-from touche._kernels.primitives.kinematics import rigid_product, rigid_product_at, tree_poses  # noqa: E402
+from touche._kernels.primitives.kinematics import rigid_product_at, tree_poses  # noqa: E402
 from touche._kernels.trees.bvh_descent import obb_overlap  # noqa: E402
 from touche._kernels.trees.bvh_distance import tree_distance_one  # noqa: E402
 from touche._kernels.trees.bvh_overlap import tree_intersects_pair  # noqa: E402
@@ -395,8 +395,9 @@ def pair_table_distances_many(q, parent, joint_type, origin, axis, dof, multipli
     chunk_poses = np.empty((max(hi - lo, 1), geometries, 4, 4))
     for i in range(lo, hi):
         tree_poses(parent, joint_type, origin, axis, dof, multiplier, offset, q[i], link_poses, joint_frame, motion)
+        poses = chunk_poses[i - lo]
         for o in range(geometries):
-            rigid_product(link_poses[geometry_link[o]], geometry_origin[o], chunk_poses[i - lo, o])
+            rigid_product_at(link_poses, geometry_link[o], geometry_origin, o, poses, o)
     for p in range(pair_lo, pair_hi):
         way = pairs[p, ROUTE]
         if way == ROUTE_PYTHON:

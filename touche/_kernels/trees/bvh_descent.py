@@ -58,8 +58,9 @@ def obb_overlap(ca0, ca1, ca2, a, ha0, ha1, ha2, cb0, cb1, cb2, b, hb0, hb1, hb2
                                     (ha0, ha1, ha2), (hb0, hb1, hb2), OBB_EPSILON)
 
 
-# node_obb_b, obb_pair, center_gap2, is_direct_leaf: inline, called per node pair; as calls,
-# their array arguments' reference counting cost as much as their arithmetic
+# node_obb_b, obb_pair, center_gap2, is_direct_leaf: inline, called per node pair. An inlined
+# helper still binds the arrays it takes (reference counting per call): the hottest loop,
+# bvh_overlap.tree_overlap_direct, writes the smallest of them out instead
 @njit(cache=True, nogil=True, inline="always")
 def node_obb_b(nb_b, ib, rot, trans, cb, ub):
     """OBB of B's node ib moved into A's frame: center -> cb (3,), axis rows -> ub (9,)."""
