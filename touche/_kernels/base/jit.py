@@ -146,7 +146,10 @@ class _CacheOnFirstUse:
         return self._cache
 
     def load_overload(self, sig, target_context):
-        return self._real().load_overload(sig, target_context)
+        try:
+            return self._real().load_overload(sig, target_context)
+        except _StaleSeparateKernel:  # a callee it calls by name is gone or changed: compile it anew
+            return None
 
     def save_overload(self, sig, data):
         return self._real().save_overload(sig, data)
@@ -171,6 +174,12 @@ class KernelDispatcher(CPUDispatcher):
         args = tuple(types.unliteral(arg) for arg in args)
         kws = {name: types.unliteral(value) for name, value in kws.items()}
         return super().get_call_template(args, kws)
+
+    def compile(self, sig):
+        entry_point = super().compile(sig)
+        if not config.DISABLE_JIT and SEPARATE_MIN_LINES is not None:
+            _separate_if_big(self, sig)
+        return entry_point
 
     def _compile_for_args(self, *args, **kws):
         # Reached from Python when no compiled specialization matches the arguments; numba then
@@ -209,6 +218,134 @@ def _adopt(dispatcher, cache):
     if cache:
         dispatcher.enable_caching()
     return dispatcher
+
+
+# ------------------------------------------------------------------------------------------------
+# separate compilation: big kernels are called by name, not linked into every caller
+#
+# numba links a jitted callee's whole LLVM module (the callee and everything it calls) into each
+# caller's module, and the caller's finalize optimizes and code-generates all of it again: in a
+# warmup, 3.56 M lines of linked IR against 0.84 M lines of the kernels' own, and finalize ~40 %
+# of the compile CPU. A kernel specialization whose module for linking has SEPARATE_MIN_LINES
+# lines or more is instead registered in the JIT's symbol table under a stable name (numba's
+# mangled names carry a per-process counter), and callers typed after that declare the name and
+# call it: they link nothing of it. Big callees were not inlined by LLVM anyway (their cost is far
+# above the inliner's threshold), so the machine code of a call is the same direct call.
+#
+# A cached caller's object code then refers to the callee by that name: numba runs a compile
+# result's ``reload_init`` callables before it loads the object code, and the call site adds a
+# ``_SeparateKernel`` there, which loads (or compiles) the callee and registers its name first.
+# The name covers the module, the qualified name, the argument and return types and the ABI tags;
+# if the callee is gone or now answers another name, the caller's cache entry is treated as a miss
+# and the caller is compiled again (never a call to an unresolved or mismatched symbol).
+# Kernels made in a function (qualified names with <locals>) and forced-inline ones keep linking:
+# two closures may share a qualified name.
+SEPARATE_MIN_LINES = None if os.environ.get("TOUCHE_SEPARATE_KERNELS") == "0" else 1000
+
+
+class _StaleSeparateKernel(Exception):
+    pass
+
+
+def _separate_symbol(dispatcher, cres):
+    import hashlib
+
+    fndesc = cres.fndesc
+    key = "|".join((dispatcher.py_func.__module__, dispatcher.py_func.__qualname__, str(tuple(fndesc.argtypes)),
+                    str(fndesc.restype), str(tuple(fndesc.abi_tags))))
+    return "touche_kernel_" + hashlib.sha1(key.encode()).hexdigest()[:32]
+
+
+def _registered_symbol(dispatcher, args, force=False):
+    """The stable name under which this specialization is callable (registering it now), or None
+    when it stays linked into its callers."""
+    registered = dispatcher.__dict__.setdefault("_separate_symbols", {})
+    if args in registered and (registered[args] is not None or not force):
+        return registered[args]
+    cres = dispatcher.overloads.get(args)
+    if cres is None or cres.objectmode or cres.fndesc.inline or "<locals>" in dispatcher.py_func.__qualname__:
+        registered[args] = None
+        return None
+    if not force:
+        lines = str(cres.library._get_module_for_linking()).count("\n")
+        if lines < SEPARATE_MIN_LINES:
+            registered[args] = None
+            return None
+    from llvmlite import binding
+    from numba.core.base import OverloadSelector
+
+    symbol = _separate_symbol(dispatcher, cres)
+    binding.add_symbol(symbol, cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name))
+    loader = _SeparateKernel(dispatcher.py_func.__module__, dispatcher.py_func.__qualname__, args, symbol)
+    selector = OverloadSelector()
+    selector.append(_call_by_name(cres.fndesc, symbol, loader), tuple(cres.fndesc.argtypes))
+    dispatcher.targetctx._defns[cres.entry_point] = selector
+    registered[args] = symbol
+    return symbol
+
+
+def _separate_if_big(dispatcher, sig):
+    from numba.core import sigutils
+
+    args, _ = sigutils.normalize_signature(sig)
+    _registered_symbol(dispatcher, tuple(args))
+
+
+class _SeparateKernel:
+    """Run before a cached caller is loaded (numba's reload_init): load or compile the callee and
+    register its name; _StaleSeparateKernel when it no longer answers that name."""
+
+    __slots__ = ("module", "qualname", "args", "symbol")
+
+    def __init__(self, module, qualname, args, symbol):
+        self.module, self.qualname, self.args, self.symbol = module, qualname, tuple(args), symbol
+
+    def __reduce__(self):
+        return (_SeparateKernel, (self.module, self.qualname, self.args, self.symbol))
+
+    def __eq__(self, other):
+        return isinstance(other, _SeparateKernel) and self.symbol == other.symbol
+
+    def __hash__(self):
+        return hash(self.symbol)
+
+    def __call__(self):
+        import importlib
+
+        try:
+            dispatcher = importlib.import_module(self.module)
+            for part in self.qualname.split("."):
+                dispatcher = getattr(dispatcher, part)
+            if not isinstance(dispatcher, KernelDispatcher):
+                raise TypeError(f"{self.qualname} is no longer a kernel")
+            dispatcher.compile(self.args)
+            symbol = _registered_symbol(dispatcher, self.args, force=True)
+        except Exception as error:  # gone, renamed, or no longer compiles for these types
+            raise _StaleSeparateKernel(f"{self.module}.{self.qualname}{self.args}: {error}") from error
+        if symbol != self.symbol:
+            raise _StaleSeparateKernel(f"{self.module}.{self.qualname}{self.args} changed its signature")
+
+
+def _call_by_name(fndesc, symbol, loader):
+    """numba's user_function (a call of a compiled kernel), calling ``symbol`` and linking nothing."""
+    from numba.core import cgutils
+    from numba.core.imputils import fix_returning_optional, impl_ret_new_ref
+
+    def call(context, builder, sig, args):
+        function_type = context.call_conv.get_function_type(fndesc.restype, fndesc.argtypes)
+        function = cgutils.get_or_insert_function(builder.module, function_type, symbol)
+        context.apply_target_attributes(function, fndesc.argtypes, fndesc.restype)
+        context.call_conv.decorate_function(function, fndesc.args, fndesc.argtypes, noalias=fndesc.noalias)
+        status, result = context.call_conv.call_function(builder, function, fndesc.restype, fndesc.argtypes, args)
+        with cgutils.if_unlikely(builder, status.is_error):
+            context.call_conv.return_status_propagate(builder, status)
+        result = fix_returning_optional(context, builder, sig, status, result)
+        context.active_code_library._reload_init.add(loader)  # a cached caller loads the callee first
+        return impl_ret_new_ref(context, builder, fndesc.restype, result)
+
+    call.signature = tuple(fndesc.argtypes)
+    call.libs = ()
+    return call
 
 
 # ------------------------------------------------------------------------------------------------
