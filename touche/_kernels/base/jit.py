@@ -147,12 +147,25 @@ class _CacheOnFirstUse:
 
     def load_overload(self, sig, target_context):
         try:
-            return self._real().load_overload(sig, target_context)
+            result = self._real().load_overload(sig, target_context)
         except _StaleSeparateKernel:  # a callee it calls by name is gone or changed: compile it anew
             return None
+        if result is not None and result.reload_init:
+            # numba keeps the reload steps in the compile result only; a caller compiled later
+            # that links this library takes the library's, which must then include them
+            result.library._reload_init.update(result.reload_init)
+        return result
 
     def save_overload(self, sig, data):
-        return self._real().save_overload(sig, data)
+        # every kernel this code calls by name, however the call got into its module (its own
+        # call sites, or those of kernels linked into it), is loaded before it (see _SeparateKernel)
+        steps = list(data.reload_init or ())
+        for function in data.library._final_module.functions:
+            if function.is_declaration and function.name in _SEPARATE_LOADERS:
+                loader = _SEPARATE_LOADERS[function.name]
+                if loader not in steps:
+                    steps.append(loader)
+        return self._real().save_overload(sig, data._replace(reload_init=steps))
 
     def flush(self):
         return self._real().flush()
@@ -243,6 +256,9 @@ def _adopt(dispatcher, cache):
 SEPARATE_MIN_LINES = None if os.environ.get("TOUCHE_SEPARATE_KERNELS") == "0" else 1000
 
 
+_SEPARATE_LOADERS = {}  # registered name -> its _SeparateKernel
+
+
 class _StaleSeparateKernel(Exception):
     pass
 
@@ -277,6 +293,7 @@ def _registered_symbol(dispatcher, args, force=False):
     symbol = _separate_symbol(dispatcher, cres)
     binding.add_symbol(symbol, cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name))
     loader = _SeparateKernel(dispatcher.py_func.__module__, dispatcher.py_func.__qualname__, args, symbol)
+    _SEPARATE_LOADERS[symbol] = loader
     selector = OverloadSelector()
     selector.append(_call_by_name(cres.fndesc, symbol, loader), tuple(cres.fndesc.argtypes))
     dispatcher.targetctx._defns[cres.entry_point] = selector
