@@ -120,3 +120,25 @@ def test_big_engine_kernels_are_called_by_name():
                 if any(line.startswith("declare") and symbol in line for line in module.splitlines() for symbol in separate):
                     declaring.append(dispatcher)
     assert declaring
+
+
+def test_a_library_calling_an_unloaded_name_fails_in_python_not_in_llvm():
+    """LLVM aborts the process on an unresolved symbol; touche checks its kernel names first."""
+    from llvmlite import ir
+    from numba.core.registry import cpu_target
+
+    from touche._kernels.base import jit
+
+    jit._refuse_unregistered_names()
+    module = ir.Module(name="calls_a_missing_kernel")
+    double = ir.DoubleType()
+    missing = ir.Function(module, ir.FunctionType(double, [double]), name=jit._SYMBOL_PREFIX + "not_loaded")
+    caller = ir.Function(module, ir.FunctionType(double, [double]), name="calls_missing")
+    builder = ir.IRBuilder(caller.append_basic_block())
+    builder.ret(builder.call(missing, [caller.args[0]]))
+    library = cpu_target.target_context.codegen().create_library("calls_a_missing_kernel")
+    library.add_ir_module(module)
+    from numba.core.compiler_lock import global_compiler_lock
+
+    with global_compiler_lock, pytest.raises(jit._StaleSeparateKernel, match="not_loaded"):
+        library.finalize()

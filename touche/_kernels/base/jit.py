@@ -189,8 +189,9 @@ class KernelDispatcher(CPUDispatcher):
         return super().get_call_template(args, kws)
 
     def compile(self, sig):
+        _refuse_unregistered_names()  # before anything is loaded or linked
         entry_point = super().compile(sig)
-        if not config.DISABLE_JIT and SEPARATE_MIN_LINES is not None:
+        if SEPARATE_MIN_LINES is not None:
             _separate_if_big(self, sig)
         return entry_point
 
@@ -257,6 +258,7 @@ SEPARATE_MIN_LINES = None if os.environ.get("TOUCHE_SEPARATE_KERNELS") == "0" el
 
 
 _SEPARATE_LOADERS = {}  # registered name -> its _SeparateKernel
+_SYMBOL_PREFIX = "touche_kernel_"
 
 
 class _StaleSeparateKernel(Exception):
@@ -269,7 +271,7 @@ def _separate_symbol(dispatcher, cres):
     fndesc = cres.fndesc
     key = "|".join((dispatcher.py_func.__module__, dispatcher.py_func.__qualname__, str(tuple(fndesc.argtypes)),
                     str(fndesc.restype), str(tuple(fndesc.abi_tags))))
-    return "touche_kernel_" + hashlib.sha1(key.encode()).hexdigest()[:32]
+    return _SYMBOL_PREFIX + hashlib.sha1(key.encode()).hexdigest()[:32]
 
 
 def _registered_symbol(dispatcher, args, force=False):
@@ -299,6 +301,31 @@ def _registered_symbol(dispatcher, args, force=False):
     dispatcher.targetctx._defns[cres.entry_point] = selector
     registered[args] = symbol
     return symbol
+
+
+def _refuse_unregistered_names():
+    """Make a library that declares a kernel name not registered in this process fail with
+    _StaleSeparateKernel as it is finalized, before LLVM resolves its symbols (an unresolved
+    symbol aborts the process there). With the loaders saved beside every caller this does not
+    happen; the check keeps a bug from ever becoming a crash."""
+    from numba.core.codegen import CPUCodeLibrary
+
+    verify = CPUCodeLibrary._verify_declare_only_symbols
+    if getattr(verify, "_touche_checks_names", False):
+        return
+
+    def verify_declare_only_symbols(library):
+        verify(library)
+        for module in (library._final_module, library._shared_module):
+            if module is None:
+                continue
+            for function in module.functions:
+                if (function.is_declaration and function.name.startswith(_SYMBOL_PREFIX)
+                        and function.name not in _SEPARATE_LOADERS):
+                    raise _StaleSeparateKernel(f"{library.name} calls {function.name}, which is not loaded")
+
+    verify_declare_only_symbols._touche_checks_names = True
+    CPUCodeLibrary._verify_declare_only_symbols = verify_declare_only_symbols
 
 
 def _separate_if_big(dispatcher, sig):
