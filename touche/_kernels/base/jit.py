@@ -330,9 +330,11 @@ def _refuse_unregistered_names():
 
 def _separate_if_big(dispatcher, sig):
     from numba.core import sigutils
+    from numba.core.compiler_lock import global_compiler_lock
 
     args, _ = sigutils.normalize_signature(sig)
-    _registered_symbol(dispatcher, tuple(args))
+    with global_compiler_lock:  # the context's call table and the library are shared with compiling threads
+        _registered_symbol(dispatcher, tuple(args))
 
 
 class _SeparateKernel:
