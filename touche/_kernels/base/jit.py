@@ -192,7 +192,7 @@ class KernelDispatcher(CPUDispatcher):
         _refuse_unregistered_names()  # before anything is loaded or linked
         entry_point = super().compile(sig)
         if SEPARATE_MIN_LINES is not None:
-            _separate_if_big(self, sig)
+            _install_kernel_call(self, sig)
         return entry_point
 
     def _compile_for_args(self, *args, **kws):
@@ -275,39 +275,41 @@ def _separate_symbol(dispatcher, cres):
 
 
 def _registered_symbol(dispatcher, args, force=False):
-    """The stable name under which this specialization is callable (registering it now), or None
-    when it stays linked into its callers."""
-    registered = dispatcher.__dict__.setdefault("_separate_symbols", {})
-    if args in registered and (registered[args] is not None or not force):
-        return registered[args]
+    """The stable name under which this specialization is called (registering it now), or None
+    when it is linked into its callers. Decided once per process, when a first caller's call is
+    lowered (nothing is measured when kernels are only loaded from the cache); ``force`` (a cached
+    caller needs the name) registers it whatever its size."""
+    decided = dispatcher.__dict__.setdefault("_separate_symbols", {})
+    if args in decided and (decided[args] is not None or not force):
+        return decided[args]
     cres = dispatcher.overloads.get(args)
-    if cres is None or cres.objectmode or cres.fndesc.inline or "<locals>" in dispatcher.py_func.__qualname__:
-        registered[args] = None
+    if cres is None or not _may_be_separate(dispatcher, cres):
+        decided[args] = None
         return None
-    if not force:
-        lines = str(cres.library._get_module_for_linking()).count("\n")
-        if lines < SEPARATE_MIN_LINES:
-            registered[args] = None
-            return None
+    if not force and str(cres.library._get_module_for_linking()).count("\n") < SEPARATE_MIN_LINES:
+        decided[args] = None
+        return None
     from llvmlite import binding
-    from numba.core.base import OverloadSelector
 
     symbol = _separate_symbol(dispatcher, cres)
     binding.add_symbol(symbol, cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name))
-    loader = _SeparateKernel(dispatcher.py_func.__module__, dispatcher.py_func.__qualname__, args, symbol)
-    _SEPARATE_LOADERS[symbol] = loader
-    selector = OverloadSelector()
-    selector.append(_call_by_name(cres.fndesc, symbol, loader), tuple(cres.fndesc.argtypes))
-    dispatcher.targetctx._defns[cres.entry_point] = selector
-    registered[args] = symbol
+    _SEPARATE_LOADERS[symbol] = _SeparateKernel(dispatcher.py_func.__module__, dispatcher.py_func.__qualname__,
+                                                args, symbol)
+    decided[args] = symbol
     return symbol
 
 
+def _may_be_separate(dispatcher, cres):
+    return not (cres.objectmode or cres.fndesc.inline or "<locals>" in dispatcher.py_func.__qualname__)
+
+
 def _refuse_unregistered_names():
-    """Make a library that declares a kernel name not registered in this process fail with
-    _StaleSeparateKernel as it is finalized, before LLVM resolves its symbols (an unresolved
-    symbol aborts the process there). With the loaders saved beside every caller this does not
-    happen; the check keeps a bug from ever becoming a crash."""
+    """Make a library compiled in this process that declares a kernel name not registered here
+    fail with _StaleSeparateKernel as it is finalized, before LLVM resolves its symbols (an
+    unresolved symbol aborts the process there): the check keeps a bug from ever becoming a
+    crash. A library loaded from the cache is not scanned (its module would be walked on every
+    load): its names are covered by construction, since save_overload stores a loader for every
+    kernel name its module declares, and the loaders run before it is loaded."""
     from numba.core.codegen import CPUCodeLibrary
 
     verify = CPUCodeLibrary._verify_declare_only_symbols
@@ -316,25 +318,35 @@ def _refuse_unregistered_names():
 
     def verify_declare_only_symbols(library):
         verify(library)
-        for module in (library._final_module, library._shared_module):
-            if module is None:
-                continue
-            for function in module.functions:
-                if (function.is_declaration and function.name.startswith(_SYMBOL_PREFIX)
-                        and function.name not in _SEPARATE_LOADERS):
-                    raise _StaleSeparateKernel(f"{library.name} calls {function.name}, which is not loaded")
+        for function in library._final_module.functions:  # empty for a library loaded from the cache
+            if (function.is_declaration and function.name.startswith(_SYMBOL_PREFIX)
+                    and function.name not in _SEPARATE_LOADERS):
+                raise _StaleSeparateKernel(f"{library.name} calls {function.name}, which is not loaded")
 
     verify_declare_only_symbols._touche_checks_names = True
     CPUCodeLibrary._verify_declare_only_symbols = verify_declare_only_symbols
 
 
-def _separate_if_big(dispatcher, sig):
+def _install_kernel_call(dispatcher, sig):
+    """Have callers call this specialization through _kernel_call (numba's own call, or by name)."""
     from numba.core import sigutils
+    from numba.core.base import OverloadSelector
     from numba.core.compiler_lock import global_compiler_lock
 
     args, _ = sigutils.normalize_signature(sig)
-    with global_compiler_lock:  # the context's call table and the library are shared with compiling threads
-        _registered_symbol(dispatcher, tuple(args))
+    args = tuple(args)
+    installed = dispatcher.__dict__.setdefault("_kernel_calls", set())
+    if args in installed:
+        return
+    with global_compiler_lock:  # the context's call table is shared with compiling threads
+        cres = dispatcher.overloads.get(args)
+        if cres is None or args in installed:
+            return
+        installed.add(args)
+        if _may_be_separate(dispatcher, cres):
+            selector = OverloadSelector()
+            selector.append(_kernel_call(dispatcher, args, cres), tuple(cres.fndesc.argtypes))
+            dispatcher.targetctx._defns[cres.entry_point] = selector
 
 
 class _SeparateKernel:
@@ -372,21 +384,29 @@ class _SeparateKernel:
             raise _StaleSeparateKernel(f"{self.module}.{self.qualname}{self.args} changed its signature")
 
 
-def _call_by_name(fndesc, symbol, loader):
-    """numba's user_function (a call of a compiled kernel), calling ``symbol`` and linking nothing."""
+def _kernel_call(dispatcher, args, cres):
+    """numba's user_function (the code of a call to a compiled kernel), except that a big callee is
+    called by its registered name and linked into nothing."""
     from numba.core import cgutils
     from numba.core.imputils import fix_returning_optional, impl_ret_new_ref
 
-    def call(context, builder, sig, args):
-        function_type = context.call_conv.get_function_type(fndesc.restype, fndesc.argtypes)
-        function = cgutils.get_or_insert_function(builder.module, function_type, symbol)
-        context.apply_target_attributes(function, fndesc.argtypes, fndesc.restype)
-        context.call_conv.decorate_function(function, fndesc.args, fndesc.argtypes, noalias=fndesc.noalias)
-        status, result = context.call_conv.call_function(builder, function, fndesc.restype, fndesc.argtypes, args)
+    fndesc = cres.fndesc
+
+    def call(context, builder, sig, values):
+        symbol = _registered_symbol(dispatcher, args)
+        if symbol is None:  # numba's own call: declare the mangled name, link the library
+            function = context.declare_function(builder.module, fndesc)
+            context.add_linking_libs([cres.library])
+        else:
+            function_type = context.call_conv.get_function_type(fndesc.restype, fndesc.argtypes)
+            function = cgutils.get_or_insert_function(builder.module, function_type, symbol)
+            context.apply_target_attributes(function, fndesc.argtypes, fndesc.restype)
+            context.call_conv.decorate_function(function, fndesc.args, fndesc.argtypes, noalias=fndesc.noalias)
+            context.active_code_library._reload_init.add(_SEPARATE_LOADERS[symbol])  # loaded before a cached caller
+        status, result = context.call_conv.call_function(builder, function, fndesc.restype, fndesc.argtypes, values)
         with cgutils.if_unlikely(builder, status.is_error):
             context.call_conv.return_status_propagate(builder, status)
         result = fix_returning_optional(context, builder, sig, status, result)
-        context.active_code_library._reload_init.add(loader)  # a cached caller loads the callee first
         return impl_ret_new_ref(context, builder, fndesc.restype, result)
 
     call.signature = tuple(fndesc.argtypes)
