@@ -254,7 +254,19 @@ def _adopt(dispatcher, cache):
 # and the caller is compiled again (never a call to an unresolved or mismatched symbol).
 # Kernels made in a function (qualified names with <locals>) and forced-inline ones keep linking:
 # two closures may share a qualified name.
-SEPARATE_MIN_LINES = None if os.environ.get("TOUCHE_SEPARATE_KERNELS") == "0" else 1000
+# TOUCHE_SEPARATE_KERNELS=0 turns it off (numba's linking everywhere); =N sets the threshold.
+
+
+def _separate_min_lines(default=1000):
+    setting = os.environ.get("TOUCHE_SEPARATE_KERNELS", "").strip()
+    if not setting:
+        return default
+    if not setting.isdigit():
+        raise ValueError(f"TOUCHE_SEPARATE_KERNELS must be a number of IR lines (0 = off), got {setting!r}")
+    return int(setting) or None
+
+
+SEPARATE_MIN_LINES = _separate_min_lines()
 
 
 _SEPARATE_LOADERS = {}  # registered name -> its _SeparateKernel
