@@ -79,6 +79,15 @@ def test_a_separate_kernel_is_called_by_name_and_cached_callers_load_it_first(tm
     value2, compiled2, symbol2, _, _, raised2 = _run(tmp_path, cache)
     assert (value2, compiled2, symbol2, raised2) == (value, 0, symbol, raised)
 
+    # big's cache entries are gone (a cleaned cache, another machine's partial copy): the cached
+    # caller's reload step compiles big again, under the same name, and the caller still loads
+    removed = [path for path in cache.rglob("*") if path.is_file() and "sepbig" in path.name]
+    assert removed
+    for path in removed:
+        path.unlink()
+    value_again, compiled_again, symbol_again, _, _, _ = _run(tmp_path, cache)
+    assert (value_again, compiled_again, symbol_again) == (value, 1, symbol)
+
     # big now returns an integer: same arguments, another return type. The caller's cache entry
     # (its file is unchanged, so numba still finds it) refers to the old name: it is a miss, and
     # the caller is compiled against the new big -- never a call with the old return type
