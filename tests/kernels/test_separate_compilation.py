@@ -151,3 +151,18 @@ def test_a_library_calling_an_unloaded_name_fails_in_python_not_in_llvm():
 
     with global_compiler_lock, pytest.raises(jit._StaleSeparateKernel, match="not_loaded"):
         library.finalize()
+
+
+def test_the_threshold_setting_is_a_number_of_lines_or_off(monkeypatch):
+    from touche._kernels.base import jit
+
+    monkeypatch.delenv("TOUCHE_SEPARATE_KERNELS", raising=False)
+    assert jit._separate_min_lines() == 1000
+    monkeypatch.setenv("TOUCHE_SEPARATE_KERNELS", "3000")
+    assert jit._separate_min_lines() == 3000
+    monkeypatch.setenv("TOUCHE_SEPARATE_KERNELS", "0")
+    assert jit._separate_min_lines() is None
+    for bad in ("yes", "-5", "1e3"):
+        monkeypatch.setenv("TOUCHE_SEPARATE_KERNELS", bad)
+        with pytest.raises(ValueError, match="TOUCHE_SEPARATE_KERNELS"):
+            jit._separate_min_lines()
