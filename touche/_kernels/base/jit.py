@@ -189,7 +189,6 @@ class KernelDispatcher(CPUDispatcher):
         return super().get_call_template(args, kws)
 
     def compile(self, sig):
-        _refuse_unregistered_names()  # before anything is loaded or linked
         entry_point = super().compile(sig)
         if SEPARATE_MIN_LINES is not None:
             _install_kernel_call(self, sig)
@@ -325,8 +324,6 @@ def _refuse_unregistered_names():
     from numba.core.codegen import CPUCodeLibrary
 
     verify = CPUCodeLibrary._verify_declare_only_symbols
-    if getattr(verify, "_touche_checks_names", False):
-        return
 
     def verify_declare_only_symbols(library):
         verify(library)
@@ -335,8 +332,10 @@ def _refuse_unregistered_names():
                     and function.name not in _SEPARATE_LOADERS):
                 raise _StaleSeparateKernel(f"{library.name} calls {function.name}, which is not loaded")
 
-    verify_declare_only_symbols._touche_checks_names = True
     CPUCodeLibrary._verify_declare_only_symbols = verify_declare_only_symbols
+
+
+_refuse_unregistered_names()  # once, before any kernel is loaded or linked
 
 
 def _install_kernel_call(dispatcher, sig):
