@@ -75,6 +75,73 @@ def _defer_numba_blas_import():
 _defer_numba_blas_import()
 
 
+def _lighten_numba_bookkeeping():
+    """Two pieces of numba's per-compile bookkeeping, made cheaper without changing what they answer.
+
+    - ``TargetConfig.values()`` (compiler flags as a dict) builds the dict through one property
+      call per option, and numba's overload templates hash and compare flags in every cache lookup
+      of a typed call: ~5 % of a first query's compile. Here the same dict is the option defaults
+      updated with the options set (the properties read ``_values.get(name, default)``), and the
+      hash -- numba's hashes the sorted option *names*, so it is the same for every instance of a
+      class -- is that of the names, computed once per class.
+    - numba registers a callback on llvmlite's lock that emits a "numba:llvm_lock" event around
+      every call into LLVM (~200,000 in a first box-box contacts query: ~4 % of its compile), only
+      to time LLVM for the compile results' metadata ("llvm_lock" timers); touche reads no timers.
+    Neither is done when numba's internals do not look as expected (another numba version).
+    """
+    try:
+        from numba.core import compiler, targetconfig
+
+        config_class = targetconfig.TargetConfig
+        numba_values, numba_hash = config_class.values, config_class.__hash__
+    except Exception:  # another layout: numba's own methods stay
+        config_class = None
+    if config_class is not None:
+        defaults_by_class, hash_by_class = {}, {}
+
+        def values(self):
+            cls = type(self)
+            defaults = defaults_by_class.get(cls)
+            if defaults is None:
+                defaults = defaults_by_class[cls] = {name: opt.default for name, opt in cls.options.items()}
+            merged = dict(defaults)
+            merged.update(self._values)
+            return merged
+
+        def config_hash(self):
+            cls = type(self)
+            value = hash_by_class.get(cls)
+            if value is None:
+                value = hash_by_class[cls] = hash(tuple(sorted(cls.options)))
+            return value
+
+        try:  # the same answers as numba's on a flags object with options set, or numba's stay
+            flags = compiler.Flags()
+            flags.nrt = True
+            flags.no_cpython_wrapper = True
+            same = values(flags) == numba_values(flags) and config_hash(flags) == numba_hash(flags)
+        except Exception:
+            same = False
+        if same:
+            config_class.values = values
+            config_class.__hash__ = config_hash
+    try:
+        from llvmlite.binding import ffi
+        from numba.core import base
+
+        callbacks = ffi.lib._lock._cblist
+        numba_callbacks = [pair for pair in callbacks
+                           if getattr(pair[0], "__module__", None) == base.__name__
+                           and getattr(pair[0], "__name__", None) == "enter_fn"]
+    except Exception:
+        numba_callbacks = []
+    for acquire, release in numba_callbacks:
+        ffi.unregister_lock_callback(acquire, release)
+
+
+_lighten_numba_bookkeeping()
+
+
 def persistent_cache_root():
     """The per-user folder of compiled kernels, or None when it is not used."""
     if config.CACHE_DIR or os.environ.get("TOUCHE_PERSISTENT_CACHE") == "0":
@@ -124,6 +191,13 @@ class _KernelCacheImpl(CompileResultCacheImpl):
 
 class _KernelFunctionCache(FunctionCache):
     _impl_class = _KernelCacheImpl
+    without_python_entry = False  # set by the dispatcher around each load and save
+
+    def _index_key(self, sig, codegen):
+        # a specialization compiled for callers in jitted code only has no Python entry point:
+        # it is kept under its own key, never handed to a call from Python
+        key = super()._index_key(sig, codegen)
+        return key + ("kernel-callers-only",) if self.without_python_entry else key
 
 
 class _CacheOnFirstUse:
@@ -134,11 +208,12 @@ class _CacheOnFirstUse:
     them all at decoration was ~40 ms of every process's first query. Everything numba asks of
     the cache is passed on to the real one."""
 
-    __slots__ = ("_py_func", "_cache")
+    __slots__ = ("_py_func", "_cache", "for_kernel_callers")
 
     def __init__(self, py_func):
         self._py_func = py_func
         self._cache = None
+        self.for_kernel_callers = False  # the specialization being loaded is for jitted callers only
 
     def _real(self):
         if self._cache is None:
@@ -146,10 +221,18 @@ class _CacheOnFirstUse:
         return self._cache
 
     def load_overload(self, sig, target_context):
+        without_python_entry = self.for_kernel_callers
+        real = self._real()
         try:
-            result = self._real().load_overload(sig, target_context)
+            real.without_python_entry = without_python_entry
+            result = real.load_overload(sig, target_context)
+            if result is None and without_python_entry:  # a kernel caller can use the full one too
+                real.without_python_entry = False
+                result = real.load_overload(sig, target_context)
         except _StaleSeparateKernel:  # a callee it calls by name is gone or changed: compile it anew
             return None
+        finally:
+            real.without_python_entry = False
         if result is not None and result.reload_init:
             # numba keeps the reload steps in the compile result only; a caller compiled later
             # that links this library takes the library's, which must then include them
@@ -165,7 +248,12 @@ class _CacheOnFirstUse:
                 loader = _SEPARATE_LOADERS[function.name]
                 if loader not in steps:
                     steps.append(loader)
-        return self._real().save_overload(sig, data._replace(reload_init=steps))
+        real = self._real()
+        real.without_python_entry = not _has_python_entry(data)
+        try:
+            return real.save_overload(sig, data._replace(reload_init=steps))
+        finally:
+            real.without_python_entry = False
 
     def flush(self):
         return self._real().flush()
@@ -184,15 +272,40 @@ class KernelDispatcher(CPUDispatcher):
         self._cache = _CacheOnFirstUse(self.py_func)
 
     def get_call_template(self, args, kws):
+        # reached when a caller in jitted code is typed: what it compiles needs no Python entry
         args = tuple(types.unliteral(arg) for arg in args)
         kws = {name: types.unliteral(value) for name, value in kws.items()}
-        return super().get_call_template(args, kws)
+        with _compiling_for(self, kernel_callers_only=True):
+            return super().get_call_template(args, kws)
 
     def compile(self, sig):
-        entry_point = super().compile(sig)
+        from numba.core import sigutils
+
+        for_kernels = self.targetoptions.get("no_cpython_wrapper", False)
+        if not for_kernels:
+            # a call from Python (or an explicit compile): a specialization compiled for jitted
+            # callers only has no entry point to call, so it is compiled (or loaded) again, whole
+            args = tuple(sigutils.normalize_signature(sig)[0])
+            existing = self.overloads.get(args)
+            if existing is not None and not _has_python_entry(existing):
+                del self.overloads[args]
+                self.__dict__.get("_kernel_calls", set()).discard(args)
+        if isinstance(self._cache, _CacheOnFirstUse):
+            self._cache.for_kernel_callers = for_kernels
+        try:
+            entry_point = super().compile(sig)
+        finally:
+            if isinstance(self._cache, _CacheOnFirstUse):
+                self._cache.for_kernel_callers = False
         if SEPARATE_MIN_LINES is not None:
             _install_kernel_call(self, sig)
         return entry_point
+
+    def add_overload(self, cres):
+        if _has_python_entry(cres):
+            super().add_overload(cres)
+        else:  # callable from jitted code only: kept out of the table numba calls from Python
+            self.overloads[tuple(cres.signature.args)] = cres
 
     def _compile_for_args(self, *args, **kws):
         # Reached from Python when no compiled specialization matches the arguments; numba then
@@ -214,12 +327,50 @@ def njit(*args, **options):
     # numba's own cache=True would make numba's FunctionCache at once (a folder lookup and a test
     # write), only for enable_caching below to replace it: the cache is made here, on first use
     cache = options.pop("cache", False)
+    # numba's C-callable wrapper (for cfunc-style first-class function values) is compiled with
+    # every specialization by default; touche calls kernels from Python, from kernels, or by
+    # their native address (KernelBoundary), never through it
+    options.setdefault("no_cfunc_wrapper", True)
     decorate = _numba_njit(*args, **options)
 
     def wrapper(function):
         return _adopt(decorate(function), cache)
 
     return wrapper
+
+
+# A specialization compiled because a kernel calls it (typed from its caller) is compiled without
+# numba's CPython wrapper, the function that unboxes Python arguments and boxes the result: in a
+# warmup most kernels are only ever called from other kernels, and the wrapper is ~10 % of their
+# lowering and code generation. A call from Python then finds no entry and compiles the
+# specialization again, whole (kept under its own cache key; KernelDispatcher.compile).
+# TOUCHE_ALL_ENTRY_POINTS=1 compiles every specialization with its wrapper (numba's way).
+KERNEL_CALLERS_ONLY = os.environ.get("TOUCHE_ALL_ENTRY_POINTS", "0") != "1"
+
+
+def _has_python_entry(cres):
+    """Whether the compile result has numba's CPython wrapper (a function Python can call)."""
+    return cres.objectmode or cres.library.get_pointer_to_function(cres.fndesc.llvm_cpython_wrapper_name) != 0
+
+
+class _compiling_for:
+    """Within the block, ``dispatcher`` compiles what it has to without a Python entry point
+    (``kernel_callers_only``), or with one (the default). The compiler reads the dispatcher's own
+    target options, so the compile of one kernel does not decide for the kernels it calls: each
+    of those is asked again by its own get_call_template."""
+
+    def __init__(self, dispatcher, kernel_callers_only=False):
+        self.dispatcher = dispatcher
+        self.value = bool(kernel_callers_only and KERNEL_CALLERS_ONLY and isinstance(dispatcher, KernelDispatcher))
+
+    def __enter__(self):
+        options = self.dispatcher.targetoptions
+        self.previous = options.get("no_cpython_wrapper", False)
+        options["no_cpython_wrapper"] = self.value
+        return self
+
+    def __exit__(self, *exc):
+        self.dispatcher.targetoptions["no_cpython_wrapper"] = self.previous
 
 
 def _adopt(dispatcher, cache):
@@ -280,8 +431,12 @@ def _separate_symbol(dispatcher, cres):
     import hashlib
 
     fndesc = cres.fndesc
+    # the kernel's compile options, not numba's ABI tags: those also encode whether the Python
+    # entry point was compiled (KERNEL_CALLERS_ONLY), which changes nothing a caller calls
+    options = sorted((name, repr(sorted(value) if isinstance(value, (set, frozenset)) else value))
+                     for name, value in dispatcher.targetoptions.items() if name != "no_cpython_wrapper")
     key = "|".join((dispatcher.py_func.__module__, dispatcher.py_func.__qualname__, str(tuple(fndesc.argtypes)),
-                    str(fndesc.restype), str(tuple(fndesc.abi_tags))))
+                    str(fndesc.restype), str(options)))
     return _SYMBOL_PREFIX + hashlib.sha1(key.encode()).hexdigest()[:32]
 
 
@@ -387,7 +542,8 @@ class _SeparateKernel:
                 dispatcher = getattr(dispatcher, part)
             if not isinstance(dispatcher, KernelDispatcher):
                 raise TypeError(f"{self.qualname} is no longer a kernel")
-            dispatcher.compile(self.args)
+            with _compiling_for(dispatcher, kernel_callers_only=True):  # called by name only
+                dispatcher.compile(self.args)
             symbol = _registered_symbol(dispatcher, self.args, force=True)
         except Exception as error:  # gone, renamed, or no longer compiles for these types
             raise _StaleSeparateKernel(f"{self.module}.{self.qualname}{self.args}: {error}") from error
@@ -469,7 +625,8 @@ class KernelBoundary:
 
     def compile(self):
         """The compile result for ``argtypes`` (compiled now, or loaded from the cache)."""
-        self.dispatcher.compile(self.argtypes)
+        with _compiling_for(self.dispatcher, kernel_callers_only=True):  # called by address only
+            self.dispatcher.compile(self.argtypes)
         result = self.dispatcher.overloads[self.argtypes]
         if self.interface is not None and result.signature.return_type != self.interface.restype:
             raise TypeError(f"{self.dispatcher.py_func.__name__} returns {result.signature.return_type}; "
