@@ -102,3 +102,41 @@ def test_all_entry_points_setting_compiles_numbas_way(tmp_path):
                                                      TOUCHE_ALL_ENTRY_POINTS="1")
     assert values == pytest.approx(EXPECTED, rel=1e-15)
     assert entry_before and entry_after and counts == [2, 2, 2]
+
+
+_THREADS = '''
+import threading
+from entrymod import caller, helper
+results, errors = [], []
+barrier = threading.Barrier(2)
+
+
+def run(function, args):
+    try:
+        barrier.wait()
+        results.append((function.__name__, function(*args)))
+    except Exception as error:  # reported, not swallowed
+        errors.append(repr(error))
+
+
+threads = [threading.Thread(target=run, args=(caller, (2.0,))), threading.Thread(target=run, args=(helper, (2.0, 2.0)))]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(sorted(results), errors)
+'''
+
+
+def test_python_and_kernel_callers_compiling_at_once_from_two_threads(tmp_path):
+    # one thread types caller (helper compiled for kernel callers) while the other calls helper
+    # from Python: the Python call must get an entry point, whatever the interleaving
+    (tmp_path / "entrymod.py").write_text(_MODULE)
+    env = {k: v for k, v in os.environ.items() if k not in ("TOUCHE_ALL_ENTRY_POINTS", "TOUCHE_SEPARATE_KERNELS")}
+    env.update(PYTHONPATH=os.pathsep.join([str(tmp_path)] + sys.path))
+    for attempt in range(3):
+        env["NUMBA_CACHE_DIR"] = str(tmp_path / f"cache{attempt}")
+        done = subprocess.run([sys.executable, "-c", _THREADS], env=env, capture_output=True, text=True, timeout=600,
+                              cwd=str(tmp_path))
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "[('caller', 15.0), ('helper', 5.0)] []"

@@ -280,26 +280,31 @@ class KernelDispatcher(CPUDispatcher):
 
     def compile(self, sig):
         from numba.core import sigutils
+        from numba.core.compiler_lock import global_compiler_lock
 
-        for_kernels = self.targetoptions.get("no_cpython_wrapper", False)
-        if not for_kernels:
-            # a call from Python (or an explicit compile): a specialization compiled for jitted
-            # callers only has no entry point to call, so it is compiled (or loaded) again, whole
-            args = tuple(sigutils.normalize_signature(sig)[0])
-            existing = self.overloads.get(args)
-            if existing is not None and not _has_python_entry(existing):
-                del self.overloads[args]
-                self.__dict__.get("_kernel_calls", set()).discard(args)
-        if isinstance(self._cache, _CacheOnFirstUse):
-            self._cache.for_kernel_callers = for_kernels
-        try:
-            entry_point = super().compile(sig)
-        finally:
+        # under numba's (reentrant) compiler lock: another thread typing a caller of this kernel
+        # sets its target options for that compile (_compiling_for), and a call from Python here
+        # must never read them
+        with global_compiler_lock:
+            for_kernels = self.targetoptions.get("no_cpython_wrapper", False)
+            if not for_kernels:
+                # a call from Python (or an explicit compile): a specialization compiled for jitted
+                # callers only has no entry point to call, so it is compiled (or loaded) again, whole
+                args = tuple(sigutils.normalize_signature(sig)[0])
+                existing = self.overloads.get(args)
+                if existing is not None and not _has_python_entry(existing):
+                    del self.overloads[args]
+                    self.__dict__.get("_kernel_calls", set()).discard(args)
             if isinstance(self._cache, _CacheOnFirstUse):
-                self._cache.for_kernel_callers = False
-        if SEPARATE_MIN_LINES is not None:
-            _install_kernel_call(self, sig)
-        return entry_point
+                self._cache.for_kernel_callers = for_kernels
+            try:
+                entry_point = super().compile(sig)
+            finally:
+                if isinstance(self._cache, _CacheOnFirstUse):
+                    self._cache.for_kernel_callers = False
+            if SEPARATE_MIN_LINES is not None:
+                _install_kernel_call(self, sig)
+            return entry_point
 
     def add_overload(self, cres):
         if _has_python_entry(cres):
@@ -364,6 +369,10 @@ class _compiling_for:
         self.value = bool(kernel_callers_only and KERNEL_CALLERS_ONLY and isinstance(dispatcher, KernelDispatcher))
 
     def __enter__(self):
+        from numba.core.compiler_lock import global_compiler_lock
+
+        self.lock = global_compiler_lock  # held for the block: the options are per dispatcher, not per thread
+        self.lock.acquire()
         options = self.dispatcher.targetoptions
         self.previous = options.get("no_cpython_wrapper", False)
         options["no_cpython_wrapper"] = self.value
@@ -371,6 +380,7 @@ class _compiling_for:
 
     def __exit__(self, *exc):
         self.dispatcher.targetoptions["no_cpython_wrapper"] = self.previous
+        self.lock.release()
 
 
 def _adopt(dispatcher, cache):
