@@ -14,6 +14,7 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402
 
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit  # noqa: E402
+from touche._kernels.base.vec import copy_into  # noqa: E402
 
 INF = np.inf
 
@@ -117,7 +118,7 @@ def emit_pair(pairs, count, a, b):
 def grow_ids(buffer, count, value):
     if count >= buffer.shape[0]:
         bigger = np.empty(2 * buffer.shape[0] + 16, dtype=np.int64)
-        bigger[:count] = buffer[:count]
+        copy_into(bigger[:count], buffer[:count])
         buffer = bigger
     buffer[count] = value
     return buffer
@@ -246,7 +247,7 @@ def brute_query_ray(boxes, slots, origin, direction, max_t):
             out = grow_ids(out, count, s)
             if count >= ts.shape[0]:
                 bigger = np.empty(2 * ts.shape[0] + 16)
-                bigger[:count] = ts[:count]
+                copy_into(bigger[:count], ts[:count])
                 ts = bigger
             ts[count] = t
             count += 1
@@ -298,7 +299,7 @@ def sap_array_sort(boxes, order, n, axis, resort):
         for i in range(n):
             keys[i] = boxes[order[i], axis]
         perm = np.argsort(keys, kind="mergesort")
-        order[:n] = order[:n][perm]
+        copy_into(order[:n], order[:n][perm])
     else:
         budget = 32 * n + 64
         swaps = 0
@@ -316,7 +317,7 @@ def sap_array_sort(boxes, order, n, axis, resort):
                 for m in range(n):
                     keys[m] = boxes[order[m], axis]
                 perm = np.argsort(keys, kind="mergesort")
-                order[:n] = order[:n][perm]
+                copy_into(order[:n], order[:n][perm])
                 break
 
 
@@ -717,10 +718,10 @@ def push_hit(out, ts, count, s, t):
     """Append slot s hit at t to (out, ts), doubling both when full; returns (out, ts)."""
     if count >= out.shape[0]:
         bigger = np.empty(2 * out.shape[0] + 16, dtype=np.int64)
-        bigger[:count] = out[:count]
+        copy_into(bigger[:count], out[:count])
         out = bigger
         bigger_t = np.empty(2 * ts.shape[0] + 16)
-        bigger_t[:count] = ts[:count]
+        copy_into(bigger_t[:count], ts[:count])
         ts = bigger_t
     out[count] = s
     ts[count] = t

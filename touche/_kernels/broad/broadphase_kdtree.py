@@ -9,6 +9,7 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402
 
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit  # noqa: E402
+from touche._kernels.base.vec import copy_into  # noqa: E402
 
 from touche._kernels.broad.broadphase import box_overlap, box_overlap_query, emit_pair, push_hit, push_pair_if_overlap
 from touche._kernels.broad.broadphase import ray_box_entry, regrow_pair_buffers
@@ -97,7 +98,7 @@ def kd_build(boxes, slots):
         end[r_node] = hi
         if top + 2 >= stack.shape[0]:
             bigger = np.empty(2 * stack.shape[0], dtype=np.int64)
-            bigger[:top] = stack[:top]
+            copy_into(bigger[:top], stack[:top])
             stack = bigger
         stack[top] = l_node
         stack[top + 1] = r_node

@@ -8,6 +8,7 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit  # noqa: E402
+from touche._kernels.base.vec import copy_into  # noqa: E402
 
 from touche._kernels.base import kinds  # noqa: E402
 from touche._kernels.convex.support import local_box, margin_of, relative_transform, to_world_point, to_world_vector  # noqa: E402
@@ -164,8 +165,8 @@ def gjk_shape_cast_many(ka, pa, pta, ta, va, kb, pb, ptb, tb, vb, t_max, toleran
         )
         out_status[i] = status
         out_t[i] = t
-        out_point[i] = point
-        out_normal[i] = normal
+        copy_into(out_point[i], point)
+        copy_into(out_normal[i], normal)
 
 
 @njit(cache=True, nogil=True)

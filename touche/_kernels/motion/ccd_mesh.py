@@ -74,6 +74,7 @@ from touche._kernels import ensure_fresh_cache
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
+from touche._kernels.base.vec import copy_into  # noqa: E402
 from touche._kernels.convex.gjk import WARM_SIZE  # noqa: E402
 from touche._kernels.base import kinds  # noqa: E402
 from touche._kernels.motion.ccd import motion_state  # noqa: E402
@@ -215,7 +216,7 @@ def _touching_pair(b_mode, two_sided, ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, kb, pb
             continue
         if top + 2 > stack.shape[0]:
             grown = np.empty((2 * stack.shape[0], 2), dtype=np.int64)
-            grown[:top] = stack[:top]
+            copy_into(grown[:top], stack[:top])
             stack = grown
         if not leaf_a and (leaf_b or nb_a[ia, SPHERE_RADIUS] >= nb_b[ib, SPHERE_RADIUS]):
             stack[top, 0], stack[top, 1] = ni_a[ia, 2], ib
@@ -243,8 +244,8 @@ def _heap_push(heap_t, heap_i, size, t, ia, ib):
     if size == heap_t.shape[0]:
         grown_t = np.empty(2 * size)
         grown_i = np.empty((2 * size, 2), dtype=np.int64)
-        grown_t[:size] = heap_t
-        grown_i[:size] = heap_i
+        copy_into(grown_t[:size], heap_t)
+        copy_into(grown_i[:size], heap_i)
         heap_t = grown_t
         heap_i = grown_i
     k = size
@@ -466,8 +467,8 @@ def mesh_toi(ni_a, nb_a, tv_a, ids_a, ball_a, mpa, b_mode, ni_b, nb_b, tv_b, ids
             if top + children > local.shape[0]:
                 grown = np.empty((2 * local.shape[0], 2), dtype=np.int64)
                 grown_gap = np.empty(2 * local.shape[0])
-                grown[:top] = local[:top]
-                grown_gap[:top] = local_gap[:top]
+                copy_into(grown[:top], local[:top])
+                copy_into(grown_gap[:top], local_gap[:top])
                 local = grown
                 local_gap = grown_gap
             first = top

@@ -40,6 +40,7 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit
+from touche._kernels.base.vec import copy_into
 
 from touche._kernels.base import kinds
 
@@ -182,10 +183,10 @@ def _axis_polys(ca, ha, qa, cb, hb, qb):
     d = center_b - center_a
     axes = np.zeros((15, 3, 5))
     for i in range(3):
-        axes[i] = _cross_poly(edges_a[(i + 1) % 3], edges_a[(i + 2) % 3])
-        axes[3 + i] = _cross_poly(edges_b[(i + 1) % 3], edges_b[(i + 2) % 3])
+        copy_into(axes[i], _cross_poly(edges_a[(i + 1) % 3], edges_a[(i + 2) % 3]))
+        copy_into(axes[3 + i], _cross_poly(edges_b[(i + 1) % 3], edges_b[(i + 2) % 3]))
         for j in range(3):
-            axes[6 + 3 * i + j] = _cross_poly(edges_a[i], edges_b[j])
+            copy_into(axes[6 + 3 * i + j], _cross_poly(edges_a[i], edges_b[j]))
     products = np.zeros((15, 7, 7))
     for axis in range(15):
         for which in range(7):
@@ -321,7 +322,7 @@ def _contact_point(ca, ha, qa, cb, hb, qb, t, normal, tolerance, point):
             m = 0
             for k in range(8):
                 if chosen[s, k]:
-                    ends[s, m] = corners[s, k]
+                    copy_into(ends[s, m], corners[s, k])
                     m += 1
         # closest points of the two segments (both non-degenerate edges; clamp the parameters)
         u = ends[0, 1] - ends[0, 0]

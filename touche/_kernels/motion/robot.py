@@ -25,6 +25,7 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit  # noqa: E402
+from touche._kernels.base.vec import copy_into  # noqa: E402
 from touche._kernels.primitives.kinematics import JOINT_FIXED, JOINT_PRISMATIC, JOINT_REVOLUTE  # noqa: E402, F401  (the codes robot/model.py reads here)
 from touche._kernels.primitives.kinematics import rigid_product as _rigid_product  # noqa: E402
 from touche._kernels.primitives.kinematics import tree_poses  # noqa: E402
@@ -259,7 +260,7 @@ def _sphere_gap(poses, geometry_link, geometry_origin, centers, radii, a, b, obs
         _sphere_center_world(poses[0, geometry_link[b]], geometry_origin[b], centers[b], world_b)
         reach += radii[b]
     else:
-        world_b[:] = obstacle_centers[-b - 1]
+        copy_into(world_b[:], obstacle_centers[-b - 1])
         reach += obstacle_radii[-b - 1]
     if not np.isfinite(reach):
         return -np.inf

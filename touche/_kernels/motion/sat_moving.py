@@ -44,6 +44,7 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit
+from touche._kernels.base.vec import copy_into
 
 from touche._kernels.base import kinds
 from touche._kernels.base.touching import touching_tolerance as _pair_tolerance
@@ -73,7 +74,7 @@ def _toi_pair(ka, pa, pta, tra, eda, sa, ta, va, kb, pb, ptb, trb, edb, sb, tb, 
         out_count[i] = 0
         out_points[i, :, :] = np.nan
         return
-    out_normal[i, :] = normal
+    copy_into(out_normal[i, :], normal)
     if status == kinds.HIT:
         kind, count, points = polytope_contact_set(
             ka, pa, pta, tra, eda, ta, va, kb, pb, ptb, trb, edb, tb, vb, t_first, normal, tol)

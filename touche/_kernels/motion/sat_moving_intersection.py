@@ -7,6 +7,7 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit
+from touche._kernels.base.vec import copy_into
 
 from touche._kernels.base import kinds
 from touche._kernels.primitives.closest import closest_points_segment_segment
@@ -128,11 +129,11 @@ def _intersection_local(pa, qa, oa, eda, pb, qb, ob, edb, tol, out):
     m = 0
     for i in range(nva):
         if _inside(pb, qb, nvb, ob, qa[i, 0], qa[i, 1], qa[i, 2], eps):
-            cand[m] = qa[i]
+            copy_into(cand[m], qa[i])
             m += 1
     for i in range(nvb):
         if _inside(pa, qa, nva, oa, qb[i, 0], qb[i, 1], qb[i, 2], eps):
-            cand[m] = qb[i]
+            copy_into(cand[m], qb[i])
             m += 1
     m = _append_crossings(pa, qa, eda, pb, qb, nvb, ob, pb, qb, nvb, ob, eps, cand, m)
     m = _append_crossings(pb, qb, edb, pa, qa, nva, oa, pa, qa, nva, oa, eps, cand, m)
@@ -143,7 +144,7 @@ def _intersection_local(pa, qa, oa, eda, pb, qb, ob, edb, tol, out):
                 s, t, c1, c2 = closest_points_segment_segment(qa[eda[e, 0]], qa[eda[e, 1]], qb[edb[f, 0]], qb[edb[f, 1]])
                 d = (c1[0] - c2[0]) ** 2 + (c1[1] - c2[1]) ** 2 + (c1[2] - c2[2]) ** 2
                 if d <= eps * eps:
-                    cand[m] = 0.5 * (c1 + c2)
+                    copy_into(cand[m], 0.5 * (c1 + c2))
                     m += 1
     if m == 0:
         return kinds.SET_EMPTY, 0
@@ -163,7 +164,7 @@ def _intersection_local(pa, qa, oa, eda, pb, qb, ob, edb, tol, out):
             nk += 1
     pts = np.empty((nk, 3))
     for j in range(nk):
-        pts[j] = cand[keep[j]]
+        copy_into(pts[j], cand[keep[j]])
     return _classify(pa, qa, oa, pb, qb, ob, pts, nk, eps, out)
 
 
@@ -190,7 +191,7 @@ def _classify(pa, qa, oa, pb, qb, ob, pts, nk, eps, out):
             best = d
             far = i
     if best <= eps * eps:
-        out[0] = p0
+        copy_into(out[0], p0)
         return kinds.SET_POINT, 1
     dx = pts[far, 0] - p0[0]
     dy = pts[far, 1] - p0[1]
@@ -222,8 +223,8 @@ def _classify(pa, qa, oa, pb, qb, ob, pts, nk, eps, out):
             if s > hi:
                 hi = s
                 ihi = i
-        out[0] = pts[ilo]
-        out[1] = pts[ihi]
+        copy_into(out[0], pts[ilo])
+        copy_into(out[1], pts[ihi])
         return kinds.SET_SEGMENT, 2
     nx, ny, nz = _across_line(pts, far2, p0, dx, dy, dz)
     nl = np.sqrt(nx * nx + ny * ny + nz * nz)
@@ -259,11 +260,11 @@ def _classify(pa, qa, oa, pb, qb, ob, pts, nk, eps, out):
         c = _active_rank3(pa, qa, nva, oa, pts[i, 0], pts[i, 1], pts[i, 2], eps, normals, 0)
         c = _active_rank3(pb, qb, nvb, ob, pts[i, 0], pts[i, 1], pts[i, 2], eps, normals, c)
         if _spans_3d(normals, c):
-            out[count] = pts[i]
+            copy_into(out[count], pts[i])
             count += 1
     if count < 4:  # never expected; keep every point rather than lose the solid
         for i in range(nk):
-            out[i] = pts[i]
+            copy_into(out[i], pts[i])
         count = nk
     return kinds.SET_POLYHEDRON, count
 

@@ -16,6 +16,7 @@ from numba.core import types as nbtypes  # noqa: E402
 from numba.extending import intrinsic, overload  # noqa: E402
 
 from touche._kernels.base.jit import njit
+from touche._kernels.base.vec import copy_into
 
 from touche._kernels.base import kinds
 from touche._kernels.narrow.fastpaths import box_box_overlap, fast_distance, fast_intersects, point_core_distance, point_core_overlap
@@ -77,9 +78,9 @@ def store_distance(i, result, out_signed, out_point_a, out_point_b, out_normal, 
     """Row i of a distance batch's outputs from distance_one's tuple."""
     signed, point_a, point_b, normal, status = result
     out_signed[i] = signed
-    out_point_a[i] = point_a
-    out_point_b[i] = point_b
-    out_normal[i] = normal
+    copy_into(out_point_a[i], point_a)
+    copy_into(out_point_b[i], point_b)
+    copy_into(out_normal[i], normal)
     out_status[i] = status
 
 
@@ -287,10 +288,10 @@ def closest_points_many(engine, kind, params, points, tris, edges, scale, poses,
             False, kinds.POINT, no_params, query, no_tris, no_edges, identity, kind, params, points, tris, edges, t,
             tolerance))
         if status == kinds.PENETRATING:
-            out_point[i] = queries[i]
+            copy_into(out_point[i], queries[i])
             out_distance[i] = 0.0
         else:
-            out_point[i] = on_shape
+            copy_into(out_point[i], on_shape)
             out_distance[i] = max(signed, 0.0)
         out_status[i] = status
 
@@ -301,7 +302,7 @@ def _planes_of(params, points):
     n_planes = int(params[1])
     planes = np.empty((n_planes, 4))
     for k in range(n_planes):
-        planes[k, :3] = points[nv + k]
+        copy_into(planes[k, :3], points[nv + k])
         planes[k, 3] = params[4 + k]
     return planes
 
@@ -342,8 +343,8 @@ def raycast_many(ray_address, kind, params, points, tris, poses, origins, direct
         out_face[i] = face
         if hit:
             out_t[i] = t
-            out_point[i] = origins[i] + t * unit
-            out_normal[i] = apply_vector(pose, normal)
+            copy_into(out_point[i], origins[i] + t * unit)
+            copy_into(out_normal[i], apply_vector(pose, normal))
         else:
             out_t[i] = np.inf
             out_point[i] = np.nan

@@ -34,6 +34,7 @@ ensure_fresh_cache()
 from numba.core import types as _types
 
 from touche._kernels.base.jit import KernelInterface, njit
+from touche._kernels.base.vec import copy_into
 
 from touche._kernels.base import kinds  # noqa: E402
 from touche._kernels.base.vec import dot as _dot  # noqa: E402
@@ -114,7 +115,7 @@ def shape_bounds(kind, params, points, box, ball):
     else:
         # six support points in one call (pair_closed.support's numbers on the axes, without
         # its two arrays per direction)
-        box[:] = local_box(kind, params, points)
+        copy_into(box[:], local_box(kind, params, points))
         center, reach = bounding_ball(kind, params, points)
         for i in range(3):
             ball[i] = center[i]

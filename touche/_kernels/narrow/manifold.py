@@ -44,6 +44,7 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit  # noqa: E402
+from touche._kernels.base.vec import copy_into  # noqa: E402
 
 
 from touche._kernels.base import kinds  # noqa: E402
@@ -412,12 +413,12 @@ def _clip(src, count, dst, nx, ny, nz, offset):
         d0 = src[0, 0] * nx + src[0, 1] * ny + src[0, 2] * nz - offset
         if count == 1:
             if d0 <= 0.0:
-                dst[0] = src[0]
+                copy_into(dst[0], src[0])
                 return 1
             return 0
         d1 = src[1, 0] * nx + src[1, 1] * ny + src[1, 2] * nz - offset
         if d0 <= 0.0:
-            dst[kept] = src[0]
+            copy_into(dst[kept], src[0])
             kept += 1
         if (d0 <= 0.0) != (d1 <= 0.0):
             inside = 0 if d0 <= 0.0 else 1
@@ -428,7 +429,7 @@ def _clip(src, count, dst, nx, ny, nz, offset):
                 dst[kept, j] = src[inside, j] + s * (src[1 - inside, j] - src[inside, j])
             kept += 1
         if d1 <= 0.0:
-            dst[kept] = src[1]
+            copy_into(dst[kept], src[1])
             kept += 1
         return kept
     kept = 0
@@ -452,7 +453,7 @@ def _clip(src, count, dst, nx, ny, nz, offset):
                 dst[kept, j] = src[inside, j] + s * (src[outside, j] - src[inside, j])
             kept += 1
         if d_cur <= 0.0:
-            dst[kept] = src[i]
+            copy_into(dst[kept], src[i])
             kept += 1
         prev = i
         d_prev = d_cur
@@ -738,7 +739,7 @@ def contact_manifold(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, t
     buffer_1 = np.empty((capacity, 3))
     buffer_2 = np.empty((capacity, 3))
     for i in range(inc_count):
-        buffer_1[i] = inc[i]
+        copy_into(buffer_1[i], inc[i])
     count = inc_count
     plane_normal = np.empty(3)
     if ref_type == EDGE_FEATURE:
@@ -749,13 +750,13 @@ def contact_manifold(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, t
         e /= length
         outward = normal if ref_is_a else -normal
         along = outward[0] * e[0] + outward[1] * e[1] + outward[2] * e[2]
-        plane_normal[:] = outward - along * e
+        copy_into(plane_normal[:], outward - along * e)
         plane_length = np.sqrt(plane_normal[0] ** 2 + plane_normal[1] ** 2 + plane_normal[2] ** 2)
         plane_normal /= plane_length
         count = _clip(buffer_1, count, buffer_2, e[0], e[1], e[2], e[0] * ref[1, 0] + e[1] * ref[1, 1] + e[2] * ref[1, 2])
         count = _clip(buffer_2, count, buffer_1, -e[0], -e[1], -e[2], -(e[0] * ref[0, 0] + e[1] * ref[0, 1] + e[2] * ref[0, 2]))
     else:
-        plane_normal[:] = ref_normal
+        copy_into(plane_normal[:], ref_normal)
         if ref_type == FACE_FEATURE:
             flips = 0
             for i in range(ref_count):
@@ -780,7 +781,7 @@ def contact_manifold(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, t
                 flips += 1
             if flips % 2 == 1:
                 for i in range(count):
-                    buffer_1[i] = buffer_2[i]
+                    copy_into(buffer_1[i], buffer_2[i])
     offset = plane_normal[0] * ref[0, 0] + plane_normal[1] * ref[0, 1] + plane_normal[2] * ref[0, 2] + ref_radius
     # ---- keep the points within margin of the reference plane; midway points; merge duplicates
     duplicate = DUPLICATE_RELATIVE * size
@@ -827,13 +828,13 @@ def contact_manifold(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, t
     manifold_normal = plane_normal.copy() if ref_is_a else -plane_normal
     if kept <= max_points:
         for i in range(kept):
-            out_points[i] = candidates[i]
+            copy_into(out_points[i], candidates[i])
             out_depths[i] = depths[i]
         return kept, manifold_normal, status
     chosen = np.empty(max_points, dtype=np.int64)
     n_chosen = _reduce(candidates, depths, kept, plane_normal[0], plane_normal[1], plane_normal[2], max_points, chosen)
     for i in range(n_chosen):
-        out_points[i] = candidates[chosen[i]]
+        copy_into(out_points[i], candidates[chosen[i]])
         out_depths[i] = depths[chosen[i]]
     return n_chosen, manifold_normal, status
 
@@ -851,7 +852,7 @@ def checked_contact_manifold_into(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb
     count, normal, status = contact_manifold(
         engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, margin, max_points, out_points, out_depths
     )
-    out_normal[:] = normal
+    copy_into(out_normal[:], normal)
     return count, status
 
 
@@ -873,6 +874,6 @@ def contact_manifold_many(engine, ka, pa, pta, tra, eda, tas, kb, pb, ptb, trb, 
             out_points[i, k, 0] = np.nan
             out_points[i, k, 1] = np.nan
             out_points[i, k, 2] = np.nan
-        out_normals[i] = normal
+        copy_into(out_normals[i], normal)
         out_counts[i] = count
         out_status[i] = status

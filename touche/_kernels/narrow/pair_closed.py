@@ -10,6 +10,7 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit
+from touche._kernels.base.vec import copy_into
 
 from touche._kernels.base import kinds
 from touche._kernels.primitives.closest import closest_point_cone, closest_point_cylinder, closest_point_linear
@@ -206,7 +207,7 @@ def box_frame(params, points):
     n_planes = int(params[1])
     axes = np.empty((3, 3))
     for i in range(3):
-        axes[:, i] = points[nv + i]
+        copy_into(axes[:, i], points[nv + i])
     return params[4 + n_planes : 7 + n_planes], axes, params[7 + n_planes : 10 + n_planes]
 
 
@@ -377,11 +378,11 @@ def _sat_segment_polytope(a, b, kind, params, points):
     """SAT separation of a segment and a polytope: (separation, axis from segment to polytope)."""
     nv, n_planes, n_dirs, n_sat = polytope_counts(params)
     seg_verts = np.empty((2, 3))
-    seg_verts[0] = a
-    seg_verts[1] = b
+    copy_into(seg_verts[0], a)
+    copy_into(seg_verts[1], b)
     direction = b - a
     seg_dirs = np.empty((1, 3))
-    seg_dirs[0] = direction
+    copy_into(seg_dirs[0], direction)
     extra = np.zeros((0, 3))
     if _is_flat(kind) and n_planes > 0:
         # in-plane axis perpendicular to the segment (needed when the segment lies in the plane)
@@ -389,7 +390,7 @@ def _sat_segment_polytope(a, b, kind, params, points):
         length = _norm(side)
         if length > 0.0:
             extra = np.empty((1, 3))
-            extra[0] = side / length
+            copy_into(extra[0], side / length)
     if _norm(direction) == 0.0:
         seg_dirs = np.zeros((0, 3))
     return sat_convex(

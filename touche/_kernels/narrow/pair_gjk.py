@@ -10,6 +10,7 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit
+from touche._kernels.base.vec import copy_into
 
 from touche._kernels.base import kinds
 from touche._kernels.convex.gjk import gjk_pair_distance, gjk_pair_intersects
@@ -103,8 +104,8 @@ def _clip_linear_near(kind, points, center, reach):
         t0 = lo if s + half < lo else hi
         t1 = t0
     segment = np.empty((2, 3))
-    segment[0] = p + t0 * d
-    segment[1] = p + t1 * d
+    copy_into(segment[0], p + t0 * d)
+    copy_into(segment[1], p + t1 * d)
     return segment
 
 

@@ -11,6 +11,7 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit
+from touche._kernels.base.vec import copy_into
 
 from touche._kernels.base import kinds
 from touche._kernels.primitives.closest import closest_point_triangle, closest_points_linear_linear
@@ -146,15 +147,15 @@ def _triangle_polytope_arrays(a, b, c):
     normal = _cross(b - a, c - a)
     length = _norm(normal)
     verts = np.empty((3, 3))
-    verts[0] = a
-    verts[1] = b
-    verts[2] = c
+    copy_into(verts[0], a)
+    copy_into(verts[1], b)
+    copy_into(verts[2], c)
     if length == 0.0:
         params = np.array([3.0, 0.0, 3.0, 0.0])
         points = np.empty((6, 3))
-        points[:3] = verts
+        copy_into(points[:3], verts)
         for i in range(3):
-            points[3 + i] = verts[(i + 1) % 3] - verts[i]
+            copy_into(points[3 + i], verts[(i + 1) % 3] - verts[i])
     else:
         normal = normal / length
         params = np.empty(4 + 5)
@@ -163,8 +164,8 @@ def _triangle_polytope_arrays(a, b, c):
         params[2] = 3.0
         params[3] = 4.0
         points = np.empty((3 + 5 + 3, 3))
-        points[:3] = verts
-        points[3] = normal
+        copy_into(points[:3], verts)
+        copy_into(points[3], normal)
         params[4] = _dot(normal, a)
         for i in range(3):
             edge = verts[(i + 1) % 3] - verts[i]
@@ -172,10 +173,10 @@ def _triangle_polytope_arrays(a, b, c):
             side_length = _norm(side)
             if side_length > 0.0:
                 side = side / side_length
-            points[4 + i] = side
+            copy_into(points[4 + i], side)
             params[5 + i] = _dot(side, verts[i])
-            points[8 + i] = edge
-        points[7] = -normal
+            copy_into(points[8 + i], edge)
+        copy_into(points[7], -normal)
         params[8] = -params[4]
     triangles = np.zeros((1, 3), dtype=np.int64)
     triangles[0, 1] = 1
@@ -384,7 +385,7 @@ def degenerate_triangle_as_segment(kind, params, points):
             length = _dot(b - a, b - a)
             if length > best:
                 best = length
-                seg[0] = a
-                seg[1] = b
+                copy_into(seg[0], a)
+                copy_into(seg[1], b)
         return kinds.SEGMENT, np.zeros(0), seg
     return kind, params, points

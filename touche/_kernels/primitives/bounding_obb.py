@@ -9,6 +9,7 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit  # noqa: E402
+from touche._kernels.base.vec import copy_into  # noqa: E402
 from touche._kernels.base.vec import cross as _cross  # noqa: E402
 from touche._kernels.base.vec import dot as _dot  # noqa: E402
 from touche._kernels.primitives.bounding import box_in_frame, dist2, orthonormal_frame, perpendicular_from_axis
@@ -47,12 +48,12 @@ def _frame_from_direction(direction, angle):
     """A right-handed frame whose first axis is ``direction`` (unit) and second axis is the
     perpendicular reference rotated by ``angle`` about it."""
     rows = np.empty((3, 3))
-    rows[0] = direction
+    copy_into(rows[0], direction)
     u = perpendicular_from_axis(direction)
     u /= np.sqrt(_dot(u, u))
     v = _cross(direction, u)
-    rows[1] = np.cos(angle) * u + np.sin(angle) * v
-    rows[2] = _cross(direction, rows[1])
+    copy_into(rows[1], np.cos(angle) * u + np.sin(angle) * v)
+    copy_into(rows[2], _cross(direction, rows[1]))
     return orthonormal_frame(rows)
 
 
@@ -276,13 +277,13 @@ def refine_frame(points, axes, step, iterations):
             expanded = centroid + 2.0 * (centroid - simplex[3])
             fe = box_frame_score(points, _rotated(axes, expanded))
             if fe < fr:
-                simplex[3] = expanded
+                copy_into(simplex[3], expanded)
                 values[3] = fe
             else:
-                simplex[3] = reflected
+                copy_into(simplex[3], reflected)
                 values[3] = fr
         elif fr < values[2]:
-            simplex[3] = reflected
+            copy_into(simplex[3], reflected)
             values[3] = fr
         else:
             if fr < values[3]:
@@ -291,11 +292,11 @@ def refine_frame(points, axes, step, iterations):
                 contracted = centroid + 0.5 * (simplex[3] - centroid)
             fc = box_frame_score(points, _rotated(axes, contracted))
             if fc < min(fr, values[3]):
-                simplex[3] = contracted
+                copy_into(simplex[3], contracted)
                 values[3] = fc
             else:
                 for k in range(1, 4):
-                    simplex[k] = simplex[0] + 0.5 * (simplex[k] - simplex[0])
+                    copy_into(simplex[k], simplex[0] + 0.5 * (simplex[k] - simplex[0]))
                     values[k] = box_frame_score(points, _rotated(axes, simplex[k]))
     best = np.argmin(values)
     frame = _rotated(axes, simplex[best])

@@ -8,6 +8,7 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit  # noqa: E402
+from touche._kernels.base.vec import copy_into  # noqa: E402
 from touche._kernels.base.vec import cross as _cross  # noqa: E402
 from touche._kernels.base.vec import dot as _dot  # noqa: E402
 from touche._kernels.primitives.bounding import dist2, frame_from_covariance, point_covariance
@@ -95,7 +96,7 @@ def ritter_iterative(points, iterations, seed):
             trial_radius = _grow_sphere(trial_center, trial_radius, work[i])
         if trial_radius < radius:
             radius = trial_radius
-            center[:] = trial_center
+            copy_into(center[:], trial_center)
     return center, enclose_all(points, center, radius)
 
 
@@ -236,11 +237,11 @@ def _welzl_level(points, order, end, support, m, deeper_level):
     fixed at compile time) recomputes the ball over the points before it."""
     center, r2 = _support_ball(support, m)
     deeper = np.empty((4, 3))
-    deeper[:m] = support[:m]
+    copy_into(deeper[:m], support[:m])
     for i in range(end):
         p = points[order[i]]
         if _outside(p, center, r2):
-            deeper[m] = p
+            copy_into(deeper[m], p)
             center, r2 = deeper_level(points, order, i, deeper)
             _move_to_front(order, i)
     return center, r2
@@ -279,7 +280,7 @@ def welzl_sphere(points, seed):
     for i in range(1, n):
         p = points[order[i]]
         if _outside(p, center, r2):
-            support[0] = p
+            copy_into(support[0], p)
             center, r2 = _welzl1(points, order, i, support)
             _move_to_front(order, i)
     return center, enclose_all(points, center, np.sqrt(r2))

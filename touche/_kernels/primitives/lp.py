@@ -27,6 +27,7 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402  (before any cached
 
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit
+from touche._kernels.base.vec import copy_into
 
 # LP status codes (mirrored by touche.lp.LPStatus).
 OPTIMAL = 0
@@ -614,7 +615,7 @@ def separating_vector_one(verts_a, ta, verts_b, tb, s0, use_initial, max_iterati
     iterations); writes the vector to out_s."""
     start = np.empty(3)
     if use_initial:
-        start[:] = s0
+        copy_into(start[:], s0)
     else:
         _start_vector(verts_a, ta, verts_b, tb, start)
     scale = max(_pose_scale(verts_a, ta), _pose_scale(verts_b, tb))

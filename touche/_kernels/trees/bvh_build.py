@@ -14,6 +14,7 @@ from touche._kernels import ensure_fresh_cache
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
+from touche._kernels.base.vec import copy_into  # noqa: E402
 from touche._kernels.base.morton import spread_bits  # noqa: E402
 from touche._kernels.trees.bvh_volumes import NODE_FLOATS, OBB_CENTER, OBB_HALF, fit_node, node_frame  # noqa: E402
 from touche._kernels.trees.bvh_volumes import pop_range, push_halves, range_stack, triangle_moments  # noqa: E402
@@ -310,7 +311,7 @@ def prepare_build(vertices, triangles):
     centroids = np.empty((m, 9))
     for k in range(m):
         for c in range(3):
-            tri_vertices[k, c] = vertices[triangles[k, c]]
+            copy_into(tri_vertices[k, c], vertices[triangles[k, c]])
         for d in range(3):
             centroids[k, d] = centroids3[k, d]
             centroids[k, 3 + d] = min(tri_vertices[k, 0, d], min(tri_vertices[k, 1, d], tri_vertices[k, 2, d]))
@@ -566,7 +567,7 @@ def build_tree_bottom_up(vertices, triangles, leaf_size):
     moments = np.empty((m, 10))
     for k in range(m):
         for c in range(3):
-            tri_vertices[k, c] = vertices[triangles[order[k], c]]
+            copy_into(tri_vertices[k, c], vertices[triangles[order[k], c]])
         for d in range(10):
             moments[k, d] = moments_in[order[k], d]
     node_bounds = np.empty((rows, NODE_FLOATS))

@@ -12,6 +12,7 @@ from touche._kernels import ensure_fresh_cache
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
+from touche._kernels.base.vec import copy_into  # noqa: E402
 from touche._kernels.trees.bvh_volumes import AABB_MAX, AABB_MIN, OBB_AXES, OBB_CENTER, OBB_HALF  # noqa: E402
 from touche._kernels.trees.bvh_volumes import SPHERE_CENTER, SPHERE_RADIUS, moved_point_gap2  # noqa: E402
 from touche._kernels.primitives.sat_boxes import triangle_obb_overlap  # noqa: E402
@@ -188,10 +189,10 @@ def tree_collide_with(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, tra
                             out[count, 3] = ITEM_TRIANGLE
                             count += 1
             elif real_b:  # A's node at its depth limit against B's triangles
-                obb_c[0, :] = nb_a[ia, OBB_CENTER:OBB_CENTER + 3]
-                obb_h[0, :] = nb_a[ia, OBB_HALF:OBB_HALF + 3]
+                copy_into(obb_c[0, :], nb_a[ia, OBB_CENTER:OBB_CENTER + 3])
+                copy_into(obb_h[0, :], nb_a[ia, OBB_HALF:OBB_HALF + 3])
                 for r in range(3):
-                    obb_u[0, r, :] = nb_a[ia, OBB_AXES + 3 * r:OBB_AXES + 3 * r + 3]
+                    copy_into(obb_u[0, r, :], nb_a[ia, OBB_AXES + 3 * r:OBB_AXES + 3 * r + 3])
                 for kb in range(ni_b[ib, 0], ni_b[ib, 0] + ni_b[ib, 1]):
                     move_triangle(tv_b, kb, rot, trans, moved)
                     if triangle_obb_overlap(moved, 0, obb_c, obb_u, obb_h, 0):
@@ -202,10 +203,10 @@ def tree_collide_with(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, tra
                         count += 1
             elif real_a:  # B's node at its depth limit against A's triangles
                 node_obb_b(nb_b, ib, rot, trans, cb, ub)
-                obb_c[0, :] = cb
-                obb_h[0, :] = nb_b[ib, OBB_HALF:OBB_HALF + 3]
+                copy_into(obb_c[0, :], cb)
+                copy_into(obb_h[0, :], nb_b[ib, OBB_HALF:OBB_HALF + 3])
                 for r in range(3):
-                    obb_u[0, r, :] = ub[3 * r:3 * r + 3]
+                    copy_into(obb_u[0, r, :], ub[3 * r:3 * r + 3])
                 for ka in range(ni_a[ia, 0], ni_a[ia, 0] + ni_a[ia, 1]):
                     if triangle_obb_overlap(tv_a, ka, obb_c, obb_u, obb_h, 0):
                         out[count, 0] = ids_a[ka]

@@ -9,6 +9,7 @@ from touche._kernels import ensure_fresh_cache
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
+from touche._kernels.base.vec import copy_into  # noqa: E402
 from touche._kernels.trees.bvh_volumes import points_box, pop_range, push_halves, range_stack  # noqa: E402
 
 
@@ -161,10 +162,10 @@ def split_references(vertices, triangles, threshold, max_pieces, min_ratio):
             if count == capacity:
                 capacity *= 2
                 grown_tri = np.empty(capacity, dtype=np.int64)
-                grown_tri[:count] = ref_tri[:count]
+                copy_into(grown_tri[:count], ref_tri[:count])
                 ref_tri = grown_tri
                 grown_box = np.empty((capacity, 6))
-                grown_box[:count] = ref_box[:count]
+                copy_into(grown_box[:count], ref_box[:count])
                 ref_box = grown_box
             ref_tri[count] = t
             for k in range(6):

@@ -21,6 +21,7 @@ from touche._kernels import ensure_fresh_cache
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
+from touche._kernels.base.vec import copy_into  # noqa: E402
 from touche._kernels.trees.bvh_closest import point_to_local  # noqa: E402
 from touche._kernels.trees.bvh_rays import ray_inverse, ray_slab  # noqa: E402
 
@@ -94,7 +95,7 @@ def node_boundaries(links, tri_vertex_ids):
         if used + need > capacity:
             capacity = max(2 * capacity, used + need + 64)
             grown = np.empty((capacity, 3), dtype=np.int64)
-            grown[:used] = edges[:used]
+            copy_into(grown[:used], edges[:used])
             edges = grown
         lo = used
         hi = used

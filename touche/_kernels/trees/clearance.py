@@ -51,6 +51,7 @@ from touche._kernels import ensure_fresh_cache
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
+from touche._kernels.base.vec import copy_into  # noqa: E402
 
 from touche._kernels.trees.bvh_volumes import SPHERE_CENTER, SPHERE_RADIUS  # noqa: E402
 from touche._kernels.trees.bvh_descent import child_pairs, is_direct_leaf, push_nearer_last  # noqa: E402
@@ -190,7 +191,7 @@ def _end_on_segment_2d(d, a, b, x, i, j, witness):
     """The end point x of one segment, collinear with ab (orientation d == 0), lies on ab:
     written to witness."""
     if d == 0.0 and _on_segment_2d(a, b, x, i, j):
-        witness[:] = x
+        copy_into(witness[:], x)
         return True
     return False
 
@@ -243,10 +244,10 @@ def _segment_triangle_coplanar(p, q, T, witness):
     if i < 0:
         return False  # T is collinear after all: its own edges are tested against the other triangle
     if _inside_2d(T, i, j, p):
-        witness[:] = p
+        copy_into(witness[:], p)
         return True
     if _inside_2d(T, i, j, q):
-        witness[:] = q
+        copy_into(witness[:], q)
         return True
     for k in range(3):
         if _segments_meet_2d(p, q, T[k], T[(k + 1) % 3], i, j, witness):

@@ -35,6 +35,7 @@ from touche._kernels import ensure_fresh_cache  # noqa: E402
 
 ensure_fresh_cache()
 from touche._kernels.base.jit import njit  # noqa: E402
+from touche._kernels.base.vec import copy_into  # noqa: E402
 
 _HASH_X = np.int64(0x8DA6B343)  # large odd multipliers (Ericson 12.1 uses the same primes)
 _HASH_Y = np.int64(0xD8163841)
@@ -327,9 +328,9 @@ def t_junctions(points, edge_u, edge_v, candidates, tolerance):
                 grown_v = np.empty(cap, dtype=np.int64)
                 grown_e = np.empty(cap, dtype=np.int64)
                 grown_t = np.empty(cap, dtype=np.float64)
-                grown_v[:count] = out_vertex[:count]
-                grown_e[:count] = out_edge[:count]
-                grown_t[:count] = out_t[:count]
+                copy_into(grown_v[:count], out_vertex[:count])
+                copy_into(grown_e[:count], out_edge[:count])
+                copy_into(grown_t[:count], out_t[:count])
                 out_vertex, out_edge, out_t = grown_v, grown_e, grown_t
             out_vertex[count] = p
             out_edge[count] = e
@@ -521,8 +522,8 @@ def bridge_holes(outer, holes, hole_start):
     n_holes = hole_start.shape[0] - 1
     total = n_outer + holes.shape[0]
     points = np.empty((total, 2), dtype=np.float64)
-    points[:n_outer] = outer
-    points[n_outer:] = holes
+    copy_into(points[:n_outer], outer)
+    copy_into(points[n_outer:], holes)
     shifted = hole_start + n_outer
     ring = np.empty(total + 2 * n_holes, dtype=np.int64)
     for i in range(n_outer):
@@ -539,7 +540,7 @@ def bridge_holes(outer, holes, hole_start):
                 best = j
         right[k] = best
         key[k] = -points[best, 0]
-    order[:] = np.argsort(key)
+    copy_into(order[:], np.argsort(key))
     distances = np.empty(total + 2 * n_holes, dtype=np.float64)
     for step in range(n_holes):
         k = order[step]
