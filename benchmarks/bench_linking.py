@@ -9,6 +9,11 @@ the callee and everything linked into it), and the CPU time of the finalize (lin
 and generating machine code). Compare ``TOUCHE_SEPARATE_KERNELS=0`` (numba's linking everywhere)
 with the default (big kernels called by name, docs/KERNELS.md). ``--steps`` runs only those warmup
 steps (indices into ``touche._warmup.STEPS``) for a quick look.
+
+It also lists the kernel source lines where numba lowered an assignment of an array into an
+array view (``out[i] = point``): each links numba's shape-mismatch error path
+(``raise_with_shape_context``, ~2,000 lines) into its kernel; kernels copy with
+``touche._kernels.base.vec.copy_into`` instead (docs/KERNELS.md), so the list should be empty.
 """
 from __future__ import annotations
 
@@ -50,6 +55,23 @@ def main(argv=None):
         records.append((library.name, own, linked, time.process_time() - started))
 
     codegen.CPUCodeLibrary.finalize = measured_finalize
+
+    import numba.np.arrayobj as arrayobj
+    from numba.core import types
+
+    slice_sites = collections.Counter()
+    fancy_setslice = arrayobj.fancy_setslice
+
+    def recorded_setslice(context, builder, sig, args, index_types, indices):
+        if isinstance(sig.args[2], types.Buffer):  # an array assigned into an array view
+            frame = sys._getframe(1)
+            while frame is not None and frame.f_code.co_name != "lower_inst":
+                frame = frame.f_back
+            inst = frame.f_locals.get("inst") if frame is not None else None
+            slice_sites[f"{inst.loc.filename}:{inst.loc.line}" if inst is not None else "?"] += 1
+        return fancy_setslice(context, builder, sig, args, index_types, indices)
+
+    arrayobj.fancy_setslice = recorded_setslice  # setitem_array looks it up by name when lowering
     import touche._warmup as warmup
     from touche._kernels.base import jit
 
@@ -72,6 +94,9 @@ def main(argv=None):
     print("\nmost linked callees (lines linked in all, callers):")
     for name, total in repeated.most_common(args.top):
         print(f"  {total:9,d}  {users[name]:4d}  {name}")
+    print(f"\narray-into-view assignments lowered with numba's shape check: {len(slice_sites)} source lines")
+    for site, count in sorted(slice_sites.items()):
+        print(f"  {site} ({count}x)")
 
 
 if __name__ == "__main__":
