@@ -260,7 +260,7 @@ def _sphere_gap(poses, geometry_link, geometry_origin, centers, radii, a, b, obs
         _sphere_center_world(poses[0, geometry_link[b]], geometry_origin[b], centers[b], world_b)
         reach += radii[b]
     else:
-        copy_into(world_b[:], obstacle_centers[-b - 1])
+        copy_into(world_b, obstacle_centers[-b - 1])
         reach += obstacle_radii[-b - 1]
     if not np.isfinite(reach):
         return -np.inf

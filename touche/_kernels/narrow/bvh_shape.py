@@ -115,7 +115,7 @@ def shape_bounds(kind, params, points, box, ball):
     else:
         # six support points in one call (pair_closed.support's numbers on the axes, without
         # its two arrays per direction)
-        copy_into(box[:], local_box(kind, params, points))
+        copy_into(box, local_box(kind, params, points))
         center, reach = bounding_ball(kind, params, points)
         for i in range(3):
             ball[i] = center[i]

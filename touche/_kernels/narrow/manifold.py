@@ -750,13 +750,13 @@ def contact_manifold(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, t
         e /= length
         outward = normal if ref_is_a else -normal
         along = outward[0] * e[0] + outward[1] * e[1] + outward[2] * e[2]
-        copy_into(plane_normal[:], outward - along * e)
+        copy_into(plane_normal, outward - along * e)
         plane_length = np.sqrt(plane_normal[0] ** 2 + plane_normal[1] ** 2 + plane_normal[2] ** 2)
         plane_normal /= plane_length
         count = _clip(buffer_1, count, buffer_2, e[0], e[1], e[2], e[0] * ref[1, 0] + e[1] * ref[1, 1] + e[2] * ref[1, 2])
         count = _clip(buffer_2, count, buffer_1, -e[0], -e[1], -e[2], -(e[0] * ref[0, 0] + e[1] * ref[0, 1] + e[2] * ref[0, 2]))
     else:
-        copy_into(plane_normal[:], ref_normal)
+        copy_into(plane_normal, ref_normal)
         if ref_type == FACE_FEATURE:
             flips = 0
             for i in range(ref_count):
@@ -852,7 +852,7 @@ def checked_contact_manifold_into(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb
     count, normal, status = contact_manifold(
         engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb, margin, max_points, out_points, out_depths
     )
-    copy_into(out_normal[:], normal)
+    copy_into(out_normal, normal)
     return count, status
 
 

@@ -96,7 +96,7 @@ def ritter_iterative(points, iterations, seed):
             trial_radius = _grow_sphere(trial_center, trial_radius, work[i])
         if trial_radius < radius:
             radius = trial_radius
-            copy_into(center[:], trial_center)
+            copy_into(center, trial_center)
     return center, enclose_all(points, center, radius)
 
 

@@ -615,7 +615,7 @@ def separating_vector_one(verts_a, ta, verts_b, tb, s0, use_initial, max_iterati
     iterations); writes the vector to out_s."""
     start = np.empty(3)
     if use_initial:
-        copy_into(start[:], s0)
+        copy_into(start, s0)
     else:
         _start_vector(verts_a, ta, verts_b, tb, start)
     scale = max(_pose_scale(verts_a, ta), _pose_scale(verts_b, tb))

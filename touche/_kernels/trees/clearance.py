@@ -191,7 +191,7 @@ def _end_on_segment_2d(d, a, b, x, i, j, witness):
     """The end point x of one segment, collinear with ab (orientation d == 0), lies on ab:
     written to witness."""
     if d == 0.0 and _on_segment_2d(a, b, x, i, j):
-        copy_into(witness[:], x)
+        copy_into(witness, x)
         return True
     return False
 
@@ -244,10 +244,10 @@ def _segment_triangle_coplanar(p, q, T, witness):
     if i < 0:
         return False  # T is collinear after all: its own edges are tested against the other triangle
     if _inside_2d(T, i, j, p):
-        copy_into(witness[:], p)
+        copy_into(witness, p)
         return True
     if _inside_2d(T, i, j, q):
-        copy_into(witness[:], q)
+        copy_into(witness, q)
         return True
     for k in range(3):
         if _segments_meet_2d(p, q, T[k], T[(k + 1) % 3], i, j, witness):

@@ -540,7 +540,7 @@ def bridge_holes(outer, holes, hole_start):
                 best = j
         right[k] = best
         key[k] = -points[best, 0]
-    copy_into(order[:], np.argsort(key))
+    copy_into(order, np.argsort(key))
     distances = np.empty(total + 2 * n_holes, dtype=np.float64)
     for step in range(n_holes):
         k = order[step]
