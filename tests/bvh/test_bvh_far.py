@@ -133,3 +133,80 @@ def test_far_distance_with_an_upper_bound_from_a_stale_witness():
         expected = _brute_force(vertices, faces, pose)[0]
         got = pair.distance(None, pose).distance
         assert abs(got - expected) <= 1e-12 * expected
+
+
+def test_node_support_is_the_largest_corner_projection_with_a_reused_memo():
+    """bvh_distance._node_support (the far field's support of a node along the pruning axis): with
+    no slack and no visit limit it equals the largest projection of the node's triangle corners,
+    for every node and random directions; with a slack and a small visit budget it is still an
+    upper bound, never above the node's box reach. The memo is reused across directions by
+    emptying its fills only, two trees share its arrays (B's columns after A's), and the arrays
+    start as garbage (np.empty in the kernel): stale or random entries must never be read back."""
+    from touche._kernels.trees.bvh_bounds import box_support
+    from touche._kernels.trees.bvh_distance import _node_support
+    from touche._kernels.trees.bvh_descent import DIRECT_LEAF_DISTANCE
+
+    vertices, faces = _bumpy_sphere()
+    tree = tc.bvh.tree_of(tc.TriangleMesh(vertices, faces))
+    ni, nb, tv, _ = tree._arrays()
+    count = ni.shape[0]
+    rng = np.random.default_rng(3)
+    memo_index = rng.integers(-count, 4 * count, (2, 2 * count))  # garbage, some of it inside the table
+    memo_value = rng.normal(size=2 * count) * 1e3
+    fills = np.zeros(3, dtype=np.int64)
+    for trial in range(8):
+        d = rng.normal(size=3)
+        d /= np.linalg.norm(d)
+        fills[0] = fills[1] = 0  # a new axis: the memo is emptied, not cleared
+        # (m, 3) projections in tree order, summed in the kernel's order (matmul rounds differently)
+        corners = tv[..., 0] * d[0] + tv[..., 1] * d[1] + tv[..., 2] * d[2]
+        exact = trial % 2 == 0
+        for k in rng.permutation(count)[:300]:
+            first, covered = ni[k, 0], ni[k, 1]
+            expected = corners[first:first + covered].max()
+            side = int(rng.integers(2))
+            fills[2] = 1 << 40 if exact else 3
+            got = _node_support(ni, nb, tv, k, d[0], d[1], d[2], DIRECT_LEAF_DISTANCE, memo_index, memo_value, fills,
+                                side, side * count, 0.0 if exact else 1e-3)
+            if exact:
+                assert got == expected
+            else:
+                assert expected <= got <= box_support(nb, k, d[0], d[1], d[2]) + 1e-12
+        assert fills[0] <= count and fills[1] <= count  # every node memoised at most once per axis
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1e6])
+def test_far_distance_exact_at_tiny_and_huge_scales(scale):
+    """The far field's support gap and its far-field test are ratios of lengths: the same search
+    at 1e-6 and 1e6 gives the brute-force distance (1e-12 relative)."""
+    vertices, faces = _bumpy_sphere()
+    vertices = np.asarray(vertices) * scale
+    mesh = tc.TriangleMesh(vertices, faces)
+    poses = _far_poses(vertices, 2, seed=29)
+    got = tc.distance(mesh, None, mesh, poses).distance
+    for k, pose in enumerate(poses):
+        expected = _brute_force(vertices, faces, pose)[0]
+        assert abs(got[k] - expected) <= 1e-12 * expected, (scale, k, got[k], expected)
+
+
+def test_far_distance_small_part_against_a_large_one():
+    """A small mesh far from a large one (node pairs of very different sizes): brute force."""
+    big_v, big_f = _torus()
+    small = trimesh.creation.icosphere(2, radius=0.05)
+    rng = np.random.default_rng(17)
+    big = tc.TriangleMesh(big_v, big_f)
+    part = tc.TriangleMesh(small.vertices, small.faces)
+    tri_a = np.ascontiguousarray(np.asarray(big_v)[big_f], dtype=np.float64)
+    for _ in range(3):
+        d = rng.normal(size=3)
+        d /= np.linalg.norm(d)
+        pose = np.eye(4)
+        pose[:3, :3] = Rotation.random(random_state=int(rng.integers(1 << 30))).as_matrix()
+        pose[:3, 3] = rng.uniform(2.0, 3.0) * d
+        moved = np.ascontiguousarray(np.asarray(small.vertices)[small.faces] @ pose[:3, :3].T + pose[:3, 3])
+        pairs_a = np.repeat(tri_a, len(moved), axis=0)
+        pairs_b = np.tile(moved, (len(tri_a), 1, 1))
+        expected = float(triangle_clearance(pairs_a, pairs_b).distance.min())
+        for a, pa, b, pb in ((big, None, part, pose), (part, pose, big, None)):
+            got = tc.distance(a, pa, b, pb).distance
+            assert abs(got - expected) <= 1e-12 * expected

@@ -509,16 +509,15 @@ def axis_pair_gap(nb_a, ia, nb_b, ib, n0, n1, n2, m0, m1, m2, tn):
     frame): min over B's box of n.x - max over A's box of n.x, a lower bound of the distance of
     their contents for any unit n (a separating-axis gap, Ericson 4.4.1). B's box is projected in
     its own frame: ``m = rot^T n``, ``tn = trans . n``."""
-    ca = nb_a[ia, OBB_CENTER] * n0 + nb_a[ia, OBB_CENTER + 1] * n1 + nb_a[ia, OBB_CENTER + 2] * n2
-    ra = (nb_a[ia, OBB_HALF] * abs(nb_a[ia, OBB_AXES] * n0 + nb_a[ia, OBB_AXES + 1] * n1 + nb_a[ia, OBB_AXES + 2] * n2)
-          + nb_a[ia, OBB_HALF + 1] * abs(nb_a[ia, OBB_AXES + 3] * n0 + nb_a[ia, OBB_AXES + 4] * n1
-                                         + nb_a[ia, OBB_AXES + 5] * n2)
-          + nb_a[ia, OBB_HALF + 2] * abs(nb_a[ia, OBB_AXES + 6] * n0 + nb_a[ia, OBB_AXES + 7] * n1
-                                         + nb_a[ia, OBB_AXES + 8] * n2))
-    cb = nb_b[ib, OBB_CENTER] * m0 + nb_b[ib, OBB_CENTER + 1] * m1 + nb_b[ib, OBB_CENTER + 2] * m2 + tn
-    rb = (nb_b[ib, OBB_HALF] * abs(nb_b[ib, OBB_AXES] * m0 + nb_b[ib, OBB_AXES + 1] * m1 + nb_b[ib, OBB_AXES + 2] * m2)
-          + nb_b[ib, OBB_HALF + 1] * abs(nb_b[ib, OBB_AXES + 3] * m0 + nb_b[ib, OBB_AXES + 4] * m1
-                                         + nb_b[ib, OBB_AXES + 5] * m2)
-          + nb_b[ib, OBB_HALF + 2] * abs(nb_b[ib, OBB_AXES + 6] * m0 + nb_b[ib, OBB_AXES + 7] * m1
-                                         + nb_b[ib, OBB_AXES + 8] * m2))
-    return (cb - rb) - (ca + ra)
+    return (tn - box_support(nb_b, ib, -m0, -m1, -m2)) - box_support(nb_a, ia, n0, n1, n2)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def box_support(nb, node, d0, d1, d2):
+    """Largest d.x over the oriented box of ``node`` (d in the node's mesh frame)."""
+    return (nb[node, OBB_CENTER] * d0 + nb[node, OBB_CENTER + 1] * d1 + nb[node, OBB_CENTER + 2] * d2
+            + nb[node, OBB_HALF] * abs(nb[node, OBB_AXES] * d0 + nb[node, OBB_AXES + 1] * d1 + nb[node, OBB_AXES + 2] * d2)
+            + nb[node, OBB_HALF + 1] * abs(nb[node, OBB_AXES + 3] * d0 + nb[node, OBB_AXES + 4] * d1
+                                           + nb[node, OBB_AXES + 5] * d2)
+            + nb[node, OBB_HALF + 2] * abs(nb[node, OBB_AXES + 6] * d0 + nb[node, OBB_AXES + 7] * d1
+                                           + nb[node, OBB_AXES + 8] * d2))
