@@ -21,7 +21,7 @@ from touche._kernels.trees.bvh_descent import batch_pose, batch_relative_pose, r
 from touche._kernels.trees.bvh_bounds import axis_pair_gap, box_support, rss_lower_bound, rss_pair_bound  # noqa: E402
 from touche._kernels.trees.bvh_bounds import triangle_gap  # noqa: E402
 from touche._kernels.trees.bvh_overlap import tree_overlap_direct  # noqa: E402
-from touche._kernels.trees.bvh_volumes import SPHERE_RADIUS  # noqa: E402
+from touche._kernels.trees.bvh_volumes import OBB_AXES, OBB_HALF, SPHERE_RADIUS  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------
@@ -172,10 +172,10 @@ def tree_distance_direct(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, 
 # overshoot the nodes' contents by about a node's width times the tilt of its box. There the
 # pair's gap along the axis is taken from the exact supports of both nodes (the largest n.x of
 # their triangles' corners, _node_support), which prunes most of those pairs: over the benchmark
-# panel's far poses node pairs popped fell 3-7x. Closer in (nodes not small against the
-# distance) the exact supports cost more than they prune. The constant is a ratio of lengths,
-# not fitted to a mesh: 1 and 4 pop up to ~1.4x more node pairs on far poses or compute supports
-# that prune nothing on near ones.
+# panel's far poses node pairs popped fell 3-7x (soccerball 1,237 -> 249 per query). The
+# constant is a ratio of lengths, not fitted to a mesh; measured on the panel (far and near
+# poses, node pairs popped and time): with 0.5 the supports are computed on near poses too and
+# cost more than they prune there; with 8 only a third of the far poses' gain remains.
 FAR_FIELD = 2.0
 # The supports are upper bounds within this fraction of the best distance of the exact ones
 # (_node_support): pairs that close to the best are not pruned by them anyway.
@@ -183,6 +183,19 @@ SUPPORT_SLACK = 1e-9
 # Nodes visited per support (_node_support): a support costs at most about as much as a few node
 # pairs of the search; beyond, the boxes' reach is the bound.
 SUPPORT_VISITS = 64
+
+
+@njit(cache=True, nogil=True, inline="always")
+def box_overshoot(nb, node, d0, d1, d2):
+    """How far the box of ``node`` may reach beyond its contents along d: 2 (p0 + p1 + p2 - max p_i)
+    with p_i = h_i |u_i . d|. Only decides whether exact supports are worth computing (the
+    box's pad of a few ulps is not accounted for)."""
+    p0 = nb[node, OBB_HALF] * abs(nb[node, OBB_AXES] * d0 + nb[node, OBB_AXES + 1] * d1 + nb[node, OBB_AXES + 2] * d2)
+    p1 = nb[node, OBB_HALF + 1] * abs(nb[node, OBB_AXES + 3] * d0 + nb[node, OBB_AXES + 4] * d1
+                                      + nb[node, OBB_AXES + 5] * d2)
+    p2 = nb[node, OBB_HALF + 2] * abs(nb[node, OBB_AXES + 6] * d0 + nb[node, OBB_AXES + 7] * d1
+                                      + nb[node, OBB_AXES + 8] * d2)
+    return 2.0 * (p0 + p1 + p2 - max(p0, max(p1, p2)))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -266,12 +279,10 @@ def _far_child_bound(ni_a, nb_a, tv_a, ia, ni_b, nb_b, tv_b, ib, rot, trans, bes
     """_child_bound in the far field, from the boxes' gap: the exact supports' gap along the axis
     (A's highest n.x, B's lowest m.x + tn: _node_support, B's memo in the columns after A's),
     then rss_pair_bound."""
-    # the supports can prune only if a corner of each node leaves them room: A's support is at
-    # least n.x of any corner of A's node, B's lowest at most m.x + tn of any corner of B's
-    ka = ni_a[ia, 0]
-    kb = ni_b[ib, 0]
-    room = (m0 * tv_b[kb, 0, 0] + m1 * tv_b[kb, 0, 1] + m2 * tv_b[kb, 0, 2] + tn
-            - (n0 * tv_a[ka, 0, 0] + n1 * tv_a[ka, 0, 1] + n2 * tv_a[ka, 0, 2]))
+    # the supports can prune only if the boxes leave them room: a fitted box touches its node's
+    # corners on every face (bvh_volumes.fit_node), so the support is at least the reach of the
+    # face that reaches farthest along the axis, i.e. the box's reach minus box_overshoot
+    room = gap + box_overshoot(nb_a, ia, n0, n1, n2) + box_overshoot(nb_b, ib, -m0, -m1, -m2)
     if room >= best:
         slack = SUPPORT_SLACK * best
         fills[2] = SUPPORT_VISITS
