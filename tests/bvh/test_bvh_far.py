@@ -154,6 +154,7 @@ def test_node_support_is_the_largest_corner_projection_with_a_reused_memo():
     memo_index = rng.integers(-count, 4 * count, (2, 2 * count))  # garbage, some of it inside the table
     memo_value = rng.normal(size=2 * count) * 1e3
     fills = np.zeros(3, dtype=np.int64)
+    work = np.empty(2 * tree.depth + 2, dtype=np.int64)  # the explicit stack: at most depth + 1 entries
     for trial in range(8):
         d = rng.normal(size=3)
         d /= np.linalg.norm(d)
@@ -167,7 +168,7 @@ def test_node_support_is_the_largest_corner_projection_with_a_reused_memo():
             side = int(rng.integers(2))
             fills[2] = 1 << 40 if exact else 3
             got = _node_support(ni, nb, tv, k, d[0], d[1], d[2], DIRECT_LEAF_DISTANCE, memo_index, memo_value, fills,
-                                side, side * count, 0.0 if exact else 1e-3)
+                                side, side * count, 0.0 if exact else 1e-3, work)
             if exact:
                 assert got == expected
             else:

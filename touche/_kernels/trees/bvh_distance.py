@@ -211,52 +211,62 @@ def _memo_get(memo_index, memo_value, fill, base, node):
 
 
 @njit(cache=True, nogil=True)
-def _node_support(ni, nb, tv, node, d0, d1, d2, direct, memo_index, memo_value, fills, side, base, slack):
+def _node_support(ni, nb, tv, node, d0, d1, d2, direct, memo_index, memo_value, fills, side, base, slack, work):
     """An upper bound of the largest d.x over the corners of ``node``'s triangles, within
-    ``slack`` of it, memoised per pruning axis (``fills[side]``, columns from ``base``:
-    _memo_get). Branch and bound over the subtree: the child whose box reaches farther along d
-    first, the other only when its box reaches more than ``slack`` beyond what the first holds
-    (else the box's reach stands for it): a flat face across d ties every corner, and without the
-    slack the search would visit all of them. At most ``fills[2]`` nodes are visited (counted
-    down; then the boxes' reach stands for the rest), so that a large node costs no more than a
-    few node pairs of the search."""
+    ``slack`` of it, memoised per pruning axis (``fills[side]``, columns from ``base``: _memo_get;
+    the node and the leaves it reaches are memoised). Branch and bound over the subtree with the
+    explicit stack ``work`` (>= 2 x the tree's depth): the child whose box reaches farther along d
+    first, a node whose box reaches at most ``slack`` beyond what is held stands for itself by its
+    box's reach (a flat face across d ties every corner, and without the slack the search would
+    visit all of them). At most ``fills[2]`` nodes are opened (counted down; then the boxes'
+    reach stands for the rest), so that a large node costs no more than a few node pairs of the
+    search. A loop, not a recursion: numba compiled the recursive form in ~5 s."""
     known = _memo_get(memo_index, memo_value, fills[side], base, node)
     if known == known:
         return known
-    if fills[2] <= 0:  # this bound's visits are spent: the box's reach stands for the node
-        return box_support(nb, node, d0, d1, d2)
-    fills[2] -= 1
-    if is_direct_leaf(ni, node, direct):
-        high = -np.inf
-        for k in range(ni[node, 0], ni[node, 0] + ni[node, 1]):
-            for j in range(3):
-                high = max(high, d0 * tv[k, j, 0] + d1 * tv[k, j, 1] + d2 * tv[k, j, 2])
-    else:
-        near = node + 1
-        other = ni[node, 2]
-        reach_near = _memo_get(memo_index, memo_value, fills[side], base, near)
-        if reach_near != reach_near:
-            reach_near = box_support(nb, near, d0, d1, d2)
-        reach_other = _memo_get(memo_index, memo_value, fills[side], base, other)
-        if reach_other != reach_other:
-            reach_other = box_support(nb, other, d0, d1, d2)
-        if reach_near < reach_other:
+    high = -np.inf
+    work[0] = node
+    top = 1
+    while top > 0:
+        top -= 1
+        x = work[top]
+        reach = _memo_get(memo_index, memo_value, fills[side], base, x)
+        if reach == reach:  # memoised: exact within the slack
+            high = max(high, reach)
+            continue
+        reach = box_support(nb, x, d0, d1, d2)
+        if reach <= high + slack or fills[2] <= 0:  # covered, or this bound's visits are spent
+            high = max(high, reach)
+            continue
+        fills[2] -= 1
+        if is_direct_leaf(ni, x, direct):
+            corner = -np.inf
+            for k in range(ni[x, 0], ni[x, 0] + ni[x, 1]):
+                for j in range(3):
+                    corner = max(corner, d0 * tv[k, j, 0] + d1 * tv[k, j, 1] + d2 * tv[k, j, 2])
+            _memo_put(memo_index, memo_value, fills, side, base, x, corner)
+            high = max(high, corner)
+            continue
+        near = x + 1
+        other = ni[x, 2]
+        if box_support(nb, near, d0, d1, d2) < box_support(nb, other, d0, d1, d2):
             near, other = other, near
-            reach_other = reach_near
-        high = _node_support(ni, nb, tv, near, d0, d1, d2, direct, memo_index, memo_value, fills, side, base, slack)
-        if reach_other > high + slack:
-            high = max(high, _node_support(ni, nb, tv, other, d0, d1, d2, direct, memo_index, memo_value, fills,
-                                           side, base, slack))
-        else:
-            high = max(high, reach_other)
-        # a child's box may reach beyond its parent's: both bound the node, take the nearer
-        high = min(high, box_support(nb, node, d0, d1, d2))
+        work[top] = other
+        work[top + 1] = near  # popped first
+        top += 2
+    # a child's box may reach beyond its parent's: both bound the node, take the nearer
+    high = min(high, box_support(nb, node, d0, d1, d2))
+    _memo_put(memo_index, memo_value, fills, side, base, node, high)
+    return high
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _memo_put(memo_index, memo_value, fills, side, base, node, value):
     i = fills[side]
     memo_index[1, base + i] = node
     memo_index[0, base + node] = i
-    memo_value[base + i] = high
+    memo_value[base + i] = value
     fills[side] = i + 1
-    return high
 
 
 @njit(cache=True, nogil=True)
@@ -275,7 +285,7 @@ def _child_bound(nb_a, ia, nb_b, ib, rot, trans, best, axis, n0, n1, n2, m0, m1,
 
 @njit(cache=True, nogil=True)
 def _far_child_bound(ni_a, nb_a, tv_a, ia, ni_b, nb_b, tv_b, ib, rot, trans, best, gap, n0, n1, n2, m0, m1, m2,
-                     tn, direct, memo_index, memo_value, fills):
+                     tn, direct, memo_index, memo_value, fills, work):
     """_child_bound in the far field, from the boxes' gap: the exact supports' gap along the axis
     (A's highest n.x, B's lowest m.x + tn: _node_support, B's memo in the columns after A's),
     then rss_pair_bound."""
@@ -286,10 +296,11 @@ def _far_child_bound(ni_a, nb_a, tv_a, ia, ni_b, nb_b, tv_b, ib, rot, trans, bes
     if room >= best:
         slack = SUPPORT_SLACK * best
         fills[2] = SUPPORT_VISITS
-        high_a = _node_support(ni_a, nb_a, tv_a, ia, n0, n1, n2, direct, memo_index, memo_value, fills, 0, 0, slack)
+        high_a = _node_support(ni_a, nb_a, tv_a, ia, n0, n1, n2, direct, memo_index, memo_value, fills, 0, 0, slack,
+                               work)
         fills[2] = SUPPORT_VISITS
         high_b = _node_support(ni_b, nb_b, tv_b, ib, -m0, -m1, -m2, direct, memo_index, memo_value, fills, 1,
-                               ni_a.shape[0], slack)
+                               ni_a.shape[0], slack, work)
         gap = max(gap, tn - high_b - high_a)
         if gap >= best:
             return gap, gap
@@ -346,6 +357,7 @@ def distance_search(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, best, best_a
     # the far field's support memo (_far_child_bound), made on first use: near poses seldom need it
     memo_index = np.empty((2, 0), np.int64)
     memo_value = np.empty(0)
+    work = np.empty(0, np.int64)
     fills = np.zeros(3, np.int64)  # the memo fills of A and B, the visits left (_node_support)
     stack[0, 0] = 0
     stack[0, 1] = 0
@@ -402,11 +414,12 @@ def distance_search(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, best, best_a
             if memo_value.shape[0] == 0:
                 memo_index = np.empty((2, ni_a.shape[0] + ni_b.shape[0]), np.int64)
                 memo_value = np.empty(ni_a.shape[0] + ni_b.shape[0])
+                work = np.empty(stack.shape[0], np.int64)
             if key1 != key1:
                 l1, key1 = _far_child_bound(ni_a, nb_a, tv_a, c1a, ni_b, nb_b, tv_b, c1b, rot, trans, best, l1, n0, n1,
-                                            n2, m0, m1, m2, tn, direct, memo_index, memo_value, fills)
+                                            n2, m0, m1, m2, tn, direct, memo_index, memo_value, fills, work)
             if key2 != key2:
                 l2, key2 = _far_child_bound(ni_a, nb_a, tv_a, c2a, ni_b, nb_b, tv_b, c2b, rot, trans, best, l2, n0, n1,
-                                            n2, m0, m1, m2, tn, direct, memo_index, memo_value, fills)
+                                            n2, m0, m1, m2, tn, direct, memo_index, memo_value, fills, work)
         top = push_nearer_last(stack, bounds, top, best, c1a, c1b, l1, key1, c2a, c2b, l2, key2)
     return best, best_a, best_b, best_ka, best_kb
