@@ -14,7 +14,10 @@ before each section (other processes share the cores: the figures are what this 
    size of one chunk's results and the time to gather it to the client;
 2. clearance job: ``--parts`` meshes (uv spheres of ``--part-triangles`` triangles and boxes, seeded placement)
    through ``touche.distributed.clearance_all``, 1 worker vs 2, and its serial single-machine
-   reference time (touche.clearance.clearance_all on the same candidate pairs, one thread);
+   reference time (touche.clearance.clearance_all on the same candidate pairs, one thread), and
+   a control without Dask: the job's pair tasks (groups prepared on first use) in one plain
+   process, then split between two plain processes run at once as two workers split them (what
+   the machine's cores give this work, whatever Dask does);
 3. memory: each worker's RSS before and after a 100k-triangle mesh is shared, and after a
    20-chunk job on it (each worker should grow by about one mesh, not one per chunk);
 4. scheduler: tasks per second for tiny tasks (the per-task cost that bounds how many workers a
@@ -230,6 +233,57 @@ def serial_clearance(parts, poses, threshold):
         table = clearance_all(prepared, poses, pairs=pairs, max_distance=threshold)
     td._forget_groups([f"bench-{k}" for k in range(0, len(parts), 64)])
     return time.perf_counter() - started, int((table.distance <= threshold).sum()), len(pairs)
+
+
+def _clearance_share(parts_count, triangles, threshold, share, shares, start, out):
+    """In a plain process (no Dask): the clearance job's work that falls to worker ``share`` of
+    ``shares`` when the groups are split in contiguous runs (as touche.distributed does): its
+    pair tasks (those whose first group is its own), each group prepared once on first use, the
+    packed groups unpickled as a worker does. Waits for ``start`` (all processes begin at once)
+    and puts its seconds on ``out``."""
+    from touche import _parallel
+    from touche import distributed as td
+
+    parts, poses = assembly(parts_count, triangles=triangles)
+    group = td.DEFAULT_PARTS_PER_GROUP
+    groups = -(-len(parts) // group)
+    packed = [td._PackedGroup(parts[k * group:(k + 1) * group]) for k in range(groups)]
+    boxes = td._grown_boxes(parts, poses, 0.5 * threshold)
+    plan = td._plan_from_boxes(boxes, len(parts), threshold, group, td.DEFAULT_PAIRS_PER_TASK)
+    mine = [index for index in range(len(plan))
+            if plan.task(index)[1][0] * shares // groups == share]
+    keys = [f"control-{k}" for k in range(groups)]
+    with _parallel.serial():  # load the kernels: not timed
+        td._clearance_task([f"warm-{k}" for k in range(groups)], packed, list(range(groups)),
+                           [poses[k * group:(k + 1) * group] for k in range(groups)], group, plan.task(0)[0], threshold)
+    start.wait()
+    started = time.perf_counter()
+    for index in mine:
+        pairs, needed = plan.task(index)
+        td._clearance_task([keys[g] for g in needed], [packed[g] for g in needed], needed,
+                           [poses[g * group:(g + 1) * group] for g in needed], group, pairs, threshold)
+    out.put(time.perf_counter() - started)
+
+
+def clearance_control(parts_count, triangles, threshold):
+    """The clearance job's work without Dask: all of it in one plain process, then split in two
+    processes run at once as two workers would split it. (1 process seconds, [2 processes'
+    seconds]): what this machine's cores give this work at the moment, whatever Dask does."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    result = {}
+    for processes in (1, 2):
+        out, start = context.Queue(), context.Barrier(processes)
+        workers = [context.Process(target=_clearance_share,
+                                   args=(parts_count, triangles, threshold, share, processes, start, out))
+                   for share in range(processes)]
+        for worker in workers:
+            worker.start()
+        result[processes] = [out.get() for _ in workers]
+        for worker in workers:
+            worker.join()
+    return result[1][0], result[2]
 
 
 def rss_of_workers(client):
@@ -452,6 +506,10 @@ def main():
         print(f"  single machine, one thread: {seconds:.2f} s ({candidates} candidate pairs, {found} within the threshold)")
         walls = {1: [], 2: []}
         for repeat in range(args.repeats):
+            alone, together = clearance_control(args.parts, args.part_triangles, args.threshold)
+            print(f"  control, no Dask: the job's work takes {alone:.2f} s in one process, "
+                  f"{', '.join(f'{t:.2f}' for t in together)} s split in two processes at once "
+                  f"(the machine gives two processes {alone / max(together):.2f}x one on it)  [{load()}]")
             for workers in (1, 2):
                 wall, table = clearance_job(workers, parts, poses, args.threshold)
                 walls[workers].append(wall)

@@ -758,25 +758,79 @@ def test_batch_clearance_survives_a_worker_killed_mid_job(client, tmp_path, stag
     assert (tmp_path / "t.csv").read_bytes() == _clearance_csv(table, names).encode() and len(table) > 0
 
 
-@pytest.mark.parametrize("stage", STAGES[:2])
-def test_clearance_all_of_meshes_survives_a_worker_killed_in_the_broad_phase(client, tmp_path, stage):
-    """In-memory meshes are scattered, a group to a worker: a worker dying in the broad phase
-    takes the groups only it held, which are scattered again, and the table is unchanged."""
+def test_clearance_all_of_meshes_survives_a_worker_killed_mid_job(client, tmp_path):
+    """In-memory meshes: the broad phase runs on the client and the groups are scattered, a group
+    to a worker; a worker dying in its first pair task takes the groups only it held, which are
+    scattered again, and the table is unchanged."""
     client.wait_for_workers(2, timeout=240)
     parts, poses = _assembly(seed=4, count=14)
     options = dict(poses=poses, parts_per_group=4, pairs_per_task=3)
     expected = td.clearance_all(parts, THRESHOLD, **options)  # dask's threads: no worker to lose
     marker = str(tmp_path / "killed")
-    client.run(_die_once, marker, stage)
+    client.run(_die_once, marker, "_clearance_task")
     try:
         table = td.clearance_all(parts, THRESHOLD, client=client, **options)
     finally:
-        client.run(_undo_die_once, stage)
+        client.run(_undo_die_once, "_clearance_task")
     with open(marker) as handle:
         killed_pid = int(handle.read())
     client.wait_for_workers(2, timeout=240)
     assert killed_pid not in client.run(os.getpid).values()
     assert table.tobytes() == expected.tobytes() and len(table) > 0
+
+
+def test_clearance_all_of_meshes_plans_on_the_client(client):
+    """In-memory meshes need no broad phase on the workers (no group tasks, no sweep task): the
+    client sweeps the parts' boxes, and only pair tasks run; the progress counts those."""
+    from distributed import get_task_stream
+
+    client.wait_for_workers(2, timeout=240)
+    parts, poses = _assembly(seed=5, count=20)
+    for part in parts[::2]:
+        part.bvh  # noqa: B018  (trees built on the client travel without them: the same answers)
+    calls = []
+    with get_task_stream(client) as stream:
+        table = td.clearance_all(parts, THRESHOLD, poses=poses, client=client, parts_per_group=4, pairs_per_task=3,
+                                 progress=lambda done, total: calls.append((done, total)))
+    names = {str(record["key"][0] if isinstance(record["key"], tuple) else record["key"]) for record in stream.data}
+    assert names and all(name.startswith("_clearance_task") for name in names), names
+    assert calls[0][0] == 0 and calls[-1][0] == calls[-1][1] == len(calls) - 1  # one call per pair task, and the start
+    assert table.tobytes() == td.clearance_all(parts, THRESHOLD, poses=poses, parts_per_group=4,
+                                               pairs_per_task=3).tobytes()
+
+
+def test_pair_tasks_are_shared_when_one_worker_holds_every_group(client):
+    """One group (every task's home is the same worker): the other worker takes tasks from its
+    queue instead of idling, and the table is the same."""
+    from distributed import get_task_stream
+
+    client.wait_for_workers(2, timeout=240)
+    parts, poses = _assembly(seed=6, count=30)
+    with get_task_stream(client) as stream:
+        table = td.clearance_all(parts, THRESHOLD, poses=poses, client=client, parts_per_group=64, pairs_per_task=1)
+    workers = {record["worker"] for record in stream.data
+               if str(record["key"][0] if isinstance(record["key"], tuple) else record["key"]).startswith("_clearance")}
+    assert len(workers) == 2, workers
+    assert len(table) > 5
+    assert table.tobytes() == td.clearance_all(parts, THRESHOLD, poses=poses, parts_per_group=64,
+                                               pairs_per_task=1).tobytes()
+
+
+def test_a_packed_group_travels_without_the_meshes_trees():
+    """A group of meshes travels as one pickled payload; a mesh whose BVH an earlier query built
+    travels without it (the worker builds the same tree), and the caller's mesh keeps its own."""
+    parts, _ = _assembly(seed=7, count=6)
+    bare = len(td._PackedGroup(parts).payload)
+    for part in parts:
+        part.bvh  # noqa: B018  (built and kept on the mesh)
+    packed = td._PackedGroup(parts)
+    assert len(packed.payload) <= bare + 64 * len(parts)
+    assert all(part._bvh is not None for part in parts)
+    unpacked = pickle.loads(pickle.dumps(packed)).items()
+    for mine, theirs in zip(parts, unpacked):
+        assert theirs._bvh is None and type(theirs) is type(mine)
+        assert np.array_equal(theirs.vertices, mine.vertices) and np.array_equal(theirs.faces, mine.faces)
+    assert td._PackedGroup([("a.stl")]).items() == ["a.stl"]
 
 
 # ------------------------------------------------------------------------------------------------
