@@ -1748,8 +1748,18 @@ def _balanced(client, submit, indices, home_of, groups_of, held, what, on_lost):
         _, queue, end = best
         return queue.popleft() if end == 0 else queue.pop()
 
-    def fill():
-        for address, info in sorted(client.scheduler_info()["workers"].items()):
+    # client.scheduler_info() is a round trip to the scheduler carrying every worker's record:
+    # asked again at most once a second, and when a task was lost or nothing is running
+    known = {"workers": {}, "at": -math.inf}
+
+    def workers(refresh=False):
+        now = time.monotonic()
+        if refresh or now - known["at"] > 1.0:
+            known["workers"], known["at"] = client.scheduler_info()["workers"], now
+        return known["workers"]
+
+    def fill(refresh=False):
+        for address, info in sorted(workers(refresh).items()):
             while in_flight.get(address, 0) < _TASKS_IN_FLIGHT * max(1, int(info.get("nthreads", 1))):
                 index = take(address)
                 if index is None:
@@ -1765,7 +1775,7 @@ def _balanced(client, submit, indices, home_of, groups_of, held, what, on_lost):
         while pending or retry or any(queues.values()):
             if not pending:  # no worker to send to (all gone, their nannies restarting them)
                 client.wait_for_workers(1, timeout=120)
-                fill()
+                fill(refresh=True)
                 continue
             future = next(running)
             index, address, _ = pending.pop(future.key)
@@ -1777,7 +1787,7 @@ def _balanced(client, submit, indices, home_of, groups_of, held, what, on_lost):
                 _count_lost(attempts, index, _TASK_ATTEMPTS, lost, f"{what} {index}")
                 on_lost(index)
                 retry.append(index)
-                fill()
+                fill(refresh=True)
                 continue
             future.release()
             fill()  # the worker's next task is on its way before this result is handed back
