@@ -211,6 +211,9 @@ def _step_mesh_pairs():
     tc.distance(mesh, None, mesh, poses)
     tc.intersects(mesh, None, mesh, poses, margin=0.1)  # bvh_threshold.tree_threshold_many
     tc.distance(mesh, None, mesh, None, lower_bound_only=True)
+    solid = _tetra().as_solid()  # bvh_overlap's solid entries: surfaces, spheres, boxes in one call
+    tc.intersects(solid, None, solid, poses[1])
+    tc.intersects(solid, None, solid, poses)
     shapes = _shapes()
     for name in ("sphere", "box"):
         tc.intersects(shapes[name], None, mesh, None)

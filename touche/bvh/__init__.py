@@ -222,8 +222,11 @@ def _tree(value, name):
 
 
 def _poses(pose_a, pose_b):
-    ta = as_matrices(pose_a, "pose_a")
-    tb = as_matrices(pose_b, "pose_b")
+    return _batched(as_matrices(pose_a, "pose_a"), as_matrices(pose_b, "pose_b"))
+
+
+def _batched(ta, tb):
+    """(pa (1 or n, 4, 4), pb, n, single) of two checked pose matrices ((4, 4) or (n, 4, 4))."""
     single = ta.ndim == 2 and tb.ndim == 2
     pa = np.ascontiguousarray(ta.reshape(-1, 4, 4))
     pb = np.ascontiguousarray(tb.reshape(-1, 4, 4))
@@ -261,7 +264,16 @@ def intersects(a, pose_a, b, pose_b, *, bv="obb"):
                 as_matrices(pose_b, "pose_b")
                 raise GeometryError("pose_a or pose_b is not a rigid transform")  # pragma: no cover
             return code == 1
-    pa, pb, n, single = _poses(pose_a, pose_b)
+        # as_matrices checked a batch; a single pose beside one is checked here (each once)
+        pa, pb, n, single = _batched(ma if ma.ndim == 3 else as_matrices(pose_a, "pose_a"),
+                                     mb if mb.ndim == 3 else as_matrices(pose_b, "pose_b"))
+    else:
+        pa, pb, n, single = _poses(pose_a, pose_b)
+    return _intersects_many(ta, tb, pa, pb, n, single, bv)
+
+
+def _intersects_many(ta, tb, pa, pb, n, single, bv="obb"):
+    """intersects of trees ``ta``, ``tb`` at checked poses (see _batched)."""
     hit = np.empty(n, dtype=np.bool_)
     ids = np.empty((n, 2), dtype=np.int64)
     if bv == "kdop":

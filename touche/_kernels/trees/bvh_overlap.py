@@ -393,6 +393,100 @@ def tree_intersects_pair(ni_a, nb_a, tv_a, pose_a, ni_b, nb_b, tv_b, pose_b, sta
     return 1 if hit else 0
 
 
+# the layout of a mesh's containment data for solid_tree_intersects_pair (built by
+# touche.solids.component_representatives): the mesh's box, a sphere around it, and one vertex
+# per connected component, in the mesh's frame
+HELD_LOW, HELD_HIGH, HELD_CENTER, HELD_RADIUS, HELD_POINTS = 0, 3, 6, 9, 10
+
+
+@njit(cache=True, nogil=True)
+def _representative_in_box(solid_pose, solid_held, other_pose, other_held):
+    """Some component representative of the other mesh, moved into the solid's frame, lies in
+    the solid's box (the same arithmetic, in the same order, as touche.solids._inside_one)."""
+    s = solid_pose
+    o = other_pose
+    count = (other_held.shape[0] - HELD_POINTS) // 3
+    for k in range(count):
+        x = other_held[HELD_POINTS + 3 * k]
+        y = other_held[HELD_POINTS + 3 * k + 1]
+        z = other_held[HELD_POINTS + 3 * k + 2]
+        wx = o[0, 0] * x + o[0, 1] * y + o[0, 2] * z + o[0, 3] - s[0, 3]
+        wy = o[1, 0] * x + o[1, 1] * y + o[1, 2] * z + o[1, 3] - s[1, 3]
+        wz = o[2, 0] * x + o[2, 1] * y + o[2, 2] * z + o[2, 3] - s[2, 3]
+        px = s[0, 0] * wx + s[1, 0] * wy + s[2, 0] * wz
+        py = s[0, 1] * wx + s[1, 1] * wy + s[2, 1] * wz
+        pz = s[0, 2] * wx + s[1, 2] * wy + s[2, 2] * wz
+        if (solid_held[HELD_LOW] <= px <= solid_held[HELD_HIGH] and solid_held[HELD_LOW + 1] <= py <= solid_held[HELD_HIGH + 1]
+                and solid_held[HELD_LOW + 2] <= pz <= solid_held[HELD_HIGH + 2]):
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def solid_tree_intersects_pair(ni_a, nb_a, tv_a, pose_a, ni_b, nb_b, tv_b, pose_b, stack_rows, held_a, held_b,
+                               solid_a, solid_b):
+    """tree_intersects_pair for a pair with a solid mesh, and the cheap half of its containment
+    test in the same call (a single pair's Python steps cost several times the tree descent):
+    1 when the surfaces meet; 0 when they do not and neither solid can hold the other mesh
+    (the bounding spheres are apart, or no component representative of the other mesh lies in
+    the solid's box); 2 when a representative lies in a solid's box (the caller runs the exact
+    winding-number test); -3 / -4 for a pose that is not a rigid transform."""
+    code = tree_intersects_pair(ni_a, nb_a, tv_a, pose_a, ni_b, nb_b, tv_b, pose_b, stack_rows)
+    if code != 0:
+        return code
+    a = pose_a
+    b = pose_b
+    x = held_a[HELD_CENTER]
+    y = held_a[HELD_CENTER + 1]
+    z = held_a[HELD_CENTER + 2]
+    u = held_b[HELD_CENTER]
+    v = held_b[HELD_CENTER + 1]
+    w = held_b[HELD_CENTER + 2]
+    # touche.solids._spheres_apart's arithmetic
+    gx = a[0, 0] * x + a[0, 1] * y + a[0, 2] * z + a[0, 3] - (b[0, 0] * u + b[0, 1] * v + b[0, 2] * w + b[0, 3])
+    gy = a[1, 0] * x + a[1, 1] * y + a[1, 2] * z + a[1, 3] - (b[1, 0] * u + b[1, 1] * v + b[1, 2] * w + b[1, 3])
+    gz = a[2, 0] * x + a[2, 1] * y + a[2, 2] * z + a[2, 3] - (b[2, 0] * u + b[2, 1] * v + b[2, 2] * w + b[2, 3])
+    reach = held_a[HELD_RADIUS] + held_b[HELD_RADIUS]
+    if gx * gx + gy * gy + gz * gz > reach * reach:
+        return 0
+    if solid_a and _representative_in_box(pose_a, held_a, pose_b, held_b):
+        return 2
+    if solid_b and _representative_in_box(pose_b, held_b, pose_a, held_a):
+        return 2
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def solid_candidates_many(poses_a, poses_b, held_a, held_b, solid_a, solid_b, surface, out_candidate, lo, hi):
+    """For pose pairs ``lo .. hi - 1`` (poses (1 or n, 4, 4), a batch of one broadcasts) whose
+    surfaces do not meet (``surface[k]`` False): ``out_candidate[k]`` True when a solid may hold
+    the other mesh (the bounding spheres reach each other and a component representative lies
+    in the solid's box; the exact winding-number test is the caller's), else False. The test of
+    solid_tree_intersects_pair, per pose pair."""
+    for k in range(lo, hi):
+        out_candidate[k] = False
+        if surface[k]:
+            continue
+        a = poses_a[k if poses_a.shape[0] > 1 else 0]
+        b = poses_b[k if poses_b.shape[0] > 1 else 0]
+        x = held_a[HELD_CENTER]
+        y = held_a[HELD_CENTER + 1]
+        z = held_a[HELD_CENTER + 2]
+        u = held_b[HELD_CENTER]
+        v = held_b[HELD_CENTER + 1]
+        w = held_b[HELD_CENTER + 2]
+        gx = a[0, 0] * x + a[0, 1] * y + a[0, 2] * z + a[0, 3] - (b[0, 0] * u + b[0, 1] * v + b[0, 2] * w + b[0, 3])
+        gy = a[1, 0] * x + a[1, 1] * y + a[1, 2] * z + a[1, 3] - (b[1, 0] * u + b[1, 1] * v + b[1, 2] * w + b[1, 3])
+        gz = a[2, 0] * x + a[2, 1] * y + a[2, 2] * z + a[2, 3] - (b[2, 0] * u + b[2, 1] * v + b[2, 2] * w + b[2, 3])
+        reach = held_a[HELD_RADIUS] + held_b[HELD_RADIUS]
+        if gx * gx + gy * gy + gz * gz > reach * reach:
+            continue
+        if solid_a and _representative_in_box(a, held_a, b, held_b):
+            out_candidate[k] = True
+        elif solid_b and _representative_in_box(b, held_b, a, held_a):
+            out_candidate[k] = True
+
+
 @njit(cache=True, nogil=True)
 def tree_intersects_kdop_many(ni_a, nb_a, tv_a, ids_a, dops_a, poses_a, ni_b, nb_b, tv_b, ids_b, dops_b, poses_b,
                               directions, stack_rows, max_leaf, out_hit, out_ids, lo, hi):
