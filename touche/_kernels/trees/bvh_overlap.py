@@ -423,17 +423,10 @@ def _representative_in_box(solid_pose, solid_held, other_pose, other_held):
 
 
 @njit(cache=True, nogil=True)
-def solid_tree_intersects_pair(ni_a, nb_a, tv_a, pose_a, ni_b, nb_b, tv_b, pose_b, stack_rows, held_a, held_b,
-                               solid_a, solid_b):
-    """tree_intersects_pair for a pair with a solid mesh, and the cheap half of its containment
-    test in the same call (a single pair's Python steps cost several times the tree descent):
-    1 when the surfaces meet; 0 when they do not and neither solid can hold the other mesh
-    (the bounding spheres are apart, or no component representative of the other mesh lies in
-    the solid's box); 2 when a representative lies in a solid's box (the caller runs the exact
-    winding-number test); -3 / -4 for a pose that is not a rigid transform."""
-    code = tree_intersects_pair(ni_a, nb_a, tv_a, pose_a, ni_b, nb_b, tv_b, pose_b, stack_rows)
-    if code != 0:
-        return code
+def _may_hold(pose_a, pose_b, held_a, held_b, solid_a, solid_b):
+    """Whether a solid among two meshes whose surfaces do not meet may hold the other: their
+    bounding spheres reach each other and a component representative of the other mesh lies in
+    the solid's box (necessary conditions; the exact test is the caller's)."""
     a = pose_a
     b = pose_b
     x = held_a[HELD_CENTER]
@@ -448,43 +441,36 @@ def solid_tree_intersects_pair(ni_a, nb_a, tv_a, pose_a, ni_b, nb_b, tv_b, pose_
     gz = a[2, 0] * x + a[2, 1] * y + a[2, 2] * z + a[2, 3] - (b[2, 0] * u + b[2, 1] * v + b[2, 2] * w + b[2, 3])
     reach = held_a[HELD_RADIUS] + held_b[HELD_RADIUS]
     if gx * gx + gy * gy + gz * gz > reach * reach:
-        return 0
+        return False
     if solid_a and _representative_in_box(pose_a, held_a, pose_b, held_b):
-        return 2
-    if solid_b and _representative_in_box(pose_b, held_b, pose_a, held_a):
-        return 2
-    return 0
+        return True
+    return solid_b and _representative_in_box(pose_b, held_b, pose_a, held_a)
+
+
+@njit(cache=True, nogil=True)
+def solid_tree_intersects_pair(ni_a, nb_a, tv_a, pose_a, ni_b, nb_b, tv_b, pose_b, stack_rows, held_a, held_b,
+                               solid_a, solid_b):
+    """tree_intersects_pair for a pair with a solid mesh, and the cheap half of its containment
+    test in the same call (a single pair's Python steps cost several times the tree descent):
+    1 when the surfaces meet; 0 when they do not and neither solid can hold the other mesh
+    (the bounding spheres are apart, or no component representative of the other mesh lies in
+    the solid's box); 2 when a representative lies in a solid's box (the caller runs the exact
+    winding-number test); -3 / -4 for a pose that is not a rigid transform."""
+    code = tree_intersects_pair(ni_a, nb_a, tv_a, pose_a, ni_b, nb_b, tv_b, pose_b, stack_rows)
+    if code != 0:
+        return code
+    return 2 if _may_hold(pose_a, pose_b, held_a, held_b, solid_a, solid_b) else 0
 
 
 @njit(cache=True, nogil=True)
 def solid_candidates_many(poses_a, poses_b, held_a, held_b, solid_a, solid_b, surface, out_candidate, lo, hi):
     """For pose pairs ``lo .. hi - 1`` (poses (1 or n, 4, 4), a batch of one broadcasts) whose
     surfaces do not meet (``surface[k]`` False): ``out_candidate[k]`` True when a solid may hold
-    the other mesh (the bounding spheres reach each other and a component representative lies
-    in the solid's box; the exact winding-number test is the caller's), else False. The test of
-    solid_tree_intersects_pair, per pose pair."""
+    the other mesh (_may_hold; the exact winding-number test is the caller's), else False."""
     for k in range(lo, hi):
-        out_candidate[k] = False
-        if surface[k]:
-            continue
-        a = poses_a[k if poses_a.shape[0] > 1 else 0]
-        b = poses_b[k if poses_b.shape[0] > 1 else 0]
-        x = held_a[HELD_CENTER]
-        y = held_a[HELD_CENTER + 1]
-        z = held_a[HELD_CENTER + 2]
-        u = held_b[HELD_CENTER]
-        v = held_b[HELD_CENTER + 1]
-        w = held_b[HELD_CENTER + 2]
-        gx = a[0, 0] * x + a[0, 1] * y + a[0, 2] * z + a[0, 3] - (b[0, 0] * u + b[0, 1] * v + b[0, 2] * w + b[0, 3])
-        gy = a[1, 0] * x + a[1, 1] * y + a[1, 2] * z + a[1, 3] - (b[1, 0] * u + b[1, 1] * v + b[1, 2] * w + b[1, 3])
-        gz = a[2, 0] * x + a[2, 1] * y + a[2, 2] * z + a[2, 3] - (b[2, 0] * u + b[2, 1] * v + b[2, 2] * w + b[2, 3])
-        reach = held_a[HELD_RADIUS] + held_b[HELD_RADIUS]
-        if gx * gx + gy * gy + gz * gz > reach * reach:
-            continue
-        if solid_a and _representative_in_box(a, held_a, b, held_b):
-            out_candidate[k] = True
-        elif solid_b and _representative_in_box(b, held_b, a, held_a):
-            out_candidate[k] = True
+        out_candidate[k] = not surface[k] and _may_hold(poses_a[k if poses_a.shape[0] > 1 else 0],
+                                                        poses_b[k if poses_b.shape[0] > 1 else 0], held_a, held_b,
+                                                        solid_a, solid_b)
 
 
 @njit(cache=True, nogil=True)
