@@ -22,6 +22,8 @@ from touche._kernels.trees.bvh_bounds import axis_pair_gap, box_support, rss_low
 from touche._kernels.trees.bvh_bounds import triangle_gap  # noqa: E402
 from touche._kernels.trees.bvh_overlap import tree_overlap_direct  # noqa: E402
 from touche._kernels.trees.bvh_volumes import OBB_AXES, OBB_HALF, SPHERE_RADIUS  # noqa: E402
+from touche._kernels.base.posecheck import invalid_pose  # noqa: E402
+from touche._kernels.base.touching import touching_tolerance  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------
@@ -128,6 +130,44 @@ def tree_distance_one(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids_b,
         out_point_b[0, i] = pa[i, 0] * qb[0] + pa[i, 1] * qb[1] + pa[i, 2] * qb[2] + pa[i, 3]
     out_ids[0, 0] = ta
     out_ids[0, 1] = tb
+
+
+# tree_distance_pair_into's codes besides the poses' INVALID_POSE_A / _B (touche.results.Status
+# for the first two)
+PAIR_SEPARATED, PAIR_TOUCHING, PAIR_MEETING = 0, 1, 3
+
+
+@njit(cache=True, nogil=True)
+def tree_distance_pair_into(ni_a, nb_a, tv_a, ids_a, pose_a, ni_b, nb_b, tv_b, ids_b, pose_b, stack_rows, max_leaf,
+                            scale_a, scale_b, out):
+    """One pose pair from Python ((4, 4) each, checked here): touche.distance of two surface
+    meshes in one call (the Python steps around tree_distance_one cost more than a far query).
+    Fills ``out (10,)`` with the distance, the closest points (world) and, apart, the unit
+    normal from A to B; returns (code, triangle id of A, of B): PAIR_SEPARATED / PAIR_TOUCHING
+    (apart: distance above / within the touching band of touching.touching_tolerance), or
+    PAIR_MEETING (the surfaces touch or cross: distance 0, the normal (a face normal) is the
+    caller's), or INVALID_POSE_A / _B."""
+    bad = invalid_pose(pose_a, pose_b)
+    if bad:
+        return bad, -1, -1
+    rot = np.empty((3, 3))
+    trans = np.empty(3)
+    relative_rotation_translation(pose_a, pose_b, rot, trans)
+    stack = np.empty((stack_rows, 4), dtype=np.int64)
+    bounds = np.empty(stack_rows)
+    d, qa, qb, ta, tb = tree_distance_checked(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans,
+                                              max_leaf, stack, bounds)
+    out[0] = d
+    for i in range(3):  # tree_distance_one's arithmetic
+        out[1 + i] = pose_a[i, 0] * qa[0] + pose_a[i, 1] * qa[1] + pose_a[i, 2] * qa[2] + pose_a[i, 3]
+        out[4 + i] = pose_a[i, 0] * qb[0] + pose_a[i, 1] * qb[1] + pose_a[i, 2] * qb[2] + pose_a[i, 3]
+    if not d > 0.0:
+        return PAIR_MEETING, ta, tb
+    for i in range(3):
+        out[7 + i] = (out[4 + i] - out[1 + i]) / d
+    if d > touching_tolerance(scale_a, pose_a, scale_b, pose_b):
+        return PAIR_SEPARATED, ta, tb
+    return PAIR_TOUCHING, ta, tb
 
 
 @njit(cache=True, nogil=True)
