@@ -661,17 +661,9 @@ def _mesh_mesh_distance(a, pose_a, b, pose_b):
 
 def _surface_mesh_mesh_distance(a, pose_a, b, pose_b):
     """Two meshes as surfaces (see the section's comment above)."""
-    ma = as_matrices(pose_a, "pose_a", check=False)
-    mb = as_matrices(pose_b, "pose_b", check=False)
-    if ma.ndim == 2 and mb.ndim == 2:  # one compiled call (the kernel checks the poses)
-        ta, tb = bvh._tree(a, "a"), bvh._tree(b, "b")
-        buffer = np.empty(10)
-        code, id_a, id_b = bvh._distance().tree_distance_pair_into(
-            ta.node_index, ta.node_bounds, ta.tri_vertices, ta.tri_ids, ma, tb.node_index, tb.node_bounds,
-            tb.tri_vertices, tb.tri_ids, mb, ta._stack_rows(tb), max(ta.max_leaf, tb.max_leaf), a.scale, b.scale,
-            buffer)
-        if code < 0:
-            _raise_invalid_pose(code, pose_a, pose_b)
+    pair = bvh._distance_pair(a, pose_a, b, pose_b, a.scale, b.scale)
+    if pair is not None:  # one pose pair: one compiled call
+        code, id_a, id_b, buffer, ma, mb = pair
         if code == _PAIR_MEETING:  # the normal is a face normal: _one_mesh_mesh_distance's
             return _one_mesh_mesh_distance(a, b, float(buffer[0]), buffer[1:4], buffer[4:7], (id_a, id_b), ma, mb)
         return _SingleDistanceResult(buffer, _STATUS[code])

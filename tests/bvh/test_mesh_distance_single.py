@@ -103,3 +103,18 @@ def test_the_meeting_code_is_the_kernels():
     assert query._PAIR_MEETING == bvh_distance.PAIR_MEETING
     assert {bvh_distance.PAIR_SEPARATED, bvh_distance.PAIR_TOUCHING} == {tc.Status.SEPARATED.value,
                                                                          tc.Status.TOUCHING.value}
+
+
+def test_bvh_distance_single_equals_its_batch_of_one_with_the_triangle_ids():
+    a = tc.TriangleMesh(*MESHES["torus"])
+    b = tc.TriangleMesh(MESHES["l_block"][0] * 0.5, MESHES["l_block"][1])
+    rng = np.random.default_rng(5)
+    for pose_b in _poses(rng, 30, 1.8):
+        single = bvh.distance(a, None, b, pose_b)
+        batch = bvh.distance(a, None, b, pose_b[None])
+        assert single.distance == batch.distance[0]
+        assert np.array_equal(single.point_a, batch.point_a[0]) and np.array_equal(single.point_b, batch.point_b[0])
+        assert (single.triangle_a, single.triangle_b) == (batch.triangle_a[0], batch.triangle_b[0])
+        assert isinstance(single.triangle_a, int) and isinstance(single.distance, float)
+    with pytest.raises(GeometryError, match="pose_b"):
+        bvh.distance(a, None, b, np.full((4, 4), np.nan))

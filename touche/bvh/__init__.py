@@ -307,10 +307,34 @@ def distance(a, pose_a, b, pose_b):
     """Smallest distance between the surfaces of meshes ``a`` and ``b`` with the closest points
     and triangle ids (branch and bound over both trees; exact up to rounding). Poses (4, 4) or
     (n, 4, 4) (broadcast); a batch runs on all cores. Returns :class:`MeshDistance`."""
+    pair = _distance_pair(a, pose_a, b, pose_b)
+    if pair is not None:
+        _, id_a, id_b, out, _, _ = pair
+        return MeshDistance(float(out[0]), out[1:4], out[4:7], int(id_a), int(id_b))
     dist, point_a, point_b, ids, _, _, single = _distance_arrays(a, pose_a, b, pose_b)
-    if single:
-        return MeshDistance(float(dist[0]), point_a[0], point_b[0], int(ids[0, 0]), int(ids[0, 1]))
     return MeshDistance(dist, point_a, point_b, ids[:, 0], ids[:, 1])
+
+
+def _distance_pair(a, pose_a, b, pose_b, scale_a=0.0, scale_b=0.0):
+    """One pose pair in one compiled call (bvh_distance.tree_distance_pair_into; it checks the
+    poses): ``(code, triangle id of a, of b, out (10,), pose matrix a, b)``, the same numbers as
+    _distance_arrays for a batch of one; None when a pose is a batch. ``scale_a`` / ``scale_b``:
+    the meshes' sizes for the TOUCHING band of the code."""
+    ma = as_matrices(pose_a, "pose_a", check=False)
+    mb = as_matrices(pose_b, "pose_b", check=False)
+    if ma.ndim != 2 or mb.ndim != 2:
+        return None
+    ta = _tree(a, "a")
+    tb = _tree(b, "b")
+    out = np.empty(10)
+    code, id_a, id_b = _distance().tree_distance_pair_into(
+        ta.node_index, ta.node_bounds, ta.tri_vertices, ta.tri_ids, ma, tb.node_index, tb.node_bounds,
+        tb.tri_vertices, tb.tri_ids, mb, ta._stack_rows(tb), max(ta.max_leaf, tb.max_leaf), scale_a, scale_b, out)
+    if code < 0:  # not rigid: the full validation names the argument
+        as_matrices(pose_a, "pose_a")
+        as_matrices(pose_b, "pose_b")
+        raise GeometryError("pose_a or pose_b is not a rigid transform")  # pragma: no cover
+    return code, id_a, id_b, out, ma, mb
 
 
 def _distance_arrays(a, pose_a, b, pose_b):
