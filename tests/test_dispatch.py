@@ -220,6 +220,7 @@ def test_pair_verbs_run_the_routed_engine(verb, monkeypatch):
 
     monkeypatch.setattr(bvh, "intersects", lambda *args: mesh_pairs.append(args) or True)
     monkeypatch.setattr(bvh, "_distance_arrays", reached_bvh)
+    monkeypatch.setattr(bvh, "_distance_pair", reached_bvh)  # one pose pair's compiled call
     entry_verb = dispatch.INTERSECTS if verb == dispatch.INTERSECTS else dispatch.DISTANCE
     for (kind_a, kind_b), route in dispatch.routes(verb).items():
         engines.taken.clear(), trees.taken.clear(), mesh_pairs.clear()

@@ -1598,6 +1598,9 @@ class _ClearanceJob:
         # the others prepared).
         groups = len(self.group_slices)
         addresses = sorted(client.scheduler_info()["workers"])
+        if not addresses:  # none connected at this moment (e.g. nannies restarting them): wait for one
+            client.wait_for_workers(1, timeout=120)
+            addresses = sorted(client.scheduler_info()["workers"])
         owner = [addresses[k * len(addresses) // groups] for k in range(groups)]
         sources = self.parts
         done = 0
