@@ -102,7 +102,7 @@ _FEW = 8  # components: up to this many, one pose pair is answered point by poin
 def _inside_one(solid, ts, to, solid_data, other_data):
     """One pose pair: some component of the other mesh lies in the solid (the points moved into
     the solid's frame with plain floats; the winding number only for those inside its box)."""
-    from .meshquery import _inside, mesh_tree
+    from .meshquery import _inside_closed_any, mesh_tree
 
     (s00, s01, s02, s03), (s10, s11, s12, s13), (s20, s21, s22, s23), _ = ts.tolist()
     (o00, o01, o02, o03), (o10, o11, o12, o13), (o20, o21, o22, o23), _ = to.tolist()
@@ -120,7 +120,7 @@ def _inside_one(solid, ts, to, solid_data, other_data):
             candidates.append((px, py, pz))
     if not candidates:
         return False
-    return bool(_inside(mesh_tree(solid), _IDENTITY_BATCH, np.array(candidates), False).any())
+    return _inside_closed_any(mesh_tree(solid), np.array(candidates))
 
 
 _SOLID_PAIR_ARGUMENTS = WeakIdentityCache()
