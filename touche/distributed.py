@@ -1182,7 +1182,7 @@ class _PackedGroup:
 
 def _without_tree(item):
     """``item``, or for a TriangleMesh that carries its BVH (built by an earlier query; it pickles
-    with the mesh) a copy sharing its arrays without it: the tree is ~18x the mesh's size (9.3
+    with the mesh) a copy of the mesh without it: the tree is ~18x the mesh's size (9.3
     MB against 0.5 MB for 64 spheres of 320 triangles), and the worker that prepares the part
     builds the same tree again (the build is deterministic) in a fraction of the time the copy
     takes to travel."""

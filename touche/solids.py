@@ -145,23 +145,17 @@ def solid_mesh_intersects(a, pose_a, b, pose_b):
     ma = as_matrices(pose_a, "pose_a", check=False)
     mb = as_matrices(pose_b, "pose_b", check=False)
     if ma.ndim == 2 and mb.ndim == 2:
-        args_a = _SOLID_PAIR_ARGUMENTS.get(a._packed[2])
-        if args_a is None:
-            args_a = _SOLID_PAIR_ARGUMENTS.for_shape(a, _solid_pair_arguments)
-        args_b = _SOLID_PAIR_ARGUMENTS.get(b._packed[2])
-        if args_b is None:
-            args_b = _SOLID_PAIR_ARGUMENTS.for_shape(b, _solid_pair_arguments)
+        args_a = _SOLID_PAIR_ARGUMENTS.for_shape(a, _solid_pair_arguments)
+        args_b = _SOLID_PAIR_ARGUMENTS.for_shape(b, _solid_pair_arguments)
         code = _overlap_kernels().solid_tree_intersects_pair(
             args_a[0], args_a[1], args_a[2], ma, args_b[0], args_b[1], args_b[2], mb, args_a[3] + args_b[3] + 2,
             args_a[4], args_b[4], a.solid, b.solid)
         if code == 2:
             return contained_pairs(a, ma, b, mb, False)
-        if code < 0:  # not rigid: the full validation names the argument
-            from .errors import GeometryError
+        if code < 0:
+            from .bvh import _refuse_poses
 
-            as_matrices(pose_a, "pose_a")
-            as_matrices(pose_b, "pose_b")
-            raise GeometryError("pose_a or pose_b is not a rigid transform")  # pragma: no cover
+            _refuse_poses(pose_a, pose_b)
         return code == 1
     from . import bvh
 
@@ -189,12 +183,11 @@ def contained_pairs(a, pose_a, b, pose_b, surface):
             if a.solid and _inside_one(a, ta, tb, data_a, data_b):
                 return True
             return bool(b.solid and _inside_one(b, tb, ta, data_b, data_a))
-    touching = np.atleast_1d(np.asarray(surface, dtype=bool))
-    if touching.all():
+    if np.all(surface):
         return surface
     ta = as_matrices(pose_a, "pose_a").reshape(-1, 4, 4)
     tb = as_matrices(pose_b, "pose_b").reshape(-1, 4, 4)
-    return _held_by_solids(a, ta, b, tb, surface, len(touching), single)
+    return _held_by_solids(a, ta, b, tb, surface, np.size(surface), single)
 
 
 def _held_by_solids(a, ta, b, tb, surface, count, single):

@@ -259,10 +259,8 @@ def intersects(a, pose_a, b, pose_b, *, bv="obb"):
         if ma.ndim == 2 and mb.ndim == 2:
             code = _overlap().tree_intersects_pair(ta.node_index, ta.node_bounds, ta.tri_vertices, ma, tb.node_index,
                                                  tb.node_bounds, tb.tri_vertices, mb, ta.depth + tb.depth + 2)
-            if code < 0:  # not rigid: the full validation names the argument
-                as_matrices(pose_a, "pose_a")
-                as_matrices(pose_b, "pose_b")
-                raise GeometryError("pose_a or pose_b is not a rigid transform")  # pragma: no cover
+            if code < 0:
+                _refuse_poses(pose_a, pose_b)
             return code == 1
         # as_matrices checked a batch; a single pose beside one is checked here (each once)
         pa, pb, n, single = _batched(ma if ma.ndim == 3 else as_matrices(pose_a, "pose_a"),
@@ -330,11 +328,17 @@ def _distance_pair(a, pose_a, b, pose_b, scale_a=0.0, scale_b=0.0):
     code, id_a, id_b = _distance().tree_distance_pair_into(
         ta.node_index, ta.node_bounds, ta.tri_vertices, ta.tri_ids, ma, tb.node_index, tb.node_bounds,
         tb.tri_vertices, tb.tri_ids, mb, ta._stack_rows(tb), max(ta.max_leaf, tb.max_leaf), scale_a, scale_b, out)
-    if code < 0:  # not rigid: the full validation names the argument
-        as_matrices(pose_a, "pose_a")
-        as_matrices(pose_b, "pose_b")
-        raise GeometryError("pose_a or pose_b is not a rigid transform")  # pragma: no cover
+    if code < 0:
+        _refuse_poses(pose_a, pose_b)
     return code, id_a, id_b, out, ma, mb
+
+
+def _refuse_poses(pose_a, pose_b):
+    """A kernel found a raw pose that is not a rigid transform: the full validation names the
+    argument (it always raises for such a pose)."""
+    as_matrices(pose_a, "pose_a")
+    as_matrices(pose_b, "pose_b")
+    raise GeometryError("pose_a or pose_b is not a rigid transform")  # pragma: no cover
 
 
 def _distance_arrays(a, pose_a, b, pose_b):
@@ -410,11 +414,7 @@ class CoherentPair:
             raise GeometryError("CoherentPair queries take one (4, 4) pose per mesh")
         return ma, mb
 
-    @staticmethod
-    def _raise(pose_a, pose_b):
-        as_matrices(pose_a, "pose_a")
-        as_matrices(pose_b, "pose_b")
-        raise GeometryError("pose_a or pose_b is not a rigid transform")  # pragma: no cover
+    _raise = staticmethod(_refuse_poses)
 
     def intersects(self, pose_a, pose_b):
         """As :func:`intersects` (OBB trees) for one pose pair; a bool."""
