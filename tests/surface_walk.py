@@ -981,6 +981,11 @@ def section_bsp():
     tc.intersects(cube, None, cube, POSE)
     tc.intersects(cube, None, CUBE_MESH, FAR)
     tc.intersects(cube, BATCH, cube, None)
+    # the vertex depth of interpenetrating solids (solid_depth), one solid or two, single and batch
+    _touch(tc.distance(cube, None, cube, _translation(0.3, 0.1)), "signed_distance", "status")
+    tc.distance(cube, BATCH, cube, None)
+    tc.distance(CUBE_MESH, POSE_BATCH, cube, _translation(0.2))
+    _touch(tc.penetration_depth(cube, POSE, CUBE_MESH, _translation(0.1)), "depth", "normal")
     tc.intersects(CUBE_MESH, POSE_BATCH, cube, FAR)
     # solid meshes: penetration depth, directional separation, shapes inside (touche/solids.py)
     small = tc.TriangleMesh(CUBE_V * 0.25 + 0.1, CUBE_F, solid=True)

@@ -477,3 +477,88 @@ def test_batch_results_pickle_and_name_their_sides():
     back = pickle.loads(pickle.dumps(tc.penetration_depth(a, None, b, poses[0])))
     assert back.depth == tc.penetration_depth(a, None, b, poses[0]).depth
     assert "depth=" in repr(back)
+
+
+# ---------------------------------------------------------------------------------------------
+# the compiled branch and bound (solid_depth.deepest_vertices) against the exhaustive path
+
+
+def _dented_blob(level, radius):
+    sphere = trimesh.creation.icosphere(level, radius)
+    vertices = np.asarray(sphere.vertices).copy()
+    vertices[:, 0] *= 1.0 + 0.3 * np.cos(3 * np.arctan2(vertices[:, 1], vertices[:, 2]))
+    return vertices, np.asarray(sphere.faces, dtype=np.int64)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-3, 1e4])
+def test_branch_and_bound_agrees_with_every_vertex_tested(scale):
+    """The kernel's answer equals the old exhaustive path's (every vertex in the box classified,
+    exact closest points in rounds) on seeded poses, single and batch, both directions."""
+    from touche import solids
+
+    torus = trimesh.creation.torus(1.0, 0.35, major_sections=40, minor_sections=12)
+    va, fa = np.asarray(torus.vertices) * scale, np.asarray(torus.faces, dtype=np.int64)
+    vb, fb = _dented_blob(3, 0.8 * scale)
+    a = tc.TriangleMesh(va, fa, solid=True)
+    b = tc.TriangleMesh(vb, fb, solid=True)
+    rng = np.random.default_rng(7 + int(np.log10(scale)))
+    poses = _random_poses(16, rng, 0.6 * scale)
+    identity = np.eye(4).reshape(1, 4, 4)
+    rows = np.arange(len(poses))
+    deep = 0
+    for solid, ts, other, to in ((b, poses, a, identity), (a, identity, b, poses)):
+        fast = solids._vertex_depths(solid, ts, other, to, rows)
+        slow = solids._vertex_depths_by_winding(solid, ts, other, to, rows)
+        np.testing.assert_allclose(fast[0], slow[0], rtol=1e-12, atol=1e-15 * scale)
+        deep += int((fast[0] > 0).sum())
+        for i in range(len(poses)):
+            one = solids._vertex_depths(solid, ts[i:i + 1] if len(ts) > 1 else ts, other,
+                                        to[i:i + 1] if len(to) > 1 else to, np.arange(1))
+            assert one[0][0] == fast[0][i] and one[1][0] == fast[1][i]  # a batch row = the single call
+            if fast[1][i] >= 0:  # the witness: that vertex, at that depth from that face
+                placed = _placed(other._packed[2][fast[1][i]], np.linalg.inv(ts[i if len(ts) > 1 else 0])
+                                 @ to[i if len(to) > 1 else 0])
+                np.testing.assert_allclose(fast[2][i], placed, atol=1e-12 * scale)
+                assert np.linalg.norm(fast[2][i] - fast[3][i]) == pytest.approx(fast[0][i], rel=1e-12)
+                triangle = solid._packed[2][solid._packed[3][fast[4][i]]]
+                assert _surface_distance(triangle, np.array([[0, 1, 2]]), fast[3][i][None])[0] < 1e-9 * scale
+            else:
+                assert fast[0][i] == 0.0 and fast[4][i] == -1
+    assert deep >= 10  # the poses interpenetrate: the search was exercised
+
+
+def test_a_grazing_crossing_falls_back_to_the_winding_number():
+    """A vertex whose crossing ray passes through an edge of the solid is not certified: the
+    kernel marks the pose pair unsure and the answer comes from the exhaustive path (the same
+    depth as the brute force)."""
+    from touche import solids
+    from touche.meshquery import _CROSSING_DIRECTION, mesh_tree
+
+    box = trimesh.creation.box([2.0, 2.0, 2.0])
+    vb, fb = np.asarray(box.vertices, dtype=np.float64), np.asarray(box.faces, dtype=np.int64)
+    # the diagonal of the +x face: the edge its two triangles share
+    on_face = [f for f in fb if np.allclose(vb[f][:, 0], 1.0)]
+    shared = sorted(set(on_face[0]) & set(on_face[1]))
+    exit_point = 0.6 * vb[shared[0]] + 0.4 * vb[shared[1]]
+    deepest = exit_point - 1.0 * _CROSSING_DIRECTION  # its ray leaves the box through that edge
+    assert np.all(np.abs(deepest) < 1.0)
+    others = deepest + np.array([[0.0, -0.2, 0.0], [0.0, -0.2, 0.1], [0.1, -0.25, 0.0]])
+    # a surface (not solid): two convex solids would take the exact convex depth instead
+    tetra = tc.TriangleMesh(np.vstack([deepest, others]), np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]))
+    solid = tc.TriangleMesh(vb, fb, solid=True)
+    tree = mesh_tree(solid)
+    solid_data, other_data = solids.mesh_data(solid), solids.mesh_data(tetra)
+    depth, row = np.zeros(1), np.zeros(1, dtype=np.int64)
+    point, closest, face = np.zeros((1, 3)), np.zeros((1, 3)), np.zeros(1, dtype=np.int64)
+    unsure = np.zeros(1, dtype=np.bool_)
+    solids._depth_kernels().deepest_vertices(
+        tree.links, tree.boxes, tree.child_boxes, tree.tri_vertices, tree.tri_ids, tree.depth, tree.rec_f, tree.rec_i,
+        tree.root, tree.root_box, tree.tri, tree.depth, _CROSSING_DIRECTION, other_data.points,
+        other_data.visiting_order(), solid_data.low, solid_data.high, np.eye(4).reshape(1, 4, 4),
+        depth, row, point, closest, face, unsure, 0, 1)
+    assert unsure[0]  # the case under test: the ray through the edge is not certified
+    expected, vertex = _vertex_depth(vb, fb, tetra._packed[2])
+    assert vertex == 0 and expected == pytest.approx(1.0 - abs(deepest).max(), abs=1e-12)
+    result = tc.penetration_depth(tetra, None, solid, None)
+    assert result.depth == pytest.approx(expected, abs=1e-12)
+    assert (result.side, result.vertex) == ("a_in_b", 0)

@@ -214,6 +214,10 @@ def _step_mesh_pairs():
     solid = _tetra().as_solid()  # bvh_overlap's solid entries: surfaces, spheres, boxes in one call
     tc.intersects(solid, None, solid, poses[1])
     tc.intersects(solid, None, solid, poses)
+    shifted = np.eye(4)
+    shifted[:3, 3] = [0.05, 0.02, 0.01]  # interpenetrating: solid_depth.deepest_vertices (the vertex depth)
+    tc.distance(solid, None, solid, shifted)
+    tc.distance(solid, None, solid, np.stack([shifted, shifted]))
     shapes = _shapes()
     for name in ("sphere", "box"):
         tc.intersects(shapes[name], None, mesh, None)

@@ -11,6 +11,8 @@ mesh inside a solid does.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import _parallel
@@ -24,6 +26,7 @@ from .results import DistanceResult, Status
 _REPRESENTATIVES = WeakIdentityCache()
 _IDENTITY_BATCH = np.eye(4).reshape(1, 4, 4)
 _overlap_kernels = kernel_loader("bvh_overlap")
+_depth_kernels = kernel_loader("solid_depth")
 _CANDIDATE_GRAIN = 8192  # pose pairs per thread hand-off in solid_candidates_many (a few ns each)
 
 
@@ -230,6 +233,7 @@ def _held_by_solids(a, ta, b, tb, surface, count, single):
 
 _MESH_DATA = WeakIdentityCache()
 _UNSET = object()
+_DEPTH_SAMPLE = 512  # vertices visited in a random order before the rest (solid_depth)
 _CHUNK_POINTS = 1 << 21  # (pose pair, vertex) rows transformed at once (48 MB of float64 triples)
 
 
@@ -238,7 +242,8 @@ class _MeshData:
     distinct undirected edges (e, 2) of vertex indices, the box, and a k-d tree of the used
     points (built on first use)."""
 
-    __slots__ = ("used", "points", "_faces", "_edges", "_edge_rows", "low", "high", "convex", "_kdtree", "__weakref__")
+    __slots__ = ("used", "points", "_faces", "_edges", "_edge_rows", "low", "high", "convex", "_kdtree", "_order",
+                 "__weakref__")
 
     def __init__(self, vertices, faces):
         # the used vertex indices, ascending (a count per vertex: np.unique sorts or hashes, ~100x slower)
@@ -250,6 +255,7 @@ class _MeshData:
         self.low = self.points.min(axis=0)
         self.high = self.points.max(axis=0)
         self._kdtree = None
+        self._order = None
         self.convex = _UNSET  # solids._convex_of
 
     @property
@@ -275,6 +281,18 @@ class _MeshData:
     def edge_rows(self):
         self.edges
         return self._edge_rows
+
+    def visiting_order(self):
+        """The rows of ``points`` in the order solid_depth's branch and bound visits them: a
+        pseudo-random sample first (the depth found grows in few steps), then the rest in the
+        mesh's order (neighbours in turn). The answer does not depend on it, only the speed."""
+        if self._order is None:
+            count = len(self.points)
+            sample = np.random.default_rng(0).permutation(count)[:_DEPTH_SAMPLE]
+            rest = np.ones(count, dtype=bool)
+            rest[sample] = False
+            self._order = np.concatenate([sample, np.flatnonzero(rest)]).astype(np.int64)
+        return self._order
 
     def kdtree(self):
         if self._kdtree is None:
@@ -303,7 +321,50 @@ def _vertex_depths(solid, ts, other, to, rows):
     ``other`` inside ``solid``. Returns ``(depth (k,), vertex (k,) int64 index into other's
     vertices or -1, point (k, 3) the vertex and closest (k, 3) its closest point on the
     solid's surface, both in the solid's frame, face (k,) the solid's face or -1)``; depth 0 and
-    vertex -1 where no vertex lies in the solid."""
+    vertex -1 where no vertex lies in the solid.
+
+    One compiled pass per pose pair (``solid_depth.deepest_vertices``: branch and bound over the
+    vertices, the certified crossing count for the few that could be deeper); a pose pair where
+    a crossing count was not certified is answered again by ``_vertex_depths_by_winding``."""
+    from .meshquery import _CROSSING_DIRECTION, mesh_tree
+
+    count = len(rows)
+    depth = np.zeros(count)
+    vertex = np.full(count, -1, dtype=np.int64)
+    point = np.full((count, 3), np.nan)
+    closest = np.full((count, 3), np.nan)
+    face = np.full(count, -1, dtype=np.int64)
+    if count == 0:
+        return depth, vertex, point, closest, face
+    solid_data, other_data = mesh_data(solid), mesh_data(other)
+    relative = _relative(ts[rows] if len(ts) > 1 else ts, to[rows] if len(to) > 1 else to)
+    tree = mesh_tree(solid)
+    row = np.empty(count, dtype=np.int64)
+    unsure = np.empty(count, dtype=np.bool_)
+    arguments = (tree.links, tree.boxes, tree.child_boxes, tree.tri_vertices, tree.tri_ids, tree.depth,
+                 tree.rec_f, tree.rec_i, tree.root, tree.root_box, tree.tri, tree.depth, _CROSSING_DIRECTION,
+                 other_data.points, other_data.visiting_order(), solid_data.low, solid_data.high, relative,
+                 depth, row, point, closest, face, unsure)
+    if count == 1:
+        _depth_kernels().deepest_vertices(*arguments, 0, 1)
+    else:
+        _parallel.run(_depth_kernels().deepest_vertices, count, *arguments, grain=1)
+    found = row >= 0
+    vertex[found] = other_data.used[row[found]]
+    if unsure.any():
+        again = np.flatnonzero(unsure)
+        ts_again = ts[rows[again]] if len(ts) > 1 else ts
+        to_again = to[rows[again]] if len(to) > 1 else to
+        redone = _vertex_depths_by_winding(solid, ts_again, other, to_again, np.arange(len(again)))
+        for out, value in zip((depth, vertex, point, closest, face), redone):
+            out[again] = value
+    return depth, vertex, point, closest, face
+
+
+def _vertex_depths_by_winding(solid, ts, other, to, rows):
+    """_vertex_depths by the exact inside test (winding numbers where a crossing count is not
+    certified) of every vertex in the solid's box, then exact closest points in rounds, largest
+    k-d tree bound first, until no remaining bound beats its pose pair's best."""
     from .meshquery import _inside, closest_arrays, mesh_tree
 
     count = len(rows)
@@ -432,10 +493,14 @@ def _depth_rows(a, ta, b, tb, rows):
     side = np.zeros(count, dtype=np.int8)
     vertex = np.full(count, -1, dtype=np.int64)
     face = np.full(count, -1, dtype=np.int64)
-    for solid, ts, other, to, code in ((b, tb, a, ta, SIDE_A_IN_B), (a, ta, b, tb, SIDE_B_IN_A)):
-        if not solid.solid:
-            continue
-        d, v, local_vertex, local_closest, f = _vertex_depths(solid, ts, other, to, rows)
+    sides = [(solid, ts, other, to, code)
+             for solid, ts, other, to, code in ((b, tb, a, ta, SIDE_A_IN_B), (a, ta, b, tb, SIDE_B_IN_A)) if solid.solid]
+    if len(sides) == 2 and count == 1:  # one pose pair: the two sides on two threads
+        found = _parallel.both(*(functools.partial(_vertex_depths, solid, ts, other, to, rows)
+                                 for solid, ts, other, to, _ in sides))
+    else:  # a batch: each side spreads its pose pairs over the threads
+        found = [_vertex_depths(solid, ts, other, to, rows) for solid, ts, other, to, _ in sides]
+    for (solid, ts, other, to, code), (d, v, local_vertex, local_closest, f) in zip(sides, found):
         better = (v >= 0) & (d > depth)
         if not better.any():
             continue
