@@ -316,6 +316,12 @@ def _relative(ts, to):
     return out
 
 
+def _no_vertex_depths(count):
+    """_vertex_depths' answer arrays for ``count`` pose pairs with no vertex in the solid."""
+    return (np.zeros(count), np.full(count, -1, dtype=np.int64), np.full((count, 3), np.nan),
+            np.full((count, 3), np.nan), np.full(count, -1, dtype=np.int64))
+
+
 def _vertex_depths(solid, ts, other, to, rows):
     """For the pose pairs ``rows`` (indices into the broadcast batch): the deepest vertex of
     ``other`` inside ``solid``. Returns ``(depth (k,), vertex (k,) int64 index into other's
@@ -329,11 +335,7 @@ def _vertex_depths(solid, ts, other, to, rows):
     from .meshquery import _CROSSING_DIRECTION, mesh_tree
 
     count = len(rows)
-    depth = np.zeros(count)
-    vertex = np.full(count, -1, dtype=np.int64)
-    point = np.full((count, 3), np.nan)
-    closest = np.full((count, 3), np.nan)
-    face = np.full(count, -1, dtype=np.int64)
+    depth, vertex, point, closest, face = _no_vertex_depths(count)
     if count == 0:
         return depth, vertex, point, closest, face
     solid_data, other_data = mesh_data(solid), mesh_data(other)
@@ -368,11 +370,7 @@ def _vertex_depths_by_winding(solid, ts, other, to, rows):
     from .meshquery import _inside, closest_arrays, mesh_tree
 
     count = len(rows)
-    depth = np.zeros(count)
-    vertex = np.full(count, -1, dtype=np.int64)
-    point = np.full((count, 3), np.nan)
-    closest = np.full((count, 3), np.nan)
-    face = np.full(count, -1, dtype=np.int64)
+    depth, vertex, point, closest, face = _no_vertex_depths(count)
     if count == 0:
         return depth, vertex, point, closest, face
     solid_data, other_data = mesh_data(solid), mesh_data(other)
