@@ -347,10 +347,7 @@ def _vertex_depths(solid, ts, other, to, rows):
                  tree.rec_f, tree.rec_i, tree.root, tree.root_box, tree.tri, tree.depth, _CROSSING_DIRECTION,
                  other_data.points, other_data.visiting_order(), solid_data.low, solid_data.high, relative,
                  depth, row, point, closest, face, unsure)
-    if count == 1:
-        _depth_kernels().deepest_vertices(*arguments, 0, 1)
-    else:
-        _parallel.run(_depth_kernels().deepest_vertices, count, *arguments, grain=1)
+    _parallel.run(_depth_kernels().deepest_vertices, count, *arguments, grain=1)  # one pair: in this thread
     found = row >= 0
     vertex[found] = other_data.used[row[found]]
     if unsure.any():
