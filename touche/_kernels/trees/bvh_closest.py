@@ -23,7 +23,7 @@ from touche._kernels.base.touching import offset, touching_tolerance_at  # noqa:
 
 
 @njit(cache=True, nogil=True)
-def _box_distance_sq(b, row, off, p):
+def box_distance_sq(b, row, off, p):
     total = 0.0
     for k in range(3):
         below = b[row, off + k] - p[k]
@@ -43,7 +43,7 @@ def closest_on_tree(links, boxes, child_boxes, tri_vertices, tri_ids, p, upper, 
     best_pos = -1
     best_id = -1
     q = p.copy()
-    bound = _box_distance_sq(boxes, 0, 0, p)
+    bound = box_distance_sq(boxes, 0, 0, p)
     if bound > best:
         return best, q, -1
     stack_node[0] = 0
@@ -69,8 +69,8 @@ def closest_on_tree(links, boxes, child_boxes, tri_vertices, tri_ids, p, upper, 
                         q = candidate
                 break
             right = links[node, 1]
-            bound_l = _box_distance_sq(child_boxes, node, 0, p)
-            bound_r = _box_distance_sq(child_boxes, node, 6, p)
+            bound_l = box_distance_sq(child_boxes, node, 0, p)
+            bound_r = box_distance_sq(child_boxes, node, 6, p)
             ok_l = bound_l <= best
             ok_r = bound_r <= best
             if ok_l and ok_r:

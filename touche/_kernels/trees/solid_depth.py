@@ -23,7 +23,7 @@ ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
 from touche._kernels.primitives.closest import closest_point_triangle  # noqa: E402
-from touche._kernels.trees.bvh_closest import _box_distance_sq, closest_on_tree  # noqa: E402
+from touche._kernels.trees.bvh_closest import box_distance_sq, closest_on_tree  # noqa: E402
 from touche._kernels.trees.bvh_winding import signed_crossings  # noqa: E402
 
 
@@ -44,7 +44,7 @@ def _any_within(links, boxes, child_boxes, tri_vertices, p, limit_sq, stack_node
     """The tree position of a triangle strictly closer to ``p`` than ``sqrt(limit_sq)``, or -1
     (the tree of bvh_closest.closest_on_tree; its padded boxes only make the pruning more
     cautious)."""
-    if _box_distance_sq(boxes, 0, 0, p) >= limit_sq:
+    if box_distance_sq(boxes, 0, 0, p) >= limit_sq:
         return -1
     stack_node[0] = 0
     top = 1
@@ -60,8 +60,8 @@ def _any_within(links, boxes, child_boxes, tri_vertices, p, limit_sq, stack_node
                         return k
                 break
             right = links[node, 1]
-            bound_l = _box_distance_sq(child_boxes, node, 0, p)
-            bound_r = _box_distance_sq(child_boxes, node, 6, p)
+            bound_l = box_distance_sq(child_boxes, node, 0, p)
+            bound_r = box_distance_sq(child_boxes, node, 6, p)
             ok_l = bound_l < limit_sq
             ok_r = bound_r < limit_sq
             if ok_l and ok_r:  # nearer child first, the other on the stack
