@@ -532,7 +532,7 @@ def test_a_grazing_crossing_falls_back_to_the_winding_number():
     kernel marks the pose pair unsure and the answer comes from the exhaustive path (the same
     depth as the brute force)."""
     from touche import solids
-    from touche.meshquery import _CROSSING_DIRECTION, mesh_tree
+    from touche.meshquery import _CROSSING_DIRECTION
 
     box = trimesh.creation.box([2.0, 2.0, 2.0])
     vb, fb = np.asarray(box.vertices, dtype=np.float64), np.asarray(box.faces, dtype=np.int64)
@@ -546,16 +546,12 @@ def test_a_grazing_crossing_falls_back_to_the_winding_number():
     # a surface (not solid): two convex solids would take the exact convex depth instead
     tetra = tc.TriangleMesh(np.vstack([deepest, others]), np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]))
     solid = tc.TriangleMesh(vb, fb, solid=True)
-    tree = mesh_tree(solid)
-    solid_data, other_data = solids.mesh_data(solid), solids.mesh_data(tetra)
     depth, row = np.zeros(1), np.zeros(1, dtype=np.int64)
     point, closest, face = np.zeros((1, 3)), np.zeros((1, 3)), np.zeros(1, dtype=np.int64)
     unsure = np.zeros(1, dtype=np.bool_)
     solids._depth_kernels().deepest_vertices(
-        tree.links, tree.boxes, tree.child_boxes, tree.tri_vertices, tree.tri_ids, tree.depth, tree.rec_f, tree.rec_i,
-        tree.root, tree.root_box, tree.tri, tree.depth, _CROSSING_DIRECTION, other_data.points,
-        other_data.visiting_order(), solid_data.low, solid_data.high, np.eye(4).reshape(1, 4, 4),
-        depth, row, point, closest, face, unsure, 0, 1)
+        *solids._depth_arguments(solid, np.eye(4).reshape(1, 4, 4), tetra, np.eye(4).reshape(1, 4, 4)), depth, row, point, closest, face, unsure,
+        0, 1)
     assert unsure[0]  # the case under test: the ray through the edge is not certified
     expected, vertex = _vertex_depth(vb, fb, tetra._packed[2])
     assert vertex == 0 and expected == pytest.approx(1.0 - abs(deepest).max(), abs=1e-12)

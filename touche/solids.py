@@ -12,6 +12,7 @@ mesh inside a solid does.
 from __future__ import annotations
 
 import functools
+import time
 
 import numpy as np
 
@@ -234,6 +235,11 @@ def _held_by_solids(a, ta, b, tb, surface, count, single):
 _MESH_DATA = WeakIdentityCache()
 _UNSET = object()
 _DEPTH_SAMPLE = 512  # vertices visited in a random order before the rest (solid_depth)
+# The two sides of one pose pair's vertex depth go to two threads only when each took at least
+# this long the last time (the mesh as the solid, _MeshData.depth_seconds): handing one to the
+# pool and waiting for it cost ~0.3 ms of a single call here (bench_solid_depth.py, 1k-triangle
+# pairs: 0.6-0.8 ms a call on one thread, 1.0-1.2 ms on two, with sides of 30-80 us).
+_PAIR_SECONDS = 300e-6
 _CHUNK_POINTS = 1 << 21  # (pose pair, vertex) rows transformed at once (48 MB of float64 triples)
 
 
@@ -242,7 +248,7 @@ class _MeshData:
     distinct undirected edges (e, 2) of vertex indices, the box, and a k-d tree of the used
     points (built on first use)."""
 
-    __slots__ = ("used", "points", "_faces", "_edges", "_edge_rows", "low", "high", "convex", "_kdtree", "_order",
+    __slots__ = ("used", "points", "_faces", "_edges", "_edge_rows", "low", "high", "convex", "_kdtree", "_order", "depth_seconds",
                  "__weakref__")
 
     def __init__(self, vertices, faces):
@@ -256,6 +262,7 @@ class _MeshData:
         self.high = self.points.max(axis=0)
         self._kdtree = None
         self._order = None
+        self.depth_seconds = np.inf  # its last single-pair vertex depth as the solid (_depth_rows)
         self.convex = _UNSET  # solids._convex_of
 
     @property
@@ -322,6 +329,20 @@ def _no_vertex_depths(count):
             np.full((count, 3), np.nan), np.full(count, -1, dtype=np.int64))
 
 
+def _depth_arguments(solid, ts, other, to):
+    """solid_depth.deepest_vertices' arguments before its outputs: the solid's two trees, the
+    other mesh's vertices and their visiting order, the solid's box and the two meshes' poses
+    ``ts``, ``to`` ((n, 4, 4) or (1, 4, 4) each)."""
+    from .meshquery import _CROSSING_DIRECTION, mesh_tree
+
+    solid_data, other_data = mesh_data(solid), mesh_data(other)
+    tree = mesh_tree(solid)
+    return (tree.links, tree.boxes, tree.child_boxes, tree.tri_vertices, tree.tri_ids, tree.depth,
+            tree.rec_f, tree.rec_i, tree.root, tree.root_box, tree.tri, tree.depth, _CROSSING_DIRECTION,
+            other_data.points, other_data.visiting_order(), solid_data.low, solid_data.high,
+            np.ascontiguousarray(ts), np.ascontiguousarray(to))
+
+
 def _vertex_depths(solid, ts, other, to, rows):
     """For the pose pairs ``rows`` (indices into the broadcast batch): the deepest vertex of
     ``other`` inside ``solid``. Returns ``(depth (k,), vertex (k,) int64 index into other's
@@ -332,22 +353,19 @@ def _vertex_depths(solid, ts, other, to, rows):
     One compiled pass per pose pair (``solid_depth.deepest_vertices``: branch and bound over the
     vertices, the certified crossing count for the few that could be deeper); a pose pair where
     a crossing count was not certified is answered again by ``_vertex_depths_by_winding``."""
-    from .meshquery import _CROSSING_DIRECTION, mesh_tree
-
     count = len(rows)
     depth, vertex, point, closest, face = _no_vertex_depths(count)
     if count == 0:
         return depth, vertex, point, closest, face
-    solid_data, other_data = mesh_data(solid), mesh_data(other)
-    relative = _relative(ts[rows] if len(ts) > 1 else ts, to[rows] if len(to) > 1 else to)
-    tree = mesh_tree(solid)
+    other_data = mesh_data(other)
     row = np.empty(count, dtype=np.int64)
     unsure = np.empty(count, dtype=np.bool_)
-    arguments = (tree.links, tree.boxes, tree.child_boxes, tree.tri_vertices, tree.tri_ids, tree.depth,
-                 tree.rec_f, tree.rec_i, tree.root, tree.root_box, tree.tri, tree.depth, _CROSSING_DIRECTION,
-                 other_data.points, other_data.visiting_order(), solid_data.low, solid_data.high, relative,
-                 depth, row, point, closest, face, unsure)
+    arguments = _depth_arguments(solid, ts[rows] if len(ts) > 1 else ts, other, to[rows] if len(to) > 1 else to) + (
+        depth, row, point, closest, face, unsure)
+    started = time.perf_counter()
     _parallel.run(_depth_kernels().deepest_vertices, count, *arguments, grain=1)  # one pair: in this thread
+    if count == 1:
+        mesh_data(solid).depth_seconds = time.perf_counter() - started
     found = row >= 0
     vertex[found] = other_data.used[row[found]]
     if unsure.any():
@@ -490,7 +508,8 @@ def _depth_rows(a, ta, b, tb, rows):
     face = np.full(count, -1, dtype=np.int64)
     sides = [(solid, ts, other, to, code)
              for solid, ts, other, to, code in ((b, tb, a, ta, SIDE_A_IN_B), (a, ta, b, tb, SIDE_B_IN_A)) if solid.solid]
-    if len(sides) == 2 and count == 1:  # one pose pair: the two sides on two threads
+    if len(sides) == 2 and count == 1 and min(mesh_data(solid).depth_seconds for solid, *_ in sides) >= _PAIR_SECONDS:
+        # one pose pair: the two sides on two threads when each took long enough last time
         found = _parallel.both(*(functools.partial(_vertex_depths, solid, ts, other, to, rows)
                                  for solid, ts, other, to, _ in sides))
     else:  # a batch: each side spreads its pose pairs over the threads

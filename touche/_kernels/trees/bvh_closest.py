@@ -12,7 +12,7 @@ from touche._kernels import ensure_fresh_cache
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
-from touche._kernels.primitives.closest import closest_point_triangle  # noqa: E402
+from touche._kernels.primitives.closest import closest_point_triangle_xyz  # noqa: E402
 from touche._kernels.base import kinds  # noqa: E402
 from touche._kernels.base.touching import offset, touching_tolerance_at  # noqa: E402
 
@@ -46,6 +46,10 @@ def closest_on_tree(links, boxes, child_boxes, tri_vertices, tri_ids, p, upper, 
     bound = box_distance_sq(boxes, 0, 0, p)
     if bound > best:
         return best, q, -1
+    t = tri_vertices
+    p0 = p[0]
+    p1 = p[1]
+    p2 = p[2]
     stack_node[0] = 0
     stack_d[0] = bound
     top = 1
@@ -59,14 +63,17 @@ def closest_on_tree(links, boxes, child_boxes, tri_vertices, tri_ids, p, upper, 
             if left < 0:
                 first = links[node, 2]
                 for k in range(first, first + links[node, 3]):
-                    candidate = closest_point_triangle(p, tri_vertices[k, 0], tri_vertices[k, 1], tri_vertices[k, 2])
-                    d2 = (candidate[0] - p[0]) ** 2 + (candidate[1] - p[1]) ** 2 + (candidate[2] - p[2]) ** 2
+                    x, y, z = closest_point_triangle_xyz(p0, p1, p2, t[k, 0, 0], t[k, 0, 1], t[k, 0, 2], t[k, 1, 0],
+                                                         t[k, 1, 1], t[k, 1, 2], t[k, 2, 0], t[k, 2, 1], t[k, 2, 2])
+                    d2 = (x - p0) ** 2 + (y - p1) ** 2 + (z - p2) ** 2
                     face = tri_ids[k]
                     if d2 < best or (d2 == best and (best_pos < 0 or face < best_id)):
                         best = d2
                         best_pos = k
                         best_id = face
-                        q = candidate
+                        q[0] = x
+                        q[1] = y
+                        q[2] = z
                 break
             right = links[node, 1]
             bound_l = box_distance_sq(child_boxes, node, 0, p)

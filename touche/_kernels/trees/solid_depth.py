@@ -22,7 +22,7 @@ from touche._kernels import ensure_fresh_cache
 ensure_fresh_cache()
 
 from touche._kernels.base.jit import njit  # noqa: E402
-from touche._kernels.primitives.closest import closest_point_triangle  # noqa: E402
+from touche._kernels.primitives.closest import closest_point_triangle_xyz  # noqa: E402
 from touche._kernels.trees.bvh_closest import box_distance_sq, closest_on_tree  # noqa: E402
 from touche._kernels.trees.bvh_winding import signed_crossings  # noqa: E402
 
@@ -35,8 +35,10 @@ def _triangle_within(tri_vertices, k, p, limit_sq):
         if ((tri_vertices[k, c, 0] - p[0]) ** 2 + (tri_vertices[k, c, 1] - p[1]) ** 2
                 + (tri_vertices[k, c, 2] - p[2]) ** 2) < limit_sq:
             return True
-    q = closest_point_triangle(p, tri_vertices[k, 0], tri_vertices[k, 1], tri_vertices[k, 2])
-    return (q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2 + (q[2] - p[2]) ** 2 < limit_sq
+    t = tri_vertices
+    x, y, z = closest_point_triangle_xyz(p[0], p[1], p[2], t[k, 0, 0], t[k, 0, 1], t[k, 0, 2], t[k, 1, 0], t[k, 1, 1],
+                                         t[k, 1, 2], t[k, 2, 0], t[k, 2, 1], t[k, 2, 2])
+    return (x - p[0]) ** 2 + (y - p[1]) ** 2 + (z - p[2]) ** 2 < limit_sq
 
 
 @njit(cache=True, nogil=True)
@@ -77,37 +79,67 @@ def _any_within(links, boxes, child_boxes, tri_vertices, p, limit_sq, stack_node
     return -1
 
 
+# The outside anchor (deepest_vertices): a vertex found outside the solid with no triangle closer
+# than r is the center of a ball of radius r that the surface misses, so every point strictly
+# inside that ball is outside too. The pad (relative, on the gap and on the coordinates) keeps
+# rounding of the placed points and of the search's distances from ever counting a point of the
+# ball's rim as inside it.
+_ANCHOR_PAD = 1e-9
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _place(m, x, y, z, p):
+    for r in range(3):
+        p[r] = m[r, 0] * x + m[r, 1] * y + m[r, 2] * z + m[r, 3]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _in_box(p, low, high):
+    return low[0] <= p[0] <= high[0] and low[1] <= p[1] <= high[1] and low[2] <= p[2] <= high[2]
+
+
 @njit(cache=True, nogil=True)
 def deepest_vertices(links, boxes, child_boxes, tri_vertices, tri_ids, closest_depth,
                      rec_f, rec_i, root, root_box, tri, crossing_depth, direction,
-                     points, order, low, high, relative,
+                     points, order, low, high, solid_poses, other_poses,
                      out_depth, out_row, out_point, out_closest, out_face, out_unsure, lo, hi):
-    """For placements ``lo..hi`` of ``relative`` (n, 4, 4) (the other mesh in the solid's frame;
-    one row broadcasts to all): the deepest of ``points`` (k, 3) inside the closed solid, among
+    """For the pose pairs ``lo..hi`` of ``solid_poses`` and ``other_poses`` ((n, 4, 4) each, or
+    one row that broadcasts): the deepest of ``points`` (k, 3) inside the closed solid, among
     those in its box ``low``..``high``. Writes its depth (0 when none is inside at a positive
     depth), its row in ``points`` (-1 then), the placed vertex and its closest point on the
     solid's surface (solid frame), the solid's original face index, and ``out_unsure`` (module
     doc). The solid's two trees: closest points (links ... tri_ids, ``closest_depth``) and ray
     crossings (rec_f ... tri, ``crossing_depth``) along the unit ``direction``."""
-    step = 1 if relative.shape[0] > 1 else 0
+    step_solid = 1 if solid_poses.shape[0] > 1 else 0
+    step_other = 1 if other_poses.shape[0] > 1 else 0
+    m = np.empty((3, 4))  # the other mesh's frame in the solid's: (solid pose)^-1 (other pose)
     stack_node = np.empty(2 * closest_depth + 8, dtype=np.int64)
     stack_d = np.empty(2 * closest_depth + 8)
     stack_a = np.empty(2 * crossing_depth + 8, dtype=np.int64)
     stack_b = np.empty(2 * crossing_depth + 8, dtype=np.int64)
     p = np.empty(3)
+    anchor = np.empty(3)
     for i in range(lo, hi):
-        m = relative[i * step]
+        ts = solid_poses[i * step_solid]
+        to = other_poses[i * step_other]
+        for r in range(3):
+            for c in range(3):
+                m[r, c] = ts[0, r] * to[0, c] + ts[1, r] * to[1, c] + ts[2, r] * to[2, c]
+            m[r, 3] = ts[0, r] * (to[0, 3] - ts[0, 3]) + ts[1, r] * (to[1, 3] - ts[1, 3]) + ts[2, r] * (to[2, 3] - ts[2, 3])
         best_sq = 0.0
         best_row = -1
         unsure = False
         near = -1
+        anchor_reach = 0.0  # the last vertex found outside with no triangle within this of it
         for j in range(order.shape[0]):
             v = order[j]
-            for r in range(3):
-                p[r] = m[r, 0] * points[v, 0] + m[r, 1] * points[v, 1] + m[r, 2] * points[v, 2] + m[r, 3]
-            if (p[0] < low[0] or p[0] > high[0] or p[1] < low[1] or p[1] > high[1]
-                    or p[2] < low[2] or p[2] > high[2]):
+            _place(m, points[v, 0], points[v, 1], points[v, 2], p)
+            if not _in_box(p, low, high):
                 continue  # outside the solid's box: outside the solid
+            if anchor_reach > 0.0:
+                gap = np.sqrt((p[0] - anchor[0]) ** 2 + (p[1] - anchor[1]) ** 2 + (p[2] - anchor[2]) ** 2)
+                if gap * (1.0 + _ANCHOR_PAD) + _ANCHOR_PAD * (abs(p[0]) + abs(p[1]) + abs(p[2])) < anchor_reach:
+                    continue  # in the outside anchor's empty ball: outside
             if best_sq > 0.0:  # closer to the surface than the best: cannot be deeper
                 if near >= 0 and _triangle_within(tri_vertices, near, p, best_sq):
                     continue  # the triangle that settled the previous vertex (a neighbour) settles it
@@ -118,6 +150,10 @@ def deepest_vertices(links, boxes, child_boxes, tri_vertices, tri_ids, closest_d
             count, certain = signed_crossings(rec_f, rec_i, root, root_box, tri, p[0], p[1], p[2],
                                               direction[0], direction[1], direction[2], stack_a, stack_b)
             if certain and count == 0:
+                if best_sq > 0.0:  # no triangle within sqrt(best_sq) of p (_any_within): an empty ball
+                    anchor_reach = np.sqrt(best_sq)
+                    for r in range(3):
+                        anchor[r] = p[r]
                 continue  # outside the solid
             d_sq, q, pos = closest_on_tree(links, boxes, child_boxes, tri_vertices, tri_ids, p, np.inf,
                                            stack_node, stack_d)
