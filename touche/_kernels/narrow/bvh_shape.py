@@ -51,6 +51,7 @@ from touche._kernels.primitives.overlap import test_triangle_obb  # noqa: E402
 from touche._kernels.primitives.tri_distance import edges_normal  # noqa: E402
 from touche._kernels.narrow.pair_mesh import degenerate_triangle_as_segment, mesh_vs_plane  # noqa: E402
 from touche._kernels.narrow.pair_mesh import linear_triangle_term, point_triangle_term  # noqa: E402
+from touche._kernels.primitives.closest import closest_point_triangle_xyz  # noqa: E402
 from touche._kernels.narrow.pair_mesh import polytope_triangle_distance, polytope_triangle_term  # noqa: E402
 from touche._kernels.narrow.pair_mesh import smooth_triangle_distance  # noqa: E402
 from touche._kernels.narrow.pair_mesh import TRIANGLE_SCRATCH_FLOATS, smooth_triangle_overlaps  # noqa: E402
@@ -379,8 +380,14 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
             for k in range(ni[node, 0], ni[node, 0] + ni[node, 1]):
                 tid = ids[k]
                 if core == CORE_POINT:
-                    d2, candidate, normal = point_triangle_term(points[0], tv[k, 0], tv[k, 1], tv[k, 2])
+                    # the distance first, on coordinates (no arrays); point_triangle_term's point
+                    # and normal only for a triangle that wins (the same arithmetic, same d2)
+                    x, y, z = closest_point_triangle_xyz(points[0, 0], points[0, 1], points[0, 2], tv[k, 0, 0],
+                                                         tv[k, 0, 1], tv[k, 0, 2], tv[k, 1, 0], tv[k, 1, 1],
+                                                         tv[k, 1, 2], tv[k, 2, 0], tv[k, 2, 1], tv[k, 2, 2])
+                    d2 = (x - points[0, 0]) ** 2 + (y - points[0, 1]) ** 2 + (z - points[0, 2]) ** 2
                     if d2 < best_d2 or (d2 == best_d2 and tid < best_id):
+                        d2, candidate, normal = point_triangle_term(points[0], tv[k, 0], tv[k, 1], tv[k, 2])
                         best_d2 = d2
                         best_id = tid
                         best_q = candidate
