@@ -58,37 +58,3 @@ def test_growing_serial_chunks_then_the_pool_cover_every_item(two_threads, monke
 
             _parallel.run(mark, count, grain=grain)
             assert (seen == 1).all(), (serial, count, grain)
-
-
-def test_both_runs_the_two_calls_on_two_threads_and_batches_inside_stay_serial(two_threads):
-    seen = {}
-
-    def call(name):
-        def work():
-            seen[name] = threading.get_ident()
-            inner = set()
-            _parallel.run(lambda lo, hi: inner.add(threading.get_ident()), 10_000, grain=1)
-            assert inner == {seen[name]}  # a batch inside either call stays in its thread
-            return name
-        return work
-
-    assert _parallel.both(call("first"), call("second")) == ("first", "second")
-    assert seen["first"] == threading.get_ident() and seen["second"] != seen["first"]
-
-
-def test_both_is_serial_with_one_thread_and_propagates_errors(two_threads):
-    _parallel.set_num_threads(1)
-    order = []
-    assert _parallel.both(lambda: order.append(1) or 1, lambda: order.append(2) or 2) == (1, 2)
-    assert order == [1, 2]
-    _parallel.set_num_threads(2)
-    finished = []
-
-    def fails():
-        raise ValueError("boom")
-
-    with pytest.raises(ValueError, match="boom"):
-        _parallel.both(fails, lambda: finished.append(True))
-    assert finished == [True]  # the other call finished before the error was raised
-    with pytest.raises(ZeroDivisionError):
-        _parallel.both(lambda: 1, lambda: 1 / 0)

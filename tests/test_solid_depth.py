@@ -480,7 +480,7 @@ def test_batch_results_pickle_and_name_their_sides():
 
 
 # ---------------------------------------------------------------------------------------------
-# the compiled branch and bound (solid_depth.deepest_vertices) against the exhaustive path
+# the compiled branch and bound (solid_depth.deepest_pairs) against the exhaustive path
 
 
 def _dented_blob(level, radius):
@@ -491,40 +491,47 @@ def _dented_blob(level, radius):
 
 
 @pytest.mark.parametrize("scale", [1.0, 1e-3, 1e4])
-def test_branch_and_bound_agrees_with_every_vertex_tested(scale):
-    """The kernel's answer equals the old exhaustive path's (every vertex in the box classified,
-    exact closest points in rounds) on seeded poses, single and batch, both directions."""
+@pytest.mark.parametrize("solid_sides", ["both", "a", "b"])
+def test_branch_and_bound_agrees_with_every_vertex_tested(scale, solid_sides):
+    """The kernel's answer (solid_depth.deepest_pairs: vertex groups, the two sides bounding each
+    other) equals the exhaustive path's (every vertex in the box classified, exact closest
+    points in rounds) on seeded poses, single and batch, two solids or one."""
     from touche import solids
 
     torus = trimesh.creation.torus(1.0, 0.35, major_sections=40, minor_sections=12)
     va, fa = np.asarray(torus.vertices) * scale, np.asarray(torus.faces, dtype=np.int64)
     vb, fb = _dented_blob(3, 0.8 * scale)
-    a = tc.TriangleMesh(va, fa, solid=True)
-    b = tc.TriangleMesh(vb, fb, solid=True)
-    rng = np.random.default_rng(7 + int(np.log10(scale)))
-    poses = _random_poses(16, rng, 0.6 * scale)
-    identity = np.eye(4).reshape(1, 4, 4)
-    rows = np.arange(len(poses))
-    deep = 0
-    for solid, ts, other, to in ((b, poses, a, identity), (a, identity, b, poses)):
-        fast = solids._vertex_depths(solid, ts, other, to, rows)
-        slow = solids._vertex_depths_by_winding(solid, ts, other, to, rows)
-        np.testing.assert_allclose(fast[0], slow[0], rtol=1e-12, atol=1e-15 * scale)
-        deep += int((fast[0] > 0).sum())
-        for i in range(len(poses)):
-            one = solids._vertex_depths(solid, ts[i:i + 1] if len(ts) > 1 else ts, other,
-                                        to[i:i + 1] if len(to) > 1 else to, np.arange(1))
-            assert one[0][0] == fast[0][i] and one[1][0] == fast[1][i]  # a batch row = the single call
-            if fast[1][i] >= 0:  # the witness: that vertex, at that depth from that face
-                placed = _placed(other._packed[2][fast[1][i]], np.linalg.inv(ts[i if len(ts) > 1 else 0])
-                                 @ to[i if len(to) > 1 else 0])
-                np.testing.assert_allclose(fast[2][i], placed, atol=1e-12 * scale)
-                assert np.linalg.norm(fast[2][i] - fast[3][i]) == pytest.approx(fast[0][i], rel=1e-12)
-                triangle = solid._packed[2][solid._packed[3][fast[4][i]]]
-                assert _surface_distance(triangle, np.array([[0, 1, 2]]), fast[3][i][None])[0] < 1e-9 * scale
-            else:
-                assert fast[0][i] == 0.0 and fast[4][i] == -1
-    assert deep >= 10  # the poses interpenetrate: the search was exercised
+    a = tc.TriangleMesh(va, fa, solid=solid_sides in ("both", "a"))
+    b = tc.TriangleMesh(vb, fb, solid=solid_sides in ("both", "b"))
+    rng = np.random.default_rng(7 + int(np.log10(scale)) + len(solid_sides))
+    poses_b = _random_poses(16, rng, 0.6 * scale)
+    poses_a = np.eye(4).reshape(1, 4, 4)
+    if solid_sides == "both":  # both moving: neither frame is the world's
+        poses_a = _random_poses(16, rng, 0.1 * scale)
+    rows = np.arange(len(poses_b))
+    fast = solids._depth_rows(a, poses_a, b, poses_b, rows)
+    slow = solids._depth_rows_by_winding(a, poses_a, b, poses_b, rows)
+    np.testing.assert_allclose(fast[0], slow[0], rtol=1e-12, atol=1e-15 * scale)
+    assert (fast[0] > 0).sum() >= 8  # the poses interpenetrate: the search was exercised
+    for i in rows:
+        pose_a = poses_a[i if len(poses_a) > 1 else 0]
+        one = solids._depth_rows(a, pose_a[None], b, poses_b[i:i + 1], np.arange(1))
+        for got, batch in zip(one, fast):  # a batch row = the single call, bit for bit
+            np.testing.assert_array_equal(got[0], batch[i])
+        if fast[4][i] == solids.SIDE_NONE:
+            assert fast[0][i] == 0.0 and fast[5][i] == -1 and fast[6][i] == -1
+            continue
+        # the witness: that vertex, at that depth from that face, the normal from A to B
+        assert fast[4][i] == slow[4][i] and fast[5][i] == slow[5][i]  # (a face: any of those at the closest point)
+        a_in_b = fast[4][i] == solids.SIDE_A_IN_B
+        vertex_mesh, solid_mesh = (a, b) if a_in_b else (b, a)
+        vertex_pose, solid_pose = (pose_a, poses_b[i]) if a_in_b else (poses_b[i], pose_a)
+        vertex_point, closest = (fast[1][i], fast[2][i]) if a_in_b else (fast[2][i], fast[1][i])
+        np.testing.assert_allclose(vertex_point, _placed(vertex_mesh._packed[2][fast[5][i]], vertex_pose), atol=1e-12 * scale)
+        np.testing.assert_allclose(fast[1][i] - fast[2][i], fast[0][i] * fast[3][i], atol=1e-12 * scale)
+        assert np.linalg.norm(fast[3][i]) == pytest.approx(1.0, abs=1e-12)
+        triangle = _placed(solid_mesh._packed[2][solid_mesh._packed[3][fast[6][i]]], solid_pose)
+        assert _surface_distance(triangle, np.array([[0, 1, 2]]), closest[None])[0] < 1e-9 * scale
 
 
 def test_a_grazing_crossing_falls_back_to_the_winding_number():
@@ -546,12 +553,13 @@ def test_a_grazing_crossing_falls_back_to_the_winding_number():
     # a surface (not solid): two convex solids would take the exact convex depth instead
     tetra = tc.TriangleMesh(np.vstack([deepest, others]), np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]))
     solid = tc.TriangleMesh(vb, fb, solid=True)
-    depth, row = np.zeros(1), np.zeros(1, dtype=np.int64)
-    point, closest, face = np.zeros((1, 3)), np.zeros((1, 3)), np.zeros(1, dtype=np.int64)
+    identity = np.eye(4).reshape(1, 4, 4)
+    depth, point_a, point_b, normal = np.zeros(1), np.zeros((1, 3)), np.zeros((1, 3)), np.zeros((1, 3))
+    side, row, face = np.zeros(1, dtype=np.int8), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
     unsure = np.zeros(1, dtype=np.bool_)
-    solids._depth_kernels().deepest_vertices(
-        *solids._depth_arguments(solid, np.eye(4).reshape(1, 4, 4), tetra, np.eye(4).reshape(1, 4, 4)), depth, row, point, closest, face, unsure,
-        0, 1)
+    solids._depth_kernels().deepest_pairs(
+        *solids._depth_arguments(tetra), *solids._depth_arguments(solid), _CROSSING_DIRECTION, solids.SIDE_A_IN_B,
+        identity, identity, depth, point_a, point_b, normal, side, row, face, unsure, 0, 1)
     assert unsure[0]  # the case under test: the ray through the edge is not certified
     expected, vertex = _vertex_depth(vb, fb, tetra._packed[2])
     assert vertex == 0 and expected == pytest.approx(1.0 - abs(deepest).max(), abs=1e-12)

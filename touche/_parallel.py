@@ -123,29 +123,6 @@ def _drain(kernel, args, bounds, tickets):
         _local.inside = False
 
 
-def _alone(call):
-    _local.inside = True  # a batch call inside runs in this thread (no nested hand-off)
-    try:
-        return call()
-    finally:
-        _local.inside = False
-
-
-def both(first, second):
-    """``(first(), second())``, the two side by side (``second`` in the pool) when more than one
-    thread is allowed and this is not already a pool task; batch calls made inside either run
-    in its own thread. For two independent pieces of one query (the two sides of a solid pair's
-    depth). Exceptions propagate (after both have finished)."""
-    if get_num_threads() == 1 or getattr(_local, "inside", False):
-        return first(), second()
-    future = _get_pool(1).submit(_alone, second)
-    try:
-        result = _alone(first)
-    finally:
-        other = future.result()
-    return result, other
-
-
 def run(kernel, count, *args, grain=256):
     """``kernel(*args, lo, hi)`` for chunks covering ``[0, count)``, in parallel.
 

@@ -215,7 +215,7 @@ def _step_mesh_pairs():
     tc.intersects(solid, None, solid, poses[1])
     tc.intersects(solid, None, solid, poses)
     shifted = np.eye(4)
-    shifted[:3, 3] = [0.05, 0.02, 0.01]  # interpenetrating: solid_depth.deepest_vertices (the vertex depth)
+    shifted[:3, 3] = [0.05, 0.02, 0.01]  # interpenetrating: solid_depth.deepest_pairs (the vertex depth)
     tc.distance(solid, None, solid, shifted)
     tc.distance(solid, None, solid, np.stack([shifted, shifted]))
     shapes = _shapes()

@@ -11,9 +11,6 @@ mesh inside a solid does.
 """
 from __future__ import annotations
 
-import functools
-import time
-
 import numpy as np
 
 from . import _parallel
@@ -226,20 +223,22 @@ def _held_by_solids(a, ta, b, tb, surface, count, single):
 # penetration depth of solid meshes (docs/solids.md)
 #
 # The vertex depth of a pose pair: the largest distance to the solid's surface of a vertex of the
-# other mesh lying in the solid (both directions when both meshes are solid). Every step is a
-# batched compiled query of touche.meshquery on all the candidate vertices of all the pose pairs
-# at once: the exact inside test, then exact closest points, ordered by a cheap upper bound
-# (the distance to the solid's nearest vertex, scipy's k-d tree) so that only the vertices that
-# can still be the deepest are measured.
+# other mesh lying in the solid (both directions when both meshes are solid), the deeper of the
+# two. One compiled branch and bound per pose pair (solid_depth.deepest_pairs, _depth_rows); the
+# exhaustive path (_vertex_depths_by_winding) answers the rare pose pair where a crossing count
+# was not certified, and is the tests' reference.
 
 _MESH_DATA = WeakIdentityCache()
 _UNSET = object()
-_DEPTH_SAMPLE = 512  # vertices visited in a random order before the rest (solid_depth)
-# The two sides of one pose pair's vertex depth go to two threads only when each took at least
-# this long the last time (the mesh as the solid, _MeshData.depth_seconds): handing one to the
-# pool and waiting for it cost ~0.3 ms of a single call here (bench_solid_depth.py, 1k-triangle
-# pairs: 0.6-0.8 ms a call on one thread, 1.0-1.2 ms on two, with sides of 30-80 us).
-_PAIR_SECONDS = 300e-6
+# vertices visited one by one in a pseudo-random order before the groups (solid_depth): enough
+# for the depth found to grow near the answer, few enough to cost little next to the groups
+# (128 was the fastest of 32-512 on three mesh families: the torus and dented blob of
+# bench_solid_depth at 1k and 10k triangles, pybullet's duck against a capsule)
+_DEPTH_SAMPLE = 128
+# vertices per group of the visit (solid_depth): a group whose ball lies within the depth found
+# of the surface is dismissed whole by one tree search from its center; 16 keeps a group's radius
+# near two edge lengths on a regular mesh (larger groups are dismissed less often)
+_DEPTH_GROUP = 16
 _CHUNK_POINTS = 1 << 21  # (pose pair, vertex) rows transformed at once (48 MB of float64 triples)
 
 
@@ -248,7 +247,7 @@ class _MeshData:
     distinct undirected edges (e, 2) of vertex indices, the box, and a k-d tree of the used
     points (built on first use)."""
 
-    __slots__ = ("used", "points", "_faces", "_edges", "_edge_rows", "low", "high", "convex", "_kdtree", "_order", "depth_seconds",
+    __slots__ = ("used", "points", "_faces", "_edges", "_edge_rows", "low", "high", "convex", "_kdtree", "_order",
                  "__weakref__")
 
     def __init__(self, vertices, faces):
@@ -262,7 +261,6 @@ class _MeshData:
         self.high = self.points.max(axis=0)
         self._kdtree = None
         self._order = None
-        self.depth_seconds = np.inf  # its last single-pair vertex depth as the solid (_depth_rows)
         self.convex = _UNSET  # solids._convex_of
 
     @property
@@ -290,15 +288,28 @@ class _MeshData:
         return self._edge_rows
 
     def visiting_order(self):
-        """The rows of ``points`` in the order solid_depth's branch and bound visits them: a
-        pseudo-random sample first (the depth found grows in few steps), then the rest in the
-        mesh's order (neighbours in turn). The answer does not depend on it, only the speed."""
+        """solid_depth.deepest_pairs' visit list ``(rows, starts, centers, radii, sample)``:
+        groups ``rows[starts[g]:starts[g + 1]]`` of rows of ``points``, each within ``radii[g]``
+        of ``centers[g]`` (the mesh's own frame). First ``sample`` pseudo-random single vertices
+        (the depth found grows in few steps), then every vertex once more in spatially compact
+        groups of up to _DEPTH_GROUP (a k-d split; neighbouring groups in turn), which the kernel
+        dismisses whole where it can. The answer does not depend on it, only the speed."""
         if self._order is None:
             count = len(self.points)
             sample = np.random.default_rng(0).permutation(count)[:_DEPTH_SAMPLE]
-            rest = np.ones(count, dtype=bool)
-            rest[sample] = False
-            self._order = np.concatenate([sample, np.flatnonzero(rest)]).astype(np.int64)
+            grouped_rows, bounds = _compact_groups(self.points, _DEPTH_GROUP)
+            group_starts = bounds[:-1]
+            rows = np.concatenate([sample, grouped_rows]).astype(np.int64)
+            starts = np.concatenate([np.arange(len(sample)), len(sample) + bounds]).astype(np.int64)
+            grouped = self.points[grouped_rows]
+            low = np.minimum.reduceat(grouped, group_starts, axis=0) if count else np.zeros((0, 3))
+            high = np.maximum.reduceat(grouped, group_starts, axis=0) if count else np.zeros((0, 3))
+            centers = np.concatenate([self.points[sample], 0.5 * (low + high)])
+            offsets = grouped - np.repeat(centers[len(sample):], np.diff(np.r_[group_starts, count]), axis=0)
+            reach = np.sqrt(np.einsum("ij,ij->i", offsets, offsets))
+            radii = np.concatenate([np.zeros(len(sample)),
+                                    np.maximum.reduceat(reach, group_starts) if count else np.zeros(0)])
+            self._order = (rows, starts, np.ascontiguousarray(centers), radii, len(sample))
         return self._order
 
     def kdtree(self):
@@ -307,6 +318,28 @@ class _MeshData:
 
             self._kdtree = cKDTree(self.points)
         return self._kdtree
+
+
+def _compact_groups(points, size):
+    """``(order, starts)``: the rows of (k, 3) ``points`` split into groups
+    ``order[starts[g]:starts[g + 1]]`` of at most ``size``, by halving at the median along the
+    longest side of the group's box until small enough (a k-d tree's leaves, in the tree's
+    order: consecutive groups are mostly neighbours). All groups of a level split at once."""
+    count = len(points)
+    order = np.arange(count)
+    starts = np.array([0, count] if count else [0], dtype=np.int64)
+    while True:
+        sizes = np.diff(starts)
+        if count == 0 or sizes.max() <= size:  # (no points: no group)
+            return order, starts
+        group = np.repeat(np.arange(len(sizes)), sizes)
+        placed = points[order]
+        span = np.maximum.reduceat(placed, starts[:-1], axis=0) - np.minimum.reduceat(placed, starts[:-1], axis=0)
+        axis = np.argmax(span, axis=1)
+        key = placed[np.arange(count), axis[group]]
+        order = order[np.lexsort((key, group))]
+        halves = starts[:-1][sizes > size] + sizes[sizes > size] // 2
+        starts = np.sort(np.concatenate([starts, halves]))
 
 
 def mesh_data(mesh):
@@ -324,62 +357,31 @@ def _relative(ts, to):
 
 
 def _no_vertex_depths(count):
-    """_vertex_depths' answer arrays for ``count`` pose pairs with no vertex in the solid."""
+    """_vertex_depths_by_winding's answer arrays for ``count`` pose pairs with no vertex in the solid."""
     return (np.zeros(count), np.full(count, -1, dtype=np.int64), np.full((count, 3), np.nan),
             np.full((count, 3), np.nan), np.full(count, -1, dtype=np.int64))
 
 
-def _depth_arguments(solid, ts, other, to):
-    """solid_depth.deepest_vertices' arguments before its outputs: the solid's two trees, the
-    other mesh's vertices and their visiting order, the solid's box and the two meshes' poses
-    ``ts``, ``to`` ((n, 4, 4) or (1, 4, 4) each)."""
-    from .meshquery import _CROSSING_DIRECTION, mesh_tree
+def _depth_arguments(mesh):
+    """One mesh's part of solid_depth.deepest_pairs' arguments: its two trees (used where it is
+    the solid), its vertices with their visit groups (where the other is) and its box."""
+    from .meshquery import mesh_tree
 
-    solid_data, other_data = mesh_data(solid), mesh_data(other)
-    tree = mesh_tree(solid)
+    data = mesh_data(mesh)
+    tree = mesh_tree(mesh)
     return (tree.links, tree.boxes, tree.child_boxes, tree.tri_vertices, tree.tri_ids, tree.depth,
-            tree.rec_f, tree.rec_i, tree.root, tree.root_box, tree.tri, tree.depth, _CROSSING_DIRECTION,
-            other_data.points, other_data.visiting_order(), solid_data.low, solid_data.high,
-            np.ascontiguousarray(ts), np.ascontiguousarray(to))
-
-
-def _vertex_depths(solid, ts, other, to, rows):
-    """For the pose pairs ``rows`` (indices into the broadcast batch): the deepest vertex of
-    ``other`` inside ``solid``. Returns ``(depth (k,), vertex (k,) int64 index into other's
-    vertices or -1, point (k, 3) the vertex and closest (k, 3) its closest point on the
-    solid's surface, both in the solid's frame, face (k,) the solid's face or -1)``; depth 0 and
-    vertex -1 where no vertex lies in the solid.
-
-    One compiled pass per pose pair (``solid_depth.deepest_vertices``: branch and bound over the
-    vertices, the certified crossing count for the few that could be deeper); a pose pair where
-    a crossing count was not certified is answered again by ``_vertex_depths_by_winding``."""
-    count = len(rows)
-    depth, vertex, point, closest, face = _no_vertex_depths(count)
-    if count == 0:
-        return depth, vertex, point, closest, face
-    other_data = mesh_data(other)
-    row = np.empty(count, dtype=np.int64)
-    unsure = np.empty(count, dtype=np.bool_)
-    arguments = _depth_arguments(solid, ts[rows] if len(ts) > 1 else ts, other, to[rows] if len(to) > 1 else to) + (
-        depth, row, point, closest, face, unsure)
-    started = time.perf_counter()
-    _parallel.run(_depth_kernels().deepest_vertices, count, *arguments, grain=1)  # one pair: in this thread
-    if count == 1:
-        mesh_data(solid).depth_seconds = time.perf_counter() - started
-    found = row >= 0
-    vertex[found] = other_data.used[row[found]]
-    if unsure.any():
-        again = np.flatnonzero(unsure)
-        ts_again = ts[rows[again]] if len(ts) > 1 else ts
-        to_again = to[rows[again]] if len(to) > 1 else to
-        redone = _vertex_depths_by_winding(solid, ts_again, other, to_again, np.arange(len(again)))
-        for out, value in zip((depth, vertex, point, closest, face), redone):
-            out[again] = value
-    return depth, vertex, point, closest, face
+            tree.rec_f, tree.rec_i, tree.root, tree.root_box, tree.tri, tree.depth,
+            data.points, *data.visiting_order(), data.low, data.high)
 
 
 def _vertex_depths_by_winding(solid, ts, other, to, rows):
-    """_vertex_depths by the exact inside test (winding numbers where a crossing count is not
+    """For the pose pairs ``rows`` (indices into the broadcast batch): the deepest vertex of
+    ``other`` inside ``solid``: ``(depth (k,), vertex (k,) int64 index into other's vertices or
+    -1, point (k, 3) the vertex and closest (k, 3) its closest point on the solid's surface, both
+    in the solid's frame, face (k,) the solid's face or -1)``; depth 0 and vertex -1 where no
+    vertex lies in the solid.
+
+    The exhaustive path: the exact inside test (winding numbers where a crossing count is not
     certified) of every vertex in the solid's box, then exact closest points in rounds, largest
     k-d tree bound first, until no remaining bound beats its pose pair's best."""
     from .meshquery import _inside, closest_arrays, mesh_tree
@@ -497,7 +499,44 @@ def _unit_rows(vectors):
 def _depth_rows(a, ta, b, tb, rows):
     """The vertex depth of the pose pairs ``rows`` (module section above), both directions:
     ``(depth, point_a, point_b, normal, side, vertex, face)`` in world coordinates; normal from A
-    to B (moving B along it takes the deepest vertex out), point_b - point_a = -depth * normal."""
+    to B (moving B along it takes the deepest vertex out), point_b - point_a = -depth * normal.
+
+    One compiled pass per pose pair (solid_depth.deepest_pairs: branch and bound over the
+    vertices of both sides, the certified crossing count for the few that could be deeper); a
+    pose pair where a crossing count was not certified is answered again by
+    ``_depth_rows_by_winding``."""
+    from .meshquery import _CROSSING_DIRECTION
+
+    count = len(rows)
+    depth = np.empty(count)
+    point_a = np.empty((count, 3))
+    point_b = np.empty((count, 3))
+    normal = np.empty((count, 3))
+    side = np.empty(count, dtype=np.int8)
+    row = np.empty(count, dtype=np.int64)
+    face = np.empty(count, dtype=np.int64)
+    unsure = np.empty(count, dtype=np.bool_)
+    sides = (SIDE_A_IN_B if b.solid else 0) | (SIDE_B_IN_A if a.solid else 0)  # the kernel's bits 1 and 2
+    poses_a = np.ascontiguousarray(ta[rows] if len(ta) > 1 else ta)
+    poses_b = np.ascontiguousarray(tb[rows] if len(tb) > 1 else tb)
+    _parallel.run(_depth_kernels().deepest_pairs, count, *_depth_arguments(a), *_depth_arguments(b), _CROSSING_DIRECTION,
+                  sides, poses_a, poses_b, depth, point_a, point_b, normal, side, row, face, unsure,
+                  grain=1)  # one pair: in this thread
+    vertex = row  # the rows of the vertex's mesh's used points, to its vertex indices
+    for code, mesh in ((SIDE_A_IN_B, a), (SIDE_B_IN_A, b)):
+        hit = side == code
+        if hit.any():
+            vertex[hit] = mesh_data(mesh).used[row[hit]]
+    if unsure.any():
+        again = np.flatnonzero(unsure)
+        redone = _depth_rows_by_winding(a, ta, b, tb, rows[again])
+        for out, value in zip((depth, point_a, point_b, normal, side, vertex, face), redone):
+            out[again] = value
+    return depth, point_a, point_b, normal, side, vertex, face
+
+
+def _depth_rows_by_winding(a, ta, b, tb, rows):
+    """_depth_rows by _vertex_depths_by_winding on each side (the exhaustive path)."""
     count = len(rows)
     depth = np.zeros(count)
     point_a = np.full((count, 3), np.nan)
@@ -506,16 +545,11 @@ def _depth_rows(a, ta, b, tb, rows):
     side = np.zeros(count, dtype=np.int8)
     vertex = np.full(count, -1, dtype=np.int64)
     face = np.full(count, -1, dtype=np.int64)
-    sides = [(solid, ts, other, to, code)
-             for solid, ts, other, to, code in ((b, tb, a, ta, SIDE_A_IN_B), (a, ta, b, tb, SIDE_B_IN_A)) if solid.solid]
-    if len(sides) == 2 and count == 1 and min(mesh_data(solid).depth_seconds for solid, *_ in sides) >= _PAIR_SECONDS:
-        # one pose pair: the two sides on two threads when each took long enough last time
-        found = _parallel.both(*(functools.partial(_vertex_depths, solid, ts, other, to, rows)
-                                 for solid, ts, other, to, _ in sides))
-    else:  # a batch: each side spreads its pose pairs over the threads
-        found = [_vertex_depths(solid, ts, other, to, rows) for solid, ts, other, to, _ in sides]
-    for (solid, ts, other, to, code), (d, v, local_vertex, local_closest, f) in zip(sides, found):
-        better = (v >= 0) & (d > depth)
+    for solid, ts, other, to, code in ((b, tb, a, ta, SIDE_A_IN_B), (a, ta, b, tb, SIDE_B_IN_A)):
+        if not solid.solid:
+            continue
+        d, v, local_vertex, local_closest, f = _vertex_depths_by_winding(solid, ts, other, to, rows)
+        better = (v >= 0) & (d > depth)  # strictly deeper: ties go to A's vertex in B
         if not better.any():
             continue
         where = np.flatnonzero(better)
@@ -527,10 +561,9 @@ def _depth_rows(a, ta, b, tb, rows):
         face[where] = f[where]
         if code == SIDE_A_IN_B:  # B moves along (vertex - closest) to leave A's vertex behind
             point_a[where], point_b[where] = placed_vertex, placed_closest
-            normal[where] = _unit_rows(placed_vertex - placed_closest)
         else:  # B's vertex leaves A along (closest - vertex)
             point_a[where], point_b[where] = placed_closest, placed_vertex
-            normal[where] = _unit_rows(placed_closest - placed_vertex)
+        normal[where] = _unit_rows(point_a[where] - point_b[where])
     return depth, point_a, point_b, normal, side, vertex, face
 
 
