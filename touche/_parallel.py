@@ -123,7 +123,7 @@ def _drain(kernel, args, bounds, tickets):
         _local.inside = False
 
 
-def run(kernel, count, *args, grain=256):
+def run(kernel, count, *args, grain=256, probe=True):
     """``kernel(*args, lo, hi)`` for chunks covering ``[0, count)``, in parallel.
 
     ``grain``: the smallest chunk worth a thread hand-off (items per chunk); cheap kernels pass a
@@ -133,7 +133,8 @@ def run(kernel, count, *args, grain=256):
     large each time while the rest is estimated to take less than PARALLEL_SECONDS; the rest is
     shared with the pool (the cost of an item is measured, not
     guessed: the same kernel costs microseconds on far meshes and milliseconds in contact).
-    Exceptions from the kernel propagate."""
+    ``probe=False`` skips that serial start: the caller knows every item is long (milliseconds),
+    so even two items go to two threads at once. Exceptions from the kernel propagate."""
     count = int(count)
     if count <= 0:
         return
@@ -148,7 +149,7 @@ def run(kernel, count, *args, grain=256):
     done = 0
     chunk = max(1, grain // 4)
     started = time.perf_counter()
-    while PARALLEL_SECONDS > 0.0 and count < 4 * grain and done < count:
+    while probe and PARALLEL_SECONDS > 0.0 and count < 4 * grain and done < count:
         kernel(*args, done, min(count, done + chunk))
         done = min(count, done + chunk)
         if (count - done) * (time.perf_counter() - started) >= PARALLEL_SECONDS * done:
