@@ -330,10 +330,10 @@ def test_apart_and_batches_and_bad_input():
         tc.contacts(a, bad, b, None)
     with pytest.raises(GeometryError):
         tc.intersection_volume(a, None, b, bad)
-    with pytest.raises(GeometryError, match="one pose pair"):
-        tc.contacts(a, poses, b, None)
     with pytest.raises(GeometryError, match="margin"):
-        tc.contacts(a, None, b, None, margin=0.1)
+        tc.contacts(a, None, b, None, margin=-0.1)
+    with pytest.raises(GeometryError, match="differ"):
+        tc.contacts(a, poses, b, poses[:2])
     with pytest.raises(GeometryError, match="max_points"):
         tc.contacts(a, None, b, None, max_points=0)
     with pytest.raises(GeometryError, match="differ"):
@@ -458,3 +458,52 @@ def test_axis_aligned_placements_on_a_grid():
         joined += with_volume.sum() < len(solid_parts)
     assert overlapping >= 10
     assert joined >= 1  # the case of the docs: two overlaps joined by a face contact
+
+
+def test_contacts_of_a_batch_are_the_single_calls():
+    a, b = _solid("box"), _solid("ico")
+    poses = np.stack([np.eye(4), _translation(5.0, 0.0, 0.0), _translation(0.3, 0.1, 0.0)])
+    batch = tc.contacts(a, poses, b, None, max_points=6)
+    assert isinstance(batch, list) and len(batch) == 3
+    for pose, found in zip(poses, batch):
+        one = tc.contacts(a, pose, b, None, max_points=6)
+        assert (found.status, found.regions, found.count) == (one.status, one.regions, one.count)
+        np.testing.assert_array_equal(found.points, one.points)
+        np.testing.assert_array_equal(found.depths, one.depths)
+    assert batch[0].status == tc.Status.PENETRATING and batch[1].status == tc.Status.SEPARATED
+    with pytest.raises(GeometryError, match="empty"):  # as every pose argument
+        tc.contacts(a, poses[:0], b, None)
+
+
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 1e3])
+def test_a_margin_adds_one_speculative_contact_to_a_pair_apart_within_it(scale):
+    """The speculative contact is the pair's closest points (touche.distance), depth -distance;
+    beyond the margin nothing; a pair in contact is answered as without a margin."""
+    box = trimesh.creation.box([1.0, 1.0, 1.0])
+    ico = trimesh.creation.icosphere(2, 0.5)
+    a = tc.TriangleMesh(np.asarray(box.vertices) * scale, box.faces, solid=True)
+    b = tc.TriangleMesh(np.asarray(ico.vertices) * scale, ico.faces, solid=True)
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        direction = rng.normal(size=3)
+        direction /= np.linalg.norm(direction)
+        pose = np.eye(4)
+        pose[:3, 3] = direction * 1.6 * scale  # apart: 1.6 > 0.5 * sqrt(3) + 0.5
+        gap = tc.distance(a, None, b, pose)
+        assert gap.status == tc.Status.SEPARATED
+        found = tc.contacts(a, None, b, pose, margin=1.01 * gap.distance)
+        assert (found.status, found.regions, found.count) == (tc.Status.SEPARATED, 1, 1)
+        assert found.depths[0] == -gap.distance and found.region_depth[0] == -gap.distance
+        np.testing.assert_allclose(found.point_a[0], gap.point_a, atol=1e-12 * scale)
+        np.testing.assert_allclose(found.point_b[0], gap.point_b, atol=1e-12 * scale)
+        np.testing.assert_allclose(found.points[0], 0.5 * (gap.point_a + gap.point_b), atol=1e-12 * scale)
+        np.testing.assert_allclose(found.normals[0], gap.normal, atol=1e-12)
+        np.testing.assert_allclose(found.normal, gap.normal, atol=1e-12)
+        assert found.region_volume[0] == 0.0
+        # beyond the margin: no contact
+        beyond = tc.contacts(a, None, b, pose, margin=0.99 * gap.distance)
+        assert beyond.count == 0 and beyond.regions == 0
+    inside = _translation(0.3 * scale, 0.0, 0.0)
+    plain, with_margin = tc.contacts(a, None, b, inside), tc.contacts(a, None, b, inside, margin=0.5 * scale)
+    assert with_margin.status == plain.status == tc.Status.PENETRATING
+    np.testing.assert_array_equal(with_margin.points, plain.points)

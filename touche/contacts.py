@@ -85,8 +85,9 @@ def contacts(a, pose_a, b, pose_b, *, max_points=4, margin=0.0):
 
     Two triangle meshes declared solid (``TriangleMesh(..., solid=True)``) give instead a
     :class:`touche.SolidContacts`: at most ``max_points`` points per connected interpenetration
-    region (one pose pair, margin 0; docs/solids.md); a surface mesh with a solid one is a
-    ``GeometryError`` (declare both solid).
+    region (docs/solids.md; a batch gives a list of them, and ``margin`` adds one speculative
+    contact to a pair apart within it); a surface mesh with a solid one is a ``GeometryError``
+    (declare both solid).
 
     Errors: ``GeometryError`` for a bad pose (NaN, not rigid, out of range), batches of different
     lengths, ``max_points`` < 1 or a negative / NaN ``margin``; ``UnsupportedQuery`` for pairs

@@ -307,43 +307,48 @@ def _solid_pair(a, b, verb):
     return a, b
 
 
-def _one_pose_pair(pose_a, pose_b, verb):
-    from .errors import GeometryError
-    from .pose import as_matrices
-
-    ta = as_matrices(pose_a, "pose_a")
-    tb = as_matrices(pose_b, "pose_b")
-    if ta.ndim != 2 or tb.ndim != 2:
-        raise GeometryError(f"{verb} of two solid meshes takes one pose pair ((4, 4) each); loop over a batch")
-    return ta, tb
-
-
 def solid_contacts(a, pose_a, b, pose_b, *, max_points=4, margin=0.0):
     """Contact regions of two solid meshes (:func:`touche.contacts` routes solid mesh pairs
     here): a :class:`SolidContacts` with at most ``max_points`` points per connected region of
     the intersection, the deepest point of each region first, then the points that spread the
     most area across its normal.
 
-    Arguments: two solid ``TriangleMesh`` (``solid=True``), one pose pair (``Pose``, ``(4, 4)``
-    or None each), ``max_points`` >= 1, ``margin`` 0 (speculative contacts of solid meshes
-    apart are not offered).
+    Arguments: two solid ``TriangleMesh`` (``solid=True``); poses as for :func:`touche.distance`
+    (a batch of ``(n, 4, 4)`` on either side gives a list of n ``SolidContacts``, one pose pair
+    at a time); ``max_points`` >= 1; ``margin`` >= 0: a pair whose surfaces are apart but within
+    ``margin`` gets one speculative contact (one region: the midpoint of the closest points,
+    depth ``-distance``, the normal from A to B, volume 0, status ``SEPARATED``), as a simulator
+    wants for a pair about to meet; interpenetrating or touching pairs are unchanged by it.
 
-    Errors: ``GeometryError`` when a mesh is not solid, for bad poses (NaN, not rigid), pose
-    batches, ``max_points`` < 1, a margin other than 0."""
+    Errors: ``GeometryError`` when a mesh is not solid, for bad poses (NaN, not rigid), batches
+    of different lengths, ``max_points`` < 1, a negative or NaN margin."""
     from ._queryargs import contact_options
-    from .errors import GeometryError
-    from .solids import region_contacts
-    from . import tolerance
 
     a, b = _solid_pair(a, b, "contacts")
     max_points, margin = contact_options(max_points, margin)
-    if margin != 0.0:
-        raise GeometryError("contacts of two solid meshes take no margin (speculative contacts are for convex pairs)")
-    ta, tb = _one_pose_pair(pose_a, pose_b, "contacts")
+    ta, tb, count, single = _batch_poses(pose_a, pose_b)
+    found = [_solid_contacts_one(a, ta[i if len(ta) > 1 else 0], b, tb[i if len(tb) > 1 else 0], max_points, margin)
+             for i in range(count)]
+    return found[0] if single else found
+
+
+def _solid_contacts_one(a, ta, b, tb, max_points, margin):
+    from . import tolerance
+    from .solids import region_contacts
+
     found = region_contacts(a, ta, b, tb, max_points)
     regions = len(found["region_depth"])
     offset = max(float(np.abs(ta[:3, 3]).max()), float(np.abs(tb[:3, 3]).max()))
     touching = tolerance.touching_tolerance(max(a.scale, b.scale), offset)
+    if regions == 0 and margin > 0.0:
+        apart = distance(a, ta, b, tb)
+        if apart.status == Status.SEPARATED and apart.distance <= margin:  # a speculative contact
+            point_a, point_b = np.asarray(apart.point_a, dtype=np.float64), np.asarray(apart.point_b, dtype=np.float64)
+            normal = np.asarray(apart.normal, dtype=np.float64)
+            depth = np.array([-float(apart.distance)])
+            return SolidContacts((0.5 * (point_a + point_b))[None], depth, normal[None], point_a[None], point_b[None],
+                                 np.zeros(1, dtype=np.int64), 1, 1, depth.copy(), np.zeros(1), normal[None].copy(),
+                                 normal.copy(), Status.SEPARATED)
     if regions == 0:
         status, normal = Status.SEPARATED, np.full(3, np.nan)
     else:
