@@ -58,25 +58,3 @@ def test_growing_serial_chunks_then_the_pool_cover_every_item(two_threads, monke
 
             _parallel.run(mark, count, grain=grain)
             assert (seen == 1).all(), (serial, count, grain)
-
-
-def test_without_the_probe_two_long_items_run_side_by_side(two_threads, monkeypatch):
-    """probe=False (the caller knows each item is long): two items go to two threads at once.
-    The first item to start waits for the other to start, which only a second thread can do; with
-    the serial probe the same two items run one after the other and the wait times out."""
-    monkeypatch.setattr(_parallel, "PARALLEL_SECONDS", 60.0)
-
-    def run(probe):
-        started = [threading.Event(), threading.Event()]
-        met = []
-
-        def work(lo, hi):
-            for item in range(lo, hi):
-                started[item].set()
-                met.append(started[1 - item].wait(2.0))
-
-        _parallel.run(work, 2, grain=1, probe=probe)
-        return met
-
-    assert run(False) == [True, True]
-    assert run(True)[0] is False  # serial: the first item waited in vain

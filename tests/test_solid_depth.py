@@ -534,32 +534,6 @@ def test_branch_and_bound_agrees_with_every_vertex_tested(scale, solid_sides):
         assert _surface_distance(triangle, np.array([[0, 1, 2]]), closest[None])[0] < 1e-9 * scale
 
 
-def test_a_long_single_pair_split_over_two_threads_gives_the_one_pass_answer(monkeypatch):
-    """A single pose pair whose last call was long runs its two sides as two tasks on two
-    threads (solids._SPLIT_SECONDS): the same answer as the one pass, bit for bit, ties included
-    (a mesh against a copy of itself at the identity: every vertex is on the other's surface)."""
-    from touche import _parallel, solids
-
-    torus = trimesh.creation.torus(1.0, 0.35, major_sections=40, minor_sections=12)
-    a = tc.TriangleMesh(np.asarray(torus.vertices), np.asarray(torus.faces, dtype=np.int64), solid=True)
-    vb, fb = _dented_blob(3, 0.8)
-    b = tc.TriangleMesh(vb, fb, solid=True)
-    rng = np.random.default_rng(11)
-    poses = list(_random_poses(12, rng, 0.6)) + [np.eye(4)]
-    _parallel.set_num_threads(2)
-    try:
-        for mesh_b in (b, a):
-            for pose in poses:
-                monkeypatch.setattr(solids, "_SPLIT_SECONDS", np.inf)
-                one = solids._depth_rows(a, np.eye(4)[None], mesh_b, pose[None], np.arange(1))
-                monkeypatch.setattr(solids, "_SPLIT_SECONDS", 0.0)
-                split = solids._depth_rows(a, np.eye(4)[None], mesh_b, pose[None], np.arange(1))
-                for got, expected in zip(split, one):
-                    np.testing.assert_array_equal(got, expected)
-    finally:
-        _parallel.set_num_threads(_parallel._default_threads())
-
-
 def test_a_grazing_crossing_falls_back_to_the_winding_number():
     """A vertex whose crossing ray passes through an edge of the solid is not certified: the
     kernel marks the pose pair unsure and the answer comes from the exhaustive path (the same
@@ -584,7 +558,7 @@ def test_a_grazing_crossing_falls_back_to_the_winding_number():
     side, row, face = np.zeros(1, dtype=np.int8), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
     unsure = np.zeros(1, dtype=np.bool_)
     solids._depth_kernels().deepest_pairs(
-        *solids._depth_arguments(tetra), *solids._depth_arguments(solid), _CROSSING_DIRECTION, np.array([solids.SIDE_A_IN_B]),
+        *solids._depth_arguments(tetra), *solids._depth_arguments(solid), _CROSSING_DIRECTION, solids.SIDE_A_IN_B,
         identity, identity, depth, point_a, point_b, normal, side, row, face, unsure, 0, 1)
     assert unsure[0]  # the case under test: the ray through the edge is not certified
     expected, vertex = _vertex_depth(vb, fb, tetra._packed[2])

@@ -123,7 +123,7 @@ def _drain(kernel, args, bounds, tickets):
         _local.inside = False
 
 
-def run(kernel, count, *args, grain=256, probe=True):
+def run(kernel, count, *args, grain=256):
     """``kernel(*args, lo, hi)`` for chunks covering ``[0, count)``, in parallel.
 
     ``grain``: the smallest chunk worth a thread hand-off (items per chunk); cheap kernels pass a
@@ -133,8 +133,7 @@ def run(kernel, count, *args, grain=256, probe=True):
     large each time while the rest is estimated to take less than PARALLEL_SECONDS; the rest is
     shared with the pool (the cost of an item is measured, not
     guessed: the same kernel costs microseconds on far meshes and milliseconds in contact).
-    ``probe=False`` skips that serial start: the caller knows every item is long (milliseconds),
-    so even two items go to two threads at once. Exceptions from the kernel propagate."""
+    Exceptions from the kernel propagate."""
     count = int(count)
     if count <= 0:
         return
@@ -149,7 +148,7 @@ def run(kernel, count, *args, grain=256, probe=True):
     done = 0
     chunk = max(1, grain // 4)
     started = time.perf_counter()
-    while probe and PARALLEL_SECONDS > 0.0 and count < 4 * grain and done < count:
+    while PARALLEL_SECONDS > 0.0 and count < 4 * grain and done < count:
         kernel(*args, done, min(count, done + chunk))
         done = min(count, done + chunk)
         if (count - done) * (time.perf_counter() - started) >= PARALLEL_SECONDS * done:

@@ -11,8 +11,6 @@ mesh inside a solid does.
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from . import _parallel
@@ -241,14 +239,6 @@ _DEPTH_SAMPLE = 128
 # of the surface is dismissed whole by one tree search from its center; 16 keeps a group's radius
 # near two edge lengths on a regular mesh (larger groups are dismissed less often)
 _DEPTH_GROUP = 16
-# A single pose pair of two solids is answered as two tasks on two threads (each side alone,
-# neither bounded by the other) when its last single call took at least this long (both meshes'
-# _MeshData.pair_seconds): handing a task to the pool costs ~0.1-0.3 ms, and one pass gains from
-# the bound between the sides, so short pairs stay in one thread. Stop 43, ms a call, one pass /
-# split: the 10k torus and blob (kernel ~0.8 ms) 0.95-1.18 / 1.10-1.40; soccerball (9k, against
-# itself) 1.56-1.61 / 1.17-1.37; diff_ring (58k) 2.4-3.2 / 2.0-2.8; z1_link01 (56k) 5.3-5.9 / 4.2-4.6.
-_SPLIT_SECONDS = 1e-3
-_SPLIT_SIDES = np.array([1, 2], dtype=np.int64)  # deepest_pairs' side bits: A in B, then B in A
 _CHUNK_POINTS = 1 << 21  # (pose pair, vertex) rows transformed at once (48 MB of float64 triples)
 
 
@@ -257,7 +247,7 @@ class _MeshData:
     distinct undirected edges (e, 2) of vertex indices, the box, and a k-d tree of the used
     points (built on first use)."""
 
-    __slots__ = ("used", "points", "_faces", "_edges", "_edge_rows", "low", "high", "convex", "_kdtree", "_order", "pair_seconds",
+    __slots__ = ("used", "points", "_faces", "_edges", "_edge_rows", "low", "high", "convex", "_kdtree", "_order",
                  "__weakref__")
 
     def __init__(self, vertices, faces):
@@ -272,7 +262,6 @@ class _MeshData:
         self._kdtree = None
         self._order = None
         self.convex = _UNSET  # solids._convex_of
-        self.pair_seconds = 0.0  # its last single pose pair's depth kernel time (_depth_rows)
 
     @property
     def edges(self):
@@ -519,33 +508,23 @@ def _depth_rows(a, ta, b, tb, rows):
     from .meshquery import _CROSSING_DIRECTION
 
     count = len(rows)
+    depth = np.empty(count)
+    point_a = np.empty((count, 3))
+    point_b = np.empty((count, 3))
+    normal = np.empty((count, 3))
+    side = np.empty(count, dtype=np.int8)
+    row = np.empty(count, dtype=np.int64)
+    face = np.empty(count, dtype=np.int64)
+    unsure = np.empty(count, dtype=np.bool_)
     sides = (SIDE_A_IN_B if b.solid else 0) | (SIDE_B_IN_A if a.solid else 0)  # the kernel's bits 1 and 2
-    data_a, data_b = mesh_data(a), mesh_data(b)
-    # one long pose pair of two solids: its two sides as two tasks, on two threads at once
-    split = (count == 1 and sides == 3 and _parallel.get_num_threads() > 1
-             and min(data_a.pair_seconds, data_b.pair_seconds) >= _SPLIT_SECONDS)
-    tasks = 2 if split else count
-    depth = np.empty(tasks)
-    point_a = np.empty((tasks, 3))
-    point_b = np.empty((tasks, 3))
-    normal = np.empty((tasks, 3))
-    side = np.empty(tasks, dtype=np.int8)
-    row = np.empty(tasks, dtype=np.int64)
-    face = np.empty(tasks, dtype=np.int64)
-    unsure = np.empty(tasks, dtype=np.bool_)
     poses_a = np.ascontiguousarray(ta[rows] if len(ta) > 1 else ta)
     poses_b = np.ascontiguousarray(tb[rows] if len(tb) > 1 else tb)
-    started = time.perf_counter()
-    _parallel.run(_depth_kernels().deepest_pairs, tasks, *_depth_arguments(a), *_depth_arguments(b), _CROSSING_DIRECTION,
-                  _SPLIT_SIDES if split else np.array([sides]), poses_a, poses_b, depth, point_a, point_b, normal, side,
-                  row, face, unsure, grain=1, probe=not split)  # one pair, not split: in this thread
-    if count == 1:  # a split call's work counts both threads (no back and forth near the threshold)
-        data_a.pair_seconds = data_b.pair_seconds = (time.perf_counter() - started) * (2 if split else 1)
-    if split:  # the deeper side; ties to A's vertex in B (row 0), as in one pass
-        pick = 1 if side[1] == SIDE_B_IN_A and depth[1] > depth[0] else 0
-        unsure[pick] = unsure.any()
-        depth, point_a, point_b, normal, side, row, face, unsure = (
-            value[pick:pick + 1] for value in (depth, point_a, point_b, normal, side, row, face, unsure))
+    _parallel.run(_depth_kernels().deepest_pairs, count, *_depth_arguments(a), *_depth_arguments(b), _CROSSING_DIRECTION,
+                  sides, poses_a, poses_b, depth, point_a, point_b, normal, side, row, face, unsure,
+                  grain=1)  # one pair: in this thread
+    # (A single pose pair's two sides as two tasks on two threads was measured in stop 43: up to
+    # 1.3x faster on an idle machine for 56k-triangle pairs, but 1.1-1.4x slower with every core
+    # busy, where the late thread's side runs after the other without the bound between them.)
     vertex = row  # the rows of the vertex's mesh's used points, to its vertex indices
     for code, mesh in ((SIDE_A_IN_B, a), (SIDE_B_IN_A, b)):
         hit = side == code

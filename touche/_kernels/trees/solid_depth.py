@@ -242,8 +242,8 @@ def deepest_pairs(links_a, boxes_a, child_boxes_a, tri_vertices_a, tri_ids_a, cl
                   direction, sides, poses_a, poses_b,
                   out_depth, out_point_a, out_point_b, out_normal, out_side, out_row, out_face, out_unsure, lo, hi):
     """The vertex depth of the pose pairs ``lo..hi`` of ``poses_a``, ``poses_b`` ((n, 4, 4) each,
-    or one row that broadcasts): the deepest vertex of A inside solid B (bit 1 of ``sides``, (n,)
-    or one that broadcasts, int64) and of B inside solid A (bit 2). Per mesh: its two trees (closest points: links ... tri_ids,
+    or one row that broadcasts): the deepest vertex of A inside solid B (``sides`` bit 1) and of
+    B inside solid A (bit 2). Per mesh: its two trees (closest points: links ... tri_ids,
     ``closest_depth``; ray crossings: rec_f ... tri, ``crossing_depth``, along the unit
     ``direction``; used where the mesh is the solid), its vertices and their visit groups
     (points ... radii; the first ``sample`` groups are single sampled vertices) and its box.
@@ -258,7 +258,6 @@ def deepest_pairs(links_a, boxes_a, child_boxes_a, tri_vertices_a, tri_ids_a, cl
     answered again by the exact winding number)."""
     step_a = 1 if poses_a.shape[0] > 1 else 0
     step_b = 1 if poses_b.shape[0] > 1 else 0
-    step_sides = 1 if sides.shape[0] > 1 else 0
     m_ab = np.empty((3, 4))  # A's frame in B's: A's vertices in solid B
     m_ba = np.empty((3, 4))
     depth_cap = max(closest_depth_a, closest_depth_b, crossing_depth_a, crossing_depth_b)
@@ -276,8 +275,8 @@ def deepest_pairs(links_a, boxes_a, child_boxes_a, tri_vertices_a, tri_ids_a, cl
         for state in (a_in_b, b_in_a):
             state[:] = 0.0
             state[_ROW] = -1.0
-        with_ab = sides[i * step_sides] & 1 != 0
-        with_ba = sides[i * step_sides] & 2 != 0
+        with_ab = sides & 1 != 0
+        with_ba = sides & 2 != 0
         ab_first = True
         for step in range(4):  # both samples, then the rest of the deeper side so far, then the other's
             rest = step >= 2
