@@ -51,14 +51,12 @@ def solid_pair(size):
 
 
 def _manifold(mesh, pose):
-    import manifold3d
-
-    vertices = np.asarray(mesh.vertices) @ pose[:3, :3].T + pose[:3, 3]
-    return manifold3d.Manifold(manifold3d.Mesh(vert_properties=vertices.astype(np.float32),
-                                               tri_verts=np.asarray(mesh.faces, dtype=np.uint32)))
+    return _manifold_arrays(np.asarray(mesh.vertices), mesh.faces, pose)
 
 
 def _manifold_arrays(vertices, faces, pose):
+    """manifold3d's solid of the triangles ``faces`` of ``vertices`` placed by ``pose`` (float32, as
+    manifold3d's default Mesh)."""
     import manifold3d
 
     placed = vertices @ pose[:3, :3].T + pose[:3, 3]
