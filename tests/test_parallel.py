@@ -35,10 +35,24 @@ def test_a_batch_within_the_serial_time_stays_in_the_calling_thread(two_threads,
     assert _run_recording(11, grain=3) == {threading.get_ident()}  # fewer than 4 grains
 
 
-def test_a_batch_of_four_grains_or_more_goes_to_the_pool_at_once(two_threads, monkeypatch):
+def test_a_long_batch_of_items_within_the_serial_time_stays_in_the_calling_thread(two_threads, monkeypatch):
+    # many grains, but the whole batch is estimated under PARALLEL_SECONDS (cheap items)
     monkeypatch.setattr(_parallel, "PARALLEL_SECONDS", 60.0)
+    assert _run_recording(400, grain=2) == {threading.get_ident()}
+
+
+def test_a_batch_of_dear_items_is_shared_after_its_first_chunk(two_threads, monkeypatch):
+    # a first chunk of 5 ms: past PROBE_SECONDS, and the rest estimated past PARALLEL_SECONDS
+    monkeypatch.setattr(_parallel, "PARALLEL_SECONDS", 1e-3)
     used = _run_recording(12, grain=3)
     assert threading.get_ident() in used and len(used) == 2
+
+
+def test_a_first_chunk_shorter_than_the_probe_time_does_not_decide(two_threads, monkeypatch):
+    # a first chunk whose cost is mostly the call itself: its time per item says nothing yet
+    monkeypatch.setattr(_parallel, "PROBE_SECONDS", 60.0)
+    monkeypatch.setattr(_parallel, "PARALLEL_SECONDS", 1e-9)
+    assert _run_recording(12, grain=3) == {threading.get_ident()}
 
 
 def test_a_batch_past_the_serial_time_is_shared_with_the_pool(two_threads, monkeypatch):

@@ -148,3 +148,59 @@ def test_huge_and_tiny_scales():
         assert tc.intersects(outer, None, inner, inside) is True
         assert tc.intersects(outer, None, inner, apart) is False
         assert tc.intersects(outer, None, inner, np.stack([inside.matrix, apart.matrix])).tolist() == [True, False]
+
+
+def test_an_uncertified_crossing_count_falls_back_to_the_winding_number(monkeypatch):
+    """The compiled containment test answers 2 when a representative's crossing count was not
+    certified (a ray grazing an edge): the winding-number test then decides. Forced here for
+    every pair, the answers equal the compiled path's on nested, boxed-but-outside and far poses."""
+    from touche import solids
+
+    vertices, faces = MESHES["torus"]
+    a = tc.TriangleMesh(vertices, faces, solid=True)
+    b = tc.TriangleMesh(MESHES["icosphere"][0] * 0.1, MESHES["icosphere"][1], solid=True)
+    rng = np.random.default_rng(7)
+    poses = _random_poses(40, rng, 1.3)
+    poses[::3, :3, 3] = [1.0, 0.0, 0.0]  # in the torus' tube: held
+    poses[1::3, :3, 3] = [0.0, 0.0, 0.0]  # in the hole: in the box, not held
+    compiled_single = [tc.intersects(a, None, b, pose) for pose in poses]
+    compiled_batch = tc.intersects(a, None, b, poses)
+    compiled_margin = tc.intersects(a, None, b, poses, margin=1e-6)
+    assert any(compiled_single) and not all(compiled_single)
+    kernels = solids._overlap_kernels()
+
+    def undecided_pair(*args):
+        return 2
+
+    def undecided_many(*args):
+        args[-3][args[-2]:args[-1]] = 2
+
+    winding_calls = []
+    winding = solids._inside_any
+
+    def counted_winding(*args):
+        winding_calls.append(1)
+        return winding(*args)
+
+    monkeypatch.setattr(kernels, "solid_held_pair", undecided_pair)
+    monkeypatch.setattr(kernels, "solid_held_many", undecided_many)
+    monkeypatch.setattr(solids, "_inside_any", counted_winding)
+    assert [tc.intersects(a, None, b, pose) for pose in poses] == compiled_single
+    np.testing.assert_array_equal(tc.intersects(a, None, b, poses), compiled_batch)
+    np.testing.assert_array_equal(tc.intersects(a, None, b, poses, margin=1e-6), compiled_margin)
+    assert [tc.intersects(a, None, b, pose, margin=1e-6) for pose in poses] == compiled_margin.tolist()
+    assert len(winding_calls) > 40  # the winding number answered (every single call in a box, and the batches)
+
+
+def test_a_used_solid_mesh_pickles_without_its_kernel_arguments():
+    import pickle
+
+    vertices, faces = MESHES["icosphere"]
+    outer = tc.TriangleMesh(vertices, faces, solid=True)
+    inner = tc.TriangleMesh(vertices * 0.05, faces, solid=True)
+    assert tc.intersects(outer, None, inner, None) is True  # the kernel arguments are kept now
+    assert outer._pair_arguments is not None
+    restored = pickle.loads(pickle.dumps(outer))
+    assert restored.solid and getattr(restored, "_pair_arguments", None) is None
+    assert tc.intersects(restored, None, inner, None) is True
+    assert tc.intersects(restored, None, inner, tc.Pose.from_translation([5.0, 0.0, 0.0])) is False

@@ -37,6 +37,11 @@ _local = threading.local()
 # threads costs 30-60 us here (benchmarks/bench_batch_vs_loop.py), so on two threads a shorter
 # rest ends sooner without them. 0 turns the serial start off (everything to the pool at once).
 PARALLEL_SECONDS = 100e-6
+# ... and only once the serial start has run this long: a first chunk's time per item includes
+# the kernel call's own cost (2-3 us to unbox a mesh kernel's arguments), which makes cheap items
+# (far mesh pairs, ~0.7 us) look several times dearer than they are, and sent a batch of 24 of
+# them to the pool (1.3x slower than 24 single calls: bench_batch_vs_loop.py)
+PROBE_SECONDS = 20e-6
 
 
 def _default_threads():
@@ -128,11 +133,11 @@ def run(kernel, count, *args, grain=256):
 
     ``grain``: the smallest chunk worth a thread hand-off (items per chunk); cheap kernels pass a
     large grain, expensive ones (meshes, time of impact) a small one. Batches of at most ``grain``
-    items run in the calling thread, and so does the start of a batch of fewer than 4 grains (a
-    larger one goes to the pool at once): a first chunk of a quarter grain, then chunks twice as
-    large each time while the rest is estimated to take less than PARALLEL_SECONDS; the rest is
-    shared with the pool (the cost of an item is measured, not
-    guessed: the same kernel costs microseconds on far meshes and milliseconds in contact).
+    items run in the calling thread, and so does the start of every longer batch: a first chunk of
+    a quarter grain, then chunks twice as large each time until PROBE_SECONDS have passed and the
+    rest is estimated to take PARALLEL_SECONDS or more; the rest is shared with the pool (the cost
+    of an item is measured, not guessed: the same kernel costs microseconds on far meshes and
+    milliseconds in contact).
     Exceptions from the kernel propagate."""
     count = int(count)
     if count <= 0:
@@ -148,10 +153,11 @@ def run(kernel, count, *args, grain=256):
     done = 0
     chunk = max(1, grain // 4)
     started = time.perf_counter()
-    while PARALLEL_SECONDS > 0.0 and count < 4 * grain and done < count:
+    while PARALLEL_SECONDS > 0.0 and done < count:
         kernel(*args, done, min(count, done + chunk))
         done = min(count, done + chunk)
-        if (count - done) * (time.perf_counter() - started) >= PARALLEL_SECONDS * done:
+        elapsed = time.perf_counter() - started
+        if elapsed >= PROBE_SECONDS and (count - done) * elapsed >= PARALLEL_SECONDS * done:
             break
         chunk *= 2
     left = count - done

@@ -214,6 +214,12 @@ def _step_mesh_pairs():
     solid = _tetra().as_solid()  # bvh_overlap's solid entries: surfaces, spheres, boxes in one call
     tc.intersects(solid, None, solid, poses[1])
     tc.intersects(solid, None, solid, poses)
+    inner = _tetra()  # nested, surfaces apart: solid_held_pair, solid_held_many (crossing counts)
+    inner = tc.TriangleMesh(0.1 * inner.vertices + 0.1, inner.faces, solid=True)
+    tc.intersects(solid, None, inner, None)
+    tc.intersects(solid, None, inner, np.stack([np.eye(4), np.eye(4)]))
+    tc.distance(solid, None, inner, None)  # contained_pairs: solid_candidates_many, solid_held_pair
+    tc.intersects(solid, None, inner, np.stack([np.eye(4), np.eye(4)]), margin=0.01)
     shifted = np.eye(4)
     shifted[:3, 3] = [0.05, 0.02, 0.01]  # interpenetrating: solid_depth.deepest_pairs (the vertex depth)
     tc.distance(solid, None, solid, shifted)
@@ -392,6 +398,9 @@ def _step_bounding():
         volume.contains(cloud)
         bv.merge(volume, volume)
     bv.aabb_rotated(volumes[0], np.eye(3))
+    flat = np.column_stack([cloud[:12, :2], np.zeros(12)])  # no 3D hull: the 2D hull (bounding_obb._hull2d)
+    bv.obb_min_volume(flat, max_faces=8, restarts=1)
+    bv.obb_brute_force(flat, steps=3)
     tetra = _tetra()
     bv.obb_triangles(tetra.vertices, tetra.triangles)
 
@@ -426,6 +435,7 @@ def _step_bvh_module():
         bvh.collide(tree, None, tree, poses[0], bv=bv_name, callback=lambda contact: True)
     bvh.distance(a, None, a, poses[0])
     bvh.distance(a, poses, a, None)
+    bvh.distance(a, poses[:1], a, None)  # a batch of one: tree_distance_one
     pair = bvh.CoherentPair(a, a)
     pair.intersects(None, poses[0])
     pair.distance(None, poses[0])

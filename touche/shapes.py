@@ -208,7 +208,8 @@ class Shape:
     def __reduce__(self):
         # the packed arrays are the state: no re-validation, no Qhull re-run (vertex order kept);
         # the slots of every subclass level (a LoadedMesh's path and its TriangleMesh's solid flag)
-        extra = tuple((name, getattr(self, name)) for name in _subclass_slots(type(self)) if hasattr(self, name))
+        extra = tuple((name, getattr(self, name)) for name in _subclass_slots(type(self))
+                      if hasattr(self, name) and name not in _UNPICKLED_SLOTS)
         return (_restore, (type(self), self.packed(), extra))
 
     def __repr__(self):
@@ -248,6 +249,10 @@ def _subclass_slots(cls):
         if klass is not Shape and issubclass(klass, Shape):
             names += [name for name in klass.__dict__.get("__slots__", ()) if name not in names]
     return names
+
+
+# slots that hold what is rebuilt on demand from the state (not pickled)
+_UNPICKLED_SLOTS = frozenset({"_pair_arguments"})
 
 
 def _restore(cls, packed, extra):
@@ -1040,7 +1045,9 @@ class TriangleMesh(Shape):
     ``touche.signed_distance_points``). ``vertices (n, 3)``, ``faces (m, 3)`` int indices.
     Zero-area triangles are kept. ``TriangleMesh.from_trimesh(mesh)`` and any ``trimesh.Trimesh`` passed to a query work."""
 
-    __slots__ = ("_bvh", "solid")
+    # _pair_arguments: the solid-pair kernel's arguments (touche.solids), kept on the mesh for a
+    # far pair's per-call cost; rebuilt after unpickling (_UNPICKLED_SLOTS)
+    __slots__ = ("_bvh", "solid", "_pair_arguments")
 
     def __init__(self, vertices, faces, *, solid=False):
         object.__setattr__(self, "_bvh", None)

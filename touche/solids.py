@@ -4,8 +4,9 @@
 Two closed surfaces that do not meet are nested or apart, per connected component: a component
 of B lies wholly inside solid A or wholly outside it. So, after the surface test said "no
 contact", one vertex of every connected component of B is tested against A (when A is solid) and
-one of every component of A against B (when B is solid), with the exact winding-number inside
-test (touche.meshquery.contains: points on the surface count, like touching surfaces). A mesh
+one of every component of A against B (when B is solid), with the exact inside test: a certified
+ray crossing count (compiled, bvh_overlap.solid_held_*), else the winding number
+(touche.meshquery.contains: points on the surface count, like touching surfaces). A mesh
 that is not solid stays a surface: a solid inside a surface mesh does not intersect it, a surface
 mesh inside a solid does.
 """
@@ -23,9 +24,12 @@ from .results import DistanceResult, Status
 # by the mesh's coordinate array like the mesh trees
 _REPRESENTATIVES = WeakIdentityCache()
 _IDENTITY_BATCH = np.eye(4).reshape(1, 4, 4)
+_FIRST_ROW = np.zeros(1, dtype=np.int64)
+_APART = np.zeros(1, dtype=np.bool_)  # one pose pair whose surfaces do not meet (never written)
 _overlap_kernels = kernel_loader("bvh_overlap")
 _depth_kernels = kernel_loader("solid_depth")
 _CANDIDATE_GRAIN = 8192  # pose pairs per thread hand-off in solid_candidates_many (a few ns each)
+_HELD_GRAIN = 64  # pose pairs per thread hand-off in solid_held_many (a ray through a tree: ~1-10 us each)
 
 
 def component_representatives(mesh):
@@ -83,76 +87,55 @@ def _inside_any(solid, ts, other, to, count, solid_data, other_data):
     return inside.reshape(count, -1).any(axis=1)
 
 
-def _spheres_apart(ta, tb, data_a, data_b):
-    """One pose pair: the bounding spheres of the placed meshes are apart (plain floats: a
-    handful of numpy calls would cost ten times the surface test of two far meshes)."""
-    (a00, a01, a02, a03), (a10, a11, a12, a13), (a20, a21, a22, a23), _ = ta.tolist()
-    (b00, b01, b02, b03), (b10, b11, b12, b13), (b20, b21, b22, b23), _ = tb.tolist()
-    x, y, z = data_a[5]
-    u, v, w = data_b[5]
-    gx = a00 * x + a01 * y + a02 * z + a03 - (b00 * u + b01 * v + b02 * w + b03)
-    gy = a10 * x + a11 * y + a12 * z + a13 - (b10 * u + b11 * v + b12 * w + b13)
-    gz = a20 * x + a21 * y + a22 * z + a23 - (b20 * u + b21 * v + b22 * w + b23)
-    reach = data_a[4] + data_b[4]
-    return gx * gx + gy * gy + gz * gz > reach * reach
-
-
-_FEW = 8  # components: up to this many, one pose pair is answered point by point in plain floats
-
-
-def _inside_one(solid, ts, to, solid_data, other_data):
-    """One pose pair: some component of the other mesh lies in the solid (the points moved into
-    the solid's frame with plain floats; the winding number only for those inside its box)."""
-    from .meshquery import _inside_closed_any, mesh_tree
-
-    (s00, s01, s02, s03), (s10, s11, s12, s13), (s20, s21, s22, s23), _ = ts.tolist()
-    (o00, o01, o02, o03), (o10, o11, o12, o13), (o20, o21, o22, o23), _ = to.tolist()
-    lx, ly, lz = solid_data[1].tolist()
-    hx, hy, hz = solid_data[2].tolist()
-    candidates = []
-    for x, y, z in other_data[0].tolist():
-        wx = o00 * x + o01 * y + o02 * z + o03 - s03
-        wy = o10 * x + o11 * y + o12 * z + o13 - s13
-        wz = o20 * x + o21 * y + o22 * z + o23 - s23
-        px = s00 * wx + s10 * wy + s20 * wz
-        py = s01 * wx + s11 * wy + s21 * wz
-        pz = s02 * wx + s12 * wy + s22 * wz
-        if lx <= px <= hx and ly <= py <= hy and lz <= pz <= hz:
-            candidates.append((px, py, pz))
-    if not candidates:
-        return False
-    return _inside_closed_any(mesh_tree(solid), np.array(candidates))
-
-
-_SOLID_PAIR_ARGUMENTS = WeakIdentityCache()
-
-
 def _solid_pair_arguments(mesh):
     """(node_index, node_bounds, tri_vertices, depth, held data): one mesh's arguments of
-    bvh_overlap.solid_tree_intersects_pair, one cache look-up per call."""
-    from . import bvh
+    bvh_overlap.solid_tree_intersects_pair, kept on the mesh (a slot read: a cache look-up by
+    key costs ~0.5 us, a third of a far pair's whole descent)."""
+    arguments = getattr(mesh, "_pair_arguments", None)
+    if arguments is None:
+        from . import bvh
 
-    tree = bvh._tree(mesh, "mesh")
-    return tree.node_index, tree.node_bounds, tree.tri_vertices, tree.depth, component_representatives(mesh)[6]
+        tree = bvh._tree(mesh, "mesh")
+        arguments = (tree.node_index, tree.node_bounds, tree.tri_vertices, tree.depth,
+                     component_representatives(mesh)[6])
+        object.__setattr__(mesh, "_pair_arguments", arguments)  # past Shape.__setattr__ (frozen shapes)
+    return arguments
+
+
+def _crossing_arguments(a, b):
+    """The crossing-count arguments of bvh_overlap.solid_held_pair / solid_held_many: the ray
+    records of each solid's mesh tree (a mesh that is not solid passes the other's, unused) and
+    the ray direction of touche.meshquery's certified inside test."""
+    from .meshquery import _CROSSING_DIRECTION, mesh_tree
+
+    tree_a = mesh_tree(a) if a.solid else None
+    tree_b = mesh_tree(b) if b.solid else tree_a
+    tree_a = tree_b if tree_a is None else tree_a
+    return (tree_a.rec_f, tree_a.rec_i, tree_a.root, tree_a.root_box, tree_a.tri, tree_a.depth,
+            tree_b.rec_f, tree_b.rec_i, tree_b.root, tree_b.root_box, tree_b.tri, tree_b.depth, _CROSSING_DIRECTION)
 
 
 def solid_mesh_intersects(a, pose_a, b, pose_b):
     """touche.intersects of two meshes, one of them or both solid: the surfaces meet, or a
     solid holds the other mesh. A single pose pair is one compiled call (the tree descent, the
-    bounding spheres, the component representatives against the solid's box) unless a
-    representative lies in a solid's box, when the exact winding-number test follows. (The
-    Python steps around the descent are kept to the surface test's own: the target is 1.5x
-    its time, and a far pair's descent is ~2 us.)"""
+    bounding spheres, the component representatives against the solid's box) and, when a
+    representative lies in a solid's box, a second one (its certified crossing count); the
+    winding-number test answers only a count that was not certified. (The Python steps around
+    the descent are kept to the surface test's own: the target is 1.5x its time, and a far
+    pair's descent is ~2 us.)"""
     ma = as_matrices(pose_a, "pose_a", check=False)
     mb = as_matrices(pose_b, "pose_b", check=False)
     if ma.ndim == 2 and mb.ndim == 2:
-        args_a = _SOLID_PAIR_ARGUMENTS.for_shape(a, _solid_pair_arguments)
-        args_b = _SOLID_PAIR_ARGUMENTS.for_shape(b, _solid_pair_arguments)
-        code = _overlap_kernels().solid_tree_intersects_pair(
+        args_a = _solid_pair_arguments(a)
+        args_b = _solid_pair_arguments(b)
+        kernels = _overlap_kernels()
+        code = kernels.solid_tree_intersects_pair(
             args_a[0], args_a[1], args_a[2], ma, args_b[0], args_b[1], args_b[2], mb, args_a[3] + args_b[3] + 2,
             args_a[4], args_b[4], a.solid, b.solid)
         if code == 2:
-            return contained_pairs(a, ma, b, mb, False)
+            code = kernels.solid_held_pair(ma, mb, args_a[4], args_b[4], a.solid, b.solid, *_crossing_arguments(a, b))
+            if code == 2:
+                return bool(_held_rows(a, ma[None], b, mb[None], _FIRST_ROW)[0])
         if code < 0:
             from .bvh import _refuse_poses
 
@@ -164,8 +147,17 @@ def solid_mesh_intersects(a, pose_a, b, pose_b):
     ta = ma if ma.ndim == 3 else as_matrices(pose_a, "pose_a")
     tb = mb if mb.ndim == 3 else as_matrices(pose_b, "pose_b")
     pa, pb, count, single = bvh._batched(ta, tb)
-    surface = bvh._intersects_many(bvh._tree(a, "a"), bvh._tree(b, "b"), pa, pb, count, single)
-    return _held_by_solids(a, pa, b, pb, surface, count, single)
+    tree_a, tree_b = bvh._tree(a, "a"), bvh._tree(b, "b")
+    held_a, held_b = _solid_pair_arguments(a)[4], _solid_pair_arguments(b)[4]
+    codes = np.empty(count, dtype=np.int64)
+    _parallel.run(_overlap_kernels().solid_tree_intersects_many, count, *tree_a._arrays(), pa, *tree_b._arrays(), pb,
+                  bvh._bv_code("obb"), tree_a._stack_rows(tree_b), max(tree_a.max_leaf, tree_b.max_leaf), held_a,
+                  held_b, a.solid, b.solid, codes, grain=bvh.INTERSECTS_GRAIN)
+    meet = codes == 1
+    rows = np.flatnonzero(codes == 2)
+    if len(rows):
+        meet[rows] = _held_rows(a, pa, b, pb, rows)
+    return bool(meet[0]) if single else meet
 
 
 def contained_pairs(a, pose_a, b, pose_b, surface):
@@ -176,14 +168,19 @@ def contained_pairs(a, pose_a, b, pose_b, surface):
             return True
         ta = as_matrices(pose_a, "pose_a")
         tb = as_matrices(pose_b, "pose_b")
-        data_a = component_representatives(a)
-        data_b = component_representatives(b)
-        if _spheres_apart(ta, tb, data_a, data_b):
-            return False
-        if len(data_a[0]) <= _FEW and len(data_b[0]) <= _FEW:
-            if a.solid and _inside_one(a, ta, tb, data_a, data_b):
-                return True
-            return bool(b.solid and _inside_one(b, tb, ta, data_b, data_a))
+        if ta.ndim == 2 and tb.ndim == 2:
+            kernels = _overlap_kernels()
+            held_a, held_b = _solid_pair_arguments(a)[4], _solid_pair_arguments(b)[4]
+            # the cheap necessary test first: the crossing data (a solid's mesh tree) is built
+            # only for a pair that may be held
+            candidate = np.empty(1, dtype=np.bool_)
+            kernels.solid_candidates_many(ta[None], tb[None], held_a, held_b, a.solid, b.solid, _APART, candidate,
+                                          0, 1)
+            if not candidate[0]:
+                return False
+            code = kernels.solid_held_pair(ta, tb, held_a, held_b, a.solid, b.solid, *_crossing_arguments(a, b))
+            if code != 2:
+                return code == 1
     if np.all(surface):
         return surface
     ta = as_matrices(pose_a, "pose_a").reshape(-1, 4, 4)
@@ -201,22 +198,40 @@ def _held_by_solids(a, ta, b, tb, surface, count, single):
     data_b = component_representatives(b)
     # compiled, per pose pair: bounding spheres apart, or no component representative in a
     # solid's box, hold nothing (the common case, with no numpy pass over the representatives);
-    # the exact winding-number test runs on the pose pairs that remain
+    # the exact test runs on the pose pairs that remain
     candidate = np.empty(count, dtype=np.bool_)
     _parallel.run(_overlap_kernels().solid_candidates_many, count, ta, tb, data_a[6], data_b[6], bool(a.solid),
                   bool(b.solid), touching, candidate, grain=_CANDIDATE_GRAIN)
     rows = np.flatnonzero(candidate)
     if len(rows) == 0:
         return surface
-    sub_a = ta[rows] if len(ta) > 1 else ta
-    sub_b = tb[rows] if len(tb) > 1 else tb
-    held = np.zeros(len(rows), dtype=bool)
-    if a.solid:
-        held |= _inside_any(a, sub_a, b, sub_b, len(rows), data_a, data_b)
-    if b.solid and not held.all():
-        held |= _inside_any(b, sub_b, a, sub_a, len(rows), data_b, data_a)
-    touching[rows] |= held
+    touching[rows] = _held_rows(a, ta, b, tb, rows)
     return bool(touching[0]) if single else touching
+
+
+def _held_rows(a, ta, b, tb, rows):
+    """(len(rows),) bool: whether a solid holds the other mesh at the pose pairs ``rows`` of
+    ``ta``, ``tb`` ((1 or n, 4, 4)), whose surfaces do not meet. Compiled per pose pair: the
+    certified crossing counts of the representatives in a solid's box (solid_held_many); the
+    winding-number test (_inside_any) only for a pair with a count that was not certified."""
+    data_a = component_representatives(a)
+    data_b = component_representatives(b)
+    codes = np.empty(len(rows), dtype=np.int64)
+    _parallel.run(_overlap_kernels().solid_held_many, len(rows), ta, tb, rows, data_a[6], data_b[6], bool(a.solid),
+                  bool(b.solid), *_crossing_arguments(a, b), codes, grain=_HELD_GRAIN)
+    held = codes == 1
+    undecided = np.flatnonzero(codes == 2)
+    if len(undecided):
+        pick = rows[undecided]
+        sub_a = ta[pick] if len(ta) > 1 else ta
+        sub_b = tb[pick] if len(tb) > 1 else tb
+        exact = np.zeros(len(pick), dtype=bool)
+        if a.solid:
+            exact |= _inside_any(a, sub_a, b, sub_b, len(pick), data_a, data_b)
+        if b.solid and not exact.all():
+            exact |= _inside_any(b, sub_b, a, sub_a, len(pick), data_b, data_a)
+        held[undecided] = exact
+    return held
 
 
 # ---------------------------------------------------------------------------------------------

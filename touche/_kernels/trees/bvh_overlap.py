@@ -22,6 +22,7 @@ from touche._kernels.trees.bvh_descent import move_triangle, node_obb_b, obb_ove
 from touche._kernels.trees.bvh_descent import batch_relative_pose, relative_rotation_translation  # noqa: E402
 from touche._kernels.trees.bvh_descent import leaf_pair_overlap  # noqa: E402
 from touche._kernels.trees.bvh_bounds import rss_lower_bound  # noqa: E402
+from touche._kernels.trees.bvh_winding import signed_crossings  # noqa: E402
 
 
 BV_OBB = 0
@@ -400,24 +401,31 @@ HELD_LOW, HELD_HIGH, HELD_CENTER, HELD_RADIUS, HELD_POINTS = 0, 3, 6, 9, 10
 
 
 @njit(cache=True, nogil=True)
-def _representative_in_box(solid_pose, solid_held, other_pose, other_held):
-    """Some component representative of the other mesh, moved into the solid's frame, lies in
-    the solid's box (the same arithmetic, in the same order, as touche.solids._inside_one)."""
+def _representative_in_solid_box(solid_pose, solid_held, other_pose, other_held, k):
+    """(inside the box, x, y, z): the other mesh's component representative ``k`` moved into the
+    solid's frame, and whether it lies in the solid's box."""
     s = solid_pose
     o = other_pose
-    count = (other_held.shape[0] - HELD_POINTS) // 3
-    for k in range(count):
-        x = other_held[HELD_POINTS + 3 * k]
-        y = other_held[HELD_POINTS + 3 * k + 1]
-        z = other_held[HELD_POINTS + 3 * k + 2]
-        wx = o[0, 0] * x + o[0, 1] * y + o[0, 2] * z + o[0, 3] - s[0, 3]
-        wy = o[1, 0] * x + o[1, 1] * y + o[1, 2] * z + o[1, 3] - s[1, 3]
-        wz = o[2, 0] * x + o[2, 1] * y + o[2, 2] * z + o[2, 3] - s[2, 3]
-        px = s[0, 0] * wx + s[1, 0] * wy + s[2, 0] * wz
-        py = s[0, 1] * wx + s[1, 1] * wy + s[2, 1] * wz
-        pz = s[0, 2] * wx + s[1, 2] * wy + s[2, 2] * wz
-        if (solid_held[HELD_LOW] <= px <= solid_held[HELD_HIGH] and solid_held[HELD_LOW + 1] <= py <= solid_held[HELD_HIGH + 1]
-                and solid_held[HELD_LOW + 2] <= pz <= solid_held[HELD_HIGH + 2]):
+    x = other_held[HELD_POINTS + 3 * k]
+    y = other_held[HELD_POINTS + 3 * k + 1]
+    z = other_held[HELD_POINTS + 3 * k + 2]
+    wx = o[0, 0] * x + o[0, 1] * y + o[0, 2] * z + o[0, 3] - s[0, 3]
+    wy = o[1, 0] * x + o[1, 1] * y + o[1, 2] * z + o[1, 3] - s[1, 3]
+    wz = o[2, 0] * x + o[2, 1] * y + o[2, 2] * z + o[2, 3] - s[2, 3]
+    px = s[0, 0] * wx + s[1, 0] * wy + s[2, 0] * wz
+    py = s[0, 1] * wx + s[1, 1] * wy + s[2, 1] * wz
+    pz = s[0, 2] * wx + s[1, 2] * wy + s[2, 2] * wz
+    inside = (solid_held[HELD_LOW] <= px <= solid_held[HELD_HIGH] and solid_held[HELD_LOW + 1] <= py <= solid_held[HELD_HIGH + 1]
+              and solid_held[HELD_LOW + 2] <= pz <= solid_held[HELD_HIGH + 2])
+    return inside, px, py, pz
+
+
+@njit(cache=True, nogil=True)
+def _representative_in_box(solid_pose, solid_held, other_pose, other_held):
+    """Some component representative of the other mesh, moved into the solid's frame, lies in
+    the solid's box."""
+    for k in range((other_held.shape[0] - HELD_POINTS) // 3):
+        if _representative_in_solid_box(solid_pose, solid_held, other_pose, other_held, k)[0]:
             return True
     return False
 
@@ -460,6 +468,83 @@ def solid_tree_intersects_pair(ni_a, nb_a, tv_a, pose_a, ni_b, nb_b, tv_b, pose_
     if code != 0:
         return code
     return 2 if _may_hold(pose_a, pose_b, held_a, held_b, solid_a, solid_b) else 0
+
+
+@njit(cache=True, nogil=True)
+def solid_tree_intersects_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids_b, poses_b, bv, stack_rows,
+                               max_leaf, held_a, held_b, solid_a, solid_b, out_code, lo, hi):
+    """tree_intersects_many for a pair with a solid mesh, with solid_tree_intersects_pair's codes
+    (1 the surfaces meet, 0 neither solid can hold the other mesh, 2 a representative lies in a
+    solid's box: the caller's exact test) in ``out_code[lo .. hi - 1]``: one pass over the batch
+    instead of the surface test and then a candidates pass (a far batch's fixed cost)."""
+    for k in range(lo, hi):
+        pose_a = poses_a[k if poses_a.shape[0] > 1 else 0]
+        pose_b = poses_b[k if poses_b.shape[0] > 1 else 0]
+        rot, trans = batch_relative_pose(poses_a, poses_b, k)
+        stack = np.empty((stack_rows, 4), dtype=np.int64)
+        hit, _, _ = _intersects_any(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack, max_leaf)
+        if hit:
+            out_code[k] = 1
+        else:
+            out_code[k] = 2 if _may_hold(pose_a, pose_b, held_a, held_b, solid_a, solid_b) else 0
+
+
+@njit(cache=True, nogil=True)
+def _held_code(solid_pose, solid_held, other_pose, other_held, rec_f, rec_i, root, root_box, tri, depth, direction):
+    """Whether the solid holds a component of the other mesh (whose surfaces it does not meet):
+    1 when some component representative, moved into the solid's frame (_representative_in_box's
+    arithmetic), lies in the solid's box with a certified non-zero crossing count along
+    ``direction`` (touche.meshquery._inside_closed_any's rule); 0 when every representative in the
+    box has a certified count of 0; 2 when a count was not certified (the caller's exact test)."""
+    stack_a = np.empty(2 * depth + 8, dtype=np.int64)
+    stack_b = np.empty(2 * depth + 8, dtype=np.int64)
+    undecided = False
+    for k in range((other_held.shape[0] - HELD_POINTS) // 3):
+        inside, px, py, pz = _representative_in_solid_box(solid_pose, solid_held, other_pose, other_held, k)
+        if not inside:
+            continue
+        total, certain = signed_crossings(rec_f, rec_i, root, root_box, tri, px, py, pz, direction[0], direction[1],
+                                          direction[2], stack_a, stack_b)
+        if not certain:
+            undecided = True
+        elif total != 0:
+            return 1
+    return 2 if undecided else 0
+
+
+@njit(cache=True, nogil=True)
+def solid_held_pair(pose_a, pose_b, held_a, held_b, solid_a, solid_b, rec_f_a, rec_i_a, root_a, root_box_a, tri_a,
+                    depth_a, rec_f_b, rec_i_b, root_b, root_box_b, tri_b, depth_b, direction):
+    """The exact half of the containment test of one pose pair whose surfaces do not meet (after
+    solid_tree_intersects_pair's 2): 1 when a solid holds a component of the other mesh, 0 when
+    neither does, 2 when a crossing count was not certified (the caller's winding-number test).
+    A mesh that is not solid passes the other's crossing data in its place (unused)."""
+    code_a = 0
+    if solid_a:
+        code_a = _held_code(pose_a, held_a, pose_b, held_b, rec_f_a, rec_i_a, root_a, root_box_a, tri_a, depth_a,
+                            direction)
+        if code_a == 1:
+            return 1
+    code_b = 0
+    if solid_b:
+        code_b = _held_code(pose_b, held_b, pose_a, held_a, rec_f_b, rec_i_b, root_b, root_box_b, tri_b, depth_b,
+                            direction)
+        if code_b == 1:
+            return 1
+    return 2 if code_a == 2 or code_b == 2 else 0
+
+
+@njit(cache=True, nogil=True)
+def solid_held_many(poses_a, poses_b, rows, held_a, held_b, solid_a, solid_b, rec_f_a, rec_i_a, root_a, root_box_a,
+                    tri_a, depth_a, rec_f_b, rec_i_b, root_b, root_box_b, tri_b, depth_b, direction, out_code, lo, hi):
+    """solid_held_pair for the pose pairs ``rows[lo .. hi - 1]`` (poses (1 or n, 4, 4), a batch of
+    one broadcasts): ``out_code[i]`` for ``rows[i]``."""
+    for i in range(lo, hi):
+        k = rows[i]
+        out_code[i] = solid_held_pair(poses_a[k if poses_a.shape[0] > 1 else 0],
+                                      poses_b[k if poses_b.shape[0] > 1 else 0], held_a, held_b, solid_a, solid_b,
+                                      rec_f_a, rec_i_a, root_a, root_box_a, tri_a, depth_a,
+                                      rec_f_b, rec_i_b, root_b, root_box_b, tri_b, depth_b, direction)
 
 
 @njit(cache=True, nogil=True)
