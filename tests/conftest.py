@@ -50,6 +50,55 @@ def _install_chromium():
         print(f"conftest: apt-get install chromium failed: {message[0]}", file=sys.stderr)
 
 
+WARMUP_SNAPSHOT_VARIABLE = "TOUCHE_TEST_WARMUP_SNAPSHOT"
+
+
+def _snapshot_kernel_cache():
+    """A copy of the compiled kernels as they are now, for a subprocess: ``"VARIABLE=folder"``
+    naming the environment variable that points the subprocess at the copy, or None when no
+    cache folder was found. Two layouts: touche's per-user cache (``<root>/kernels-numba<v>/
+    <module>-<digest>``, the default: the current sources' folders are copied, for
+    TOUCHE_CACHE_DIR), or numba's own when NUMBA_CACHE_DIR is set (the files of each kernel
+    folder, with the cache guard's stamp, else the copy would be dropped as stale on first use)."""
+    import tempfile
+    from pathlib import Path
+
+    from numba.core import config
+    from numba.core.caching import UserProvidedCacheLocator
+
+    from touche import _kernels
+    from touche._kernels.base.jit import persistent_cache_root
+
+    target = Path(tempfile.mkdtemp(prefix="touche-warmup-cache-"))
+    copied = 0
+    root = persistent_cache_root()
+    if root is not None:
+        for module in _kernels._PATHS:
+            folder = root / f"{module}-{_kernels.module_digest(module)[:20]}"
+            if folder.is_dir():
+                shutil.copytree(folder, target / root.name / folder.name)
+                copied += 1
+        variable = "TOUCHE_CACHE_DIR"
+    elif config.CACHE_DIR:
+        for floor in _kernels._FLOORS:
+            source = next(path for path in _kernels._PATHS.values() if path.parent.name == floor)
+            subpath = UserProvidedCacheLocator.get_suitable_cache_subpath(str(source))
+            folder = Path(config.CACHE_DIR) / subpath
+            if not folder.is_dir():
+                continue
+            destination = target / subpath
+            destination.mkdir(parents=True, exist_ok=True)
+            for entry in folder.iterdir():
+                if entry.suffix in (".nbi", ".nbc") or entry.name == _kernels._STAMP_NAME:
+                    shutil.copy2(entry, destination / entry.name)
+                    copied += 1
+        variable = "NUMBA_CACHE_DIR"
+    if copied == 0:  # numba's defaults beside the sources (TOUCHE_PERSISTENT_CACHE=0): no copy
+        shutil.rmtree(target, ignore_errors=True)
+        return None
+    return f"{variable}={target}"
+
+
 def pytest_sessionstart(session):
     if hasattr(session.config, "workerinput"):  # a pytest-xdist worker: the controller did both
         return
@@ -64,3 +113,17 @@ def pytest_sessionstart(session):
         import touche
 
         touche.warmup()
+        # what warmup() compiled, before any test adds to the cache: test_warmup's completeness
+        # walk runs against this copy (in the shared cache, the other workers' tests may already
+        # have compiled what warmup missed, and the walk would not see the gap)
+        snapshot = _snapshot_kernel_cache()
+        if snapshot is not None:
+            os.environ[WARMUP_SNAPSHOT_VARIABLE] = snapshot
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if hasattr(session.config, "workerinput"):
+        return
+    snapshot = os.environ.pop(WARMUP_SNAPSHOT_VARIABLE, None)
+    if snapshot is not None:
+        shutil.rmtree(snapshot.partition("=")[2], ignore_errors=True)
