@@ -212,6 +212,10 @@ def test_pair_verbs_run_the_routed_engine(verb, monkeypatch):
     engines, trees = _Recorder(batch), _Recorder(bvh_shape)
     monkeypatch.setattr(query, "_kernels", lambda: engines)
     monkeypatch.setattr(query, "_mesh_shape_kernels", lambda: trees)
+    # no single-pair plans from earlier tests (they hold their kernels): each pair's first call
+    # below takes the checked path, through the recorders
+    for plans in ("_INTERSECTS_PLANS", "_DISTANCE_PLANS", "_MESH_SHAPE_PLANS"):
+        monkeypatch.setattr(query, plans, {})
     mesh_pairs = []
 
     def reached_bvh(*args):

@@ -13,10 +13,10 @@ import numpy as np
 
 from . import _parallel, bvh, dispatch, tolerance
 from ._queryargs import check_empty_rays, is_empty_batch, query_points, ray_arrays, shape_of, single_point
-from ._kernels import kinds
+from ._kernels import NonCanonicalArguments, kinds
 from ._record import DistanceBuffer, Record
 from .errors import GeometryError, UnsupportedQuery
-from .pose import as_matrices
+from .pose import Pose, as_matrices
 from .results import DistanceResult, Status
 from .shapes import Shape, as_shape
 
@@ -82,9 +82,9 @@ def _empty_distance():
 def _raise_invalid_pose(code, pose_a, pose_b):
     """A kernel found a raw pose array that is not a rigid transform: let the full validation
     name the problem (it always raises for such an array)."""
-    from ._kernels.narrow.batch import INVALID_POSE_A
+    from ._kernels.narrow.batch import INVALID_POSE_B
 
-    if code == INVALID_POSE_A:
+    if code != INVALID_POSE_B:  # INVALID_POSE_A, or None: not known which
         as_matrices(pose_a, "pose_a")
     as_matrices(pose_b, "pose_b")
     raise GeometryError("pose_a or pose_b is not a rigid transform")  # pragma: no cover
@@ -121,6 +121,222 @@ def _pair_engine(drivers, a, b, intersects_only):
     return drivers.engine_address(a.kind, a._packed[1], b.kind, b._packed[1], intersects_only)
 
 
+# ---------------------------------------------------------------------------------------------
+# single pairs: one plan per kind pair
+#
+# A single-pair query spent most of its time in Python around one kernel call (two pose checks
+# of ~0.4 us each, the route, the choice of entry, radius look-ups: ~2.5 us of a 3.8 us
+# sphere-sphere distance). The choice depends on the two kinds only, so it is made once: a plan
+# is a function ``plan(a, ta, b, tb)`` that calls the pair's entry kernel on raw pose arrays and
+# returns the answer (a bool for intersects, a result for distance), or None when it cannot
+# (a pose that is not a rigid 4 x 4 transform, a solid mesh). The checked paths below store a
+# pair's plan after their first answer (the entries then have their one canonical
+# specialization: _kernels/base/jit.py strict_entry). Later calls go straight to the plan with
+# the caller's pose arrays unchecked in Python: numba's type dispatch refuses any array but a
+# writable C-order float64 matrix (NonCanonicalArguments, a TypeError; a read-only one is
+# copied), the kernel refuses any value or shape that is not a rigid 4 x 4 transform, and
+# either refusal sends the call down the checked path, which raises the usual GeometryError or
+# converts the argument. A batch (ndim 3) never enters.
+_INTERSECTS_PLANS = {}
+_DISTANCE_PLANS = {}
+_NDARRAY = np.ndarray
+
+
+def _plain_matrix(pose):
+    """The raw matrix of a pose argument that is not an ndarray (the verbs pass an ndarray as
+    it is, and take it when it has ndim 2), or None when the checked path must look at it (a
+    list, a subclass of ndarray, ...)."""
+    if pose is None or pose.__class__ is Pose:
+        return as_matrices(pose)
+    return None
+
+
+def _planned(plan, a, pose_a, b, pose_b):
+    """A plan's answer for the caller's poses, or None when the checked path must answer."""
+    ta = pose_a if pose_a.__class__ is _NDARRAY else _plain_matrix(pose_a)
+    tb = pose_b if pose_b.__class__ is _NDARRAY else _plain_matrix(pose_b)
+    if ta is None or tb is None or ta.ndim != 2 or tb.ndim != 2:
+        return None
+    try:
+        return plan(a, ta, b, tb)
+    except NonCanonicalArguments:
+        return None
+
+
+def _engine_of(batch, kind_a, kind_b, intersects_only):
+    """``engine(a, b)``: the pair engine address for two shapes of these kinds, looked up once
+    per plan when the kinds alone decide it (on first need: a plan whose closed form answers
+    never compiles the engine)."""
+    if not batch.engine_by_kinds(kind_a, kind_b, intersects_only):
+        return lambda a, b: _pair_engine(batch, a, b, intersects_only)
+    found = []
+
+    def fixed(a, b):
+        if not found:
+            found.append(_pair_engine(batch, a, b, intersects_only))
+        return found[0]
+
+    return fixed
+
+
+def _intersects_plan(batch, kind_a, kind_b, engine):
+    """The single-pair intersects of two primitive or convex kinds: True / False, or None for a
+    pose that is not rigid."""
+    engine_of = _engine_of(batch, kind_a, kind_b, True)
+    if engine != _ENGINE_CLOSED_FORM:
+        one = batch.checked_intersects_one
+
+        def engine_plan(a, ta, b, tb):
+            code = one(engine_of(a, b), *a._packed, ta, *b._packed, tb)
+            return code == 1 if code >= 0 else None
+
+        return engine_plan
+    not_handled = batch.NOT_HANDLED
+    if kind_a in dispatch.POINT_CORE and kind_b in dispatch.POINT_CORE:  # their own small kernels
+        kernel = batch.checked_point_core_intersects
+
+        def point_cores(a, ta, b, tb):
+            pa, pb = a._packed, b._packed
+            code = kernel(pa[1], pa[2], ta, pb[1], pb[2], tb)
+            return code == 1 if code >= 0 else None
+
+        return point_cores
+    if kind_a == kinds.BOX and kind_b == kinds.BOX:
+        boxes = batch.checked_box_box_intersects
+
+        def box_box(a, ta, b, tb):
+            code = boxes(a._packed[1], ta, b._packed[1], tb)
+            return code == 1 if code >= 0 else None
+
+        return box_box
+    fast = batch.checked_fast_intersects
+
+    def closed_form(a, ta, b, tb):
+        pa, pb = a._packed, b._packed
+        code = fast(pa[0], pa[1], pa[2], ta, pb[0], pb[1], pb[2], tb)
+        if code == not_handled:  # never expected: the registry lists what the closed forms handle
+            code = batch.checked_intersects_one(engine_of(a, b), *pa, ta, *pb, tb)
+        return code == 1 if code >= 0 else None
+
+    return closed_form
+
+
+def _single_result(out, status):
+    """A single pair's DistanceResult from the buffer its entry filled, or None (status < 0: a
+    pose is not rigid)."""
+    return _SingleDistanceResult(out, _STATUS[status]) if status >= 0 else None
+
+
+def _distance_plan(batch, kind_a, kind_b, engine):
+    """The single-pair distance of two primitive or convex kinds: a DistanceResult, or None for
+    a pose that is not rigid."""
+    not_handled = batch.NOT_HANDLED
+    engine_of = _engine_of(batch, kind_a, kind_b, False)
+    if engine == _ENGINE_CLOSED_FORM:  # short entries: fewer arguments to unbox
+        if kind_a in dispatch.POINT_CORE and kind_b in dispatch.POINT_CORE:  # its own small kernel
+            point_core_entry = batch.checked_point_core_distance_into
+
+            def point_cores(a, ta, b, tb):
+                pa, pb = a._packed, b._packed
+                out = np.empty(10)
+                status = point_core_entry(pa[1], pa[2], a.scale, ta, pb[1], pb[2], b.scale, tb, out)
+                if status == not_handled:  # coincident centres: the engine
+                    status = batch.checked_distance_into(engine_of(a, b), *pa, a.scale, ta, *pb, b.scale, tb, out)
+                return _single_result(out, status)
+
+            return point_cores
+        fast = batch.checked_fast_distance_into
+
+        def closed_form(a, ta, b, tb):
+            pa, pb = a._packed, b._packed
+            out = np.empty(10)
+            status = fast(pa[0], pa[1], pa[2], a.scale, ta, pb[0], pb[1], pb[2], b.scale, tb, out)
+            if status == not_handled:
+                status = batch.checked_distance_into(engine_of(a, b), *pa, a.scale, ta, *pb, b.scale, tb, out)
+            return _single_result(out, status)
+
+        return closed_form
+    if batch.gjk_distance_family(kind_a, kind_b):  # no closed form to try: not compiled in
+        engine_entry = batch.checked_engine_distance_into
+
+        def engine_only(a, ta, b, tb):
+            out = np.empty(10)
+            status = engine_entry(engine_of(a, b), *a._packed, a.scale, ta, *b._packed, b.scale, tb, out)
+            if status == not_handled:
+                status = batch.checked_distance_into(engine_of(a, b), *a._packed, a.scale, ta, *b._packed, b.scale, tb, out)
+            return _single_result(out, status)
+
+        return engine_only
+
+    full = batch.checked_distance_into
+
+    def closed_forms_then_engine(a, ta, b, tb):
+        out = np.empty(10)
+        return _single_result(out, full(engine_of(a, b), *a._packed, a.scale, ta, *b._packed, b.scale, tb, out))
+
+    return closed_forms_then_engine
+
+
+def _mesh_mesh_intersects_plan(a, ta, b, tb):
+    """Two surface meshes (a solid one: None, the checked path answers)."""
+    if a.solid or b.solid:
+        return None
+    tree_a, tree_b = a.bvh, b.bvh
+    code = bvh._overlap().tree_intersects_pair(tree_a.node_index, tree_a.node_bounds, tree_a.tri_vertices, ta,
+                                               tree_b.node_index, tree_b.node_bounds, tree_b.tri_vertices, tb,
+                                               tree_a.depth + tree_b.depth + 2)
+    return code == 1 if code >= 0 else None
+
+
+def _mesh_mesh_distance_plan(a, ta, b, tb):
+    """Two surface meshes (a solid one: None, the checked path answers)."""
+    if a.solid or b.solid:
+        return None
+    pair = bvh.distance_pair_raw(a.bvh, ta, b.bvh, tb, a.scale, b.scale)
+    return None if pair is None else _surface_pair_result(a, b, pair)
+
+
+_MESH_SHAPE_PLANS = {}
+
+
+def _mesh_shape_plans(flip):
+    """The single-pair intersects and distance plans of a shape against a surface mesh (the
+    mesh second, or first when ``flip``); None from either for a solid mesh."""
+    plans = _MESH_SHAPE_PLANS.get(flip)
+    if plans is None:
+        plans = _MESH_SHAPE_PLANS[flip] = _new_mesh_shape_plans(flip)
+    return plans
+
+
+def _new_mesh_shape_plans(flip):
+    kernels = _mesh_shape_kernels()
+    address = kernels.MESH_ENGINE.address()
+    intersects_one, distance_into = kernels.checked_mesh_intersects_one, kernels.checked_mesh_distance_into
+
+    def intersects_plan(a, ta, b, tb):
+        shape, ts, mesh, tm = (b, tb, a, ta) if flip else (a, ta, b, tb)
+        if mesh.solid:
+            return None
+        tree = mesh.bvh
+        mp = mesh._packed
+        code = intersects_one(address, *shape._packed, ts, mp[2], mp[3], mesh.scale, tm, tree.node_index,
+                              tree.node_bounds, tree.tri_vertices, tree.tri_ids, tree.depth, not flip)
+        return code == 1 if code >= 0 else None
+
+    def distance_plan(a, ta, b, tb):
+        shape, ts, mesh, tm = (b, tb, a, ta) if flip else (a, ta, b, tb)
+        if mesh.solid:
+            return None
+        tree = mesh.bvh
+        mp = mesh._packed
+        out = np.empty(10)
+        status = distance_into(address, *shape._packed, shape.scale, ts, mp[2], mp[3], mesh.scale, tm, tree.node_index,
+                               tree.node_bounds, tree.tri_vertices, tree.tri_ids, tree.depth, not flip, out)
+        return _single_result(out, status)
+
+    return intersects_plan, distance_plan
+
+
 def intersects(a, pose_a, b, pose_b, *, margin=0.0):
     """Whether two shapes overlap (closed sets: touching counts), or with ``margin`` > 0 whether
     they are within ``margin`` of each other (``distance <= margin``).
@@ -153,6 +369,14 @@ def intersects(a, pose_a, b, pose_b, *, margin=0.0):
     different lengths, or a margin that is not one finite number >= 0; ``UnsupportedQuery``
     for a pair no engine answers (see ``touche.SUPPORTED_PAIRS``).
     """
+    try:  # the single-pair fast path (see _SINGLE_PLANS); a non-shape has no kind
+        plan = _INTERSECTS_PLANS.get((a.kind, b.kind))
+    except AttributeError:
+        plan = None
+    if plan is not None and margin.__class__ is float and margin == 0.0:
+        answer = _planned(plan, a, pose_a, b, pose_b)
+        if answer is not None:
+            return answer
     a = _shape(a, "a")
     b = _shape(b, "b")
     route = _INTERSECTS_ROUTES.get((a.kind, b.kind))
@@ -174,21 +398,12 @@ def intersects(a, pose_a, b, pose_b, *, margin=0.0):
     ta, tb = matrices
     batch = _kernels()
     if ta.ndim == 2 and tb.ndim == 2:
-        if engine == _ENGINE_CLOSED_FORM:
-            pa, pb = a._packed, b._packed
-            if pa[0] in dispatch.POINT_CORE and pb[0] in dispatch.POINT_CORE:  # their own small kernels
-                answer = batch.checked_point_core_intersects(pa[2], _radius(a), ta, pb[2], _radius(b), tb)
-            elif pa[0] == kinds.BOX and pb[0] == kinds.BOX:
-                answer = batch.checked_box_box_intersects(pa[1], ta, pb[1], tb)
-            else:
-                answer = batch.checked_fast_intersects(pa[0], pa[1], pa[2], ta, pb[0], pb[1], pb[2], tb)
-            if answer == batch.NOT_HANDLED:  # never expected: the registry lists what the closed forms handle
-                answer = batch.checked_intersects_one(_pair_engine(batch, a, b, True), *a._packed, ta, *b._packed, tb)
-        else:
-            answer = batch.checked_intersects_one(_pair_engine(batch, a, b, True), *a._packed, ta, *b._packed, tb)
-        if answer < 0:
-            _raise_invalid_pose(answer, pose_a, pose_b)
-        return answer == 1
+        plan = _intersects_plan(batch, a.kind, b.kind, engine)
+        answer = plan(a, ta, b, tb)
+        if answer is None:
+            _raise_invalid_pose(None, pose_a, pose_b)
+        _INTERSECTS_PLANS[a.kind, b.kind] = plan  # its kernel now has its specialization
+        return answer
     # a batch was validated above; a single pose beside it went unchecked (its kernel checks)
     ta = as_matrices(ta, "pose_a") if ta.ndim == 2 else ta
     tb = as_matrices(tb, "pose_b") if tb.ndim == 2 else tb
@@ -234,6 +449,14 @@ def distance(a, pose_a, b, pose_b, *, lower_bound_only=False):
     different lengths; ``UnsupportedQuery`` for a pair no engine answers (see
     ``touche.SUPPORTED_PAIRS``).
     """
+    try:  # the single-pair fast path (see _SINGLE_PLANS); a non-shape has no kind
+        plan = _DISTANCE_PLANS.get((a.kind, b.kind))
+    except AttributeError:
+        plan = None
+    if plan is not None and not lower_bound_only:
+        result = _planned(plan, a, pose_a, b, pose_b)
+        if result is not None:
+            return result
     a = _shape(a, "a")
     b = _shape(b, "b")
     route = _DISTANCE_ROUTES.get((a.kind, b.kind))
@@ -253,27 +476,12 @@ def distance(a, pose_a, b, pose_b, *, lower_bound_only=False):
     ta, tb = matrices
     batch = _kernels()
     if ta.ndim == 2 and tb.ndim == 2:
-        buffer = np.empty(10)
-        status = batch.NOT_HANDLED
-        if engine == _ENGINE_CLOSED_FORM:  # short entry: fewer arguments to unbox
-            pa, pb = a._packed, b._packed
-            if pa[0] in dispatch.POINT_CORE and pb[0] in dispatch.POINT_CORE:  # its own small kernel
-                status = batch.checked_point_core_distance_into(
-                    pa[1], pa[2], _radius(a), a.scale, ta, pb[1], pb[2], _radius(b), b.scale, tb, buffer
-                )
-            else:
-                status = batch.checked_fast_distance_into(
-                    pa[0], pa[1], pa[2], a.scale, ta, pb[0], pb[1], pb[2], b.scale, tb, buffer
-                )
-        elif batch.gjk_distance_family(a.kind, b.kind):  # no closed form to try: not compiled in
-            status = batch.checked_engine_distance_into(_pair_engine(batch, a, b, False), *a._packed, a.scale, ta,
-                                                        *b._packed, b.scale, tb, buffer)
-        if status == batch.NOT_HANDLED:
-            status = batch.checked_distance_into(_pair_engine(batch, a, b, False), *a._packed, a.scale, ta, *b._packed,
-                                                 b.scale, tb, buffer)
-        if status < 0:
-            _raise_invalid_pose(status, pose_a, pose_b)
-        return _SingleDistanceResult(buffer, _STATUS[status])
+        plan = _distance_plan(batch, a.kind, b.kind, engine)
+        result = plan(a, ta, b, tb)
+        if result is None:
+            _raise_invalid_pose(None, pose_a, pose_b)
+        _DISTANCE_PLANS[a.kind, b.kind] = plan  # its kernels now have their specializations
+        return result
     # a batch was validated above; a single pose beside it went unchecked (its kernel checks)
     ta = as_matrices(ta, "pose_a") if ta.ndim == 2 else ta
     tb = as_matrices(tb, "pose_b") if tb.ndim == 2 else tb
@@ -302,6 +510,14 @@ def signed_distance(a, pose_a, b, pose_b):
     Errors: as for ``distance`` (``GeometryError`` for a pose that is not a finite rigid
     transform or batches of different lengths, ``UnsupportedQuery`` for a pair no engine answers).
     """
+    try:  # the single-pair fast path (see _SINGLE_PLANS); a non-shape has no kind
+        plan = _DISTANCE_PLANS.get((a.kind, b.kind))
+    except AttributeError:
+        plan = None
+    if plan is not None:
+        result = _planned(plan, a, pose_a, b, pose_b)
+        if result is not None:
+            return result.signed_distance
     a = _shape(a, "a")
     b = _shape(b, "b")
     if (a.kind, b.kind) not in _SIGNED_DISTANCE_ROUTES:
@@ -581,22 +797,21 @@ def _tree_arrays(mesh):
     return tree.node_index, tree.node_bounds, tree.tri_vertices, tree.tri_ids, tree.depth
 
 
-def _radius(shape):
-    """A point core's radius: the sphere's, 0 for a point."""
-    return float(shape._packed[1][0]) if shape.kind == kinds.SPHERE else 0.0
-
-
 def _mesh_intersects(a, pose_a, b, pose_b, route):
     if route.engine == _ENGINE_MESH_MESH:
         if a.solid or b.solid:  # or a solid holding the other mesh wholly inside
             return _solids().solid_mesh_intersects(a, pose_a, b, pose_b)
-        return bvh.intersects(a, pose_a, b, pose_b)
+        answer = bvh.intersects(a, pose_a, b, pose_b)
+        if answer.__class__ is bool:  # one pose pair: its entry is compiled, later ones take the plan
+            _INTERSECTS_PLANS[a.kind, b.kind] = _mesh_mesh_intersects_plan
+        return answer
     shape, ts, name_s, mesh, tm, name_m, shape_is_a = _mesh_and_shape(a, pose_a, b, pose_b, route)
     kernels, ps, mp, tree = _mesh_shape_arrays(shape, mesh)
     if ts.ndim == 2 and tm.ndim == 2:
         answer = kernels.checked_mesh_intersects_one(kernels.MESH_ENGINE.address(), *ps, ts, mp[2], mp[3], mesh.scale, tm, *tree, shape_is_a)
         if answer < 0:
             _raise_invalid_pose(answer, pose_a, pose_b)
+        _INTERSECTS_PLANS[a.kind, b.kind] = _mesh_shape_plans(route.flip)[0]
         if answer == 1 or not mesh.solid:
             return answer == 1
         from .solids import shape_inside  # a shape wholly inside a solid mesh
@@ -626,6 +841,7 @@ def _mesh_distance(a, pose_a, b, pose_b, route):
                                                     mesh.scale, tm, *tree, shape_is_a, buffer)
         if status < 0:
             _raise_invalid_pose(status, pose_a, pose_b)
+        _DISTANCE_PLANS[a.kind, b.kind] = _mesh_shape_plans(route.flip)[1]
         if mesh.solid and status == Status.SEPARATED:  # a shape wholly inside a solid mesh
             from .solids import shape_in_solid_distance
 
@@ -662,11 +878,9 @@ def _mesh_mesh_distance(a, pose_a, b, pose_b):
 def _surface_mesh_mesh_distance(a, pose_a, b, pose_b):
     """Two meshes as surfaces (see the section's comment above)."""
     pair = bvh._distance_pair(a, pose_a, b, pose_b, a.scale, b.scale)
-    if pair is not None:  # one pose pair: one compiled call
-        code, id_a, id_b, buffer, ma, mb = pair
-        if code == _PAIR_MEETING:  # the normal is a face normal: _one_mesh_mesh_distance's
-            return _one_mesh_mesh_distance(a, b, float(buffer[0]), buffer[1:4], buffer[4:7], (id_a, id_b), ma, mb)
-        return _SingleDistanceResult(buffer, _STATUS[code])
+    if pair is not None:  # one pose pair: one compiled call (later ones take the plan)
+        _DISTANCE_PLANS[kinds.MESH, kinds.MESH] = _mesh_mesh_distance_plan
+        return _surface_pair_result(a, b, pair)
     dist, point_a, point_b, ids, pa, pb, single = bvh._distance_arrays(a, pose_a, b, pose_b)
     if single:  # scalar arithmetic: numpy's per-call overhead would be most of a query's time
         return _one_mesh_mesh_distance(a, b, float(dist[0]), point_a[0], point_b[0], ids[0], pa[0], pb[0])
@@ -689,6 +903,14 @@ def _surface_mesh_mesh_distance(a, pose_a, b, pose_b):
     touching = tolerance.touching_tolerance(max(a.scale, b.scale), offset)
     status = np.where(dist > touching, Status.SEPARATED, Status.TOUCHING).astype(np.int8)
     return DistanceResult(dist, point_a, point_b, normal, status)
+
+
+def _surface_pair_result(a, b, pair):
+    """The DistanceResult of two surface meshes from bvh._distance_pair's tuple."""
+    code, id_a, id_b, buffer, ma, mb = pair
+    if code == _PAIR_MEETING:  # the normal is a face normal: _one_mesh_mesh_distance's
+        return _one_mesh_mesh_distance(a, b, float(buffer[0]), buffer[1:4], buffer[4:7], (id_a, id_b), ma, mb)
+    return _SingleDistanceResult(buffer, _STATUS[code])
 
 
 def _triangle_normals(tree, faces, poses, rows, sign):

@@ -92,7 +92,7 @@ def test_persistent_cache_serves_identical_sources_anywhere_and_never_stale_code
     # an edit that changes the answer: a new folder for the module, never the old code
     batch = second / "touche" / "_kernels" / "narrow" / "batch.py"
     text = batch.read_text()
-    entry = "return 1 if point_core_overlap(pta, ra, ta, ptb, rb, tb) else 0"  # the query's kernel
+    entry = "return 1 if point_core_overlap(pta, _point_core_radius(pa), ta, ptb, _point_core_radius(pb), tb) else 0"  # the query's kernel
     assert entry in text
     batch.write_text(text.replace(entry, entry.replace("return 1 if", "return 0 if").replace("else 0", "else 1"), 1))
     hit, compiled = _run_query(second, cache)

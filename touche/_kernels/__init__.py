@@ -42,6 +42,13 @@ import re
 import threading
 from pathlib import Path
 
+
+class NonCanonicalArguments(TypeError):
+    """A strict entry kernel (``touche._kernels.base.jit.strict_entry``) was called from Python
+    with argument types it has no specialization for: nothing is compiled for them; the caller
+    goes back to its checked path, which converts the arguments (touche.query's single pairs)."""
+
+
 _HERE = Path(__file__).resolve().parent
 
 # Re-entrant: a kernel module being imported under it imports other kernel modules.

@@ -322,14 +322,24 @@ def _distance_pair(a, pose_a, b, pose_b, scale_a=0.0, scale_b=0.0):
     mb = as_matrices(pose_b, "pose_b", check=False)
     if ma.ndim != 2 or mb.ndim != 2:
         return None
-    ta = _tree(a, "a")
-    tb = _tree(b, "b")
+    pair = distance_pair_raw(_tree(a, "a"), ma, _tree(b, "b"), mb, scale_a, scale_b)
+    if pair is None:
+        _refuse_poses(pose_a, pose_b)
+    return pair
+
+
+def distance_pair_raw(ta, ma, tb, mb, scale_a, scale_b):
+    """_distance_pair on trees and raw (4, 4) pose arrays (the kernel checks them): the same
+    tuple, or None when a pose is not a rigid transform (touche.query's single-pair plans call
+    it with the caller's arrays; an array type the kernel was not compiled for raises
+    touche._kernels.NonCanonicalArguments)."""
     out = np.empty(10)
     code, id_a, id_b = _distance().tree_distance_pair_into(
         ta.node_index, ta.node_bounds, ta.tri_vertices, ta.tri_ids, ma, tb.node_index, tb.node_bounds,
-        tb.tri_vertices, tb.tri_ids, mb, ta._stack_rows(tb), max(ta.max_leaf, tb.max_leaf), scale_a, scale_b, out)
+        tb.tri_vertices, tb.tri_ids, mb, 2 * (ta.depth + tb.depth) + 8, max(ta.max_leaf, tb.max_leaf), scale_a, scale_b,
+        out)
     if code < 0:
-        _refuse_poses(pose_a, pose_b)
+        return None
     return code, id_a, id_b, out, ma, mb
 
 

@@ -38,7 +38,7 @@ from numba.core import config, types
 from numba.core.caching import CompileResultCacheImpl, FunctionCache, _CacheLocator
 from numba.core.registry import CPUDispatcher
 
-from touche._kernels import module_digest
+from touche._kernels import NonCanonicalArguments, module_digest
 
 
 def _defer_numba_blas_import():
@@ -317,11 +317,27 @@ class KernelDispatcher(CPUDispatcher):
         # calls whatever this returns with the same arguments.
         if any(isinstance(arg, np.ndarray) and not arg.flags.writeable for arg in args):
             return self._call_with_writable_copies
+        if self.__dict__.get("_strict_entry") and any(_has_python_entry(cres) for cres in self.overloads.values()):
+            raise NonCanonicalArguments(f"{self.py_func.__name__}: no specialization for these argument types")
         return super()._compile_for_args(*args, **kws)
 
     def _call_with_writable_copies(self, *args):
         return self(*(np.array(arg) if isinstance(arg, np.ndarray) and not arg.flags.writeable else arg
                       for arg in args))
+
+
+def strict_entry(dispatcher):
+    """Mark a kernel that Python may call with unchecked arguments (touche.query's single pairs
+    pass the caller's pose arrays as they are): once it has its one specialization compiled from
+    canonical arguments (float64, C order, writable; the checked path calls it so first), a call
+    whose argument types match no specialization raises NonCanonicalArguments (a TypeError)
+    instead of compiling another one. numba's type dispatch, in C, is then the type check of
+    the fast path: a float32, Fortran-order, strided or (n, 4, 4) pose is refused for the
+    price of a failed lookup, and its caller takes the checked path. Read-only arrays are still
+    copied (KernelDispatcher._compile_for_args). Values and shapes (finite, rigid, 4 x 4) are
+    checked by the kernel itself."""
+    dispatcher._strict_entry = True
+    return dispatcher
 
 
 def njit(*args, **options):

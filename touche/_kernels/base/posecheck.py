@@ -20,7 +20,10 @@ def is_rigid_transform(matrix):
     """True when a (4, 4) matrix is finite, has last row (0, 0, 0, 1), translations within
     touche's range (|t| <= MAX_TRANSLATION: raw pose arrays reach the kernels without
     touche.pose's numpy checks) and an orthonormal right-handed rotation block (within
-    RIGID_TOLERANCE)."""
+    RIGID_TOLERANCE). Any other shape is not a pose: single-pair entries get the caller's 2-D
+    array unchecked (jit.strict_entry), so a (3, 3) array must not be read as a (4, 4) one."""
+    if matrix.shape[0] != 4 or matrix.shape[1] != 4:
+        return False
     for i in range(4):
         for j in range(4):
             if not np.isfinite(matrix[i, j]):

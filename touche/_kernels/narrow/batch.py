@@ -15,14 +15,14 @@ from numba.core import cgutils  # noqa: E402
 from numba.core import types as nbtypes  # noqa: E402
 from numba.extending import intrinsic, overload  # noqa: E402
 
-from touche._kernels.base.jit import njit
+from touche._kernels.base.jit import njit, strict_entry
 from touche._kernels.base.vec import copy_into
 
 from touche._kernels.base import kinds
 from touche._kernels.narrow.fastpaths import box_box_overlap, fast_distance, fast_intersects, point_core_distance, point_core_overlap
 from touche._kernels.base.posecheck import INVALID_POSE_A, INVALID_POSE_B, invalid_pose  # noqa: F401  (the codes: for Python)
 from touche._kernels.base.touching import touching_tolerance
-from touche._kernels.narrow.pairs import engine_address, call_pair_engine  # noqa: F401  (engine_address: for Python)
+from touche._kernels.narrow.pairs import engine_address, engine_by_kinds, call_pair_engine  # noqa: F401  (engine_address, engine_by_kinds: for Python)
 from touche._kernels.narrow.pairs import gjk_distance_family  # noqa: F401  (for Python)
 from touche._kernels.narrow.pair_closed import apply_point, apply_vector
 from touche._kernels.narrow.pair_closed import status_of as _status_of
@@ -95,6 +95,7 @@ def fill_distance(out, signed, point_a, point_b, normal):
         out[7 + i] = normal[i]
 
 
+@strict_entry
 @njit(cache=True, nogil=True)
 def checked_distance_into(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb, out):
     """distance_one for one pair from Python: writes (signed, point_a, point_b, normal) into
@@ -109,6 +110,7 @@ def checked_distance_into(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, tr
     return status
 
 
+@strict_entry
 @njit(cache=True, nogil=True)
 def checked_engine_distance_into(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, ptb, trb, edb, sb, tb, out):
     """checked_distance_into for the pairs the closed forms never answer (fast_distance: a point,
@@ -123,6 +125,7 @@ def checked_engine_distance_into(engine, ka, pa, pta, tra, eda, sa, ta, kb, pb, 
     return status
 
 
+@strict_entry
 @njit(cache=True, nogil=True)
 def checked_intersects_one(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, tb):
     """intersects_one for raw pose arrays: 1 / 0, or INVALID_POSE_A / _B."""
@@ -135,6 +138,7 @@ def checked_intersects_one(engine, ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, 
 NOT_HANDLED = 7
 
 
+@strict_entry
 @njit(cache=True, nogil=True)
 def checked_fast_intersects(ka, pa, pta, ta, kb, pb, ptb, tb):
     """Short entry for the pairs touche.dispatch routes to the closed forms (fastpaths.py) for
@@ -160,6 +164,7 @@ def _closed_form_into(result, sa, ta, sb, tb, out):
     return _status_of(signed, touching_tolerance(sa, ta, sb, tb))
 
 
+@strict_entry
 @njit(cache=True, nogil=True)
 def checked_fast_distance_into(ka, pa, pta, sa, ta, kb, pb, ptb, sb, tb, out):
     """Short entry for the pairs touche.dispatch routes to the closed forms for distance: fills ``out`` like
@@ -170,17 +175,25 @@ def checked_fast_distance_into(ka, pa, pta, sa, ta, kb, pb, ptb, sb, tb, out):
     return _closed_form_into(fast_distance(ka, pa, pta, ta, kb, pb, ptb, tb), sa, ta, sb, tb, out)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _point_core_radius(params):
+    """A point core's radius from its packed parameters: a sphere's params[0]; a point has none."""
+    return params[0] if params.shape[0] > 0 else 0.0
+
+
 # Two pair families have entries of their own (the same numbers as checked_fast_intersects): a
 # first query on them compiles a small kernel, not the closed forms of every pair.
+@strict_entry
 @njit(cache=True, nogil=True)
-def checked_point_core_intersects(pta, ra, ta, ptb, rb, tb):
-    """checked_fast_intersects for two point cores (points, spheres: radius ``ra`` / ``rb``)."""
+def checked_point_core_intersects(pa, pta, ta, pb, ptb, tb):
+    """checked_fast_intersects for two point cores (points, spheres: radius params[0])."""
     bad = invalid_pose(ta, tb)
     if bad:
         return bad
-    return 1 if point_core_overlap(pta, ra, ta, ptb, rb, tb) else 0
+    return 1 if point_core_overlap(pta, _point_core_radius(pa), ta, ptb, _point_core_radius(pb), tb) else 0
 
 
+@strict_entry
 @njit(cache=True, nogil=True)
 def checked_box_box_intersects(pa, ta, pb, tb):
     """checked_fast_intersects for two boxes."""
@@ -190,15 +203,17 @@ def checked_box_box_intersects(pa, ta, pb, tb):
     return 1 if box_box_overlap(pa, ta, pb, tb) else 0
 
 
+@strict_entry
 @njit(cache=True, nogil=True)
-def checked_point_core_distance_into(pa, pta, ra, sa, ta, pb, ptb, rb, sb, tb, out):
-    """checked_fast_distance_into for two point cores (points, spheres: radius ``ra`` / ``rb``,
-    0 for a point), the same numbers: a first sphere-sphere query compiles this small kernel
-    and not the closed forms of every pair."""
+def checked_point_core_distance_into(pa, pta, sa, ta, pb, ptb, sb, tb, out):
+    """checked_fast_distance_into for two point cores (points, spheres: radius params[0]), the
+    same numbers: a first sphere-sphere query compiles this small kernel and not the closed
+    forms of every pair. NOT_HANDLED for coincident centres (the engine answers)."""
     bad = invalid_pose(ta, tb)
     if bad:
         return bad
-    return _closed_form_into(point_core_distance(pa, pta, ta, ra, pb, ptb, tb, rb), sa, ta, sb, tb, out)
+    return _closed_form_into(point_core_distance(pa, pta, ta, _point_core_radius(pa), pb, ptb, tb, _point_core_radius(pb)),
+                             sa, ta, sb, tb, out)
 
 
 # ``engine``: the address of a pair engine family (pairs.engine_address), called through it

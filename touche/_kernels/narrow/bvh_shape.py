@@ -33,7 +33,7 @@ ensure_fresh_cache()
 
 from numba.core import types as _types
 
-from touche._kernels.base.jit import KernelInterface, njit
+from touche._kernels.base.jit import KernelInterface, njit, strict_entry
 from touche._kernels.base.vec import copy_into
 
 from touche._kernels.base import kinds  # noqa: E402
@@ -570,6 +570,7 @@ def mesh_pair_intersects(engine, ks, ps, pts, trs, eds, ts, mesh_points, mesh_tr
     return not (signed > 0.0)
 
 
+@strict_entry
 @njit(cache=True, nogil=True)
 def checked_mesh_distance_into(engine, ks, ps, pts, trs, eds, ss, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, depth,
                                shape_is_a, out):
@@ -586,6 +587,7 @@ def checked_mesh_distance_into(engine, ks, ps, pts, trs, eds, ss, ts, mesh_point
     return status
 
 
+@strict_entry
 @njit(cache=True, nogil=True)
 def checked_mesh_intersects_one(engine, ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, depth,
                                 shape_is_a):

@@ -437,6 +437,13 @@ def gjk_distance_family(kind_a, kind_b):
     return _FAMILIES[kind_a, kind_b, False] is GJK_ENGINE
 
 
+def engine_by_kinds(kind_a, kind_b, intersects_only=False):
+    """Whether the two kinds alone choose the family (engine_address then gives every pair of
+    shapes of these kinds the same address): all but the distance of two general polytopes,
+    chosen by their size."""
+    return _FAMILIES[kind_a, kind_b, intersects_only] is not _BY_COST
+
+
 def engine_address(kind_a, params_a, kind_b, params_b, intersects_only=False):
     """The address of the pair engine family that answers this pair (compiled on first use)."""
     family = _FAMILIES[kind_a, kind_b, intersects_only]

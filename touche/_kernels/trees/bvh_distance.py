@@ -11,7 +11,7 @@ from touche._kernels import ensure_fresh_cache
 
 ensure_fresh_cache()
 
-from touche._kernels.base.jit import njit  # noqa: E402
+from touche._kernels.base.jit import njit, strict_entry  # noqa: E402
 from touche._kernels.primitives.closest import closest_points_triangle_triangle  # noqa: E402
 from touche._kernels.primitives.tri_distance import load_moved_triangle, load_triangle  # noqa: E402
 from touche._kernels.primitives.tri_distance import triangle_distance_sq  # noqa: E402
@@ -137,6 +137,7 @@ def tree_distance_one(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids_b,
 PAIR_SEPARATED, PAIR_TOUCHING, PAIR_MEETING = 0, 1, 3
 
 
+@strict_entry
 @njit(cache=True, nogil=True)
 def tree_distance_pair_into(ni_a, nb_a, tv_a, ids_a, pose_a, ni_b, nb_b, tv_b, ids_b, pose_b, stack_rows, max_leaf,
                             scale_a, scale_b, out):

@@ -11,7 +11,7 @@ from touche._kernels import ensure_fresh_cache
 
 ensure_fresh_cache()
 
-from touche._kernels.base.jit import njit  # noqa: E402
+from touche._kernels.base.jit import njit, strict_entry  # noqa: E402
 from touche._kernels.base.vec import copy_into  # noqa: E402
 from touche._kernels.trees.bvh_volumes import AABB_MAX, AABB_MIN, OBB_AXES, OBB_CENTER, OBB_HALF  # noqa: E402
 from touche._kernels.trees.bvh_volumes import SPHERE_CENTER, SPHERE_RADIUS, moved_point_gap2  # noqa: E402
@@ -382,6 +382,7 @@ def tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, direct, 
     return False, -1, -1
 
 
+@strict_entry
 @njit(cache=True, nogil=True)
 def tree_intersects_pair(ni_a, nb_a, tv_a, pose_a, ni_b, nb_b, tv_b, pose_b, stack_rows):
     """One pose pair ((4, 4) each, checked here) from Python with the fewest arguments to unbox:
