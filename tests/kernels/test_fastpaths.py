@@ -142,14 +142,13 @@ def test_family_entries_equal_the_general_closed_form_entry(name_a, name_b):
         hits += general
         assert tc.intersects(a, None, b, pose) == bool(general)
         if type(a) in point_cores and type(b) in point_cores:
-            radius_a = float(pa[1][0]) if type(a) is tc.Sphere else 0.0
-            radius_b = float(pb[1][0]) if type(b) is tc.Sphere else 0.0
-            assert batch.checked_point_core_intersects(pa[2], radius_a, np.eye(4), pb[2], radius_b, pose) == general
+            # the family entries read a sphere's radius from its params (a point has none)
+            assert batch.checked_point_core_intersects(pa[1], pa[2], np.eye(4), pb[1], pb[2], pose) == general
             out_general, out_family = np.empty(10), np.empty(10)
             status_general = batch.checked_fast_distance_into(pa[0], pa[1], pa[2], a.scale, np.eye(4), pb[0], pb[1],
                                                               pb[2], b.scale, pose, out_general)
-            status_family = batch.checked_point_core_distance_into(pa[1], pa[2], radius_a, a.scale, np.eye(4), pb[1],
-                                                                   pb[2], radius_b, b.scale, pose, out_family)
+            status_family = batch.checked_point_core_distance_into(pa[1], pa[2], a.scale, np.eye(4), pb[1], pb[2],
+                                                                   b.scale, pose, out_family)
             assert status_family == status_general
             if status_general != batch.NOT_HANDLED:
                 assert np.array_equal(out_family, out_general)
