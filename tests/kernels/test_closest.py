@@ -525,6 +525,16 @@ def test_segment_obb():
     assert np.array_equal(c1, c2)
     c1, c2 = K.closest_points_segment_obb(f3([2, 2, 2]), f3([3, 2, 2]), z, I3, one)  # vertex region
     assert np.allclose(c2, one) and np.allclose(c1, [2, 2, 2])
+    # flat and degenerate boxes (a square, a segment, a point) against the reference
+    rng = np.random.default_rng(16)
+    for flat in ([1.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]):
+        for _ in range(100):
+            R = rot(rng)
+            a, b = f3(rng.normal(size=3) * 2.0), f3(rng.normal(size=3) * 2.0)
+            c1, c2 = K.closest_points_segment_obb(a, b, z, R, f3(flat))
+            S = scale_of(a, b, z, one)
+            assert_close(np.linalg.norm(c1 - c2), N.segment_obb_dist(a, b, z, R, f3(flat)), S, "seg-flat-obb")
+            assert N.hull_dist(c1, [a, b]) <= REL * S
 
 
 def test_ill_conditioned():

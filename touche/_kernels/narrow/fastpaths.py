@@ -17,7 +17,7 @@ from touche._kernels.base.jit import njit
 from touche import tolerance
 
 from touche._kernels.base import kinds
-from touche._kernels.primitives.closest import closest_points_linear_linear, closest_points_segment_obb
+from touche._kernels.primitives.closest import closest_points_linear_linear, segment_box_parameter
 from touche._kernels.primitives.overlap import box_frame_columns, obb_obb_overlap_relative
 
 OBB_EPSILON = tolerance.OBB_EPSILON  # Ericson 4.4.2
@@ -56,6 +56,22 @@ def _obb_obb(ta, center_a, half_a, tb, center_b, half_b):
     t, R = box_frame_columns(_world(ta, center_a, 0), _world(ta, center_a, 1), _world(ta, center_a, 2), ta,
                              _world(tb, center_b, 0), _world(tb, center_b, 1), _world(tb, center_b, 2), tb)
     return obb_obb_overlap_relative(t, R, half_a, half_b, OBB_EPSILON)
+
+
+@njit(cache=True, nogil=True)
+def _segment_in_box(points, ta, tb, center):
+    """A segment's first point and step (3-tuples) in the coordinates of a box posed by ``tb``
+    with its centre at ``center`` in its own frame: no arrays (a capsule-box query's cost was
+    mostly small allocations)."""
+    p0 = (_world(ta, points[0], 0) - tb[0, 3], _world(ta, points[0], 1) - tb[1, 3], _world(ta, points[0], 2) - tb[2, 3])
+    p1 = (_world(ta, points[1], 0) - tb[0, 3], _world(ta, points[1], 1) - tb[1, 3], _world(ta, points[1], 2) - tb[2, 3])
+    start = (tb[0, 0] * p0[0] + tb[1, 0] * p0[1] + tb[2, 0] * p0[2] - center[0],
+             tb[0, 1] * p0[0] + tb[1, 1] * p0[1] + tb[2, 1] * p0[2] - center[1],
+             tb[0, 2] * p0[0] + tb[1, 2] * p0[1] + tb[2, 2] * p0[2] - center[2])
+    end = (tb[0, 0] * p1[0] + tb[1, 0] * p1[1] + tb[2, 0] * p1[2] - center[0],
+           tb[0, 1] * p1[0] + tb[1, 1] * p1[1] + tb[2, 1] * p1[2] - center[1],
+           tb[0, 2] * p1[0] + tb[1, 2] * p1[1] + tb[2, 2] * p1[2] - center[2])
+    return start, (end[0] - start[0], end[1] - start[1], end[2] - start[2])
 
 
 @njit(cache=True, nogil=True)
@@ -104,12 +120,15 @@ def _fast_intersects_ordered(ka, pa, pta, ta, kb, pb, ptb, tb):
     if (ka == kinds.CAPSULE or ka == kinds.SEGMENT) and kb == kinds.BOX:
         radius = pa[0] if ka == kinds.CAPSULE else 0.0
         center, half = _box_params(pb)
-        a0, da = _segment_world(pta, ta)
-        center_world = np.empty(3)
+        start, step = _segment_in_box(pta, ta, tb, center)
+        t, meets = segment_box_parameter(start, step, half)
+        if meets:
+            return True, True
+        squared = 0.0
         for i in range(3):
-            center_world[i] = _world(tb, center, i)
-        c1, c2 = closest_points_segment_obb(a0, a0 + da, center_world, np.ascontiguousarray(tb[:3, :3]), half)
-        squared = (c2[0] - c1[0]) ** 2 + (c2[1] - c1[1]) ** 2 + (c2[2] - c1[2]) ** 2
+            x = start[i] + t * step[i]
+            excess = x - half[i] if x > half[i] else (-half[i] - x if x < -half[i] else 0.0)
+            squared += excess * excess
         return True, squared <= radius * radius
     if ka <= kinds.SPHERE and kb == kinds.BOX:
         radius = pa[0] if ka == kinds.SPHERE else 0.0
@@ -187,12 +206,19 @@ def _fast_distance_ordered(ka, pa, pta, ta, kb, pb, ptb, tb):
         return _separated_result(c, radius_a, q, 0.0)
     if (ka == kinds.CAPSULE or ka == kinds.SEGMENT) and kb == kinds.BOX:
         center, half = _box_params(pb)
-        a0, da = _segment_world(pta, ta)
-        center_world = np.empty(3)
+        start, step = _segment_in_box(pta, ta, tb, center)
+        t, meets = segment_box_parameter(start, step, half)
+        if meets:  # the cores meet: penetration is the engine's business
+            return False, 0.0, np.zeros(3), np.zeros(3), np.zeros(3)
+        box_point = np.empty(3)  # the box's closest point to the segment's, in the box frame
         for i in range(3):
-            center_world[i] = _world(tb, center, i)
-        axes = np.ascontiguousarray(tb[:3, :3])
-        c1, c2 = closest_points_segment_obb(a0, a0 + da, center_world, axes, half)
+            box_point[i] = min(max(start[i] + t * step[i], -half[i]), half[i]) + center[i]
+        c1 = np.empty(3)
+        c2 = np.empty(3)
+        for i in range(3):
+            first = _world(ta, pta[0], i)
+            c1[i] = first + t * (_world(ta, pta[1], i) - first)
+            c2[i] = _world(tb, box_point, i)
         return _separated_result(c1, radius_a, c2, 0.0)
     if (ka <= kinds.SPHERE or ka == kinds.SEGMENT or ka == kinds.CAPSULE) and segment_b:
         b0, db = _segment_world(ptb, tb)
