@@ -11,7 +11,7 @@ from touche._kernels import NonCanonicalArguments, batch
 from touche.errors import GeometryError
 
 
-_ENTRIES = (batch.checked_distance_into, batch.checked_engine_distance_into, batch.checked_intersects_one,
+_ENTRIES = (batch.checked_closest_point_into, batch.checked_distance_into, batch.checked_engine_distance_into, batch.checked_intersects_one,
             batch.checked_fast_intersects, batch.checked_fast_distance_into, batch.checked_point_core_intersects,
             batch.checked_box_box_intersects, batch.checked_point_core_distance_into)
 
@@ -257,3 +257,95 @@ def test_bad_poses_raise_on_the_mesh_plans():
                     verb(a, bad, b, far)
                 with pytest.raises(GeometryError):
                     verb(a, np.eye(4), b, bad)
+
+
+@pytest.mark.parametrize("name", ["point", "sphere", "box", "capsule", "cylinder", "tetrahedron"])
+def test_planned_closest_point_matches_the_batch_path(name):
+    """One point at one pose through the plan (second call on) gives the batch kernel's bits:
+    outside, inside (its own point, PENETRATING) and on the surface."""
+    shape = _shapes()[name]
+    rng = np.random.default_rng(21)
+    pose = _rigid(rng, 0.5)
+    points = np.vstack([rng.normal(size=(20, 3)) * 1.5, pose[:3, 3][None]])
+    expected = tc_closest(shape, np.repeat(pose[None], len(points), axis=0), points)
+    touche.closest_point(shape, pose, points[0])
+    assert shape.kind in query._CLOSEST_POINT_PLANS
+    for i, point in enumerate(points):
+        for form in (point, point.tolist(), tuple(point)):
+            got = touche.closest_point(shape, pose, form)
+            np.testing.assert_array_equal(got.point, expected.point[i])
+            assert got.distance == expected.distance[i]
+            assert int(got.status) == int(expected.status[i])
+
+
+def tc_closest(shape, poses, points):
+    return touche.closest_point(shape, poses, points)
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+def test_closest_point_plan_refusals():
+    box = touche.Box([1.0, 1.0, 1.0])
+    touche.closest_point(box, np.eye(4), [2.0, 0.0, 0.0])
+    before = len(batch.checked_closest_point_into.signatures)
+    reference = touche.closest_point(box, np.eye(4), [2.0, 0.5, 0.0])
+    for name, form in _pose_forms(np.eye(4)).items():
+        got = touche.closest_point(box, form, [2.0, 0.5, 0.0])
+        np.testing.assert_allclose(np.reshape(got.point, -1)[:3], reference.point, err_msg=name)
+    for bad_pose in (np.eye(3), np.diag([1.0, 2.0, 1.0, 1.0]), np.full((4, 4), np.nan)):
+        with pytest.raises(GeometryError):
+            touche.closest_point(box, bad_pose, [2.0, 0.0, 0.0])
+    for bad_point in ([np.nan, 0.0, 0.0], [1e80, 0.0, 0.0], [np.inf, 0.0, 0.0], [1.0, 2.0], "abc"):
+        with pytest.raises(GeometryError):
+            touche.closest_point(box, np.eye(4), bad_point)
+    assert len(batch.checked_closest_point_into.signatures) == before
+
+
+@pytest.mark.parametrize("name", ["sphere", "box", "capsule", "cylinder", "tetrahedron"])
+def test_planned_raycast_matches_the_batch_path(name):
+    """One ray at one pose through the plan (second call on) gives the batch kernel's bits:
+    hits, misses, from inside (solid or not), short max_t, unnormalised directions."""
+    shape = _shapes()[name]
+    rng = np.random.default_rng(23)
+    pose = _rigid(rng, 0.3)
+    origins = rng.normal(size=(24, 3)) * 2.0
+    origins[0] = pose[:3, 3]  # inside
+    directions = pose[:3, 3] - origins + rng.normal(size=(24, 3)) * 0.3
+    directions[0] = [0.0, 0.0, 3.0]
+    directions[1] *= 1e-6
+    touche.raycast(shape, pose, origins[1], directions[1])
+    assert shape.kind in query._RAYCAST_PLANS
+    for max_t in (np.inf, 1.5):
+        for solid in (True, False):
+            expected = touche.raycast(shape, pose, origins, directions, max_t, solid=solid)
+            for i in range(len(origins)):
+                got = touche.raycast(shape, pose, origins[i], directions[i].tolist(), max_t, solid=solid)
+                assert got.hit is bool(expected.hit[i])
+                assert got.t == expected.t[i]
+                np.testing.assert_array_equal(got.point, expected.point[i])
+                np.testing.assert_array_equal(got.normal, expected.normal[i])
+                assert got.face == expected.face[i]
+
+
+def test_raycast_plan_refusals():
+    from touche import _queryargs
+
+    assert (batch.DIRECTION_SAFE_LOW, batch.DIRECTION_SAFE_HIGH) == _queryargs._DIRECTION_SAFE
+    box = touche.Box([1.0, 1.0, 1.0])
+    touche.raycast(box, np.eye(4), [0.0, 0.0, 3.0], [0.0, 0.0, -1.0])
+    before = len(batch.checked_raycast_into.signatures)
+    tiny = touche.raycast(box, np.eye(4), [0.0, 0.0, 3.0], [0.0, 0.0, -1e-200])  # scaled on the checked path
+    assert tiny.hit and tiny.t == pytest.approx(2.5)
+    for bad in ([0.0, 0.0, 0.0], [np.nan, 0.0, 1.0]):
+        with pytest.raises(GeometryError):
+            touche.raycast(box, np.eye(4), [0.0, 0.0, 3.0], bad)
+    for bad_origin in ([np.nan, 0.0, 3.0], [1e80, 0.0, 0.0]):
+        with pytest.raises(GeometryError):
+            touche.raycast(box, np.eye(4), bad_origin, [0.0, 0.0, -1.0])
+    for bad_max_t in (-1.0, np.nan):
+        with pytest.raises(GeometryError):
+            touche.raycast(box, np.eye(4), [0.0, 0.0, 3.0], [0.0, 0.0, -1.0], bad_max_t)
+    with pytest.raises(GeometryError):
+        touche.raycast(box, np.eye(4), [0.0, 0.0, 3.0], [0.0, 0.0, -1.0], mode="nearest")
+    with pytest.raises(GeometryError):
+        touche.raycast(box, np.diag([1.0, 1.0, 2.0, 1.0]), [0.0, 0.0, 3.0], [0.0, 0.0, -1.0])
+    assert len(batch.checked_raycast_into.signatures) == before

@@ -39,7 +39,7 @@ def single_point(points):
     query_points does, as a (1, 3) array; None for anything else or anything query_points would
     refuse (the caller then takes query_points, which raises with its message). A single query
     spent most of its time in query_points' array passes."""
-    point = _three_floats(points)
+    point = three_floats(points)
     if point is None or not all(math.isfinite(v) and abs(v) <= _MAX_COORDINATE for v in point):
         return None
     return np.array([point])
@@ -82,7 +82,7 @@ def scaled_directions(directions):
     return np.ldexp(directions, -np.frexp(largest)[1][:, None])
 
 
-def _three_floats(value):
+def three_floats(value):
     """The three Python floats of a list, tuple or (3,) array of numbers, or None for anything
     else (the general path then converts and checks it)."""
     kind = type(value)
@@ -104,7 +104,7 @@ def _single_ray(pose, origins, directions, max_t):
     when the general path must decide (batches, odd types, a direction needing scaling, any
     value it would refuse: it then raises with its usual message)."""
     origin = single_point(origins)
-    direction = _three_floats(directions)
+    direction = three_floats(directions)
     if origin is None or direction is None or type(max_t) not in (float, int):
         return None
     limit = float(max_t)

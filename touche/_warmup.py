@@ -194,6 +194,7 @@ def _step_points_and_rays():
 
     box = _shapes()["box"]
     tc.closest_point(box, None, [[0.0, 0.0, 2.0]])
+    tc.closest_point(box, None, [0.0, 0.0, 2.0])  # one point: batch.checked_closest_point_into
     tc.raycast(box, None, [0.2, 0.2, 3.0], [0.0, 0.0, -1.0])
     for family in ray_engine.RAY_FAMILIES:  # the other shapes' ray families (behind the boundary)
         family.address()

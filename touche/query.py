@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from . import _parallel, bvh, dispatch, tolerance
-from ._queryargs import check_empty_rays, is_empty_batch, query_points, ray_arrays, shape_of, single_point
+from ._queryargs import check_empty_rays, is_empty_batch, query_points, ray_arrays, shape_of, single_point, three_floats
 from ._kernels import NonCanonicalArguments, kinds
 from ._record import DistanceBuffer, Record
 from .errors import GeometryError, UnsupportedQuery
@@ -1007,6 +1007,42 @@ def _empty_rays(pose, origins, directions, mode):
 
 
 
+# one point against a convex shape at one pose: as the pair plans above (the entry checks the
+# pose and the point; a refusal or an argument type it was not compiled for goes to the checked
+# path, which raises or converts)
+_CLOSEST_POINT_PLANS = {}
+
+
+def _closest_point_plan(batch, kind):
+    """``plan(shape, pose, x, y, z, out)`` -> status, or INVALID_* (< 0)."""
+    entry = batch.checked_closest_point_into
+    address = batch.engine_address(kinds.POINT, None, kind, None)
+
+    def plan(shape, pose, x, y, z, out):
+        return entry(address, *shape._packed, shape.scale, pose, x, y, z, out)
+
+    return plan
+
+
+def _planned_closest_point(plan, shape, pose, points):
+    """The ClosestPointResult of one point (three numbers) at one raw pose, or None when the
+    checked path must answer."""
+    t = pose if pose.__class__ is _NDARRAY else _plain_matrix(pose)
+    if t is None or t.ndim != 2:
+        return None
+    point = three_floats(points)
+    if point is None:
+        return None
+    out = np.empty(4)
+    try:
+        status = plan(shape, t, point[0], point[1], point[2], out)
+    except NonCanonicalArguments:
+        return None
+    if status < 0:
+        return None
+    return ClosestPointResult(out[:3], float(out[3]), _STATUS[status])
+
+
 def closest_point(shape, pose, points):
     """Closest points on ``shape`` (placed by ``pose``) to world ``points`` (3,) or (n, 3).
 
@@ -1022,6 +1058,14 @@ def closest_point(shape, pose, points):
     Errors: ``GeometryError`` for NaN / infinite points, points not of shape (3,) or (n, 3), a
     bad pose, or a pose batch whose length differs from the points'; ``UnsupportedQuery`` for a
     shape without a closest-point engine."""
+    try:  # one point, one pose: the plan (see _closest_point_plan); a non-shape has no kind
+        plan = _CLOSEST_POINT_PLANS.get(shape.kind)
+    except AttributeError:
+        plan = None
+    if plan is not None:
+        result = _planned_closest_point(plan, shape, pose, points)
+        if result is not None:
+            return result
     shape = _shape(shape, "shape")
     route = _CLOSEST_POINT_ROUTES.get((kinds.POINT, shape.kind))
     if route is None:
@@ -1051,6 +1095,13 @@ def closest_point(shape, pose, points):
         meshquery.closest_arrays(shape, poses, queries, out_point, out_distance, out_status)
         if shape.solid:  # a point inside a solid mesh is its own closest point, as for convex solids
             _inside_solid_mesh(shape, poses, queries, out_point, out_distance, out_status)
+    elif single and poses.shape[0] == 1:  # one point, one pose: the plan's entry (then stored)
+        plan = _closest_point_plan(_kernels(), shape.kind)
+        result = _planned_closest_point(plan, shape, poses[0], queries[0])
+        if result is None:  # never expected: the pose and the point were checked above
+            raise GeometryError("pose or point refused")  # pragma: no cover
+        _CLOSEST_POINT_PLANS[shape.kind] = plan
+        return result
     else:
         batch = _kernels()
         _parallel.run(batch.closest_points_many, count, batch.engine_address(kinds.POINT, None, shape.kind, None), *shape._packed, shape.scale, poses, queries,
@@ -1123,6 +1174,45 @@ class RayResult(Record):
         return f"RayResult(hit={self.hit!r}, t={self.t!r})"
 
 
+# one ray against a convex shape at one pose: as the pair plans above (the entry checks the
+# pose, the origin, the direction's range and max_t; a refusal goes to the checked path)
+_RAYCAST_PLANS = {}
+
+
+def _raycast_plan(batch, kind):
+    """``plan(shape, pose, origin (3 floats), direction (3 floats), max_t, solid, out)`` ->
+    ``(code, face)``."""
+    entry = batch.checked_raycast_into
+    address = batch.ray_engine_address(kind)
+
+    def plan(shape, pose, ox, oy, oz, dx, dy, dz, max_t, solid, out):
+        packed = shape._packed
+        return entry(address, packed[0], packed[1], packed[2], packed[3], pose, ox, oy, oz, dx, dy, dz, max_t, solid,
+                     out)
+
+    return plan
+
+
+def _planned_raycast(plan, shape, pose, origins, directions, max_t, solid):
+    """The RayResult of one ray at one raw pose, or None when the checked path must answer."""
+    t = pose if pose.__class__ is _NDARRAY else _plain_matrix(pose)
+    if t is None or t.ndim != 2 or (max_t.__class__ is not float and max_t.__class__ is not int):
+        return None
+    origin = three_floats(origins)
+    direction = three_floats(directions)
+    if origin is None or direction is None:
+        return None
+    out = np.empty(7)
+    try:
+        code, face = plan(shape, t, origin[0], origin[1], origin[2], direction[0], direction[1], direction[2],
+                          float(max_t), bool(solid), out)
+    except NonCanonicalArguments:
+        return None
+    if code < 0:
+        return None
+    return RayResult(code == 1, float(out[0]), out[1:4], out[4:7], face)
+
+
 def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode="first"):
     """Cast rays ``origins + t * unit(directions)``, ``0 <= t <= max_t``, at ``shape``.
 
@@ -1144,6 +1234,14 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode=
     unsupported. An empty batch (origins or directions (0, 3), or poses (0, 4, 4)) gives arrays
     of length 0 (the other arguments must then be single or empty).
     """
+    try:  # one ray, one pose: the plan (see _raycast_plan); a non-shape has no kind
+        plan = _RAYCAST_PLANS.get(shape.kind)
+    except AttributeError:
+        plan = None
+    if plan is not None and (mode == "first" or mode == "any"):  # the same on a convex shape
+        result = _planned_raycast(plan, shape, pose, origins, directions, max_t, solid)
+        if result is not None:
+            return result
     shape = _shape(shape, "shape")
     route = _RAYCAST_ROUTES.get((kinds.RAY, shape.kind))
     if route is None:
@@ -1156,6 +1254,13 @@ def raycast(shape, pose, origins, directions, max_t=np.inf, *, solid=True, mode=
     if rays is None:  # an empty batch
         return _empty_rays(pose, origins, directions, mode)
     poses, origin_array, direction_array, limits, single = rays
+    if single and len(poses) == 1 and route.engine != _ENGINE_MESH_TREE:  # the plan's entry (then stored)
+        plan = _raycast_plan(_kernels(), shape.kind)
+        result = _planned_raycast(plan, shape, poses[0], origin_array[0], direction_array[0], float(limits[0]), solid)
+        if result is None:  # never expected: the arguments were checked above
+            raise GeometryError("pose or ray refused")  # pragma: no cover
+        _RAYCAST_PLANS[shape.kind] = plan
+        return result
     count = len(origin_array)
     out_hit = np.empty(count, dtype=np.bool_)
     out_t = np.empty(count)

@@ -20,7 +20,7 @@ from touche._kernels.base.vec import copy_into
 
 from touche._kernels.base import kinds
 from touche._kernels.narrow.fastpaths import box_box_overlap, fast_distance, fast_intersects, point_core_distance, point_core_overlap
-from touche._kernels.base.posecheck import INVALID_POSE_A, INVALID_POSE_B, invalid_pose  # noqa: F401  (the codes: for Python)
+from touche._kernels.base.posecheck import INVALID_POSE_A, INVALID_POSE_B, MAX_TRANSLATION, invalid_pose, is_rigid_transform  # noqa: F401  (the codes: for Python)
 from touche._kernels.base.touching import touching_tolerance
 from touche._kernels.narrow.pairs import engine_address, engine_by_kinds, call_pair_engine  # noqa: F401  (engine_address, engine_by_kinds: for Python)
 from touche._kernels.narrow.pairs import gjk_distance_family  # noqa: F401  (for Python)
@@ -282,6 +282,40 @@ def intersects_many(engine, ka, pa, pta, tra, eda, tas, kb, pb, ptb, trb, edb, t
         out[i] = intersects_one(engine, ka, pa, pta, tra, eda, tas[i * step_a], kb, pb, ptb, trb, edb, tbs[i * step_b])
 
 
+INVALID_QUERY_POINT = -5  # a single query point that is not finite or beyond touche's range
+
+
+@strict_entry
+@njit(cache=True, nogil=True)
+def checked_closest_point_into(engine, kind, params, points, tris, edges, scale, pose, x, y, z, out):
+    """closest_points_many for one point (x, y, z) and one raw pose (checked here): fills
+    ``out`` (4,) with the closest point and the distance and returns the status, or
+    INVALID_POSE_A / INVALID_QUERY_POINT (touche.query's single-point plan; the same numbers as
+    the batch, bit for bit)."""
+    if not is_rigid_transform(pose):
+        return INVALID_POSE_A
+    if not (abs(x) <= MAX_TRANSLATION and abs(y) <= MAX_TRANSLATION and abs(z) <= MAX_TRANSLATION):  # NaN too
+        return INVALID_QUERY_POINT
+    query = np.empty((1, 3))
+    query[0, 0] = x
+    query[0, 1] = y
+    query[0, 2] = z
+    identity = np.eye(4)
+    tolerance = touching_tolerance(scale, pose, 0.0, identity)
+    signed, on_point, on_shape, normal, status = call_pair_engine(engine, (
+        False, kinds.POINT, np.zeros(0), query, np.zeros((0, 3), dtype=np.int64), np.zeros((0, 2), dtype=np.int64),
+        identity, kind, params, points, tris, edges, pose, tolerance))
+    if status == kinds.PENETRATING:
+        out[0] = x
+        out[1] = y
+        out[2] = z
+        out[3] = 0.0
+    else:
+        copy_into(out[:3], on_shape)
+        out[3] = max(signed, 0.0)
+    return status
+
+
 @njit(cache=True, nogil=True)
 def closest_points_many(engine, kind, params, points, tris, edges, scale, poses, queries, out_point, out_distance,
                         out_status, lo, hi):
@@ -320,6 +354,60 @@ def _planes_of(params, points):
         copy_into(planes[k, :3], points[nv + k])
         planes[k, 3] = params[4 + k]
     return planes
+
+
+DIRECTION_SAFE_LOW = 2.0 ** -500  # touche._queryargs._DIRECTION_SAFE: directions used as given
+DIRECTION_SAFE_HIGH = 2.0 ** 500
+RAY_REFUSED = -6  # a single ray the checked path must look at (a direction to scale, a bad max_t)
+
+
+@strict_entry
+@njit(cache=True, nogil=True)
+def checked_raycast_into(ray_address, kind, params, points, tris, pose, ox, oy, oz, dx, dy, dz, t_max, solid, out):
+    """raycast_many for one ray (origin, direction as numbers) and one raw pose, checked here:
+    ``(code, face)``, code 1 hit / 0 miss with ``out`` (7,) = t, point, normal (inf and NaN on
+    a miss), or INVALID_POSE_A / INVALID_QUERY_POINT / RAY_REFUSED (touche.query's single-ray
+    plan; the same numbers as the batch, bit for bit)."""
+    if not is_rigid_transform(pose):
+        return INVALID_POSE_A, -1
+    if not (abs(ox) <= MAX_TRANSLATION and abs(oy) <= MAX_TRANSLATION and abs(oz) <= MAX_TRANSLATION):
+        return INVALID_QUERY_POINT, -1
+    largest = max(abs(dx), abs(dy), abs(dz))
+    if not (DIRECTION_SAFE_LOW <= largest <= DIRECTION_SAFE_HIGH) or not (t_max >= 0.0):
+        return RAY_REFUSED, -1
+    planes = np.zeros((0, 4))
+    if kind == kinds.TETRAHEDRON or kind == kinds.POLYHEDRON:
+        planes = _planes_of(params, points)
+    direction = np.empty(3)
+    direction[0] = dx
+    direction[1] = dy
+    direction[2] = dz
+    origin = np.empty(3)
+    origin[0] = ox
+    origin[1] = oy
+    origin[2] = oz
+    length = np.sqrt(direction[0] ** 2 + direction[1] ** 2 + direction[2] ** 2)
+    unit = direction / length
+    o_local = np.empty(3)
+    d_local = np.empty(3)
+    for k in range(3):
+        o_local[k] = (
+            pose[0, k] * (origin[0] - pose[0, 3])
+            + pose[1, k] * (origin[1] - pose[1, 3])
+            + pose[2, k] * (origin[2] - pose[2, 3])
+        )
+        d_local[k] = pose[0, k] * unit[0] + pose[1, k] * unit[1] + pose[2, k] * unit[2]
+    hit, t, normal, face = call_ray_engine(ray_address, (kind, params, points, tris, planes, o_local, d_local, t_max,
+                                                          solid))
+    if hit:
+        out[0] = t
+        copy_into(out[1:4], origin + t * unit)
+        copy_into(out[4:7], apply_vector(pose, normal))
+        return 1, face
+    out[0] = np.inf
+    for k in range(1, 7):
+        out[k] = np.nan
+    return 0, face
 
 
 @njit(cache=True, nogil=True)
