@@ -255,16 +255,20 @@ def test_one_shape_verbs_run_the_routed_engine(monkeypatch):
     trees = []
     monkeypatch.setattr(meshquery, "closest_arrays", lambda *args: trees.append("closest"))
     monkeypatch.setattr(meshquery, "raycast_arrays", lambda *args: trees.append("raycast"))
+    for plans in ("_CLOSEST_POINT_PLANS", "_RAYCAST_PLANS"):  # first calls: the checked path
+        monkeypatch.setattr(query, plans, {})
     for (_, kind), route in dispatch.routes(dispatch.CLOSEST_POINT).items():
-        engines.taken.clear(), trees.clear()
-        tc.closest_point(FIRST[kind], None, [0.0, 0.0, 2.0])
-        assert (trees == ["closest"]) == (route.engine == dispatch.MESH_TREE)
-        assert ("closest_points_many" in engines.taken) == (route.engine == dispatch.PAIR_ENGINE)
+        for points, entry in (([0.0, 0.0, 2.0], "checked_closest_point_into"), ([[0.0, 0.0, 2.0]], "closest_points_many")):
+            engines.taken.clear(), trees.clear()
+            tc.closest_point(FIRST[kind], None, points)  # one point / a batch of one
+            assert (trees == ["closest"]) == (route.engine == dispatch.MESH_TREE)
+            assert (entry in engines.taken) == (route.engine == dispatch.PAIR_ENGINE)
     for (_, kind), route in dispatch.routes(dispatch.RAYCAST).items():
-        engines.taken.clear(), trees.clear()
-        tc.raycast(FIRST[kind], None, [0.0, 0.0, 3.0], [0.0, 0.0, -1.0])
-        assert (trees == ["raycast"]) == (route.engine == dispatch.MESH_TREE)
-        assert ("raycast_many" in engines.taken) == (route.engine == dispatch.RAY_KERNEL)
+        for origins, entry in (([0.0, 0.0, 3.0], "checked_raycast_into"), ([[0.0, 0.0, 3.0]], "raycast_many")):
+            engines.taken.clear(), trees.clear()
+            tc.raycast(FIRST[kind], None, origins, [0.0, 0.0, -1.0])
+            assert (trees == ["raycast"]) == (route.engine == dispatch.MESH_TREE)
+            assert (entry in engines.taken) == (route.engine == dispatch.RAY_KERNEL)
 
 
 _TIME_OF_IMPACT_HANDLERS = {

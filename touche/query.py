@@ -163,6 +163,17 @@ def _planned(plan, a, pose_a, b, pose_b):
         return None
 
 
+def _first_planned(plans, plan, a, ta, b, tb, pose_a, pose_b):
+    """The checked path's single pair: the plan's answer on the checked matrices (raising the
+    usual GeometryError for a pose that is not rigid), then the plan stored for the next calls
+    of these kinds (its entries now have their canonical specializations)."""
+    answer = plan(a, ta, b, tb)
+    if answer is None:
+        _raise_invalid_pose(None, pose_a, pose_b)
+    plans[a.kind, b.kind] = plan
+    return answer
+
+
 def _engine_of(batch, kind_a, kind_b, intersects_only):
     """``engine(a, b)``: the pair engine address for two shapes of these kinds, looked up once
     per plan when the kinds alone decide it (on first need: a plan whose closed form answers
@@ -313,26 +324,28 @@ def _new_mesh_shape_plans(flip):
     address = kernels.MESH_ENGINE.address()
     intersects_one, distance_into = kernels.checked_mesh_intersects_one, kernels.checked_mesh_distance_into
 
-    def intersects_plan(a, ta, b, tb):
+    def operands(a, ta, b, tb):
+        """(shape, its pose, the mesh's kernel arguments with its pose), None for a solid mesh."""
         shape, ts, mesh, tm = (b, tb, a, ta) if flip else (a, ta, b, tb)
         if mesh.solid:
             return None
-        tree = mesh.bvh
-        mp = mesh._packed
-        code = intersects_one(address, *shape._packed, ts, mp[2], mp[3], mesh.scale, tm, tree.node_index,
-                              tree.node_bounds, tree.tri_vertices, tree.tri_ids, tree.depth, not flip)
+        tree, mp = mesh.bvh, mesh._packed
+        return shape, ts, (mp[2], mp[3], mesh.scale, tm, tree.node_index, tree.node_bounds, tree.tri_vertices,
+                           tree.tri_ids, tree.depth, not flip)
+
+    def intersects_plan(a, ta, b, tb):
+        found = operands(a, ta, b, tb)
+        if found is None:
+            return None
+        code = intersects_one(address, *found[0]._packed, found[1], *found[2])
         return code == 1 if code >= 0 else None
 
     def distance_plan(a, ta, b, tb):
-        shape, ts, mesh, tm = (b, tb, a, ta) if flip else (a, ta, b, tb)
-        if mesh.solid:
+        found = operands(a, ta, b, tb)
+        if found is None:
             return None
-        tree = mesh.bvh
-        mp = mesh._packed
         out = np.empty(10)
-        status = distance_into(address, *shape._packed, shape.scale, ts, mp[2], mp[3], mesh.scale, tm, tree.node_index,
-                               tree.node_bounds, tree.tri_vertices, tree.tri_ids, tree.depth, not flip, out)
-        return _single_result(out, status)
+        return _single_result(out, distance_into(address, *found[0]._packed, found[0].scale, found[1], *found[2], out))
 
     return intersects_plan, distance_plan
 
@@ -398,12 +411,8 @@ def intersects(a, pose_a, b, pose_b, *, margin=0.0):
     ta, tb = matrices
     batch = _kernels()
     if ta.ndim == 2 and tb.ndim == 2:
-        plan = _intersects_plan(batch, a.kind, b.kind, engine)
-        answer = plan(a, ta, b, tb)
-        if answer is None:
-            _raise_invalid_pose(None, pose_a, pose_b)
-        _INTERSECTS_PLANS[a.kind, b.kind] = plan  # its kernel now has its specialization
-        return answer
+        return _first_planned(_INTERSECTS_PLANS, _intersects_plan(batch, a.kind, b.kind, engine), a, ta, b, tb, pose_a,
+                              pose_b)
     # a batch was validated above; a single pose beside it went unchecked (its kernel checks)
     ta = as_matrices(ta, "pose_a") if ta.ndim == 2 else ta
     tb = as_matrices(tb, "pose_b") if tb.ndim == 2 else tb
@@ -476,12 +485,8 @@ def distance(a, pose_a, b, pose_b, *, lower_bound_only=False):
     ta, tb = matrices
     batch = _kernels()
     if ta.ndim == 2 and tb.ndim == 2:
-        plan = _distance_plan(batch, a.kind, b.kind, engine)
-        result = plan(a, ta, b, tb)
-        if result is None:
-            _raise_invalid_pose(None, pose_a, pose_b)
-        _DISTANCE_PLANS[a.kind, b.kind] = plan  # its kernels now have their specializations
-        return result
+        return _first_planned(_DISTANCE_PLANS, _distance_plan(batch, a.kind, b.kind, engine), a, ta, b, tb, pose_a,
+                              pose_b)
     # a batch was validated above; a single pose beside it went unchecked (its kernel checks)
     ta = as_matrices(ta, "pose_a") if ta.ndim == 2 else ta
     tb = as_matrices(tb, "pose_b") if tb.ndim == 2 else tb

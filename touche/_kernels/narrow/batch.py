@@ -356,6 +356,27 @@ def _planes_of(params, points):
     return planes
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _cast_one(ray_address, kind, params, points, tris, planes, pose, origin, direction, limit, solid):
+    """One world ray (``direction`` need not be unit) against a shape under ``pose`` through its
+    ray family: ``(hit, t, local normal, face, unit direction)``, t along the unit direction."""
+    length = np.sqrt(direction[0] ** 2 + direction[1] ** 2 + direction[2] ** 2)
+    unit = direction / length
+    # into the shape's frame: o' = R^T (o - t), d' = R^T d
+    o_local = np.empty(3)
+    d_local = np.empty(3)
+    for k in range(3):
+        o_local[k] = (
+            pose[0, k] * (origin[0] - pose[0, 3])
+            + pose[1, k] * (origin[1] - pose[1, 3])
+            + pose[2, k] * (origin[2] - pose[2, 3])
+        )
+        d_local[k] = pose[0, k] * unit[0] + pose[1, k] * unit[1] + pose[2, k] * unit[2]
+    hit, t, normal, face = call_ray_engine(ray_address, (kind, params, points, tris, planes, o_local, d_local, limit,
+                                                          solid))
+    return hit, t, normal, face, unit
+
+
 DIRECTION_SAFE_LOW = 2.0 ** -500  # touche._queryargs._DIRECTION_SAFE: directions used as given
 DIRECTION_SAFE_HIGH = 2.0 ** 500
 RAY_REFUSED = -6  # a single ray the checked path must look at (a direction to scale, a bad max_t)
@@ -386,19 +407,8 @@ def checked_raycast_into(ray_address, kind, params, points, tris, pose, ox, oy, 
     origin[0] = ox
     origin[1] = oy
     origin[2] = oz
-    length = np.sqrt(direction[0] ** 2 + direction[1] ** 2 + direction[2] ** 2)
-    unit = direction / length
-    o_local = np.empty(3)
-    d_local = np.empty(3)
-    for k in range(3):
-        o_local[k] = (
-            pose[0, k] * (origin[0] - pose[0, 3])
-            + pose[1, k] * (origin[1] - pose[1, 3])
-            + pose[2, k] * (origin[2] - pose[2, 3])
-        )
-        d_local[k] = pose[0, k] * unit[0] + pose[1, k] * unit[1] + pose[2, k] * unit[2]
-    hit, t, normal, face = call_ray_engine(ray_address, (kind, params, points, tris, planes, o_local, d_local, t_max,
-                                                          solid))
+    hit, t, normal, face, unit = _cast_one(ray_address, kind, params, points, tris, planes, pose, origin, direction, t_max,
+                                           solid)
     if hit:
         out[0] = t
         copy_into(out[1:4], origin + t * unit)
@@ -426,22 +436,9 @@ def raycast_many(ray_address, kind, params, points, tris, poses, origins, direct
         planes = _planes_of(params, points)
     for i in range(lo, hi):
         pose = poses[i * step]
-        direction = directions[i]
-        length = np.sqrt(direction[0] ** 2 + direction[1] ** 2 + direction[2] ** 2)
-        unit = direction / length
-        # into the shape's frame: o' = R^T (o - t), d' = R^T d
-        o_local = np.empty(3)
-        d_local = np.empty(3)
-        for k in range(3):
-            o_local[k] = (
-                pose[0, k] * (origins[i, 0] - pose[0, 3])
-                + pose[1, k] * (origins[i, 1] - pose[1, 3])
-                + pose[2, k] * (origins[i, 2] - pose[2, 3])
-            )
-            d_local[k] = pose[0, k] * unit[0] + pose[1, k] * unit[1] + pose[2, k] * unit[2]
         limit = t_max[i] if t_max.shape[0] > 1 else t_max[0]
-        hit, t, normal, face = call_ray_engine(ray_address, (kind, params, points, tris, planes, o_local, d_local,
-                                                              limit, solid))
+        hit, t, normal, face, unit = _cast_one(ray_address, kind, params, points, tris, planes, pose, origins[i],
+                                               directions[i], limit, solid)
         out_hit[i] = hit
         out_face[i] = face
         if hit:
