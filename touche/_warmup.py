@@ -195,7 +195,8 @@ def _step_points_and_rays():
     box = _shapes()["box"]
     tc.closest_point(box, None, [[0.0, 0.0, 2.0]])
     tc.closest_point(box, None, [0.0, 0.0, 2.0])  # one point: batch.checked_closest_point_into
-    tc.raycast(box, None, [0.2, 0.2, 3.0], [0.0, 0.0, -1.0])
+    tc.raycast(box, None, [0.2, 0.2, 3.0], [0.0, 0.0, -1.0])  # one ray: batch.checked_raycast_into
+    tc.raycast(box, None, [[0.2, 0.2, 3.0]], [0.0, 0.0, -1.0])  # rays: batch.raycast_many
     for family in ray_engine.RAY_FAMILIES:  # the other shapes' ray families (behind the boundary)
         family.address()
 
