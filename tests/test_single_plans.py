@@ -99,6 +99,8 @@ def _pose_forms(matrix):
         "Pose": touche.Pose(matrix),
         "matrix subclass": np.asmatrix(matrix),
         "batch of one": matrix[None].copy(),
+        "big-endian": matrix.astype(">f8"),
+        "object dtype": matrix.astype(object),
     }
 
 
@@ -130,6 +132,7 @@ def test_every_pose_form_gives_the_same_answer_and_compiles_nothing(pair):
     np.diag([2.0, 1.0, 1.0, 1.0]),  # scaled
     np.diag([-1.0, 1.0, 1.0, 1.0]),  # a reflection
     np.eye(4, dtype=np.int64) * 3,
+    np.eye(4, dtype=np.complex128),
     "pose",
 ])
 def test_bad_poses_raise_geometry_error_on_the_planned_path(bad):
