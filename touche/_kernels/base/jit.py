@@ -87,7 +87,12 @@ def _lighten_numba_bookkeeping():
     - numba registers a callback on llvmlite's lock that emits a "numba:llvm_lock" event around
       every call into LLVM (~200,000 in a first box-box contacts query: ~4 % of its compile), only
       to time LLVM for the compile results' metadata ("llvm_lock" timers); touche reads no timers.
-    Neither is done when numba's internals do not look as expected (another numba version).
+    - while typing a call, numba formats a TypingError for every overload template that does not
+      match, and marks each message up through colorama, which wraps and unwraps stdout and
+      stderr for every string (19,603 markups, 2.4 s of the 70 s the warmup's bounding-volume
+      step compiled, cProfile). With numba's default scheme ("no_color": bold only) the messages
+      are kept as they are, without the bold escapes; a scheme the user chose stays.
+    None is done when numba's internals do not look as expected (another numba version).
     """
     try:
         from numba.core import compiler, targetconfig
@@ -137,6 +142,23 @@ def _lighten_numba_bookkeeping():
         numba_callbacks = []
     for acquire, release in numba_callbacks:
         ffi.unregister_lock_callback(acquire, release)
+    try:
+        from numba.core import config as numba_config
+        from numba.core import errors as numba_errors
+
+        class _PlainMessages(numba_errors._DummyColorScheme):
+            def code(self, msg):
+                return msg
+
+            errmsg = filename = indicate = highlight = reset = code
+
+        current = numba_errors._termcolor_inst  # numba makes it on first use (None until then)
+        highlighting = getattr(numba_errors, "HighlightColorScheme", None)
+        if numba_config.COLOR_SCHEME == "no_color" and (
+                current is None or (highlighting is not None and type(current) is highlighting)):
+            numba_errors._termcolor_inst = _PlainMessages()
+    except Exception:  # another layout: numba's markup stays
+        pass
 
 
 _lighten_numba_bookkeeping()

@@ -19,14 +19,9 @@ from touche import tolerance
 from touche._kernels.base import kinds
 from touche._kernels.primitives.closest import closest_points_linear_linear, segment_box_parameter
 from touche._kernels.primitives.overlap import box_frame_columns, obb_obb_overlap_relative
+from touche._kernels.narrow.pair_closed import box_center_half
 
 OBB_EPSILON = tolerance.OBB_EPSILON  # Ericson 4.4.2
-
-
-@njit(cache=True, nogil=True)
-def _box_params(params):
-    n_planes = int(params[1])
-    return params[4 + n_planes : 7 + n_planes], params[7 + n_planes : 10 + n_planes]
 
 
 @njit(cache=True, nogil=True)
@@ -98,8 +93,8 @@ def point_core_overlap(pta, radius_a, ta, ptb, radius_b, tb):
 @njit(cache=True, nogil=True)
 def box_box_overlap(pa, ta, pb, tb):
     """Whether two boxes (packed parameters, poses) overlap (closed)."""
-    center_a, half_a = _box_params(pa)
-    center_b, half_b = _box_params(pb)
+    center_a, half_a = box_center_half(pa)
+    center_b, half_b = box_center_half(pb)
     return _obb_obb(ta, center_a, half_a, tb, center_b, half_b)
 
 
@@ -119,7 +114,7 @@ def _fast_intersects_ordered(ka, pa, pta, ta, kb, pb, ptb, tb):
                                         ptb, pb[0] if kb == kinds.SPHERE else 0.0, tb)
     if (ka == kinds.CAPSULE or ka == kinds.SEGMENT) and kb == kinds.BOX:
         radius = pa[0] if ka == kinds.CAPSULE else 0.0
-        center, half = _box_params(pb)
+        center, half = box_center_half(pb)
         start, step = _segment_in_box(pta, ta, tb, center)
         t, meets = segment_box_parameter(start, step, half)
         if meets:
@@ -132,7 +127,7 @@ def _fast_intersects_ordered(ka, pa, pta, ta, kb, pb, ptb, tb):
         return True, squared <= radius * radius
     if ka <= kinds.SPHERE and kb == kinds.BOX:
         radius = pa[0] if ka == kinds.SPHERE else 0.0
-        center, half = _box_params(pb)
+        center, half = box_center_half(pb)
         squared = _sqdist_point_box(_world(ta, pta[0], 0), _world(ta, pta[0], 1), _world(ta, pta[0], 2), tb, center, half)
         return True, squared <= radius * radius
     if ka == kinds.BOX and kb == kinds.BOX:
@@ -187,7 +182,7 @@ def _fast_distance_ordered(ka, pa, pta, ta, kb, pb, ptb, tb):
     if ka <= kinds.SPHERE and kb <= kinds.SPHERE:
         return point_core_distance(pa, pta, ta, radius_a, pb, ptb, tb, radius_b)
     if ka <= kinds.SPHERE and kb == kinds.BOX:
-        center, half = _box_params(pb)
+        center, half = box_center_half(pb)
         c = np.empty(3)
         for i in range(3):
             c[i] = _world(ta, pta[0], i)
@@ -205,7 +200,7 @@ def _fast_distance_ordered(ka, pa, pta, ta, kb, pb, ptb, tb):
             q[i] = tb[i, 0] * local[0] + tb[i, 1] * local[1] + tb[i, 2] * local[2] + tb[i, 3]
         return _separated_result(c, radius_a, q, 0.0)
     if (ka == kinds.CAPSULE or ka == kinds.SEGMENT) and kb == kinds.BOX:
-        center, half = _box_params(pb)
+        center, half = box_center_half(pb)
         start, step = _segment_in_box(pta, ta, tb, center)
         t, meets = segment_box_parameter(start, step, half)
         if meets:  # the cores meet: penetration is the engine's business

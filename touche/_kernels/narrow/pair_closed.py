@@ -200,15 +200,22 @@ def finish_core_distance(core_a, ra, core_b, rb, fallback_normal, core_depth):
 
 
 @njit(cache=True, nogil=True)
+def box_center_half(params):
+    """(center, half extents) of a packed box in its own frame, whose axes are the frame's."""
+    n_planes = int(params[1])
+    return params[4 + n_planes : 7 + n_planes], params[7 + n_planes : 10 + n_planes]
+
+
+@njit(cache=True, nogil=True)
 def box_frame(params, points):
     """(center, axes, half) of a packed box in whatever frame it was moved to: its first three
     plane normals are its +x, +y, +z axes (columns of ``axes``)."""
     nv = int(params[0])
-    n_planes = int(params[1])
     axes = np.empty((3, 3))
     for i in range(3):
         copy_into(axes[:, i], points[nv + i])
-    return params[4 + n_planes : 7 + n_planes], axes, params[7 + n_planes : 10 + n_planes]
+    center, half = box_center_half(params)
+    return center, axes, half
 
 
 @njit(cache=True, nogil=True)

@@ -14,11 +14,12 @@ from touche import tolerance
 
 from touche._kernels.base import kinds
 from touche._kernels.primitives.closest import closest_points_triangle_triangle, segment_pair_gap
-from touche._kernels.primitives.overlap import test_obb_obb, test_triangle_obb, test_triangle_triangle
-from touche._kernels.primitives.sat import sat_convex
+from touche._kernels.primitives.overlap import box_frame_columns, test_obb_obb, test_triangle_obb, test_triangle_triangle
+from touche._kernels.primitives.sat import obb_obb_depth_relative, sat_convex
 from touche._kernels.base.vec import dot as _dot
 from touche._kernels.base.vec import norm as _norm
-from touche._kernels.narrow.pair_closed import box_frame, nan3, polytope_counts, support, vertex_gap
+from touche._kernels.narrow.pair_closed import apply_point, apply_vector, box_center_half, box_frame, nan3
+from touche._kernels.narrow.pair_closed import polytope_counts, support, vertex_gap
 
 
 OBB_EPSILON = tolerance.OBB_EPSILON  # Ericson 4.4.2 robustness term
@@ -150,3 +151,120 @@ def polytope_vs_polytope(kind_a, params_a, points_a, tris_a, edges_a,
     point_a = support(kind_a, params_a, points_a, axis)
     point_b = support(kind_b, params_b, points_b, -axis)
     return separation, point_a, point_b, axis
+
+
+# ----------------------------------------------------------------------------------------------
+# two boxes
+@njit(cache=True, nogil=True)
+def _box_centre_world(pose, center):
+    return (pose[0, 0] * center[0] + pose[0, 1] * center[1] + pose[0, 2] * center[2] + pose[0, 3],
+            pose[1, 0] * center[0] + pose[1, 1] * center[1] + pose[1, 2] * center[2] + pose[1, 3],
+            pose[2, 0] * center[0] + pose[2, 1] * center[1] + pose[2, 2] * center[2] + pose[2, 3])
+
+
+@njit(cache=True, nogil=True)
+def box_box_separation(pa, ta, pb, tb, early_out):
+    """(separation, axis, R, by_face) of two posed boxes: polytope_vs_polytope's SAT separation and
+    axis (a 3-tuple in A's frame, oriented from A towards B) straight from the poses
+    (obb_obb_depth_relative: no moved copies of the boxes, no vertex projections, no arrays),
+    and R = A_i . B_j (row-major 9-tuple) for box_box_supports. ``early_out`` (see
+    obb_obb_depth_relative): a face axis that separates them is returned as soon as the face
+    axes are tried, ``by_face`` True."""
+    center_a, half_a = box_center_half(pa)
+    center_b, half_b = box_center_half(pb)
+    ca = _box_centre_world(ta, center_a)
+    cb = _box_centre_world(tb, center_b)
+    t, R = box_frame_columns(ca[0], ca[1], ca[2], ta, cb[0], cb[1], cb[2], tb)
+    separation, axis, by_face = obb_obb_depth_relative(t, R, half_a, half_b, early_out)
+    return separation, axis, R, by_face
+
+
+@njit(cache=True, nogil=True)
+def box_box_supports(pa, ta, pb, tb, axis, R):
+    """(point_a, point_b, normal) in world coordinates for box_box_separation's axis: A's support
+    point along it, B's against it (polytope_vs_polytope's witnesses of an overlap), the unit
+    axis. A box's support is the corner on the axis's side of each of its face pairs."""
+    center_a, half_a = box_center_half(pa)
+    center_b, half_b = box_center_half(pb)
+    local_axis = np.empty(3)  # in A's frame
+    local_axis[0], local_axis[1], local_axis[2] = axis
+    vertex_a = np.empty(3)  # in A's frame
+    vertex_b = np.empty(3)  # in B's frame
+    for k in range(3):
+        vertex_a[k] = center_a[k] + (half_a[k] if local_axis[k] > 0.0 else -half_a[k])
+        along_b = -(local_axis[0] * R[k] + local_axis[1] * R[3 + k] + local_axis[2] * R[6 + k])
+        vertex_b[k] = center_b[k] + (half_b[k] if along_b > 0.0 else -half_b[k])
+    return apply_point(ta, vertex_a), apply_point(tb, vertex_b), apply_vector(ta, local_axis)
+
+
+@njit(cache=True, nogil=True)
+def box_box_face_distance(pa, ta, pb, tb, axis, R):
+    """(found, point_a, point_b, normal) for two boxes that a face axis separates
+    (box_box_separation with early_out and ``by_face`` True; ``axis`` is its largest face gap's): the other box's nearest corner along
+    that face normal, projected onto the face plane; when the projection lies on the face, the
+    gap is the distance and the two points are closest points (every pair of points is at
+    least the gap apart along the normal, and these two are exactly that). Otherwise (the
+    closest features are edges, or a corner beyond the face's border) ``found`` is False and
+    GJK answers. World coordinates; the normal from A towards B."""
+    center_a, half_a = box_center_half(pa)
+    center_b, half_b = box_center_half(pb)
+    l0, l1, l2 = axis
+    local_axis = np.empty(3)  # in A's frame
+    local_axis[0] = l0
+    local_axis[1] = l1
+    local_axis[2] = l2
+    face_of_a = -1
+    for k in range(3):
+        if abs(local_axis[k]) == 1.0:  # A's face axes are exact unit vectors
+            face_of_a = k
+    # relative positions: B's centre in A's frame, t = sum_i t_i A_i, and A's in B's
+    ca = _box_centre_world(ta, center_a)
+    cb = _box_centre_world(tb, center_b)
+    point_a = np.empty(3)  # in the frame of the box whose face it is, from its centre
+    point_b = np.empty(3)
+    if face_of_a >= 0:
+        # B's corner nearest to A's face, in A's frame from A's centre
+        for i in range(3):
+            point_b[i] = (ta[0, i] * (cb[0] - ca[0]) + ta[1, i] * (cb[1] - ca[1]) + ta[2, i] * (cb[2] - ca[2]))
+        for j in range(3):
+            along = l0 * R[j] + l1 * R[3 + j] + l2 * R[6 + j]
+            step = -half_b[j] if along > 0.0 else half_b[j]
+            for i in range(3):
+                point_b[i] += step * R[3 * i + j]
+        for i in range(3):
+            if i == face_of_a:
+                point_a[i] = half_a[i] if local_axis[i] > 0.0 else -half_a[i]
+            elif abs(point_b[i]) <= half_a[i]:
+                point_a[i] = point_b[i]
+            else:
+                return False, point_a, point_b, local_axis
+        for i in range(3):
+            point_a[i] += center_a[i]
+            point_b[i] += center_a[i]
+        return True, apply_point(ta, point_a), apply_point(ta, point_b), apply_vector(ta, local_axis)
+    # a face of B: the axis is +-B_j; in B's frame it is sigma * e_j
+    along_b = np.empty(3)
+    for j in range(3):
+        along_b[j] = l0 * R[j] + l1 * R[3 + j] + l2 * R[6 + j]
+    face_of_b = 0
+    for j in range(1, 3):
+        if abs(along_b[j]) > abs(along_b[face_of_b]):
+            face_of_b = j
+    # A's corner nearest to B's face, in B's frame from B's centre
+    for j in range(3):
+        point_a[j] = (tb[0, j] * (ca[0] - cb[0]) + tb[1, j] * (ca[1] - cb[1]) + tb[2, j] * (ca[2] - cb[2]))
+    for i in range(3):
+        step = half_a[i] if local_axis[i] > 0.0 else -half_a[i]
+        for j in range(3):
+            point_a[j] += step * R[3 * i + j]
+    for j in range(3):
+        if j == face_of_b:
+            point_b[j] = -half_b[j] if along_b[j] > 0.0 else half_b[j]
+        elif abs(point_a[j]) <= half_b[j]:
+            point_b[j] = point_a[j]
+        else:
+            return False, point_a, point_b, local_axis
+    for j in range(3):
+        point_a[j] += center_b[j]
+        point_b[j] += center_b[j]
+    return True, apply_point(tb, point_a), apply_point(tb, point_b), apply_vector(ta, local_axis)

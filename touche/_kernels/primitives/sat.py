@@ -154,3 +154,105 @@ def sat_convex(verts_a, edges_a, normals_a, verts_b, edges_b, normals_b):
     axis[1] = by
     axis[2] = bz
     return best, axis
+
+
+
+@njit(cache=True, nogil=True)
+def _better_axis(s, radii, length, lx, ly, lz, best, bx, by, bz):
+    """One candidate of obb_obb_depth_relative: centre distance ``s`` along the axis (lx, ly,
+    lz) of length ``length``, projected radii ``radii`` (both scaled by the length); the gap on
+    the unit axis oriented towards B replaces the running best if larger (sat_convex's order:
+    the first of equal gaps stays)."""
+    gap = (abs(s) - radii) / length
+    if gap > best:
+        if s >= 0.0:  # B's interval midpoint on the + side (sat_convex: g1 >= g2)
+            return gap, lx / length, ly / length, lz / length
+        return gap, -lx / length, -ly / length, -lz / length
+    return best, bx, by, bz
+
+
+@njit(cache=True, nogil=True)
+def obb_obb_depth_relative(t, R, a, b, early_out):
+    """sat_convex for two boxes, from box B in box A's frame (overlap.box_frame_columns: t, R
+    with R[3 i + j] = A_i . B_j; a, b half extents): the same 15 candidate axes in the same order
+    (A's faces, B's faces, the edge pairs A_i x B_j, near-parallel pairs skipped by the same
+    sin^2 <= 1e-12 rule), each projected through the centres and radii (Ericson 4.4.1's
+    expressions: |R_ij| for B's axes on A's and the edge axes' radii through B's orthonormal
+    axes) instead of 16 vertex dot products. Returns (separation, (l0, l1, l2)): the axis unit,
+    in A's frame, oriented from A towards B; separation < 0 is minus the penetration depth
+    (Ericson 5.2.1: for two polytopes the face normals and edge cross products are every facet
+    normal of B - A). With ``early_out``, when a face axis separates the boxes the largest face
+    gap is returned before the edge axes are tried, with ``by_face`` True: the separation is
+    then > 0 but may be less than the SAT's (an edge axis may separate more)."""
+    t0, t1, t2 = t
+    r00, r01, r02, r10, r11, r12, r20, r21, r22 = R
+    a0 = a[0]
+    a1 = a[1]
+    a2 = a[2]
+    b0 = b[0]
+    b1 = b[1]
+    b2 = b[2]
+    q00 = abs(r00)
+    q01 = abs(r01)
+    q02 = abs(r02)
+    q10 = abs(r10)
+    q11 = abs(r11)
+    q12 = abs(r12)
+    q20 = abs(r20)
+    q21 = abs(r21)
+    q22 = abs(r22)
+    best = -np.inf
+    bx = 0.0
+    by = 0.0
+    bz = 0.0
+    # A's faces
+    best, bx, by, bz = _better_axis(t0, a0 + b0 * q00 + b1 * q01 + b2 * q02, 1.0, 1.0, 0.0, 0.0, best, bx, by, bz)
+    best, bx, by, bz = _better_axis(t1, a1 + b0 * q10 + b1 * q11 + b2 * q12, 1.0, 0.0, 1.0, 0.0, best, bx, by, bz)
+    best, bx, by, bz = _better_axis(t2, a2 + b0 * q20 + b1 * q21 + b2 * q22, 1.0, 0.0, 0.0, 1.0, best, bx, by, bz)
+    # B's faces: the columns of R
+    best, bx, by, bz = _better_axis(t0 * r00 + t1 * r10 + t2 * r20, a0 * q00 + a1 * q10 + a2 * q20 + b0, 1.0,
+                                    r00, r10, r20, best, bx, by, bz)
+    best, bx, by, bz = _better_axis(t0 * r01 + t1 * r11 + t2 * r21, a0 * q01 + a1 * q11 + a2 * q21 + b1, 1.0,
+                                    r01, r11, r21, best, bx, by, bz)
+    best, bx, by, bz = _better_axis(t0 * r02 + t1 * r12 + t2 * r22, a0 * q02 + a1 * q12 + a2 * q22 + b2, 1.0,
+                                    r02, r12, r22, best, bx, by, bz)
+    if early_out and best > 0.0:
+        return best, (bx, by, bz), True
+    # edge pairs A_i x B_j = e_i x (r0j, r1j, r2j); squared length = the two other entries of column j
+    squared = r20 * r20 + r10 * r10  # A0 x B0 = (0, -r20, r10)
+    if squared > _PARALLEL:
+        best, bx, by, bz = _better_axis(t2 * r10 - t1 * r20, a1 * q20 + a2 * q10 + b1 * q02 + b2 * q01,
+                                        np.sqrt(squared), 0.0, -r20, r10, best, bx, by, bz)
+    squared = r21 * r21 + r11 * r11  # A0 x B1 = (0, -r21, r11)
+    if squared > _PARALLEL:
+        best, bx, by, bz = _better_axis(t2 * r11 - t1 * r21, a1 * q21 + a2 * q11 + b2 * q00 + b0 * q02,
+                                        np.sqrt(squared), 0.0, -r21, r11, best, bx, by, bz)
+    squared = r22 * r22 + r12 * r12  # A0 x B2 = (0, -r22, r12)
+    if squared > _PARALLEL:
+        best, bx, by, bz = _better_axis(t2 * r12 - t1 * r22, a1 * q22 + a2 * q12 + b0 * q01 + b1 * q00,
+                                        np.sqrt(squared), 0.0, -r22, r12, best, bx, by, bz)
+    squared = r20 * r20 + r00 * r00  # A1 x B0 = (r20, 0, -r00)
+    if squared > _PARALLEL:
+        best, bx, by, bz = _better_axis(t0 * r20 - t2 * r00, a2 * q00 + a0 * q20 + b1 * q12 + b2 * q11,
+                                        np.sqrt(squared), r20, 0.0, -r00, best, bx, by, bz)
+    squared = r21 * r21 + r01 * r01  # A1 x B1 = (r21, 0, -r01)
+    if squared > _PARALLEL:
+        best, bx, by, bz = _better_axis(t0 * r21 - t2 * r01, a2 * q01 + a0 * q21 + b2 * q10 + b0 * q12,
+                                        np.sqrt(squared), r21, 0.0, -r01, best, bx, by, bz)
+    squared = r22 * r22 + r02 * r02  # A1 x B2 = (r22, 0, -r02)
+    if squared > _PARALLEL:
+        best, bx, by, bz = _better_axis(t0 * r22 - t2 * r02, a2 * q02 + a0 * q22 + b0 * q11 + b1 * q10,
+                                        np.sqrt(squared), r22, 0.0, -r02, best, bx, by, bz)
+    squared = r10 * r10 + r00 * r00  # A2 x B0 = (-r10, r00, 0)
+    if squared > _PARALLEL:
+        best, bx, by, bz = _better_axis(t1 * r00 - t0 * r10, a0 * q10 + a1 * q00 + b1 * q22 + b2 * q21,
+                                        np.sqrt(squared), -r10, r00, 0.0, best, bx, by, bz)
+    squared = r11 * r11 + r01 * r01  # A2 x B1 = (-r11, r01, 0)
+    if squared > _PARALLEL:
+        best, bx, by, bz = _better_axis(t1 * r01 - t0 * r11, a0 * q11 + a1 * q01 + b2 * q20 + b0 * q22,
+                                        np.sqrt(squared), -r11, r01, 0.0, best, bx, by, bz)
+    squared = r12 * r12 + r02 * r02  # A2 x B2 = (-r12, r02, 0)
+    if squared > _PARALLEL:
+        best, bx, by, bz = _better_axis(t1 * r02 - t0 * r12, a0 * q12 + a1 * q02 + b0 * q21 + b1 * q20,
+                                        np.sqrt(squared), -r12, r02, 0.0, best, bx, by, bz)
+    return best, (bx, by, bz), False

@@ -1,0 +1,201 @@
+"""Two overlapping boxes' SAT depth straight from the poses (pair_polytopes.box_box_separation / box_box_supports,
+primitives/sat.obb_obb_depth_relative), against the general SAT on the boxes' world vertices
+(sat_convex, what the polytope engine ran before) and the exact minimum translation distance of
+the Minkowski difference (naive/pairs.minkowski_depth), on seeded random poses: general,
+axis-aligned and face-parallel, touching, nearly flat boxes, tiny and huge scales."""
+import itertools
+
+import numpy as np
+import pytest
+
+import naive as N
+import touche as tc
+from touche._kernels.narrow.pair_polytopes import box_box_face_distance, box_box_separation, box_box_supports
+from touche._kernels.primitives.sat import sat_convex
+
+def _penetration(params_a, pose_a, params_b, pose_b):
+    """(overlapping, separation, point_a, point_b, normal) as the polytope engine takes them."""
+    separation, axis, R, _ = box_box_separation(params_a, pose_a, params_b, pose_b, True)
+    if not separation <= 0.0:
+        return False, separation, None, None, None
+    return (True, separation) + box_box_supports(params_a, pose_a, params_b, pose_b, axis, R)
+
+
+SIGNS = np.array(list(itertools.product([-1.0, 1.0], repeat=3)))
+
+
+def _random_rotations(rng, n):
+    return tc.Pose.random(n, scale=0.0, seed=int(rng.integers(1 << 30))).matrix[:, :3, :3]
+
+
+def _world_box(box, pose):
+    center = np.asarray(box.center, float)
+    half = np.asarray(box.half_extents, float)
+    return (center + SIGNS * half) @ pose[:3, :3].T + pose[:3, 3], pose[:3, :3]
+
+
+def _cases(seed, half_a, half_b, count):
+    """Poses of A around B (B at a random pose): random, axis-aligned and face-parallel."""
+    rng = np.random.default_rng(seed)
+    reach = float(np.linalg.norm(half_a) + np.linalg.norm(half_b))
+    poses_a = np.tile(np.eye(4), (count, 1, 1))
+    poses_a[:, :3, :3] = _random_rotations(rng, count)
+    poses_a[: count // 4, :3, :3] = np.eye(3)  # axis-aligned with each other below
+    quarter = np.tile(np.eye(3), (count // 4, 1, 1))
+    angle = rng.uniform(0, 2 * np.pi, count // 4)  # face-parallel: a turn about z only
+    quarter[:, 0, 0] = quarter[:, 1, 1] = np.cos(angle)
+    quarter[:, 0, 1] = -np.sin(angle)
+    quarter[:, 1, 0] = np.sin(angle)
+    poses_a[count // 4 : count // 2, :3, :3] = quarter
+    poses_a[:, :3, 3] = rng.uniform(-0.5, 0.5, (count, 3)) * reach
+    pose_b = np.eye(4)
+    if seed % 2:  # B posed too; the axis-aligned / face-parallel poses then follow B's frame
+        pose_b[:3, :3] = _random_rotations(rng, 1)[0]
+        poses_a[: count // 2, :3, :3] = pose_b[:3, :3] @ poses_a[: count // 2, :3, :3]
+    pose_b[:3, 3] = rng.uniform(-0.1, 0.1, 3) * reach
+    return poses_a, pose_b
+
+
+BOX_PAIRS = [
+    ([0.25, 0.4, 0.15], [0.5, 0.3, 0.2]),
+    ([0.5, 0.5, 0.5], [0.5, 0.5, 0.5]),  # equal cubes: many ties
+    ([0.1, 1.5, 0.005], [1.0, 0.025, 0.25]),  # slabs and rods
+    ([0.3, 0.2, 1e-9], [0.4, 0.4, 0.1]),  # a nearly flat box
+]
+
+
+@pytest.mark.parametrize("scale", [1e-4, 1.0, 1e4])
+@pytest.mark.parametrize("pair", range(len(BOX_PAIRS)))
+def test_box_box_penetration_is_the_sat_depth(pair, scale):
+    half_a, half_b = (np.asarray(h) * scale for h in BOX_PAIRS[pair])
+    a = tc.Box(2 * half_a, center=[0.1 * scale, -0.05 * scale, 0.02 * scale])
+    b = tc.Box(2 * half_b)
+    poses_a, pose_b = _cases(pair * 7 + int(np.log10(scale)) + 20, half_a, half_b, 400)
+    size = float(np.linalg.norm(half_a) + np.linalg.norm(half_b))
+    overlapping_count = 0
+    for pose_a in poses_a:
+        overlapping, separation, point_a, point_b, normal = _penetration(
+            a._packed[1], pose_a, b._packed[1], pose_b)
+        verts_a, axes_a = _world_box(a, pose_a)
+        verts_b, axes_b = _world_box(b, pose_b)
+        general, general_axis = sat_convex(verts_a, axes_a.T.copy(), axes_a.T.copy(),
+                                           verts_b, axes_b.T.copy(), axes_b.T.copy())
+        assert overlapping == (separation <= 0.0)
+        if not overlapping:  # the early out: some separating face axis's gap, at most the SAT's
+            assert general > 0.0 and separation <= general + 1e-12 * size
+            continue
+        assert separation == pytest.approx(general, abs=1e-12 * size)
+        overlapping_count += 1
+        exact = N.minkowski_depth(verts_a, verts_b)
+        if exact is not None:  # a flat difference has no facet depth
+            assert separation == pytest.approx(exact, abs=1e-9 * size)
+        assert np.linalg.norm(normal) == pytest.approx(1.0, abs=1e-12)
+        if abs(general - separation) < 1e-13 * size and np.dot(normal, general_axis) < 1 - 1e-9:
+            # two axes tie: either is the depth's axis
+            assert (verts_a @ general_axis).max() - (verts_b @ general_axis).min() == pytest.approx(
+                (verts_a @ normal).max() - (verts_b @ normal).min(), abs=1e-12 * size)
+        # support points: a vertex of each box, the farthest along the axis (B: against it)
+        assert np.min(np.linalg.norm(verts_a - point_a, axis=1)) <= 1e-12 * size
+        assert np.min(np.linalg.norm(verts_b - point_b, axis=1)) <= 1e-12 * size
+        assert point_a @ normal == pytest.approx((verts_a @ normal).max(), abs=1e-12 * size)
+        assert point_b @ normal == pytest.approx((verts_b @ normal).min(), abs=1e-12 * size)
+        # oriented from A to B: moving B by -separation along the normal separates them
+        assert (verts_b @ normal).min() - (verts_a @ normal).max() == pytest.approx(separation, abs=1e-12 * size)
+    assert overlapping_count > 30
+
+
+def test_touching_boxes_are_overlapping_at_zero_depth():
+    box = tc.Box([1.0, 1.0, 1.0])
+    for axis in range(3):
+        pose = np.eye(4)
+        pose[axis, 3] = 1.0  # face to face
+        overlapping, separation, point_a, point_b, normal = _penetration(
+            box._packed[1], np.eye(4), box._packed[1], pose)
+        assert overlapping
+        assert separation == 0.0
+        assert abs(normal[axis]) == 1.0
+    pose = np.eye(4)
+    pose[0, 3] = 1.0 + 1e-12
+    assert not _penetration(box._packed[1], np.eye(4), box._packed[1], pose)[0]
+
+
+def test_public_distance_of_overlapping_boxes_takes_the_sat_depth():
+    """touche.distance, single and batch: the same depth, normal and support points as the kernel."""
+    a = tc.Box([0.5, 0.8, 0.3])
+    b = tc.Box([1.0, 0.6, 0.4], center=[0.0, 0.1, 0.0])
+    poses = tc.Pose.random(300, scale=0.5, seed=3).matrix
+    batch = tc.distance(a, poses, b, None)
+    overlapping_count = 0
+    for i, pose in enumerate(poses):
+        overlapping, separation, point_a, point_b, normal = _penetration(
+            a._packed[1], pose, b._packed[1], np.eye(4))
+        single = tc.distance(a, pose, b, None)
+        if overlapping:
+            overlapping_count += 1
+            for signed, pa, pb, n in ((single.signed_distance, single.point_a, single.point_b, single.normal),
+                                      (batch.signed_distance[i], batch.point_a[i], batch.point_b[i], batch.normal[i])):
+                assert signed == separation
+                np.testing.assert_array_equal(pa, point_a)
+                np.testing.assert_array_equal(pb, point_b)
+                np.testing.assert_array_equal(n, normal)
+        else:
+            assert single.signed_distance > 0.0
+    assert overlapping_count > 50
+
+
+def _on_box(point, box, pose, size):
+    """Whether a world point lies in a posed box (within rounding), in the box's own frame (not
+    from corner differences, whose directions a nearly flat box's rounding tilts)."""
+    local = pose[:3, :3].T @ (point - pose[:3, 3]) - np.asarray(box.center, float)
+    return bool(np.all(np.abs(local) <= np.asarray(box.half_extents, float) + 1e-12 * size))
+
+
+@pytest.mark.parametrize("scale", [1e-4, 1.0, 1e4])
+@pytest.mark.parametrize("pair", range(len(BOX_PAIRS)))
+def test_box_box_face_distance_is_the_distance(pair, scale):
+    """A separated pair whose nearest corner lies over the separating face: the gap is the
+    distance (the reference: the distance between the two corner sets' hulls) and the points
+    lie on the boxes, |point_b - point_a| the gap; other pairs are declined (GJK's)."""
+    half_a, half_b = (np.asarray(h) * scale for h in BOX_PAIRS[pair])
+    a = tc.Box(2 * half_a, center=[0.1 * scale, -0.05 * scale, 0.02 * scale])
+    b = tc.Box(2 * half_b)
+    poses_a, pose_b = _cases(pair * 11 + int(np.log10(scale)) + 50, half_a, half_b, 300)
+    poses_a[:, :3, 3] *= 2.0  # mostly separated
+    size = float(np.linalg.norm(half_a) + np.linalg.norm(half_b))
+    found_count = declined = 0
+    for pose_a in poses_a:
+        separation, axis, R, by_face = box_box_separation(a._packed[1], pose_a, b._packed[1], pose_b, True)
+        if not by_face:
+            continue
+        found, point_a, point_b, normal = box_box_face_distance(a._packed[1], pose_a, b._packed[1], pose_b, axis, R)
+        verts_a, _ = _world_box(a, pose_a)
+        verts_b, _ = _world_box(b, pose_b)
+        with np.errstate(divide="ignore", invalid="ignore"):  # the reference's parallel edges
+            reference = N.core_distance(verts_a, verts_b)
+        if not found:
+            declined += 1
+            assert reference >= separation - 1e-12 * size  # the gap is only a lower bound there
+            continue
+        found_count += 1
+        assert separation == pytest.approx(reference, abs=1e-9 * size)
+        assert np.linalg.norm(point_b - point_a) == pytest.approx(separation, abs=1e-12 * size)
+        np.testing.assert_allclose(point_b - point_a, separation * normal, atol=1e-12 * size)
+        assert _on_box(point_a, a, pose_a, size) and _on_box(point_b, b, pose_b, size)
+    assert found_count > 5
+    assert declined > 0 or pair >= 2  # random rotations put most nearest corners off the face
+
+
+def test_box_box_distance_of_face_parallel_boxes():
+    """Stacked boxes with parallel faces (the closest points are not unique): the gap, points
+    on both faces; the public distance agrees with GJK's answer for the same pair."""
+    a = tc.Box([1.0, 1.0, 1.0])
+    b = tc.Box([0.5, 2.0, 0.3])
+    for offset in ([0.2, 0.1, 1.5], [0.0, 0.0, 0.65 + 1e-12], [1.7, 0.0, 0.0], [0.3, -0.2, -2.0]):
+        pose = np.eye(4)
+        pose[:3, 3] = offset
+        result = tc.distance(a, None, b, pose)
+        verts_a, _ = _world_box(a, np.eye(4))
+        verts_b, _ = _world_box(b, pose)
+        assert result.distance == pytest.approx(N.core_distance(verts_a, verts_b), abs=1e-12)
+        assert np.linalg.norm(result.point_b - result.point_a) == pytest.approx(result.distance, abs=1e-12)
+        assert _on_box(result.point_a, a, np.eye(4), 1.0) and _on_box(result.point_b, b, pose, 1.0)
