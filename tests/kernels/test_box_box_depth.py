@@ -186,13 +186,16 @@ def test_box_box_face_distance_is_the_distance(pair, scale):
 
 
 def test_box_box_distance_of_face_parallel_boxes():
-    """Stacked boxes with parallel faces (the closest points are not unique): the gap, points
-    on both faces; the public distance agrees with GJK's answer for the same pair."""
+    """Stacked boxes with parallel faces (the closest points are not unique): the face distance
+    finds them (an edge parallel to the face takes its point nearest the face's centre) and
+    the public distance is the reference's, with points on both boxes."""
     a = tc.Box([1.0, 1.0, 1.0])
     b = tc.Box([0.5, 2.0, 0.3])
     for offset in ([0.2, 0.1, 1.5], [0.0, 0.0, 0.65 + 1e-12], [1.7, 0.0, 0.0], [0.3, -0.2, -2.0]):
         pose = np.eye(4)
         pose[:3, 3] = offset
+        separation, axis, R, by_face = box_box_separation(a._packed[1], np.eye(4), b._packed[1], pose, True)
+        assert by_face and box_box_face_distance(a._packed[1], np.eye(4), b._packed[1], pose, axis, R)[0]
         result = tc.distance(a, None, b, pose)
         verts_a, _ = _world_box(a, np.eye(4))
         verts_b, _ = _world_box(b, pose)

@@ -14,7 +14,8 @@ from touche import tolerance
 
 from touche._kernels.base import kinds
 from touche._kernels.primitives.closest import closest_points_triangle_triangle, segment_pair_gap
-from touche._kernels.primitives.overlap import box_frame_columns, test_obb_obb, test_triangle_obb, test_triangle_triangle
+from touche._kernels.primitives.overlap import box_frame_columns, test_obb_obb
+from touche._kernels.primitives.overlap import test_triangle_obb, test_triangle_triangle
 from touche._kernels.primitives.sat import obb_obb_depth_relative, sat_convex
 from touche._kernels.base.vec import dot as _dot
 from touche._kernels.base.vec import norm as _norm
@@ -200,12 +201,14 @@ def box_box_supports(pa, ta, pb, tb, axis, R):
 @njit(cache=True, nogil=True)
 def box_box_face_distance(pa, ta, pb, tb, axis, R):
     """(found, point_a, point_b, normal) for two boxes that a face axis separates
-    (box_box_separation with early_out and ``by_face`` True; ``axis`` is its largest face gap's): the other box's nearest corner along
-    that face normal, projected onto the face plane; when the projection lies on the face, the
-    gap is the distance and the two points are closest points (every pair of points is at
-    least the gap apart along the normal, and these two are exactly that). Otherwise (the
-    closest features are edges, or a corner beyond the face's border) ``found`` is False and
-    GJK answers. World coordinates; the normal from A towards B."""
+    (box_box_separation with early_out and ``by_face`` True; ``axis`` is its largest face
+    gap's): the other box's nearest corner along that face normal (where one of its edges is
+    parallel to the face, the point of that edge nearest the face's box centre), projected onto
+    the face plane. When the projection lies on the face, the gap is the distance and the two
+    points are closest points (every pair of points is at least the gap apart along the
+    normal, and these two are exactly that). Otherwise (the closest features are edges, or a
+    corner beyond the face's border) ``found`` is False and GJK answers. World coordinates;
+    the normal from A towards B."""
     center_a, half_a = box_center_half(pa)
     center_b, half_b = box_center_half(pb)
     l0, l1, l2 = axis
@@ -228,7 +231,11 @@ def box_box_face_distance(pa, ta, pb, tb, axis, R):
             point_b[i] = (ta[0, i] * (cb[0] - ca[0]) + ta[1, i] * (cb[1] - ca[1]) + ta[2, i] * (cb[2] - ca[2]))
         for j in range(3):
             along = l0 * R[j] + l1 * R[3 + j] + l2 * R[6 + j]
-            step = -half_b[j] if along > 0.0 else half_b[j]
+            if along != 0.0:
+                step = -half_b[j] if along > 0.0 else half_b[j]
+            else:  # B_j parallel to the face: every point of that edge as near; the one nearest A's centre
+                offset = point_b[0] * R[j] + point_b[1] * R[3 + j] + point_b[2] * R[6 + j]
+                step = min(max(-offset, -half_b[j]), half_b[j])
             for i in range(3):
                 point_b[i] += step * R[3 * i + j]
         for i in range(3):
@@ -254,7 +261,11 @@ def box_box_face_distance(pa, ta, pb, tb, axis, R):
     for j in range(3):
         point_a[j] = (tb[0, j] * (ca[0] - cb[0]) + tb[1, j] * (ca[1] - cb[1]) + tb[2, j] * (ca[2] - cb[2]))
     for i in range(3):
-        step = half_a[i] if local_axis[i] > 0.0 else -half_a[i]
+        if local_axis[i] != 0.0:
+            step = half_a[i] if local_axis[i] > 0.0 else -half_a[i]
+        else:  # A_i parallel to B's face: the point of that edge nearest B's centre
+            offset = point_a[0] * R[3 * i] + point_a[1] * R[3 * i + 1] + point_a[2] * R[3 * i + 2]
+            step = min(max(-offset, -half_a[i]), half_a[i])
         for j in range(3):
             point_a[j] += step * R[3 * i + j]
     for j in range(3):
