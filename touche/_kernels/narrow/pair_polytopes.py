@@ -199,6 +199,26 @@ def box_box_supports(pa, ta, pb, tb, axis, R):
 
 
 @njit(cache=True, nogil=True)
+def _onto_face(corner, face, side, half, center, pose):
+    """(found, face point, corner) for box_box_face_distance, in world coordinates: ``corner``
+    (in a box's frame, from its centre) projected along axis ``face`` onto the plane at
+    ``side``; found when the projection lies on that face of the box (half extents ``half``,
+    centre ``center`` in the frame of ``pose``)."""
+    point = np.empty(3)
+    for i in range(3):
+        if i == face:
+            point[i] = side
+        elif abs(corner[i]) <= half[i]:
+            point[i] = corner[i]
+        else:
+            return False, point, corner
+    for i in range(3):
+        point[i] += center[i]
+        corner[i] += center[i]
+    return True, apply_point(pose, point), apply_point(pose, corner)
+
+
+@njit(cache=True, nogil=True)
 def box_box_face_distance(pa, ta, pb, tb, axis, R):
     """(found, point_a, point_b, normal) for two boxes that a face axis separates
     (box_box_separation with early_out and ``by_face`` True; ``axis`` is its largest face
@@ -223,8 +243,8 @@ def box_box_face_distance(pa, ta, pb, tb, axis, R):
     # relative positions: B's centre in A's frame, t = sum_i t_i A_i, and A's in B's
     ca = _box_centre_world(ta, center_a)
     cb = _box_centre_world(tb, center_b)
-    point_a = np.empty(3)  # in the frame of the box whose face it is, from its centre
-    point_b = np.empty(3)
+    point_a = np.empty(3)  # A's corner nearest to B's face (in B's frame), or
+    point_b = np.empty(3)  # B's corner nearest to A's face (in A's frame), from the box's centre
     if face_of_a >= 0:
         # B's corner nearest to A's face, in A's frame from A's centre
         for i in range(3):
@@ -238,17 +258,9 @@ def box_box_face_distance(pa, ta, pb, tb, axis, R):
                 step = min(max(-offset, -half_b[j]), half_b[j])
             for i in range(3):
                 point_b[i] += step * R[3 * i + j]
-        for i in range(3):
-            if i == face_of_a:
-                point_a[i] = half_a[i] if local_axis[i] > 0.0 else -half_a[i]
-            elif abs(point_b[i]) <= half_a[i]:
-                point_a[i] = point_b[i]
-            else:
-                return False, point_a, point_b, local_axis
-        for i in range(3):
-            point_a[i] += center_a[i]
-            point_b[i] += center_a[i]
-        return True, apply_point(ta, point_a), apply_point(ta, point_b), apply_vector(ta, local_axis)
+        side = half_a[face_of_a] if local_axis[face_of_a] > 0.0 else -half_a[face_of_a]
+        found, on_face, corner = _onto_face(point_b, face_of_a, side, half_a, center_a, ta)
+        return found, on_face, corner, apply_vector(ta, local_axis)
     # a face of B: the axis is +-B_j; in B's frame it is sigma * e_j
     along_b = np.empty(3)
     for j in range(3):
@@ -268,14 +280,6 @@ def box_box_face_distance(pa, ta, pb, tb, axis, R):
             step = min(max(-offset, -half_a[i]), half_a[i])
         for j in range(3):
             point_a[j] += step * R[3 * i + j]
-    for j in range(3):
-        if j == face_of_b:
-            point_b[j] = -half_b[j] if along_b[j] > 0.0 else half_b[j]
-        elif abs(point_a[j]) <= half_b[j]:
-            point_b[j] = point_a[j]
-        else:
-            return False, point_a, point_b, local_axis
-    for j in range(3):
-        point_a[j] += center_b[j]
-        point_b[j] += center_b[j]
-    return True, apply_point(tb, point_a), apply_point(tb, point_b), apply_vector(ta, local_axis)
+    side = -half_b[face_of_b] if along_b[face_of_b] > 0.0 else half_b[face_of_b]
+    found, on_face, corner = _onto_face(point_a, face_of_b, side, half_b, center_b, tb)
+    return found, corner, on_face, apply_vector(ta, local_axis)
