@@ -165,10 +165,11 @@ def _box_centre_world(pose, center):
 
 @njit(cache=True, nogil=True)
 def box_box_separation(pa, ta, pb, tb, early_out):
-    """(separation, axis, R, by_face) of two posed boxes: polytope_vs_polytope's SAT separation and
-    axis (a 3-tuple in A's frame, oriented from A towards B) straight from the poses
-    (obb_obb_depth_relative: no moved copies of the boxes, no vertex projections, no arrays),
-    and R = A_i . B_j (row-major 9-tuple) for box_box_supports. ``early_out`` (see
+    """(separation, axis, relative, by_face) of two posed boxes: polytope_vs_polytope's SAT
+    separation and axis (a 3-tuple in A's frame, oriented from A towards B) straight from the
+    poses (obb_obb_depth_relative: no moved copies of the boxes, no vertex projections, no
+    arrays), and ``relative`` = (t, R), B's centre in A's frame and R = A_i . B_j (row-major
+    9-tuple), for box_box_supports and box_box_face_distance. ``early_out`` (see
     obb_obb_depth_relative): a face axis that separates them is returned as soon as the face
     axes are tried, ``by_face`` True."""
     center_a, half_a = box_center_half(pa)
@@ -177,14 +178,15 @@ def box_box_separation(pa, ta, pb, tb, early_out):
     cb = _box_centre_world(tb, center_b)
     t, R = box_frame_columns(ca[0], ca[1], ca[2], ta, cb[0], cb[1], cb[2], tb)
     separation, axis, by_face = obb_obb_depth_relative(t, R, half_a, half_b, early_out)
-    return separation, axis, R, by_face
+    return separation, axis, (t, R), by_face
 
 
 @njit(cache=True, nogil=True)
-def box_box_supports(pa, ta, pb, tb, axis, R):
+def box_box_supports(pa, ta, pb, tb, axis, relative):
     """(point_a, point_b, normal) in world coordinates for box_box_separation's axis: A's support
     point along it, B's against it (polytope_vs_polytope's witnesses of an overlap), the unit
     axis. A box's support is the corner on the axis's side of each of its face pairs."""
+    R = relative[1]
     center_a, half_a = box_center_half(pa)
     center_b, half_b = box_center_half(pb)
     local_axis = np.empty(3)  # in A's frame
@@ -219,7 +221,7 @@ def _onto_face(corner, face, side, half, center, pose):
 
 
 @njit(cache=True, nogil=True)
-def box_box_face_distance(pa, ta, pb, tb, axis, R):
+def box_box_face_distance(pa, ta, pb, tb, axis, relative):
     """(found, point_a, point_b, normal) for two boxes that a face axis separates
     (box_box_separation with early_out and ``by_face`` True; ``axis`` is its largest face
     gap's): the other box's nearest corner along that face normal (where one of its edges is
@@ -229,26 +231,21 @@ def box_box_face_distance(pa, ta, pb, tb, axis, R):
     normal, and these two are exactly that). Otherwise (the closest features are edges, or a
     corner beyond the face's border) ``found`` is False and GJK answers. World coordinates;
     the normal from A towards B."""
+    t, R = relative
     center_a, half_a = box_center_half(pa)
     center_b, half_b = box_center_half(pb)
     l0, l1, l2 = axis
     local_axis = np.empty(3)  # in A's frame
-    local_axis[0] = l0
-    local_axis[1] = l1
-    local_axis[2] = l2
+    local_axis[0], local_axis[1], local_axis[2] = axis
     face_of_a = -1
     for k in range(3):
         if abs(local_axis[k]) == 1.0:  # A's face axes are exact unit vectors
             face_of_a = k
-    # relative positions: B's centre in A's frame, t = sum_i t_i A_i, and A's in B's
-    ca = _box_centre_world(ta, center_a)
-    cb = _box_centre_world(tb, center_b)
     point_a = np.empty(3)  # A's corner nearest to B's face (in B's frame), or
     point_b = np.empty(3)  # B's corner nearest to A's face (in A's frame), from the box's centre
     if face_of_a >= 0:
-        # B's corner nearest to A's face, in A's frame from A's centre
-        for i in range(3):
-            point_b[i] = (ta[0, i] * (cb[0] - ca[0]) + ta[1, i] * (cb[1] - ca[1]) + ta[2, i] * (cb[2] - ca[2]))
+        # B's corner nearest to A's face, in A's frame from A's centre (B's centre: t)
+        point_b[0], point_b[1], point_b[2] = t
         for j in range(3):
             along = l0 * R[j] + l1 * R[3 + j] + l2 * R[6 + j]
             if along != 0.0:
@@ -269,9 +266,9 @@ def box_box_face_distance(pa, ta, pb, tb, axis, R):
     for j in range(1, 3):
         if abs(along_b[j]) > abs(along_b[face_of_b]):
             face_of_b = j
-    # A's corner nearest to B's face, in B's frame from B's centre
+    # A's corner nearest to B's face, in B's frame from B's centre (A's centre: -R^T t)
     for j in range(3):
-        point_a[j] = (tb[0, j] * (ca[0] - cb[0]) + tb[1, j] * (ca[1] - cb[1]) + tb[2, j] * (ca[2] - cb[2]))
+        point_a[j] = -(t[0] * R[j] + t[1] * R[3 + j] + t[2] * R[6 + j])
     for i in range(3):
         if local_axis[i] != 0.0:
             step = half_a[i] if local_axis[i] > 0.0 else -half_a[i]

@@ -207,12 +207,12 @@ def _small_polytopes_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, 
     a pair a face axis separates, whose nearest corner lies over that face, has its distance
     there (box_box_face_distance); GJK answers the other separated pairs."""
     if ka == kinds.BOX and kb == kinds.BOX:
-        signed, axis, R, by_face = box_box_separation(pa, ta, pb, tb, True)
+        signed, axis, relative, by_face = box_box_separation(pa, ta, pb, tb, True)
         if signed <= 0.0:
-            point_a, point_b, normal = box_box_supports(pa, ta, pb, tb, axis, R)
+            point_a, point_b, normal = box_box_supports(pa, ta, pb, tb, axis, relative)
             return signed, point_a, point_b, normal, status_of(signed, tolerance)
         if by_face:
-            found, point_a, point_b, normal = box_box_face_distance(pa, ta, pb, tb, axis, R)
+            found, point_a, point_b, normal = box_box_face_distance(pa, ta, pb, tb, axis, relative)
             if found:
                 return signed, point_a, point_b, normal, status_of(signed, tolerance)
     separated, signed, point_a, point_b, normal = gjk_pair_separation(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance)
