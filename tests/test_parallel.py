@@ -72,3 +72,57 @@ def test_growing_serial_chunks_then_the_pool_cover_every_item(two_threads, monke
 
             _parallel.run(mark, count, grain=grain)
             assert (seen == 1).all(), (serial, count, grain)
+
+
+class _FakeClock:
+    """perf_counter for _parallel.run: advanced by the recorded kernel, so chunk sizes do not
+    depend on this machine's speed."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        return self.now
+
+
+def _chunks_with_costs(monkeypatch, count, grain, call_cost, item_cost):
+    clock = _FakeClock()
+    monkeypatch.setattr(_parallel, "time", clock)
+    chunks = []
+    seen = np.zeros(count, dtype=np.int64)
+
+    def work(lo, hi):
+        chunks.append(hi - lo)
+        seen[lo:hi] += 1
+        clock.now += call_cost + item_cost * (hi - lo)
+
+    _parallel.run(work, count, grain=grain)
+    assert (seen == 1).all()
+    return chunks
+
+
+def test_cheap_items_take_few_serial_calls(two_threads, monkeypatch):
+    # far mesh pairs: ~0.1 us of work per item against ~2 us per kernel call. The second chunk is
+    # sized from the first one's time per item to fill PROBE_SECONDS (20 us): 1, 9, then the rest,
+    # where plain doubling took 1, 2, 4, 8, 9 (five calls, ~10 us of call overhead)
+    monkeypatch.setattr(_parallel, "PROBE_SECONDS", 20e-6)
+    monkeypatch.setattr(_parallel, "PARALLEL_SECONDS", 100e-6)
+    chunks = _chunks_with_costs(monkeypatch, 24, 4, 2e-6, 0.1e-6)
+    assert chunks == [1, 9, 14]
+
+
+def test_dear_items_still_leave_for_the_pool_after_the_first_chunk(two_threads, monkeypatch):
+    # contact pairs (~50 us each): the first item is past PROBE_SECONDS and the rest is estimated
+    # past PARALLEL_SECONDS, so the pool takes it (the calling thread takes chunks too)
+    monkeypatch.setattr(_parallel, "PROBE_SECONDS", 20e-6)
+    monkeypatch.setattr(_parallel, "PARALLEL_SECONDS", 100e-6)
+    chunks = _chunks_with_costs(monkeypatch, 24, 4, 2e-6, 50e-6)
+    assert chunks[0] == 1 and len(chunks) > 2 and max(chunks[1:]) <= 6  # 23 items in grains of 4-6
+
+
+def test_serial_chunks_never_shrink(two_threads, monkeypatch):
+    # items whose cost grows along the batch: every chunk still at least doubles
+    monkeypatch.setattr(_parallel, "PROBE_SECONDS", 1.0)
+    monkeypatch.setattr(_parallel, "PARALLEL_SECONDS", 1e9)
+    chunks = _chunks_with_costs(monkeypatch, 200, 8, 1e-6, 1e-3)
+    assert all(later >= 2 * earlier for earlier, later in zip(chunks[:-2], chunks[1:-1]))

@@ -134,7 +134,7 @@ def run(kernel, count, *args, grain=256):
     ``grain``: the smallest chunk worth a thread hand-off (items per chunk); cheap kernels pass a
     large grain, expensive ones (meshes, time of impact) a small one. Batches of at most ``grain``
     items run in the calling thread, and so does the start of every longer batch: a first chunk of
-    a quarter grain, then chunks twice as large each time until PROBE_SECONDS have passed and the
+    a quarter grain, then chunks at least twice as large each time until PROBE_SECONDS have passed and the
     rest is estimated to take PARALLEL_SECONDS or more; the rest is shared with the pool (the cost
     of an item is measured, not guessed: the same kernel costs microseconds on far meshes and
     milliseconds in contact).
@@ -159,7 +159,11 @@ def run(kernel, count, *args, grain=256):
         elapsed = time.perf_counter() - started
         if elapsed >= PROBE_SECONDS and (count - done) * elapsed >= PARALLEL_SECONDS * done:
             break
-        chunk *= 2
+        # the next chunk: twice the last, or as many items as the time per item so far fits in
+        # PROBE_SECONDS when that is more. Cheap items (far mesh pairs, ~0.1 us against the 2-3 us
+        # of a kernel call) then take 2-3 calls instead of one per doubling; the time per item
+        # includes the calls' own cost, so the chunk stays within PROBE_SECONDS of real work
+        chunk = max(2 * chunk, int(PROBE_SECONDS * done / max(elapsed, 1e-9)))
     left = count - done
     if left <= grain:
         if left:

@@ -19,7 +19,7 @@ from touche._kernels.trees.bvh_descent import DIRECT_LEAF, DIRECT_LEAF_DISTANCE,
 from touche._kernels.trees.bvh_descent import checked_relative_pose, is_direct_leaf, move_triangle, node_obb_b  # noqa: E402
 from touche._kernels.trees.bvh_descent import leaf_pair_overlap, obb_pair  # noqa: E402
 from touche._kernels.trees.bvh_distance import distance_search  # noqa: E402
-from touche._kernels.trees.bvh_overlap import tree_overlap_direct  # noqa: E402
+from touche._kernels.trees.bvh_overlap import OVERLAP_SCRATCH, tree_overlap_direct  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------
@@ -200,7 +200,8 @@ def tree_distance_tracked(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, pose
         stack = np.empty((stack_rows, 2), dtype=np.int64)
         # look for a crossing first (as tree_distance_checked): cheap next to the search, which
         # would otherwise have to wade through every overlapping node pair to find a zero
-        hit, ha, hb = tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, DIRECT_LEAF, stack)
+        hit, ha, hb = tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, DIRECT_LEAF, stack,
+                                          np.empty(OVERLAP_SCRATCH))
         if hit:
             d2, pa, pb = triangle_distance_sq(load_triangle(tv_a, ha), load_moved_triangle(tv_b, hb, rot, trans))
             best = 0.0

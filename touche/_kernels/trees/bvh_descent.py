@@ -141,15 +141,6 @@ def batch_pose(poses, k):
 
 
 @njit(cache=True, nogil=True)
-def batch_relative_pose(poses_a, poses_b, k):
-    """``(rot, trans)``, new arrays: query k's relative pose in a batch of poses (batch_pose)."""
-    rot = np.empty((3, 3))
-    trans = np.empty(3)
-    relative_rotation_translation(batch_pose(poses_a, k), batch_pose(poses_b, k), rot, trans)
-    return rot, trans
-
-
-@njit(cache=True, nogil=True)
 def checked_relative_pose(pose_a, pose_b):
     """``(code, rot, trans)``: code 0 and the relative pose of two rigid (4, 4) poses, or code -3 /
     -4 when pose_a / pose_b is not a rigid transform (rot, trans then unset)."""

@@ -17,10 +17,10 @@ from touche._kernels.primitives.tri_distance import load_moved_triangle, load_tr
 from touche._kernels.primitives.tri_distance import triangle_distance_sq  # noqa: E402
 from touche._kernels.trees.bvh_descent import DIRECT_LEAF, DIRECT_LEAF_DISTANCE, child_pairs  # noqa: E402
 from touche._kernels.trees.bvh_descent import is_direct_leaf, move_triangle, push_nearer_last  # noqa: E402
-from touche._kernels.trees.bvh_descent import batch_pose, batch_relative_pose, relative_rotation_translation  # noqa: E402
+from touche._kernels.trees.bvh_descent import batch_pose, relative_rotation_translation  # noqa: E402
 from touche._kernels.trees.bvh_bounds import axis_pair_gap, box_support, rss_lower_bound, rss_pair_bound  # noqa: E402
 from touche._kernels.trees.bvh_bounds import triangle_gap  # noqa: E402
-from touche._kernels.trees.bvh_overlap import tree_overlap_direct  # noqa: E402
+from touche._kernels.trees.bvh_overlap import OVERLAP_SCRATCH, tree_overlap_direct  # noqa: E402
 from touche._kernels.trees.bvh_volumes import OBB_AXES, OBB_HALF, SPHERE_RADIUS  # noqa: E402
 from touche._kernels.base.posecheck import invalid_pose  # noqa: E402
 from touche._kernels.base.touching import touching_tolerance  # noqa: E402
@@ -91,7 +91,8 @@ def tree_distance_checked(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot,
     """tree_distance, but an overlapping pair is first looked for with the (much cheaper)
     collision traversal: with the meshes crossing, the distance's branch and bound would have to
     wade through every overlapping node pair to find a zero. Same results in A's frame."""
-    hit, ka, kb = tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, DIRECT_LEAF, stack)
+    hit, ka, kb = tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, DIRECT_LEAF, stack,
+                                      np.empty(OVERLAP_SCRATCH))
     if hit:
         ta = ids_a[ka]
         tb = ids_b[kb]
@@ -177,11 +178,13 @@ def tree_distance_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids_b
     """Batch ((n|1, 4, 4) poses each, broadcast): distances (n,) (0 when the surfaces touch or
     cross), closest points in WORLD coordinates (n, 3) each, original triangle ids (n, 2); this
     call fills entries ``lo .. hi - 1`` (the thread pool's chunk, touche._parallel.run)."""
+    rot = np.empty((3, 3))
+    trans = np.empty(3)
+    stack = np.empty((stack_rows, 4), dtype=np.int64)
+    bounds = np.empty(stack_rows)
     for k in range(lo, hi):
         pa = batch_pose(poses_a, k)
-        rot, trans = batch_relative_pose(poses_a, poses_b, k)
-        stack = np.empty((stack_rows, 4), dtype=np.int64)
-        bounds = np.empty(stack_rows)
+        relative_rotation_translation(pa, batch_pose(poses_b, k), rot, trans)
         d, qa, qb, ta, tb = tree_distance_checked(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans,
                                                   max_leaf, stack, bounds)
         out_distance[k] = d

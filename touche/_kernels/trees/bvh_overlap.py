@@ -19,7 +19,7 @@ from touche._kernels.primitives.sat_boxes import triangle_obb_overlap  # noqa: E
 from touche._kernels.primitives.sat_triangles import triangle_triangle_overlap  # noqa: E402
 from touche._kernels.trees.bvh_descent import DIRECT_LEAF, checked_relative_pose  # noqa: E402
 from touche._kernels.trees.bvh_descent import move_triangle, node_obb_b, obb_overlap, obb_pair  # noqa: E402
-from touche._kernels.trees.bvh_descent import batch_relative_pose, relative_rotation_translation  # noqa: E402
+from touche._kernels.trees.bvh_descent import batch_pose, relative_rotation_translation  # noqa: E402
 from touche._kernels.trees.bvh_descent import leaf_pair_overlap  # noqa: E402
 from touche._kernels.trees.bvh_bounds import rss_lower_bound  # noqa: E402
 from touche._kernels.trees.bvh_winding import signed_crossings  # noqa: E402
@@ -30,6 +30,10 @@ BV_AABB = 1
 BV_SPHERE = 2
 BV_RSS = 3
 BV_KDOP = 4
+
+# float64 scratch of tree_overlap_direct: B's node centre (3), two sets of its axes (9 + 9) and a
+# triangle of B moved into A's frame (9)
+OVERLAP_SCRATCH = 30
 
 # out rows of tree_collide: [item_a, item_b, a_is_node, b_is_node]
 ITEM_TRIANGLE = 0
@@ -260,10 +264,11 @@ def tree_intersects(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans
 
 
 @njit(cache=True, nogil=True)
-def _intersects_any(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack, max_leaf):
-    """tree_intersects; OBB trees take tree_overlap_direct (same answer, faster)."""
+def _intersects_any(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack, max_leaf, scratch):
+    """tree_intersects; OBB trees take tree_overlap_direct (same answer, faster; ``scratch`` its
+    float64 scratch)."""
     if bv == BV_OBB:
-        hit, ka, kb = tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, DIRECT_LEAF, stack)
+        hit, ka, kb = tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, DIRECT_LEAF, stack, scratch)
         if hit:
             return True, ids_a[ka], ids_b[kb]
         return False, -1, -1
@@ -278,7 +283,8 @@ def tree_intersects_one(ni_a, nb_a, tv_a, ids_a, pose_a, ni_b, nb_b, tv_b, ids_b
     trans = np.empty(3)
     relative_rotation_translation(pose_a, pose_b, rot, trans)
     stack = np.empty((stack_rows, 4), dtype=np.int64)
-    hit, ta, tb = _intersects_any(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack, max_leaf)
+    hit, ta, tb = _intersects_any(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack, max_leaf,
+                                  np.empty(OVERLAP_SCRATCH))
     out_hit[0] = hit
     out_ids[0, 0] = ta
     out_ids[0, 1] = tb
@@ -289,31 +295,50 @@ def tree_intersects_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids
                          max_leaf, out_hit, out_ids, lo, hi):
     """Batch of poses ((n|1, 4, 4) each, broadcast): out_hit (n,), out_ids (n, 2) (-1 when no hit);
     this call fills entries ``lo .. hi - 1`` (the thread pool's chunk, touche._parallel.run)."""
+    rot = np.empty((3, 3))
+    trans = np.empty(3)
+    stack = np.empty((stack_rows, 4), dtype=np.int64)
+    scratch = np.empty(OVERLAP_SCRATCH)
+    root_center = np.empty(3)
+    root_axes = np.empty(9)
     for k in range(lo, hi):
-        rot, trans = batch_relative_pose(poses_a, poses_b, k)
-        stack = np.empty((stack_rows, 4), dtype=np.int64)
-        hit, ta, tb = _intersects_any(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack,
-                                      max_leaf)
+        relative_rotation_translation(batch_pose(poses_a, k), batch_pose(poses_b, k), rot, trans)
+        if bv == BV_OBB and not obb_roots_overlap(nb_a, nb_b, rot, trans, root_center, root_axes):
+            hit, ta, tb = False, -1, -1
+        else:
+            hit, ta, tb = _intersects_any(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack,
+                                          max_leaf, scratch)
         out_hit[k] = hit
         out_ids[k, 0] = ta
         out_ids[k, 1] = tb
 
 
+@njit(cache=True, nogil=True, inline="always")
+def obb_roots_overlap(nb_a, nb_b, rot, trans, cb, ub):
+    """Whether the root OBBs of two trees overlap, B's moved into A's frame by ``rot``, ``trans``
+    (``cb (3,)``, ``ub (9,)``: scratch). Batch loops test it before calling the traversal: a call
+    that passes a dozen arrays costs ~2-3x the root test itself (reference counts, arguments),
+    and far poses end at the roots."""
+    node_obb_b(nb_b, 0, rot, trans, cb, ub)
+    return obb_pair(nb_a, 0, cb[0], cb[1], cb[2], ub, nb_b[0, OBB_HALF], nb_b[0, OBB_HALF + 1],
+                    nb_b[0, OBB_HALF + 2])
+
+
 @njit(cache=True, nogil=True)
-def tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, direct, stack):
+def tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, direct, stack, scratch):
     """Whether some triangle pair overlaps (closed), OBB tree against OBB tree with leaf-direct
     nodes (<= ``direct`` triangles). Children are tested when their parent pair is expanded
     (B's OBB is moved into A's frame once for both of A's children) and only overlapping pairs
     are pushed, the pair with the nearer OBB centers last (popped first: surfaces cross where
     their clusters are close). Returns ``(hit, tree position in A, tree position in B)``
-    (-1, -1 when none); ``stack (>= depth_a + depth_b + 2, >= 2)`` int64 scratch."""
-    cb = np.empty(3)
-    ub = np.empty(9)
-    ub2 = np.empty(9)
-    moved = np.empty((1, 3, 3))
-    node_obb_b(nb_b, 0, rot, trans, cb, ub)
-    if not obb_pair(nb_a, 0, cb[0], cb[1], cb[2], ub, nb_b[0, OBB_HALF], nb_b[0, OBB_HALF + 1],
-                     nb_b[0, OBB_HALF + 2]):
+    (-1, -1 when none); ``stack (>= depth_a + depth_b + 2, >= 2)`` int64 scratch, ``scratch
+    (>= OVERLAP_SCRATCH,)`` float64 scratch (a batch loop passes the same arrays for every pose:
+    four allocations per pose were most of a far pose's cost, where the roots already miss)."""
+    cb = scratch[0:3]
+    ub = scratch[3:12]
+    ub2 = scratch[12:21]
+    moved = scratch[21:30].reshape((1, 3, 3))
+    if not obb_roots_overlap(nb_a, nb_b, rot, trans, cb, ub):
         return False, -1, -1
     stack[0, 0] = 0
     stack[0, 1] = 0
@@ -390,8 +415,11 @@ def tree_intersects_pair(ni_a, nb_a, tv_a, pose_a, ni_b, nb_b, tv_b, pose_b, sta
     pose_code, rot, trans = checked_relative_pose(pose_a, pose_b)
     if pose_code < 0:
         return pose_code
+    scratch = np.empty(OVERLAP_SCRATCH)
+    if not obb_roots_overlap(nb_a, nb_b, rot, trans, scratch[0:3], scratch[3:12]):
+        return 0  # far apart: no stack, no traversal call
     stack = np.empty((stack_rows, 2), dtype=np.int64)
-    hit, _, _ = tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, DIRECT_LEAF, stack)
+    hit, _, _ = tree_overlap_direct(ni_a, nb_a, tv_a, ni_b, nb_b, tv_b, rot, trans, DIRECT_LEAF, stack, scratch)
     return 1 if hit else 0
 
 
@@ -478,12 +506,20 @@ def solid_tree_intersects_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_
     (1 the surfaces meet, 0 neither solid can hold the other mesh, 2 a representative lies in a
     solid's box: the caller's exact test) in ``out_code[lo .. hi - 1]``: one pass over the batch
     instead of the surface test and then a candidates pass (a far batch's fixed cost)."""
+    rot = np.empty((3, 3))
+    trans = np.empty(3)
+    stack = np.empty((stack_rows, 4), dtype=np.int64)
+    scratch = np.empty(OVERLAP_SCRATCH)
+    root_center = np.empty(3)
+    root_axes = np.empty(9)
     for k in range(lo, hi):
-        pose_a = poses_a[k if poses_a.shape[0] > 1 else 0]
-        pose_b = poses_b[k if poses_b.shape[0] > 1 else 0]
-        rot, trans = batch_relative_pose(poses_a, poses_b, k)
-        stack = np.empty((stack_rows, 4), dtype=np.int64)
-        hit, _, _ = _intersects_any(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack, max_leaf)
+        pose_a = batch_pose(poses_a, k)
+        pose_b = batch_pose(poses_b, k)
+        relative_rotation_translation(pose_a, pose_b, rot, trans)
+        hit = False
+        if bv != BV_OBB or obb_roots_overlap(nb_a, nb_b, rot, trans, root_center, root_axes):
+            hit, _, _ = _intersects_any(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, bv, stack,
+                                        max_leaf, scratch)
         if hit:
             out_code[k] = 1
         else:
@@ -564,11 +600,13 @@ def tree_intersects_kdop_many(ni_a, nb_a, tv_a, ids_a, dops_a, poses_a, ni_b, nb
                               directions, stack_rows, max_leaf, out_hit, out_ids, lo, hi):
     """tree_intersects_many with the trees' node k-DOPs (BV_KDOP, see _kdop_pair); entries
     ``lo .. hi - 1``."""
+    rot = np.empty((3, 3))
+    trans = np.empty(3)
+    stack = np.empty((stack_rows, 4), dtype=np.int64)
+    out = np.empty((1 + max_leaf * max_leaf + 2 * max_leaf, 4), dtype=np.int64)
     for k in range(lo, hi):
-        rot, trans = batch_relative_pose(poses_a, poses_b, k)
-        stack = np.empty((stack_rows, 4), dtype=np.int64)
+        relative_rotation_translation(batch_pose(poses_a, k), batch_pose(poses_b, k), rot, trans)
         stack[0, :] = 0
-        out = np.empty((1 + max_leaf * max_leaf + 2 * max_leaf, 4), dtype=np.int64)
         top, count = tree_collide_with(ni_a, nb_a, tv_a, ids_a, ni_b, nb_b, tv_b, ids_b, rot, trans, BV_KDOP, dops_a,
                                        dops_b, directions, -1, -1, stack, 1, out, 1)
         out_hit[k] = count > 0
