@@ -57,7 +57,7 @@ from touche._kernels.narrow.pair_mesh import smooth_triangle_distance  # noqa: E
 from touche._kernels.narrow.pair_mesh import TRIANGLE_SCRATCH_FLOATS, smooth_triangle_overlaps  # noqa: E402
 from touche._kernels.narrow.pair_mesh import triangle_scratch_views  # noqa: E402
 from touche._kernels.narrow.pair_gjk import bounding_ball  # noqa: E402
-from touche._kernels.convex.support import local_box, margin_of, support_local  # noqa: E402
+from touche._kernels.convex.support import local_box, margin_of, relative_into, support_local  # noqa: E402
 from touche._kernels.base.posecheck import INVALID_POSE_A, INVALID_POSE_B, invalid_pose  # noqa: E402
 
 PAD_RELATIVE = 1e-9
@@ -489,34 +489,70 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
 
 
 @njit(cache=True, nogil=True)
-def _local(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean, stack,
-           stack_lb):
-    """pairs._ordered_core(shape, mesh) with the tree: the shape moved into the mesh's frame."""
-    t_rel = relative_transform(ts, tm)
-    # the shape's own box (in its frame, where it is tight) carried into the mesh's frame
-    bounds = np.empty(25)  # one allocation: the box in the mesh's frame, and the local box and ball
+def shape_box_in_mesh(ks, ps, pts, t_rel, bounds):
+    """The shape's own box (in its frame, where it is tight) carried into the mesh's frame by
+    ``t_rel`` (rows 0-2 read): ``bounds (25,)`` gets that box (``[0:15]``: center, axis rows,
+    half extents; mesh_core's ``obb``), then the local box (6) and ball (4). Returns False for
+    shapes without a finite box (rays, lines, planes and half-spaces): no box then."""
+    if ks == kinds.PLANE or ks == kinds.HALFSPACE:  # shape_bounds' box of a plane is not a bound
+        return False
     obb = bounds[0:15]
     local_box = bounds[15:21]
     local_ball = bounds[21:25]
     shape_bounds(ks, ps, pts, local_box, local_ball)
-    use_obb = True
     for i in range(6):
         if not np.isfinite(local_box[i]):
-            use_obb = False  # rays and lines
-    if use_obb:
-        if ks == kinds.SPHERE or ks == kinds.CAPSULE:  # shape_bounds of a point core omits r
-            for i in range(3):
-                local_box[i] -= ps[0] if ks == kinds.SPHERE else 0.0
-                local_box[3 + i] += ps[0] if ks == kinds.SPHERE else 0.0
+            return False
+    if ks == kinds.SPHERE or ks == kinds.CAPSULE:  # shape_bounds of a point core omits r
         for i in range(3):
-            c = 0.5 * (local_box[i] + local_box[3 + i])
-            obb[12 + i] = 0.5 * (local_box[3 + i] - local_box[i])
-            for r in range(3):
-                obb[3 + 3 * i + r] = t_rel[r, i]  # axis i of the shape = column i of the rotation
-            local_ball[i] = c
+            local_box[i] -= ps[0] if ks == kinds.SPHERE else 0.0
+            local_box[3 + i] += ps[0] if ks == kinds.SPHERE else 0.0
+    for i in range(3):
+        c = 0.5 * (local_box[i] + local_box[3 + i])
+        obb[12 + i] = 0.5 * (local_box[3 + i] - local_box[i])
         for r in range(3):
-            obb[r] = (t_rel[r, 0] * local_ball[0] + t_rel[r, 1] * local_ball[1] + t_rel[r, 2] * local_ball[2]
-                      + t_rel[r, 3])
+            obb[3 + 3 * i + r] = t_rel[r, i]  # axis i of the shape = column i of the rotation
+        local_ball[i] = c
+    for r in range(3):
+        obb[r] = (t_rel[r, 0] * local_ball[0] + t_rel[r, 1] * local_ball[1] + t_rel[r, 2] * local_ball[2]
+                  + t_rel[r, 3])
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _root_apart(nb, obb, mesh_scale):
+    """The shape's own box (``obb``, in the mesh's frame) is farther from the root's ball than
+    twice mesh_core's largest rounding pad: no triangle meets the shape, and mesh_core would
+    prune the root. A boolean query on a far pair answers here, before the shape is moved into
+    the mesh's frame and the query's scratch is made (those were most of a far pair's ~2.5 us;
+    a batch of far poses now costs a root test each)."""
+    # every point of the box has coordinates within reach: mesh_core's pad is
+    # PAD_RELATIVE * max(mesh_scale, the shape's largest coordinate) <= PAD_RELATIVE * max(mesh_scale, reach)
+    reach = abs(obb[0]) + abs(obb[1]) + abs(obb[2]) + obb[12] + obb[13] + obb[14]
+    return _ball_box_gap(nb, 0, obb) > 2.0 * PAD_RELATIVE * max(mesh_scale, reach)
+
+
+@njit(cache=True, nogil=True)
+def shape_far_from_root(ks, ps, pts, ts, tm, nb, mesh_scale, placed):
+    """_root_apart for a shape at pose ``ts`` and a mesh at ``tm`` (``placed (41,)`` scratch):
+    the drivers answer a far pair with it before calling the engine (~14 array arguments through
+    the boundary, and the shape moved into the mesh's frame: most of a far pair's cost)."""
+    t_rel = placed[0:16].reshape((4, 4))
+    relative_into(ts, tm, t_rel)
+    return shape_box_in_mesh(ks, ps, pts, t_rel, placed[16:41]) and _root_apart(nb, placed[16:31], mesh_scale)
+
+
+@njit(cache=True, nogil=True)
+def _local(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean, stack,
+           stack_lb):
+    """pairs._ordered_core(shape, mesh) with the tree: the shape moved into the mesh's frame."""
+    t_rel = relative_transform(ts, tm)
+    bounds = np.empty(25)  # one allocation: the box in the mesh's frame, and the local box and ball
+    use_obb = shape_box_in_mesh(ks, ps, pts, t_rel, bounds)
+    obb = bounds[0:15]
+    if use_obb and boolean and _root_apart(nb, obb, mesh_scale):
+        missing = nan3()
+        return np.inf, missing, missing, missing  # mesh_core's answer when every node is pruned
     ps, pts = transform_shape(ks, ps, pts, t_rel)
     ks, ps, pts = degenerate_triangle_as_segment(ks, ps, pts)
     if ks == kinds.PLANE or ks == kinds.HALFSPACE:  # brute force: a scan of the mesh's vertices
@@ -595,6 +631,8 @@ def checked_mesh_intersects_one(engine, ks, ps, pts, trs, eds, ts, mesh_points, 
     bad = invalid_pose(ts, tm)
     if bad:
         return bad if shape_is_a else INVALID_POSE_A + INVALID_POSE_B - bad  # the mesh is A
+    if shape_far_from_root(ks, ps, pts, ts, tm, nb, ms, np.empty(41)):
+        return 0
     stack = np.empty(depth + 2, dtype=np.int64)
     stack_lb = np.empty(depth + 2)
     hit = mesh_pair_intersects(engine, ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, ms, tm, ni, nb, tv, ids, stack,
@@ -635,6 +673,10 @@ def mesh_intersects_many(engine, ks, ps, pts, trs, eds, tss, mesh_points, mesh_t
     step_m = 1 if tms.shape[0] > 1 else 0
     stack = np.empty(depth + 2, dtype=np.int64)  # one traversal stack per chunk
     stack_lb = np.empty(depth + 2)
+    placed = np.empty(41)
     for i in range(lo, hi):
+        if shape_far_from_root(ks, ps, pts, tss[i * step_s], tms[i * step_m], nb, ms, placed):
+            out[i] = False
+            continue
         out[i] = mesh_pair_intersects(engine, ks, ps, pts, trs, eds, tss[i * step_s], mesh_points, mesh_tris, ms,
                                       tms[i * step_m], ni, nb, tv, ids, stack, stack_lb)
