@@ -126,3 +126,30 @@ def test_serial_chunks_never_shrink(two_threads, monkeypatch):
     monkeypatch.setattr(_parallel, "PARALLEL_SECONDS", 1e9)
     chunks = _chunks_with_costs(monkeypatch, 200, 8, 1e-6, 1e-3)
     assert all(later >= 2 * earlier for earlier, later in zip(chunks[:-2], chunks[1:-1]))
+
+
+def test_one_dear_item_in_front_does_not_send_a_cheap_batch_to_the_pool(two_threads, monkeypatch):
+    # a pose in contact first (30 us), then far poses (2 us each): the rest is ~50 us of work,
+    # under PARALLEL_SECONDS; judged on the first item alone it looked like 23 x 30 us
+    monkeypatch.setattr(_parallel, "PROBE_SECONDS", 20e-6)
+    monkeypatch.setattr(_parallel, "PARALLEL_SECONDS", 200e-6)
+    clock = _FakeClock()
+    monkeypatch.setattr(_parallel, "time", clock)
+    threads = set()
+    seen = np.zeros(24, dtype=np.int64)
+
+    def work(lo, hi):
+        threads.add(threading.get_ident())
+        seen[lo:hi] += 1
+        clock.now += 2e-6 + sum(30e-6 if k == 0 else 2e-6 for k in range(lo, hi))
+
+    _parallel.run(work, 24, grain=4)
+    assert (seen == 1).all() and threads == {threading.get_ident()}
+
+
+def test_a_first_item_past_the_parallel_time_decides_at_once(two_threads, monkeypatch):
+    # mesh distances in contact (~300 us each): no second serial chunk before the pool
+    monkeypatch.setattr(_parallel, "PROBE_SECONDS", 20e-6)
+    monkeypatch.setattr(_parallel, "PARALLEL_SECONDS", 200e-6)
+    chunks = _chunks_with_costs(monkeypatch, 24, 1, 2e-6, 300e-6)
+    assert chunks[0] == 1 and sum(chunks) == 24 and len(chunks) == 1 + 8  # then 4 chunks per thread

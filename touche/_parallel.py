@@ -33,10 +33,15 @@ _threads = None
 _local = threading.local()
 
 # The pool takes the rest of a batch only when that rest is estimated (from the time per item
-# of the part done so far) to take at least this long in the calling thread: handing chunks to
-# threads costs 30-60 us here (benchmarks/bench_batch_vs_loop.py), so on two threads a shorter
-# rest ends sooner without them. 0 turns the serial start off (everything to the pool at once).
-PARALLEL_SECONDS = 100e-6
+# of the part done so far) to take at least this long in the calling thread. Handing chunks to
+# the pool costs 30-60 us on a quiet machine (benchmarks/bench_batch_vs_loop.py) and 50-130 us on
+# a shared one, where the helper thread may not run at all for a while: measured on this 2-core
+# VM (a compiled loop of known cost, serial against the pool at once, medians of 30), 110 us of
+# work took 1.25-1.56x as long through the pool, 220 us 0.75-1.28x, 450 us 0.68-1.17x. Two
+# threads can save at most half the rest, so a rest under ~2x the hand-off is not worth the risk:
+# a far mesh-mesh batch of 24 (~90 us) went to the pool at 100 us and lost to a loop of single
+# calls. 0 turns the serial start off (everything to the pool at once).
+PARALLEL_SECONDS = 200e-6
 # ... and only once the serial start has run this long: a first chunk's time per item includes
 # the kernel call's own cost (2-3 us to unbox a mesh kernel's arguments), which makes cheap items
 # (far mesh pairs, ~0.7 us) look several times dearer than they are, and sent a batch of 24 of
@@ -134,10 +139,10 @@ def run(kernel, count, *args, grain=256):
     ``grain``: the smallest chunk worth a thread hand-off (items per chunk); cheap kernels pass a
     large grain, expensive ones (meshes, time of impact) a small one. Batches of at most ``grain``
     items run in the calling thread, and so does the start of every longer batch: a first chunk of
-    a quarter grain, then chunks at least twice as large each time until PROBE_SECONDS have passed and the
-    rest is estimated to take PARALLEL_SECONDS or more; the rest is shared with the pool (the cost
-    of an item is measured, not guessed: the same kernel costs microseconds on far meshes and
-    milliseconds in contact).
+    a quarter grain, then chunks at least twice as large each time until PROBE_SECONDS have passed,
+    two chunks have run (or one that alone took PARALLEL_SECONDS) and the rest is estimated to take
+    PARALLEL_SECONDS or more; the rest is shared with the pool (the cost of an item is measured,
+    not guessed: the same kernel costs microseconds on far meshes and milliseconds in contact).
     Exceptions from the kernel propagate."""
     count = int(count)
     if count <= 0:
@@ -152,18 +157,29 @@ def run(kernel, count, *args, grain=256):
         return
     done = 0
     chunk = max(1, grain // 4)
+    chunks = 0
     started = time.perf_counter()
     while PARALLEL_SECONDS > 0.0 and done < count:
-        kernel(*args, done, min(count, done + chunk))
-        done = min(count, done + chunk)
-        elapsed = time.perf_counter() - started
-        if elapsed >= PROBE_SECONDS and (count - done) * elapsed >= PARALLEL_SECONDS * done:
+        end = min(count, done + chunk)
+        chunk_started = time.perf_counter()
+        kernel(*args, done, end)
+        now = time.perf_counter()
+        # the time per item: the lower of the whole serial start's and the last chunk's. One dear
+        # item at the front (a pose in contact among far ones: 27 us against 2-4 us) made the
+        # whole batch look dear and sent it to the pool, where it lost to a loop of single calls
+        per_item = min((now - started) / end, (now - chunk_started) / (end - done))
+        done = end
+        chunks += 1
+        elapsed = now - started
+        # decide after two chunks, or after one that alone took PARALLEL_SECONDS (clearly dear)
+        if (elapsed >= PROBE_SECONDS and (chunks >= 2 or elapsed >= PARALLEL_SECONDS)
+                and (count - done) * per_item >= PARALLEL_SECONDS):
             break
-        # the next chunk: twice the last, or as many items as the time per item so far fits in
-        # PROBE_SECONDS when that is more. Cheap items (far mesh pairs, ~0.1 us against the 2-3 us
-        # of a kernel call) then take 2-3 calls instead of one per doubling; the time per item
-        # includes the calls' own cost, so the chunk stays within PROBE_SECONDS of real work
-        chunk = max(2 * chunk, int(PROBE_SECONDS * done / max(elapsed, 1e-9)))
+        # the next chunk: twice the last, or as many items as fit in PROBE_SECONDS at the time
+        # per item so far when that is more. Cheap items (far mesh pairs, ~0.1 us against the
+        # 2-3 us of a kernel call) then take 2-3 calls instead of one per doubling; the time
+        # per item includes the calls' own cost, so the chunk stays within PROBE_SECONDS of work
+        chunk = max(2 * chunk, int(PROBE_SECONDS / max(per_item, 1e-12)))
     left = count - done
     if left <= grain:
         if left:

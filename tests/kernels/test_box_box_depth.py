@@ -2,7 +2,9 @@
 primitives/sat.obb_obb_depth_relative), against the general SAT on the boxes' world vertices
 (sat_convex, what the polytope engine ran before) and the exact minimum translation distance of
 the Minkowski difference (naive/pairs.minkowski_depth), on seeded random poses: general,
-axis-aligned and face-parallel, touching, nearly flat boxes, tiny and huge scales."""
+axis-aligned and face-parallel, touching, nearly flat boxes, tiny and huge scales. Separated
+pairs: the face distance and the edge-edge distance (pair_polytopes.box_box_face_distance /
+box_box_edge_distance) against the distance between the two corner sets' hulls."""
 import itertools
 
 import numpy as np
@@ -10,7 +12,8 @@ import pytest
 
 import naive as N
 import touche as tc
-from touche._kernels.narrow.pair_polytopes import box_box_face_distance, box_box_separation, box_box_supports
+from touche._kernels.narrow.pair_polytopes import box_box_edge_distance, box_box_face_distance, box_box_sat
+from touche._kernels.narrow.pair_polytopes import box_box_separation, box_box_supports
 from touche._kernels.primitives.sat import sat_convex
 
 def _penetration(params_a, pose_a, params_b, pose_b):
@@ -202,3 +205,67 @@ def test_box_box_distance_of_face_parallel_boxes():
         assert result.distance == pytest.approx(N.core_distance(verts_a, verts_b), abs=1e-12)
         assert np.linalg.norm(result.point_b - result.point_a) == pytest.approx(result.distance, abs=1e-12)
         assert _on_box(result.point_a, a, np.eye(4), 1.0) and _on_box(result.point_b, b, pose, 1.0)
+
+
+@pytest.mark.parametrize("scale", [1e-4, 1.0, 1e4])
+@pytest.mark.parametrize("pair", range(len(BOX_PAIRS)))
+def test_box_box_edge_distance_is_the_distance(pair, scale):
+    """A separated pair whose best SAT axis is an edge pair's: the closest points of the two
+    supporting edges, when accepted, give the distance (the reference: the distance between the
+    corner sets' hulls), lie on the boxes and are the distance apart along the normal; a pair
+    whose nearest features are not two edges is declined (GJK's), never answered wrong."""
+    half_a, half_b = (np.asarray(h) * scale for h in BOX_PAIRS[pair])
+    a = tc.Box(2 * half_a, center=[0.1 * scale, -0.05 * scale, 0.02 * scale])
+    b = tc.Box(2 * half_b)
+    poses_a, pose_b = _cases(pair * 13 + int(np.log10(scale)) + 70, half_a, half_b, 300)
+    poses_a[:, :3, 3] *= 2.0  # mostly separated
+    size = float(np.linalg.norm(half_a) + np.linalg.norm(half_b))
+    found_count = declined = 0
+    for pose_a in poses_a:
+        separation, axis, R, by_face = box_box_separation(a._packed[1], pose_a, b._packed[1], pose_b, True)
+        if not separation > 0.0:
+            continue
+        if by_face:
+            separation, axis = box_box_sat(a._packed[1], b._packed[1], R)
+        found, distance, point_a, point_b, normal = box_box_edge_distance(a._packed[1], pose_a, b._packed[1],
+                                                                          pose_b, axis, R)
+        verts_a, _ = _world_box(a, pose_a)
+        verts_b, _ = _world_box(b, pose_b)
+        with np.errstate(divide="ignore", invalid="ignore"):  # the reference's parallel edges
+            reference = N.core_distance(verts_a, verts_b)
+        if not found:
+            declined += 1
+            continue
+        found_count += 1
+        assert distance == pytest.approx(reference, abs=1e-9 * size)
+        assert distance >= separation - 1e-12 * size  # the SAT's gap is a lower bound (equal for two edges' interiors)
+        assert np.linalg.norm(point_b - point_a) == pytest.approx(distance, abs=1e-12 * size)
+        np.testing.assert_allclose(point_b - point_a, distance * normal, atol=1e-12 * size)
+        assert _on_box(point_a, a, pose_a, size) and _on_box(point_b, b, pose_b, size)
+    assert found_count > 20 and declined > 0
+
+
+def test_public_box_box_distance_matches_the_reference_on_every_separated_path():
+    """tc.distance of separated boxes (face distance, edge distance or GJK, whichever answers)
+    against the hulls' distance, singles and a batch: identical singles and batch, points on the
+    boxes, the distance apart."""
+    a = tc.Box([0.6, 0.3, 0.9], center=[0.05, 0.0, -0.1])
+    b = tc.Box([0.4, 1.1, 0.2])
+    poses_a, pose_b = _cases(91, np.array([0.3, 0.15, 0.45]), np.array([0.2, 0.55, 0.1]), 400)
+    poses_a[:, :3, 3] *= 2.5
+    batch = tc.distance(a, poses_a, b, pose_b)
+    checked = 0
+    for k, pose_a in enumerate(poses_a):
+        verts_a, _ = _world_box(a, pose_a)
+        verts_b, _ = _world_box(b, pose_b)
+        if N.hulls_intersect_lp(verts_a, verts_b):  # core_distance is the separated pairs' reference
+            continue
+        with np.errstate(divide="ignore", invalid="ignore"):
+            reference = N.core_distance(verts_a, verts_b)
+        one = tc.distance(a, pose_a, b, pose_b)
+        assert one.distance == batch.distance[k]
+        assert one.distance == pytest.approx(reference, abs=1e-9)
+        assert np.linalg.norm(one.point_b - one.point_a) == pytest.approx(one.distance, abs=1e-9)
+        assert _on_box(one.point_a, a, pose_a, 1.0) and _on_box(one.point_b, b, pose_b, 1.0)
+        checked += 1
+    assert checked > 200
