@@ -3,8 +3,9 @@ primitives/sat.obb_obb_depth_relative), against the general SAT on the boxes' wo
 (sat_convex, what the polytope engine ran before) and the exact minimum translation distance of
 the Minkowski difference (naive/pairs.minkowski_depth), on seeded random poses: general,
 axis-aligned and face-parallel, touching, nearly flat boxes, tiny and huge scales. Separated
-pairs: the face distance and the edge-edge distance (pair_polytopes.box_box_face_distance /
-box_box_edge_distance) against the distance between the two corner sets' hulls."""
+pairs: the face, edge-edge and corner distances (pair_polytopes.box_box_face_distance /
+box_box_edge_distance / box_box_corner_distance) against the distance between the two corner
+sets' hulls."""
 import itertools
 
 import numpy as np
@@ -12,7 +13,8 @@ import pytest
 
 import naive as N
 import touche as tc
-from touche._kernels.narrow.pair_polytopes import box_box_edge_distance, box_box_face_distance, box_box_sat
+from touche._kernels.narrow.pair_polytopes import box_box_corner_distance, box_box_edge_distance, box_box_face_distance
+from touche._kernels.narrow.pair_polytopes import box_box_sat
 from touche._kernels.narrow.pair_polytopes import box_box_separation, box_box_supports
 from touche._kernels.primitives.sat import sat_convex
 
@@ -269,3 +271,72 @@ def test_public_box_box_distance_matches_the_reference_on_every_separated_path()
         assert _on_box(one.point_a, a, pose_a, 1.0) and _on_box(one.point_b, b, pose_b, 1.0)
         checked += 1
     assert checked > 200
+
+
+@pytest.mark.parametrize("scale", [1e-4, 1.0, 1e4])
+@pytest.mark.parametrize("pair", range(len(BOX_PAIRS)))
+def test_box_box_corner_distance_is_the_distance(pair, scale):
+    """Any separated pair: a corner of one box and its nearest point on the other, when accepted,
+    give the distance (the reference: the corner sets' hulls), on both boxes and the distance
+    apart along the normal; declined otherwise (edge-edge pairs), never answered wrong."""
+    half_a, half_b = (np.asarray(h) * scale for h in BOX_PAIRS[pair])
+    a = tc.Box(2 * half_a, center=[0.1 * scale, -0.05 * scale, 0.02 * scale])
+    b = tc.Box(2 * half_b)
+    poses_a, pose_b = _cases(pair * 17 + int(np.log10(scale)) + 90, half_a, half_b, 300)
+    poses_a[:, :3, 3] *= 2.0
+    size = float(np.linalg.norm(half_a) + np.linalg.norm(half_b))
+    found_count = declined = 0
+    for pose_a in poses_a:
+        separation, axis, R, by_face = box_box_separation(a._packed[1], pose_a, b._packed[1], pose_b, True)
+        if not separation > 0.0:
+            continue
+        found, distance, point_a, point_b, normal = box_box_corner_distance(a._packed[1], pose_a, b._packed[1],
+                                                                            pose_b, R)
+        if not found:
+            declined += 1
+            continue
+        verts_a, _ = _world_box(a, pose_a)
+        verts_b, _ = _world_box(b, pose_b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            reference = N.core_distance(verts_a, verts_b)
+        found_count += 1
+        assert distance == pytest.approx(reference, abs=1e-9 * size)
+        assert np.linalg.norm(point_b - point_a) == pytest.approx(distance, abs=1e-12 * size)
+        np.testing.assert_allclose(point_b - point_a, distance * normal, atol=1e-12 * size)
+        assert _on_box(point_a, a, pose_a, size) and _on_box(point_b, b, pose_b, size)
+    assert found_count > 20 and declined > 0
+
+
+def test_box_box_corner_distance_of_a_corner_against_an_edge_and_a_corner():
+    """Hand-made cases: B's corner nearest to A's edge (off every face), A's corner nearest to
+    B's corner: the exact distance and points."""
+    a = tc.Box([2.0, 2.0, 2.0])
+    b = tc.Box([1.0, 1.0, 1.0])
+    pose_b = np.eye(4)
+    # B axis-aligned, diagonally beyond A's +x +y +z corner: corner to corner
+    pose_b[:3, 3] = [1.0 + 0.5 + 0.3, 1.0 + 0.5 + 0.4, 1.0 + 0.5 + 0.5]
+    separation, axis, R, _ = box_box_separation(a._packed[1], np.eye(4), b._packed[1], pose_b, True)
+    found, distance, point_a, point_b, normal = box_box_corner_distance(a._packed[1], np.eye(4), b._packed[1],
+                                                                        pose_b, R)
+    assert found and distance == pytest.approx(np.sqrt(0.3 ** 2 + 0.4 ** 2 + 0.5 ** 2), abs=1e-15)
+    np.testing.assert_allclose(point_a, [1.0, 1.0, 1.0], atol=1e-15)
+    np.testing.assert_allclose(point_b, [1.3, 1.4, 1.5], atol=1e-15)
+    # B turned about z and tilted, its corner that leads along (1, 1, 0) placed just beyond A's
+    # +x +y edge (the edge along z): a corner against an edge
+    turn = np.eye(4)
+    c, s_ = np.cos(np.pi / 4), np.sin(np.pi / 4)
+    turn[:3, :3] = [[c, -s_, 0.0], [s_, c, 0.0], [0.0, 0.0, 1.0]]
+    tilt = np.eye(4)
+    t2 = np.arctan(1 / np.sqrt(2))
+    tilt[:3, :3] = [[1.0, 0.0, 0.0], [0.0, np.cos(t2), -np.sin(t2)], [0.0, np.sin(t2), np.cos(t2)]]
+    pose_b = np.eye(4)
+    pose_b[:3, :3] = turn[:3, :3] @ tilt[:3, :3]
+    corners = (SIGNS * 0.5) @ pose_b[:3, :3].T
+    nearest = corners[np.argmin(corners @ np.array([1.0, 1.0, 0.0]))]
+    pose_b[:3, 3] = np.array([1.2, 1.2, 0.3]) - nearest  # that corner at (1.2, 1.2, 0.3)
+    result = tc.distance(a, None, b, pose_b)
+    verts_a, _ = _world_box(a, np.eye(4))
+    verts_b, _ = _world_box(b, pose_b)
+    reference = N.core_distance(verts_a, verts_b)
+    assert result.distance == pytest.approx(reference, abs=1e-12)
+    assert _on_box(result.point_a, a, np.eye(4), 1.0) and _on_box(result.point_b, b, pose_b, 1.0)

@@ -302,6 +302,93 @@ def box_box_edge_distance(pa, ta, pb, tb, axis, relative):
 
 
 @njit(cache=True, nogil=True)
+def _corner_against_box(cx, cy, cz, axes, own, other, scale):
+    """(found, corner, point) for box_box_corner_distance, in the frame of a box centred at the
+    origin with half extents ``other`` and its axes along the frame's: the corner of a second
+    box (centre (cx, cy, cz), unit axes the rows of the 9-tuple ``axes``, half extents ``own``)
+    nearest to the first box, and the first box's point nearest to that corner (3-tuples).
+    ``found`` when the corner is also its box's support towards the first box along the line
+    between the two points (to 1e-12 of ``scale``, the boxes' coordinates): then the two points
+    are the boxes' closest points (each box lies on its side of the planes through them, normal
+    to that line; the first box's point is its support by construction)."""
+    best = np.inf
+    x = y = z = qx = qy = qz = 0.0
+    signs = 0
+    for k in range(8):
+        s0 = half_sign(k, 0)
+        s1 = half_sign(k, 1)
+        s2 = half_sign(k, 2)
+        px = cx + s0 * own[0] * axes[0] + s1 * own[1] * axes[3] + s2 * own[2] * axes[6]
+        py = cy + s0 * own[0] * axes[1] + s1 * own[1] * axes[4] + s2 * own[2] * axes[7]
+        pz = cz + s0 * own[0] * axes[2] + s1 * own[1] * axes[5] + s2 * own[2] * axes[8]
+        cqx = min(max(px, -other[0]), other[0])
+        cqy = min(max(py, -other[1]), other[1])
+        cqz = min(max(pz, -other[2]), other[2])
+        d2 = (px - cqx) ** 2 + (py - cqy) ** 2 + (pz - cqz) ** 2
+        if d2 < best:
+            best = d2
+            x, y, z, qx, qy, qz = px, py, pz, cqx, cqy, cqz
+            signs = k
+    n0 = x - qx
+    n1 = y - qy
+    n2 = z - qz
+    # the corner minimises n . p over its box when no axis with a component along n leads further
+    # towards the first box: sum_m own_m (s_m (n . axis_m) + |n . axis_m|) is 0 exactly then
+    slack = 0.0
+    for m in range(3):
+        along = n0 * axes[3 * m] + n1 * axes[3 * m + 1] + n2 * axes[3 * m + 2]
+        slack += own[m] * (half_sign(signs, m) * along + abs(along))
+    found = best > 0.0 and slack <= 1e-12 * np.sqrt(best) * scale
+    return found, (x, y, z), (qx, qy, qz)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def half_sign(corner, axis):
+    """-1 or +1: the side of a box's corner number ``corner`` (0-7, bit ``axis``) along that axis."""
+    return 1.0 if (corner >> axis) & 1 else -1.0
+
+
+@njit(cache=True, nogil=True)
+def box_box_corner_distance(pa, ta, pb, tb, relative):
+    """(found, distance, point_a, point_b, normal) for two separated boxes whose closest points
+    are a corner of one and a point of the other (a corner beyond the border of the face the
+    SAT found, against an edge or a corner): B's corner nearest to A, then A's nearest to B,
+    each accepted only as _corner_against_box checks it. World coordinates; the normal from A
+    towards B. In a random batch these were all the pairs left to GJK after the face and edge
+    distances."""
+    t, R = relative
+    center_a, half_a = box_center_half(pa)
+    center_b, half_b = box_center_half(pb)
+    scale = (half_a[0] + half_a[1] + half_a[2] + half_b[0] + half_b[1] + half_b[2] + abs(t[0]) + abs(t[1])
+             + abs(t[2]))
+    # B's corners in A's frame (B's axes: the columns of R)
+    found, corner, point = _corner_against_box(t[0], t[1], t[2], (R[0], R[3], R[6], R[1], R[4], R[7], R[2], R[5], R[8]),
+                                               half_b, half_a, scale)
+    if found:  # A's point, then B's corner
+        return _points_result(ta, center_a, point, corner)
+    # A's corners in B's frame (A's centre: -R^T t; A's axes: the rows of R)
+    found, corner, point = _corner_against_box(-(t[0] * R[0] + t[1] * R[3] + t[2] * R[6]),
+                                               -(t[0] * R[1] + t[1] * R[4] + t[2] * R[7]),
+                                               -(t[0] * R[2] + t[1] * R[5] + t[2] * R[8]), R, half_a, half_b, scale)
+    if not found:
+        return _no_edge_distance()
+    return _points_result(tb, center_b, corner, point)  # A's corner, then B's point
+
+
+@njit(cache=True, nogil=True)
+def _points_result(pose, center, on_a, on_b):
+    """(True, distance, point_a, point_b, normal) in world coordinates from the two closest
+    points given in a box's frame from its centre (``center`` in the frame of ``pose``)."""
+    n0 = on_b[0] - on_a[0]
+    n1 = on_b[1] - on_a[1]
+    n2 = on_b[2] - on_a[2]
+    distance = np.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
+    return (True, distance, apply_point(pose, (center[0] + on_a[0], center[1] + on_a[1], center[2] + on_a[2])),
+            apply_point(pose, (center[0] + on_b[0], center[1] + on_b[1], center[2] + on_b[2])),
+            apply_vector(pose, (n0 / distance, n1 / distance, n2 / distance)))
+
+
+@njit(cache=True, nogil=True)
 def _onto_face(corner, face, side, half, center, pose):
     """(found, face point, corner) for box_box_face_distance, in world coordinates: ``corner``
     (in a box's frame, from its centre) projected along axis ``face`` onto the plane at

@@ -290,17 +290,20 @@ def tree_intersects_one(ni_a, nb_a, tv_a, ids_a, pose_a, ni_b, nb_b, tv_b, ids_b
     out_ids[0, 1] = tb
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _batch_scratch(stack_rows):
+    """The per-chunk scratch of the boolean batch loops: relative rotation and translation, the
+    traversal stack, tree_overlap_direct's floats, the roots' test (B's root centre and axes)."""
+    return (np.empty((3, 3)), np.empty(3), np.empty((stack_rows, 4), dtype=np.int64), np.empty(OVERLAP_SCRATCH),
+            np.empty(3), np.empty(9))
+
+
 @njit(cache=True, nogil=True)
 def tree_intersects_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_b, ids_b, poses_b, bv, stack_rows,
                          max_leaf, out_hit, out_ids, lo, hi):
     """Batch of poses ((n|1, 4, 4) each, broadcast): out_hit (n,), out_ids (n, 2) (-1 when no hit);
     this call fills entries ``lo .. hi - 1`` (the thread pool's chunk, touche._parallel.run)."""
-    rot = np.empty((3, 3))
-    trans = np.empty(3)
-    stack = np.empty((stack_rows, 4), dtype=np.int64)
-    scratch = np.empty(OVERLAP_SCRATCH)
-    root_center = np.empty(3)
-    root_axes = np.empty(9)
+    rot, trans, stack, scratch, root_center, root_axes = _batch_scratch(stack_rows)
     for k in range(lo, hi):
         relative_rotation_translation(batch_pose(poses_a, k), batch_pose(poses_b, k), rot, trans)
         if bv == BV_OBB and not obb_roots_overlap(nb_a, nb_b, rot, trans, root_center, root_axes):
@@ -506,12 +509,7 @@ def solid_tree_intersects_many(ni_a, nb_a, tv_a, ids_a, poses_a, ni_b, nb_b, tv_
     (1 the surfaces meet, 0 neither solid can hold the other mesh, 2 a representative lies in a
     solid's box: the caller's exact test) in ``out_code[lo .. hi - 1]``: one pass over the batch
     instead of the surface test and then a candidates pass (a far batch's fixed cost)."""
-    rot = np.empty((3, 3))
-    trans = np.empty(3)
-    stack = np.empty((stack_rows, 4), dtype=np.int64)
-    scratch = np.empty(OVERLAP_SCRATCH)
-    root_center = np.empty(3)
-    root_axes = np.empty(9)
+    rot, trans, stack, scratch, root_center, root_axes = _batch_scratch(stack_rows)
     for k in range(lo, hi):
         pose_a = batch_pose(poses_a, k)
         pose_b = batch_pose(poses_b, k)
