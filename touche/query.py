@@ -267,6 +267,18 @@ def _distance_plan(batch, kind_a, kind_b, engine):
             return _single_result(out, status)
 
         return closed_form
+    if kind_a == kinds.BOX and kind_b == kinds.BOX:  # a short entry; the few pairs only GJK settles: the engine
+        box_box_entry = batch.checked_box_box_distance_into
+        full_entry = batch.checked_distance_into
+
+        def box_box(a, ta, b, tb):
+            out = np.empty(10)
+            status = box_box_entry(a._packed[1], a.scale, ta, b._packed[1], b.scale, tb, out)
+            if status == not_handled:
+                status = full_entry(engine_of(a, b), *a._packed, a.scale, ta, *b._packed, b.scale, tb, out)
+            return _single_result(out, status)
+
+        return box_box
     if batch.gjk_distance_family(kind_a, kind_b):  # no closed form to try: not compiled in
         engine_entry = batch.checked_engine_distance_into
 

@@ -25,6 +25,7 @@ from touche._kernels.base.touching import touching_tolerance
 from touche._kernels.narrow.pairs import engine_address, engine_by_kinds, call_pair_engine  # noqa: F401  (engine_address, engine_by_kinds: for Python)
 from touche._kernels.narrow.pairs import gjk_distance_family  # noqa: F401  (for Python)
 from touche._kernels.narrow.pair_closed import apply_point, apply_vector
+from touche._kernels.narrow.pair_polytopes import box_box_closed_distance
 from touche._kernels.narrow.pair_closed import status_of as _status_of
 from touche._kernels.narrow.ray_engine import call_ray_engine, ray_engine_address  # noqa: F401  (the address: for Python)
 
@@ -201,6 +202,19 @@ def checked_box_box_intersects(pa, ta, pb, tb):
     if bad:
         return bad
     return 1 if box_box_overlap(pa, ta, pb, tb) else 0
+
+
+@strict_entry
+@njit(cache=True, nogil=True)
+def checked_box_box_distance_into(pa, sa, ta, pb, sb, tb, out):
+    """checked_distance_into for two boxes with the fewest arguments to unbox (their params,
+    scales and poses): the same numbers (pair_polytopes.box_box_closed_distance, what the
+    polytope engine runs first for two boxes), or NOT_HANDLED for a separated pair only GJK
+    settles (the caller then calls the engine)."""
+    bad = invalid_pose(ta, tb)
+    if bad:
+        return bad
+    return _closed_form_into(box_box_closed_distance(pa, ta, pb, tb), sa, ta, sb, tb, out)
 
 
 @strict_entry

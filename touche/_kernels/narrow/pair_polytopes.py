@@ -389,6 +389,29 @@ def _points_result(pose, center, on_a, on_b):
 
 
 @njit(cache=True, nogil=True)
+def box_box_closed_distance(pa, ta, pb, tb):
+    """(found, signed, point_a, point_b, normal) of two posed boxes without GJK: the SAT from the
+    poses (box_box_separation) answers an overlap (its depth, axis and support corners); a
+    separated pair takes the face distance (box_box_face_distance), else the full SAT's edge
+    distance (box_box_edge_distance), else the corner distance (box_box_corner_distance).
+    ``found`` False only for a separated pair none of those settles: GJK's. World
+    coordinates; the normal from A towards B."""
+    signed, axis, relative, by_face = box_box_separation(pa, ta, pb, tb, True)
+    if signed <= 0.0:
+        point_a, point_b, normal = box_box_supports(pa, ta, pb, tb, axis, relative)
+        return True, signed, point_a, point_b, normal
+    if by_face:
+        found, point_a, point_b, normal = box_box_face_distance(pa, ta, pb, tb, axis, relative)
+        if found:
+            return True, signed, point_a, point_b, normal
+        signed, axis = box_box_sat(pa, pb, relative)  # the edge axes too
+    found, distance, point_a, point_b, normal = box_box_edge_distance(pa, ta, pb, tb, axis, relative)
+    if not found:
+        found, distance, point_a, point_b, normal = box_box_corner_distance(pa, ta, pb, tb, relative)
+    return found, distance, point_a, point_b, normal
+
+
+@njit(cache=True, nogil=True)
 def _onto_face(corner, face, side, half, center, pose):
     """(found, face point, corner) for box_box_face_distance, in world coordinates: ``corner``
     (in a box's frame, from its centre) projected along axis ``face`` onto the plane at

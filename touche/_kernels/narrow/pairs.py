@@ -33,9 +33,7 @@ from touche._kernels.base.vec import dot as _dot
 from touche._kernels.narrow.pair_closed import apply_point, apply_vector, core_radius, finish_core_distance, linear_pair
 from touche._kernels.narrow.pair_closed import linear_vs_polytope, nan3, plane_vs_plane, point_vs_polytope
 from touche._kernels.narrow.pair_closed import point_vs_round, shape_vs_plane, status_of, transform_shape
-from touche._kernels.narrow.pair_polytopes import box_box_corner_distance, box_box_edge_distance, box_box_face_distance
-from touche._kernels.narrow.pair_polytopes import box_box_sat
-from touche._kernels.narrow.pair_polytopes import box_box_separation, box_box_supports
+from touche._kernels.narrow.pair_polytopes import box_box_closed_distance
 from touche._kernels.narrow.pair_polytopes import polytope_vs_polytope
 from touche._kernels.narrow.pair_mesh import convex_vs_mesh, degenerate_triangle_as_segment, linear_vs_mesh
 from touche._kernels.narrow.pair_mesh import mesh_vs_plane, point_vs_mesh
@@ -212,20 +210,9 @@ def _small_polytopes_distance(ka, pa, pta, tra, eda, ta, kb, pb, ptb, trb, edb, 
     (box_box_edge_distance); otherwise a corner of one box and its nearest point on the other,
     checked the same way (box_box_corner_distance); GJK answers the rest."""
     if ka == kinds.BOX and kb == kinds.BOX:
-        signed, axis, relative, by_face = box_box_separation(pa, ta, pb, tb, True)
-        if signed <= 0.0:
-            point_a, point_b, normal = box_box_supports(pa, ta, pb, tb, axis, relative)
-            return signed, point_a, point_b, normal, status_of(signed, tolerance)
-        if by_face:
-            found, point_a, point_b, normal = box_box_face_distance(pa, ta, pb, tb, axis, relative)
-            if found:
-                return signed, point_a, point_b, normal, status_of(signed, tolerance)
-            signed, axis = box_box_sat(pa, pb, relative)  # the edge axes too
-        found, distance, point_a, point_b, normal = box_box_edge_distance(pa, ta, pb, tb, axis, relative)
-        if not found:
-            found, distance, point_a, point_b, normal = box_box_corner_distance(pa, ta, pb, tb, relative)
+        found, signed, point_a, point_b, normal = box_box_closed_distance(pa, ta, pb, tb)
         if found:
-            return distance, point_a, point_b, normal, status_of(distance, tolerance)
+            return signed, point_a, point_b, normal, status_of(signed, tolerance)
     separated, signed, point_a, point_b, normal = gjk_pair_separation(ka, pa, pta, ta, kb, pb, ptb, tb, tolerance)
     if separated:
         return signed, point_a, point_b, normal, kinds.SEPARATED
