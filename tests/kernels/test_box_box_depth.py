@@ -155,37 +155,52 @@ def _on_box(point, box, pose, size):
     return bool(np.all(np.abs(local) <= np.asarray(box.half_extents, float) + 1e-12 * size))
 
 
+def _separated_cases(pair, scale, seed):
+    """Boxes A (off its frame's origin) and B of BOX_PAIRS[pair] at ``scale``, 300 poses of A
+    around B (mostly apart), B's pose, and the size that scales the tolerances."""
+    half_a, half_b = (np.asarray(h) * scale for h in BOX_PAIRS[pair])
+    a = tc.Box(2 * half_a, center=[0.1 * scale, -0.05 * scale, 0.02 * scale])
+    b = tc.Box(2 * half_b)
+    poses_a, pose_b = _cases(seed, half_a, half_b, 300)
+    poses_a[:, :3, 3] *= 2.0  # mostly separated
+    return a, b, poses_a, pose_b, float(np.linalg.norm(half_a) + np.linalg.norm(half_b))
+
+
+def _hull_distance(a, pose_a, b, pose_b):
+    """The reference distance of two separated boxes: between their corner sets' hulls."""
+    verts_a, _ = _world_box(a, pose_a)
+    verts_b, _ = _world_box(b, pose_b)
+    with np.errstate(divide="ignore", invalid="ignore"):  # the reference's parallel edges
+        return N.core_distance(verts_a, verts_b)
+
+
+def _assert_closest_points(distance, point_a, point_b, normal, a, pose_a, b, pose_b, size):
+    """``distance`` is the reference's; the points lie on the boxes, the distance apart along the normal."""
+    assert distance == pytest.approx(_hull_distance(a, pose_a, b, pose_b), abs=1e-9 * size)
+    assert np.linalg.norm(point_b - point_a) == pytest.approx(distance, abs=1e-12 * size)
+    np.testing.assert_allclose(point_b - point_a, distance * normal, atol=1e-12 * size)
+    assert _on_box(point_a, a, pose_a, size) and _on_box(point_b, b, pose_b, size)
+
+
 @pytest.mark.parametrize("scale", [1e-4, 1.0, 1e4])
 @pytest.mark.parametrize("pair", range(len(BOX_PAIRS)))
 def test_box_box_face_distance_is_the_distance(pair, scale):
     """A separated pair whose nearest corner lies over the separating face: the gap is the
     distance (the reference: the distance between the two corner sets' hulls) and the points
     lie on the boxes, |point_b - point_a| the gap; other pairs are declined (GJK's)."""
-    half_a, half_b = (np.asarray(h) * scale for h in BOX_PAIRS[pair])
-    a = tc.Box(2 * half_a, center=[0.1 * scale, -0.05 * scale, 0.02 * scale])
-    b = tc.Box(2 * half_b)
-    poses_a, pose_b = _cases(pair * 11 + int(np.log10(scale)) + 50, half_a, half_b, 300)
-    poses_a[:, :3, 3] *= 2.0  # mostly separated
-    size = float(np.linalg.norm(half_a) + np.linalg.norm(half_b))
+    a, b, poses_a, pose_b, size = _separated_cases(pair, scale, pair * 11 + int(np.log10(scale)) + 50)
     found_count = declined = 0
     for pose_a in poses_a:
         separation, axis, R, by_face = box_box_separation(a._packed[1], pose_a, b._packed[1], pose_b, True)
         if not by_face:
             continue
         found, point_a, point_b, normal = box_box_face_distance(a._packed[1], pose_a, b._packed[1], pose_b, axis, R)
-        verts_a, _ = _world_box(a, pose_a)
-        verts_b, _ = _world_box(b, pose_b)
-        with np.errstate(divide="ignore", invalid="ignore"):  # the reference's parallel edges
-            reference = N.core_distance(verts_a, verts_b)
         if not found:
             declined += 1
-            assert reference >= separation - 1e-12 * size  # the gap is only a lower bound there
+            assert _hull_distance(a, pose_a, b, pose_b) >= separation - 1e-12 * size  # the gap: a lower bound
             continue
         found_count += 1
-        assert separation == pytest.approx(reference, abs=1e-9 * size)
-        assert np.linalg.norm(point_b - point_a) == pytest.approx(separation, abs=1e-12 * size)
-        np.testing.assert_allclose(point_b - point_a, separation * normal, atol=1e-12 * size)
-        assert _on_box(point_a, a, pose_a, size) and _on_box(point_b, b, pose_b, size)
+        _assert_closest_points(separation, point_a, point_b, normal, a, pose_a, b, pose_b, size)
     assert found_count > 5
     assert declined > 0 or pair >= 2  # random rotations put most nearest corners off the face
 
@@ -216,12 +231,7 @@ def test_box_box_edge_distance_is_the_distance(pair, scale):
     supporting edges, when accepted, give the distance (the reference: the distance between the
     corner sets' hulls), lie on the boxes and are the distance apart along the normal; a pair
     whose nearest features are not two edges is declined (GJK's), never answered wrong."""
-    half_a, half_b = (np.asarray(h) * scale for h in BOX_PAIRS[pair])
-    a = tc.Box(2 * half_a, center=[0.1 * scale, -0.05 * scale, 0.02 * scale])
-    b = tc.Box(2 * half_b)
-    poses_a, pose_b = _cases(pair * 13 + int(np.log10(scale)) + 70, half_a, half_b, 300)
-    poses_a[:, :3, 3] *= 2.0  # mostly separated
-    size = float(np.linalg.norm(half_a) + np.linalg.norm(half_b))
+    a, b, poses_a, pose_b, size = _separated_cases(pair, scale, pair * 13 + int(np.log10(scale)) + 70)
     found_count = declined = 0
     for pose_a in poses_a:
         separation, axis, R, by_face = box_box_separation(a._packed[1], pose_a, b._packed[1], pose_b, True)
@@ -231,19 +241,12 @@ def test_box_box_edge_distance_is_the_distance(pair, scale):
             separation, axis = box_box_sat(a._packed[1], b._packed[1], R)
         found, distance, point_a, point_b, normal = box_box_edge_distance(a._packed[1], pose_a, b._packed[1],
                                                                           pose_b, axis, R)
-        verts_a, _ = _world_box(a, pose_a)
-        verts_b, _ = _world_box(b, pose_b)
-        with np.errstate(divide="ignore", invalid="ignore"):  # the reference's parallel edges
-            reference = N.core_distance(verts_a, verts_b)
         if not found:
             declined += 1
             continue
         found_count += 1
-        assert distance == pytest.approx(reference, abs=1e-9 * size)
         assert distance >= separation - 1e-12 * size  # the SAT's gap is a lower bound (equal for two edges' interiors)
-        assert np.linalg.norm(point_b - point_a) == pytest.approx(distance, abs=1e-12 * size)
-        np.testing.assert_allclose(point_b - point_a, distance * normal, atol=1e-12 * size)
-        assert _on_box(point_a, a, pose_a, size) and _on_box(point_b, b, pose_b, size)
+        _assert_closest_points(distance, point_a, point_b, normal, a, pose_a, b, pose_b, size)
     assert found_count > 20 and declined > 0
 
 
@@ -279,12 +282,7 @@ def test_box_box_corner_distance_is_the_distance(pair, scale):
     """Any separated pair: a corner of one box and its nearest point on the other, when accepted,
     give the distance (the reference: the corner sets' hulls), on both boxes and the distance
     apart along the normal; declined otherwise (edge-edge pairs), never answered wrong."""
-    half_a, half_b = (np.asarray(h) * scale for h in BOX_PAIRS[pair])
-    a = tc.Box(2 * half_a, center=[0.1 * scale, -0.05 * scale, 0.02 * scale])
-    b = tc.Box(2 * half_b)
-    poses_a, pose_b = _cases(pair * 17 + int(np.log10(scale)) + 90, half_a, half_b, 300)
-    poses_a[:, :3, 3] *= 2.0
-    size = float(np.linalg.norm(half_a) + np.linalg.norm(half_b))
+    a, b, poses_a, pose_b, size = _separated_cases(pair, scale, pair * 17 + int(np.log10(scale)) + 90)
     found_count = declined = 0
     for pose_a in poses_a:
         separation, axis, R, by_face = box_box_separation(a._packed[1], pose_a, b._packed[1], pose_b, True)
@@ -295,15 +293,8 @@ def test_box_box_corner_distance_is_the_distance(pair, scale):
         if not found:
             declined += 1
             continue
-        verts_a, _ = _world_box(a, pose_a)
-        verts_b, _ = _world_box(b, pose_b)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            reference = N.core_distance(verts_a, verts_b)
         found_count += 1
-        assert distance == pytest.approx(reference, abs=1e-9 * size)
-        assert np.linalg.norm(point_b - point_a) == pytest.approx(distance, abs=1e-12 * size)
-        np.testing.assert_allclose(point_b - point_a, distance * normal, atol=1e-12 * size)
-        assert _on_box(point_a, a, pose_a, size) and _on_box(point_b, b, pose_b, size)
+        _assert_closest_points(distance, point_a, point_b, normal, a, pose_a, b, pose_b, size)
     assert found_count > 20 and declined > 0
 
 
