@@ -59,6 +59,12 @@ FIRST_QUERIES = {
     "mesh-mesh distance": (
         "m = tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]); "
         "tc.distance(m, None, m, tc.Pose.from_translation([2, 0, 0]))"),
+    "box-mesh intersects": (
+        "m = tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]); "
+        "tc.intersects(tc.Box([1, 1, 1]), tc.Pose.from_translation([0.5, 0, 0]), m, None)"),
+    "capsule-mesh intersects": (
+        "m = tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]); "
+        "tc.intersects(tc.Capsule(0.2, 0.8), tc.Pose.from_translation([0.5, 0, 0]), m, None)"),
     "signed_distance_points": (
         "m = tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]); "
         "tc.signed_distance_points(m, None, [[0.1, 0.1, 0.1]])"),

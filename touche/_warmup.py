@@ -153,6 +153,10 @@ def _step_gjk_and_mesh_engines():
     # (pairs.MESH_BRUTE_ENGINE is the tests' reference for the mesh trees, not a public path)
     pairs.GJK_ENGINE.address()
     bvh_shape.MESH_ENGINE.address()
+    bvh_shape.MESH_BOX_BOOLEAN_ENGINE.address()
+    bvh_shape.MESH_POINT_BOOLEAN_ENGINE.address()
+    bvh_shape.MESH_LINEAR_BOOLEAN_ENGINE.address()
+    bvh_shape.MESH_CONVEX_BOOLEAN_ENGINE.address()
 
 
 def _step_robots():

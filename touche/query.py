@@ -333,8 +333,8 @@ def _mesh_shape_plans(flip):
 
 def _new_mesh_shape_plans(flip):
     kernels = _mesh_shape_kernels()
-    address = kernels.MESH_ENGINE.address()
     intersects_one, distance_into = kernels.checked_mesh_intersects_one, kernels.checked_mesh_distance_into
+    boolean_address, engine = kernels.boolean_engine_address, kernels.MESH_ENGINE
 
     def operands(a, ta, b, tb):
         """(shape, its pose, the mesh's kernel arguments with its pose), None for a solid mesh."""
@@ -349,7 +349,7 @@ def _new_mesh_shape_plans(flip):
         found = operands(a, ta, b, tb)
         if found is None:
             return None
-        code = intersects_one(address, *found[0]._packed, found[1], *found[2])
+        code = intersects_one(boolean_address(found[0].kind), *found[0]._packed, found[1], *found[2])
         return code == 1 if code >= 0 else None
 
     def distance_plan(a, ta, b, tb):
@@ -357,7 +357,7 @@ def _new_mesh_shape_plans(flip):
         if found is None:
             return None
         out = np.empty(10)
-        return _single_result(out, distance_into(address, *found[0]._packed, found[0].scale, found[1], *found[2], out))
+        return _single_result(out, distance_into(engine.address(), *found[0]._packed, found[0].scale, found[1], *found[2], out))
 
     return intersects_plan, distance_plan
 
@@ -825,7 +825,7 @@ def _mesh_intersects(a, pose_a, b, pose_b, route):
     shape, ts, name_s, mesh, tm, name_m, shape_is_a = _mesh_and_shape(a, pose_a, b, pose_b, route)
     kernels, ps, mp, tree = _mesh_shape_arrays(shape, mesh)
     if ts.ndim == 2 and tm.ndim == 2:
-        answer = kernels.checked_mesh_intersects_one(kernels.MESH_ENGINE.address(), *ps, ts, mp[2], mp[3], mesh.scale, tm, *tree, shape_is_a)
+        answer = kernels.checked_mesh_intersects_one(kernels.boolean_engine_address(shape.kind), *ps, ts, mp[2], mp[3], mesh.scale, tm, *tree, shape_is_a)
         if answer < 0:
             _raise_invalid_pose(answer, pose_a, pose_b)
         _INTERSECTS_PLANS[a.kind, b.kind] = _mesh_shape_plans(route.flip)[0]
@@ -838,7 +838,7 @@ def _mesh_intersects(a, pose_a, b, pose_b, route):
     tm = as_matrices(tm, name_m) if tm.ndim == 2 else tm
     count = _batch_size(ts, tm) if shape_is_a else _batch_size(tm, ts)  # lengths named as the caller's
     out = np.empty(count, dtype=np.bool_)
-    _parallel.run(kernels.mesh_intersects_many, count, kernels.MESH_ENGINE.address(), *ps, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale,
+    _parallel.run(kernels.mesh_intersects_many, count, kernels.boolean_engine_address(shape.kind), *ps, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale,
                   tm.reshape(-1, 4, 4), *tree, out, grain=_GRAIN_MESH)
     if mesh.solid:
         from .solids import shape_inside

@@ -270,6 +270,202 @@ def test_touching_coplanar_and_parallel_configurations():
         assert result.status == tc.Status.TOUCHING
 
 
+def _terrain(scale, cells=8):
+    """A gently sloped, finely cut patch ``cells`` x ``cells`` (two triangles a cell), z = 0 along
+    its middle row: boxes rest on it face down, edge down and corner down."""
+    grid = np.linspace(-1.0, 1.0, cells + 1)
+    x, y = np.meshgrid(grid, grid, indexing="ij")
+    vertices = np.stack([x, y, 0.1 * x * (x > 0)], axis=-1).reshape(-1, 3) * scale
+    faces = []
+    for i in range(cells):
+        for j in range(cells):
+            a = i * (cells + 1) + j
+            faces += [[a, a + cells + 1, a + 1], [a + 1, a + cells + 1, a + cells + 2]]
+    return tc.TriangleMesh(vertices, np.array(faces))
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1.0, 1e6])
+def test_box_intersects_takes_its_own_engine_and_agrees_with_brute_force(scale):
+    """A box's intersects runs bvh_shape._local_box_boolean (the small engine a first box-mesh
+    query compiles instead of the whole one); it must answer as the brute force and the whole
+    engine do, on the cases its pruning could get wrong: a face resting on the flat part, lifted
+    and sunk by a few ulps of the coordinates, edge down and corner down, and random poses over
+    the patch with both answers common."""
+    from touche._kernels import bvh_shape
+
+    mesh = _terrain(scale)
+    assert bvh_shape.boolean_engine_address(K.BOX) == bvh_shape.MESH_BOX_BOOLEAN_ENGINE.address()
+    assert bvh_shape.boolean_engine_address(K.BOX) != bvh_shape.MESH_ENGINE.address()
+    half = np.array([0.15, 0.1, 0.05]) * scale
+    box = tc.Box(2 * half)
+    eps = np.finfo(float).eps * scale
+    corners = np.array(np.meshgrid([-1, 1], [-1, 1], [-1, 1])).reshape(3, -1).T * half
+
+    def resting(rotation, x, y, lift):
+        """The box turned by ``rotation``, its lowest point at height ``lift`` over (x, y)."""
+        pose = np.eye(4)
+        pose[:3, :3] = rotation
+        pose[:3, 3] = [x, y, -np.min(corners @ rotation.T, axis=0)[2] + lift]
+        return pose
+
+    edge_down = Rotation.from_euler("x", 45, degrees=True).as_matrix()  # the edge along x lowest
+    poses = []
+    for lift in (0.0, 4 * eps, -4 * eps, 1e-9 * scale, -1e-9 * scale):
+        poses.append(resting(np.eye(3), -0.43 * scale, 0.21 * scale, lift))  # face down on the flat half
+        poses.append(resting(edge_down, -0.5 * scale, -0.3 * scale, lift))
+    rng = np.random.default_rng(41)
+    for rotation in Rotation.random(20, random_state=5).as_matrix():  # a corner down
+        poses.append(resting(rotation, rng.uniform(-0.8, -0.1) * scale, rng.uniform(-0.8, 0.8) * scale,
+                             rng.choice([-1, 0, 1]) * 4 * eps))
+    random = _poses_near(mesh, 120, rng, 0.3 * scale)
+    ts = np.ascontiguousarray(np.concatenate([np.array(poses), random]))
+    tm = np.ascontiguousarray(np.eye(4)[None])
+    hit = _check_identical(box, mesh, ts, tm)
+    assert hit[0]  # face down, resting exactly (representable: the face is at z = 0)
+    assert not hit[6] and not hit[7] and hit[8] and hit[9]  # lifted / sunk by 1e-9 of the size
+    assert 0.2 <= hit[len(poses):].mean() <= 0.8, hit[len(poses):].mean()
+    # the whole engine, called for the same booleans, answers the same
+    kernels, ps, mp, tree = bvh_shape, box._packed, mesh._packed, (mesh.bvh.node_index, mesh.bvh.node_bounds,
+                                                                    mesh.bvh.tri_vertices, mesh.bvh.tri_ids, mesh.bvh.depth)
+    for address in (bvh_shape.MESH_ENGINE.address(), bvh_shape.MESH_BOX_BOOLEAN_ENGINE.address()):
+        out = np.empty(len(ts), dtype=np.bool_)
+        kernels.mesh_intersects_many(address, *ps, ts, mp[2], mp[3], mesh.scale, tm, *tree, out, 0, len(ts))
+        assert np.array_equal(out, hit)
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1.0, 1e6])
+def test_sphere_and_point_intersects_take_their_own_engine_and_agree_with_brute_force(scale):
+    """Spheres and points against a mesh take bvh_shape._local_point_boolean: resting on the flat
+    part (exactly, lifted and sunk by 1e-9 of the size), on a vertex and on an edge of the fold,
+    and at random poses over the patch; answers as the brute force's and the whole engine's."""
+    from touche._kernels import bvh_shape
+
+    mesh = _terrain(scale)
+    point_engine = bvh_shape.MESH_POINT_BOOLEAN_ENGINE.address()
+    assert bvh_shape.boolean_engine_address(K.SPHERE) == point_engine == bvh_shape.boolean_engine_address(K.POINT)
+    radius = 0.125 * scale
+    sphere = tc.Sphere(radius)
+    on_vertex = np.array([0.0, 0.0, 0.0])  # (0, 0) is a vertex of the fold line x = 0
+    spots = [([-0.375 * scale, 0.3 * scale, radius], True), ([-0.375 * scale, 0.3 * scale, radius * (1 + 1e-9)], False),
+             ([-0.375 * scale, 0.3 * scale, radius * (1 - 1e-9)], True),
+             (on_vertex + [-radius * (1 + 1e-9), 0.0, 0.0], None), (on_vertex + [0.0, 0.0, radius * (1 - 1e-9)], True)]
+    poses = []
+    for center, expected in spots:
+        pose = np.eye(4)
+        pose[:3, 3] = center
+        poses.append(pose)
+    rng = np.random.default_rng(43)
+    ts = np.ascontiguousarray(np.concatenate([np.array(poses), _poses_near(mesh, 120, rng, 0.6 * scale)]))
+    tm = np.ascontiguousarray(np.eye(4)[None])
+    hit = _check_identical(sphere, mesh, ts, tm)
+    for k, (_, expected) in enumerate(spots):
+        if expected is not None:
+            assert hit[k] == expected, k
+    assert 0.2 <= hit[len(spots):].mean() <= 0.8, hit[len(spots):].mean()
+    point = tc.Point([0.0, 0.0, 0.0])  # on the patch (vertices and the flat part) or off it
+    lifted = ts.copy()
+    lifted[:len(spots), 2, 3] = [0.0, 1e-12 * scale, 0.0, 0.0, -1e-300]
+    _check_identical(point, mesh, lifted[:40], tm)
+    kernels, tree = bvh_shape, (mesh.bvh.node_index, mesh.bvh.node_bounds, mesh.bvh.tri_vertices, mesh.bvh.tri_ids,
+                                mesh.bvh.depth)
+    for address in (bvh_shape.MESH_ENGINE.address(), point_engine):
+        out = np.empty(len(ts), dtype=np.bool_)
+        kernels.mesh_intersects_many(address, *sphere._packed, ts, *mesh._packed[2:4], mesh.scale, tm, *tree, out, 0,
+                                     len(ts))
+        assert np.array_equal(out, hit)
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1.0, 1e6])
+def test_linear_shapes_intersects_take_their_own_engine_and_agree_with_brute_force(scale):
+    """Capsules, segments, rays and lines against a mesh take bvh_shape._local_linear_boolean: a
+    capsule lying on the flat part (exactly, lifted and sunk by 1e-9 of the size), a segment
+    along a mesh edge, rays and lines grazing the patch, and random poses; answers as the brute
+    force's and the whole engine's."""
+    from touche._kernels import bvh_shape
+
+    mesh = _terrain(scale)
+    engine = bvh_shape.MESH_LINEAR_BOOLEAN_ENGINE.address()
+    assert all(bvh_shape.boolean_engine_address(kind) == engine for kind in (K.SEGMENT, K.CAPSULE, K.RAY, K.LINE))
+    radius = 0.05 * scale
+    lying = Rotation.from_euler("y", 90, degrees=True).as_matrix()  # the capsule's z axis along x
+    shapes = {"Capsule": (tc.Capsule(radius, 0.4 * scale), radius), "Segment": (tc.Segment([0, 0, 0], [0.5 * scale, 0, 0]), 0.0),
+              "Ray": (tc.Ray([0, 0, 0], [1.0, 0.0, 0.0]), 0.0), "Line": (tc.Line([0, 0, 0], [1.0, 0.0, 0.0]), 0.0)}
+    rng = np.random.default_rng(47)
+    for name, (shape, r) in shapes.items():
+        poses = []
+        # lifted, a ray or line (unbounded along +x) meets the rising half; sunk, a capsule reaches
+        # through the surface, a segment, ray or line passes under it
+        unbounded = name in ("Ray", "Line")
+        for lift, expected in ((0.0, True), (1e-9 * scale, unbounded), (-1e-9 * scale, r > 0.0)):
+            pose = np.eye(4)
+            pose[:3, :3] = lying if name == "Capsule" else np.eye(3)
+            pose[:3, 3] = [-0.6 * scale, 0.25 * scale, r + lift]  # along x over the flat half, on mesh edges
+            poses.append((pose, expected))
+        ts = np.ascontiguousarray(np.concatenate([np.array([p for p, _ in poses]),
+                                                  _poses_near(mesh, 60, rng, 0.3 * scale)]))
+        tm = np.ascontiguousarray(np.eye(4)[None])
+        hit = _check_identical(shape, mesh, ts, tm)
+        for k, (_, expected) in enumerate(poses):
+            if name in ("Capsule", "Segment") or k > 0:  # a ray or line in the patch's plane: no assertion
+                assert hit[k] == expected, (name, k)
+        tree = (mesh.bvh.node_index, mesh.bvh.node_bounds, mesh.bvh.tri_vertices, mesh.bvh.tri_ids, mesh.bvh.depth)
+        for address in (bvh_shape.MESH_ENGINE.address(), engine):
+            out = np.empty(len(ts), dtype=np.bool_)
+            bvh_shape.mesh_intersects_many(address, *shape._packed, ts, *mesh._packed[2:4], mesh.scale, tm, *tree, out,
+                                           0, len(ts))
+            assert np.array_equal(out, hit), name
+
+
+@pytest.mark.parametrize("name", ["Triangle", "degenerate Triangle", "Tetrahedron", "ConvexPolygon", "ConvexPolyhedron",
+                                  "Cylinder", "Cone", "Ellipsoid", "Plane", "HalfSpace"])
+def test_other_shapes_intersects_take_the_convex_engine_and_agree_with_brute_force(name):
+    """Every shape the small engines do not take answers intersects through
+    bvh_shape._local_convex_boolean (no GJK distance, no EPA): over the folded patch, lying on it
+    (shapes lowered until their lowest point is at height 0) and at random poses, as the brute
+    force's and the whole engine's answers."""
+    from touche._kernels import bvh_shape
+
+    shape = _shapes()[name]
+    mesh = _terrain(1.0)
+    engine = bvh_shape.MESH_CONVEX_BOOLEAN_ENGINE.address()
+    assert bvh_shape.boolean_engine_address(shape.kind) == engine
+    rng = np.random.default_rng(zlib.crc32(f"convex-{name}".encode()))
+    ts = _poses_near(mesh, 60, rng, 0.6)
+    ts[:, :3, 3] += [0.0, 0.0, 0.05]
+    tm = np.ascontiguousarray(np.eye(4)[None])
+    hit = _check_identical(shape, mesh, np.ascontiguousarray(ts), tm)
+    if name not in ("Plane", "HalfSpace"):
+        assert 0.1 <= hit.mean() <= 0.9, hit.mean()
+    tree = (mesh.bvh.node_index, mesh.bvh.node_bounds, mesh.bvh.tri_vertices, mesh.bvh.tri_ids, mesh.bvh.depth)
+    for address in (bvh_shape.MESH_ENGINE.address(), engine):
+        out = np.empty(len(ts), dtype=np.bool_)
+        bvh_shape.mesh_intersects_many(address, *shape._packed, np.ascontiguousarray(ts), *mesh._packed[2:4],
+                                       mesh.scale, tm, *tree, out, 0, len(ts))
+        assert np.array_equal(out, hit)
+
+
+def test_the_small_engines_refuse_what_they_do_not_answer():
+    from touche._kernels import bvh_shape
+
+    mesh = _terrain(1.0)
+    tree = (mesh.bvh.node_index, mesh.bvh.node_bounds, mesh.bvh.tri_vertices, mesh.bvh.tri_ids)
+    stack, stack_lb = np.empty(mesh.bvh.depth + 2, dtype=np.int64), np.empty(mesh.bvh.depth + 2)
+    mp = mesh._packed
+    box, sphere, capsule = tc.Box([1, 1, 1]), tc.Sphere(0.5), tc.Capsule(0.2, 0.5)
+    cases = [(bvh_shape._local_box_boolean, "box engine", box, False),
+             (bvh_shape._local_box_boolean, "box engine", sphere, True),
+             (bvh_shape._local_point_boolean, "point engine", sphere, False),
+             (bvh_shape._local_point_boolean, "point engine", capsule, True),
+             (bvh_shape._local_linear_boolean, "linear engine", capsule, False),
+             (bvh_shape._local_linear_boolean, "linear engine", box, True),
+             (bvh_shape._local_convex_boolean, "convex engine", tc.Cylinder(0.2, 0.5), False),
+             (bvh_shape._local_convex_boolean, "convex engine", box, True),
+             (bvh_shape._local_convex_boolean, "convex engine", capsule, True)]
+    for engine, message, shape, boolean in cases:
+        with pytest.raises(ValueError, match=message):
+            engine(*shape._packed, np.eye(4), mp[2], mp[3], np.eye(4), *tree, mesh.scale, boolean, stack, stack_lb)
+
+
 def test_real_mesh_against_shapes_through_the_bvh():
     pybullet_data = pytest.importorskip("pybullet_data")
     m = trimesh.load(os.path.join(pybullet_data.getDataPath(), "duck.obj"), force="mesh", process=False)

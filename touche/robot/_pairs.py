@@ -179,7 +179,8 @@ class PairTable:
             if route == kernels.ROUTE_MESH_MESH:
                 address = (kernels.MESH_MESH_DISTANCE if distances else kernels.MESH_MESH).address()
             elif route == kernels.ROUTE_SHAPE_MESH:
-                address = bvh_shape.MESH_ENGINE.address()
+                address = (bvh_shape.MESH_ENGINE.address() if distances
+                           else bvh_shape.boolean_engine_address(self.shapes[a].kind))
             else:
                 sa, sb = self.shapes[a], self.shapes[b]
                 address = engines.engine_address(sa.kind, sa._packed[1], sb.kind, sb._packed[1], not distances)
