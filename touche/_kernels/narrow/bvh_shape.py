@@ -663,11 +663,13 @@ def _local_point_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, 
 
 
 @njit(cache=True, nogil=True)
-def _linear_boolean(ks, ps, pts, ni, nb, tv, mesh_scale, stack):
+def _linear_boolean(ks, ps, pts, ni, nb, tv, mesh_scale, stack, obb, use_obb):
     """mesh_core's boolean for a linear core (segment, capsule, ray, line) already in the mesh's
-    frame: nodes pruned by their box and ball against the capsule of the core, triangles by
-    their ball, then ``linear_triangle_term``, whose NaN (a ray or line through a triangle) is a
-    hit. True when some triangle meets the shape."""
+    frame: nodes pruned by their box and ball against the capsule of the core and, for a finite
+    shape (``use_obb``), by its own box ``obb (15,)`` as mesh_core prunes them; triangles by
+    their ball, the box's axes and their normal (the capsule's extent along it, exact), then
+    ``linear_triangle_term``, whose NaN (a ray or line through a triangle) is a hit. True when
+    some triangle meets the shape."""
     bounds = np.empty(10)  # the core's box (6) and ball (4; unused by a linear core)
     box = bounds[0:6]
     ball = bounds[6:10]
@@ -680,13 +682,27 @@ def _linear_boolean(ks, ps, pts, ni, nb, tv, mesh_scale, stack):
     while top > 0:  # each node is tested when popped: the stack holds at most depth + 1 nodes
         top -= 1
         node = stack[top]
-        if node_gap(nb, node, CORE_LINEAR, box, ball, p, d, lo, hi, radius) - pad > 0.0:
+        gap = node_gap(nb, node, CORE_LINEAR, box, ball, p, d, lo, hi, radius)
+        if use_obb:
+            gap = max(gap, _ball_box_gap(nb, node, obb))
+        if gap - pad > 0.0 or use_obb and _obb_apart(nb, node, obb, pad):
             continue
         if ni[node, 2] < 0:
             for k in range(ni[node, 0], ni[node, 0] + ni[node, 1]):
-                if _triangle_segment_gap(tv[k, 0], tv[k, 1], tv[k, 2], p, d, lo, hi, radius) > pad:
+                a, b, c = tv[k, 0], tv[k, 1], tv[k, 2]
+                if _triangle_segment_gap(a, b, c, p, d, lo, hi, radius) > pad:
                     continue
-                if not (linear_triangle_term(ks, ps, pts, tv[k, 0], tv[k, 1], tv[k, 2], True)[0] > 0.0):
+                if use_obb:
+                    if _box_axes_gap(a, b, c, obb) > pad:
+                        continue
+                    nx, ny, nz, length = _unit_normal(a, b, c)
+                    if length > 0.0:  # the capsule's extent along the normal: its two ends' +- radius
+                        plane = nx * a[0] + ny * a[1] + nz * a[2]
+                        end_lo = nx * (p[0] + lo * d[0]) + ny * (p[1] + lo * d[1]) + nz * (p[2] + lo * d[2])
+                        end_hi = nx * (p[0] + hi * d[0]) + ny * (p[1] + hi * d[1]) + nz * (p[2] + hi * d[2])
+                        if max(plane - max(end_lo, end_hi) - radius, min(end_lo, end_hi) - radius - plane) > pad:
+                            continue
+                if not (linear_triangle_term(ks, ps, pts, a, b, c, True)[0] > 0.0):
                     return True
             continue
         stack[top] = ni[node, 2]
@@ -699,13 +715,20 @@ def _linear_boolean(ks, ps, pts, ni, nb, tv, mesh_scale, stack):
 def _local_linear_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean,
                           stack, stack_lb):
     """MESH_ENGINE for a segment, capsule, ray or line in a boolean query (a robot's capsule
-    against a mesh part): ``_linear_boolean``. As ``_local_box_boolean``, the same answer as
-    ``_local`` without its GJK, EPA and the other kinds' terms."""
+    against a mesh part): ``_local``'s root test, then ``_linear_boolean``. As
+    ``_local_box_boolean``, the same answer as ``_local`` without its GJK, EPA and the other
+    kinds' terms."""
     missing = nan3()
     if not (kinds.SEGMENT <= ks <= kinds.LINE) or not boolean:
         raise ValueError("the linear engine answers a segment's, capsule's, ray's or line's boolean query only")
-    ps, pts = transform_shape(ks, ps, pts, relative_transform(ts, tm))
-    if _linear_boolean(ks, ps, pts, ni, nb, tv, mesh_scale, stack):
+    t_rel = relative_transform(ts, tm)
+    bounds = np.empty(25)  # the shape's box in the mesh's frame (15), its local box and ball
+    use_obb = shape_box_in_mesh(ks, ps, pts, t_rel, bounds)  # False for rays and lines
+    obb = bounds[0:15]
+    if use_obb and _root_apart(nb, obb, mesh_scale):
+        return np.inf, missing, missing, missing
+    ps, pts = transform_shape(ks, ps, pts, t_rel)
+    if _linear_boolean(ks, ps, pts, ni, nb, tv, mesh_scale, stack, obb, use_obb):
         return -1.0, missing, missing, missing
     return np.inf, missing, missing, missing
 
@@ -734,8 +757,8 @@ def _local_convex_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm,
         offset = normal[0] * pts[0, 0] + normal[1] * pts[0, 1] + normal[2] * pts[0, 2]
         signed = mesh_vs_plane(mesh_points, mesh_tris, normal, offset, ks == kinds.HALFSPACE)[0]
         return signed, missing, missing, missing
-    if ks == kinds.SEGMENT:  # a zero-area triangle, now its longest edge
-        if _linear_boolean(ks, ps, pts, ni, nb, tv, mesh_scale, stack):
+    if ks == kinds.SEGMENT:  # a zero-area triangle, now its longest edge (inside the triangle's box)
+        if _linear_boolean(ks, ps, pts, ni, nb, tv, mesh_scale, stack, obb, use_obb):
             return -1.0, missing, missing, missing
         return np.inf, missing, missing, missing
     core = _core_of(ks)
