@@ -25,7 +25,9 @@ Routes (``pairs[p, ROUTE]`` of pair p = (``pairs[p, FIRST]``, ``pairs[p, SECOND]
                     behind a boundary (MESH_MESH: what touche.bvh.intersects runs for one
                     pose pair)
   ROUTE_SHAPE_MESH  a convex shape (first) against a surface mesh (second): the mesh engine
-                    behind its boundary (bvh_shape.MESH_ENGINE, as bvh_shape.mesh_pair_intersects)
+                    behind its boundary, as bvh_shape.mesh_pair_intersects (booleans: the
+                    shape kind's boolean engine, bvh_shape.boolean_engine_address; distances:
+                    bvh_shape.MESH_ENGINE)
   ROUTE_CONVEX      two convex shapes: the pair engine family whose address is ``pairs[p, ENGINE]``
                     (pairs.engine_address(..., intersects_only=True))
 
@@ -119,7 +121,7 @@ BOUNDS_WIDTH = 20
 FIRST = 0
 SECOND = 1
 ROUTE = 2
-ENGINE = 3  # the narrow phase's address: MESH_MESH, bvh_shape.MESH_ENGINE or a pair engine family
+ENGINE = 3  # the narrow phase's address: MESH_MESH, a bvh_shape mesh engine or a pair engine family
 # (0: not compiled yet, see pair_table_intersects_many)
 SWAPPED = 4  # distance tables: 1 when FIRST is the pair's second member (a shape against a mesh)
 
