@@ -148,15 +148,15 @@ def _step_pair_engines():
 
 
 def _step_gjk_and_mesh_engines():
-    from ._kernels import bvh_shape, pairs
+    from ._kernels import bvh_shape, bvh_shape_boolean, pairs
 
     # (pairs.MESH_BRUTE_ENGINE is the tests' reference for the mesh trees, not a public path)
     pairs.GJK_ENGINE.address()
     bvh_shape.MESH_ENGINE.address()
-    bvh_shape.MESH_BOX_BOOLEAN_ENGINE.address()
-    bvh_shape.MESH_POINT_BOOLEAN_ENGINE.address()
-    bvh_shape.MESH_LINEAR_BOOLEAN_ENGINE.address()
-    bvh_shape.MESH_CONVEX_BOOLEAN_ENGINE.address()
+    bvh_shape_boolean.MESH_BOX_BOOLEAN_ENGINE.address()
+    bvh_shape_boolean.MESH_POINT_BOOLEAN_ENGINE.address()
+    bvh_shape_boolean.MESH_LINEAR_BOOLEAN_ENGINE.address()
+    bvh_shape_boolean.MESH_CONVEX_BOOLEAN_ENGINE.address()
 
 
 def _step_robots():

@@ -334,7 +334,7 @@ def _mesh_shape_plans(flip):
 def _new_mesh_shape_plans(flip):
     kernels = _mesh_shape_kernels()
     intersects_one, distance_into = kernels.checked_mesh_intersects_one, kernels.checked_mesh_distance_into
-    boolean_address, engine = kernels.boolean_engine_address, kernels.MESH_ENGINE
+    boolean_address, engine = _boolean_engine_address, kernels.MESH_ENGINE
 
     def operands(a, ta, b, tb):
         """(shape, its pose, the mesh's kernel arguments with its pose), None for a solid mesh."""
@@ -766,6 +766,7 @@ class _SingleDistanceResult(DistanceBuffer, DistanceResult):
 # overlaps it, with the depth of its deepest point.
 
 _MESH_SHAPE = None
+_MESH_BOOLEAN = None
 _SOLIDS = None
 _PAIR_MEETING = 3  # bvh_distance.PAIR_MEETING (the kernel module is not imported with touche.query)
 
@@ -788,6 +789,16 @@ def _mesh_shape_kernels():
 
         _MESH_SHAPE = bvh_shape
     return _MESH_SHAPE
+
+
+def _boolean_engine_address(kind):
+    """The mesh engine a shape of ``kind`` takes in intersects (bvh_shape_boolean)."""
+    global _MESH_BOOLEAN
+    if _MESH_BOOLEAN is None:
+        from ._kernels import bvh_shape_boolean
+
+        _MESH_BOOLEAN = bvh_shape_boolean
+    return _MESH_BOOLEAN.boolean_engine_address(kind)
 
 
 def _mesh_and_shape(a, pose_a, b, pose_b, route):
@@ -825,7 +836,7 @@ def _mesh_intersects(a, pose_a, b, pose_b, route):
     shape, ts, name_s, mesh, tm, name_m, shape_is_a = _mesh_and_shape(a, pose_a, b, pose_b, route)
     kernels, ps, mp, tree = _mesh_shape_arrays(shape, mesh)
     if ts.ndim == 2 and tm.ndim == 2:
-        answer = kernels.checked_mesh_intersects_one(kernels.boolean_engine_address(shape.kind), *ps, ts, mp[2], mp[3], mesh.scale, tm, *tree, shape_is_a)
+        answer = kernels.checked_mesh_intersects_one(_boolean_engine_address(shape.kind), *ps, ts, mp[2], mp[3], mesh.scale, tm, *tree, shape_is_a)
         if answer < 0:
             _raise_invalid_pose(answer, pose_a, pose_b)
         _INTERSECTS_PLANS[a.kind, b.kind] = _mesh_shape_plans(route.flip)[0]
@@ -838,7 +849,7 @@ def _mesh_intersects(a, pose_a, b, pose_b, route):
     tm = as_matrices(tm, name_m) if tm.ndim == 2 else tm
     count = _batch_size(ts, tm) if shape_is_a else _batch_size(tm, ts)  # lengths named as the caller's
     out = np.empty(count, dtype=np.bool_)
-    _parallel.run(kernels.mesh_intersects_many, count, kernels.boolean_engine_address(shape.kind), *ps, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale,
+    _parallel.run(kernels.mesh_intersects_many, count, _boolean_engine_address(shape.kind), *ps, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale,
                   tm.reshape(-1, 4, 4), *tree, out, grain=_GRAIN_MESH)
     if mesh.solid:
         from .solids import shape_inside

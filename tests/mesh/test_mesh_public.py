@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import os
-import sys
 import zlib
 
 import numpy as np
@@ -210,7 +209,7 @@ def _bore(inner_radius, length, sides=128, rings=48):
 def test_shapes_in_a_close_fitting_bore_equal_brute_force(name):
     """A link's cylinder inside a housing's bore, as robot models have them: thousands of
     triangles within a few percent of the radius, each proven apart by the capsule around the
-    shape's axis before GJK (bvh_shape._triangle_apart); tilted and shifted until the shape
+    shape's axis before GJK (bvh_shape.triangle_apart); tilted and shifted until the shape
     touches the wall. Every answer bit-identical to the brute force, hits and misses both."""
     radius, length = 0.2, 0.6
     shape = {"Cylinder": tc.Cylinder(radius, length), "Cone": tc.Cone(radius, length),
@@ -286,16 +285,16 @@ def _terrain(scale, cells=8):
 
 @pytest.mark.parametrize("scale", [1e-6, 1.0, 1e6])
 def test_box_intersects_takes_its_own_engine_and_agrees_with_brute_force(scale):
-    """A box's intersects runs bvh_shape._local_box_boolean (the small engine a first box-mesh
+    """A box's intersects runs bvh_shape_boolean._local_box_boolean (the small engine a first box-mesh
     query compiles instead of the whole one); it must answer as the brute force and the whole
     engine do, on the cases its pruning could get wrong: a face resting on the flat part, lifted
     and sunk by a few ulps of the coordinates, edge down and corner down, and random poses over
     the patch with both answers common."""
-    from touche._kernels import bvh_shape
+    from touche._kernels import bvh_shape, bvh_shape_boolean
 
     mesh = _terrain(scale)
-    assert bvh_shape.boolean_engine_address(K.BOX) == bvh_shape.MESH_BOX_BOOLEAN_ENGINE.address()
-    assert bvh_shape.boolean_engine_address(K.BOX) != bvh_shape.MESH_ENGINE.address()
+    assert bvh_shape_boolean.boolean_engine_address(K.BOX) == bvh_shape_boolean.MESH_BOX_BOOLEAN_ENGINE.address()
+    assert bvh_shape_boolean.boolean_engine_address(K.BOX) != bvh_shape.MESH_ENGINE.address()
     half = np.array([0.15, 0.1, 0.05]) * scale
     box = tc.Box(2 * half)
     eps = np.finfo(float).eps * scale
@@ -327,7 +326,7 @@ def test_box_intersects_takes_its_own_engine_and_agrees_with_brute_force(scale):
     # the whole engine, called for the same booleans, answers the same
     kernels, ps, mp, tree = bvh_shape, box._packed, mesh._packed, (mesh.bvh.node_index, mesh.bvh.node_bounds,
                                                                     mesh.bvh.tri_vertices, mesh.bvh.tri_ids, mesh.bvh.depth)
-    for address in (bvh_shape.MESH_ENGINE.address(), bvh_shape.MESH_BOX_BOOLEAN_ENGINE.address()):
+    for address in (bvh_shape.MESH_ENGINE.address(), bvh_shape_boolean.MESH_BOX_BOOLEAN_ENGINE.address()):
         out = np.empty(len(ts), dtype=np.bool_)
         kernels.mesh_intersects_many(address, *ps, ts, mp[2], mp[3], mesh.scale, tm, *tree, out, 0, len(ts))
         assert np.array_equal(out, hit)
@@ -335,14 +334,14 @@ def test_box_intersects_takes_its_own_engine_and_agrees_with_brute_force(scale):
 
 @pytest.mark.parametrize("scale", [1e-6, 1.0, 1e6])
 def test_sphere_and_point_intersects_take_their_own_engine_and_agree_with_brute_force(scale):
-    """Spheres and points against a mesh take bvh_shape._local_point_boolean: resting on the flat
+    """Spheres and points against a mesh take bvh_shape_boolean._local_point_boolean: resting on the flat
     part (exactly, lifted and sunk by 1e-9 of the size), on a vertex and on an edge of the fold,
     and at random poses over the patch; answers as the brute force's and the whole engine's."""
-    from touche._kernels import bvh_shape
+    from touche._kernels import bvh_shape, bvh_shape_boolean
 
     mesh = _terrain(scale)
-    point_engine = bvh_shape.MESH_POINT_BOOLEAN_ENGINE.address()
-    assert bvh_shape.boolean_engine_address(K.SPHERE) == point_engine == bvh_shape.boolean_engine_address(K.POINT)
+    point_engine = bvh_shape_boolean.MESH_POINT_BOOLEAN_ENGINE.address()
+    assert bvh_shape_boolean.boolean_engine_address(K.SPHERE) == point_engine == bvh_shape_boolean.boolean_engine_address(K.POINT)
     radius = 0.125 * scale
     sphere = tc.Sphere(radius)
     on_vertex = np.array([0.0, 0.0, 0.0])  # (0, 0) is a vertex of the fold line x = 0
@@ -377,15 +376,15 @@ def test_sphere_and_point_intersects_take_their_own_engine_and_agree_with_brute_
 
 @pytest.mark.parametrize("scale", [1e-6, 1.0, 1e6])
 def test_linear_shapes_intersects_take_their_own_engine_and_agree_with_brute_force(scale):
-    """Capsules, segments, rays and lines against a mesh take bvh_shape._local_linear_boolean: a
+    """Capsules, segments, rays and lines against a mesh take bvh_shape_boolean._local_linear_boolean: a
     capsule lying on the flat part (exactly, lifted and sunk by 1e-9 of the size), a segment
     along a mesh edge, rays and lines grazing the patch, and random poses; answers as the brute
     force's and the whole engine's."""
-    from touche._kernels import bvh_shape
+    from touche._kernels import bvh_shape, bvh_shape_boolean
 
     mesh = _terrain(scale)
-    engine = bvh_shape.MESH_LINEAR_BOOLEAN_ENGINE.address()
-    assert all(bvh_shape.boolean_engine_address(kind) == engine for kind in (K.SEGMENT, K.CAPSULE, K.RAY, K.LINE))
+    engine = bvh_shape_boolean.MESH_LINEAR_BOOLEAN_ENGINE.address()
+    assert all(bvh_shape_boolean.boolean_engine_address(kind) == engine for kind in (K.SEGMENT, K.CAPSULE, K.RAY, K.LINE))
     radius = 0.05 * scale
     lying = Rotation.from_euler("y", 90, degrees=True).as_matrix()  # the capsule's z axis along x
     shapes = {"Capsule": (tc.Capsule(radius, 0.4 * scale), radius), "Segment": (tc.Segment([0, 0, 0], [0.5 * scale, 0, 0]), 0.0),
@@ -420,15 +419,15 @@ def test_linear_shapes_intersects_take_their_own_engine_and_agree_with_brute_for
                                   "Cylinder", "Cone", "Ellipsoid", "Plane", "HalfSpace"])
 def test_other_shapes_intersects_take_the_convex_engine_and_agree_with_brute_force(name):
     """Every shape the small engines do not take answers intersects through
-    bvh_shape._local_convex_boolean (no GJK distance, no EPA): over the folded patch, lying on it
+    bvh_shape_boolean._local_convex_boolean (no GJK distance, no EPA): over the folded patch, lying on it
     (shapes lowered until their lowest point is at height 0) and at random poses, as the brute
     force's and the whole engine's answers."""
-    from touche._kernels import bvh_shape
+    from touche._kernels import bvh_shape, bvh_shape_boolean
 
     shape = _shapes()[name]
     mesh = _terrain(1.0)
-    engine = bvh_shape.MESH_CONVEX_BOOLEAN_ENGINE.address()
-    assert bvh_shape.boolean_engine_address(shape.kind) == engine
+    engine = bvh_shape_boolean.MESH_CONVEX_BOOLEAN_ENGINE.address()
+    assert bvh_shape_boolean.boolean_engine_address(shape.kind) == engine
     rng = np.random.default_rng(zlib.crc32(f"convex-{name}".encode()))
     ts = _poses_near(mesh, 60, rng, 0.6)
     ts[:, :3, 3] += [0.0, 0.0, 0.05]
@@ -445,22 +444,22 @@ def test_other_shapes_intersects_take_the_convex_engine_and_agree_with_brute_for
 
 
 def test_the_small_engines_refuse_what_they_do_not_answer():
-    from touche._kernels import bvh_shape
+    from touche._kernels import bvh_shape_boolean
 
     mesh = _terrain(1.0)
     tree = (mesh.bvh.node_index, mesh.bvh.node_bounds, mesh.bvh.tri_vertices, mesh.bvh.tri_ids)
     stack, stack_lb = np.empty(mesh.bvh.depth + 2, dtype=np.int64), np.empty(mesh.bvh.depth + 2)
     mp = mesh._packed
     box, sphere, capsule = tc.Box([1, 1, 1]), tc.Sphere(0.5), tc.Capsule(0.2, 0.5)
-    cases = [(bvh_shape._local_box_boolean, "box engine", box, False),
-             (bvh_shape._local_box_boolean, "box engine", sphere, True),
-             (bvh_shape._local_point_boolean, "point engine", sphere, False),
-             (bvh_shape._local_point_boolean, "point engine", capsule, True),
-             (bvh_shape._local_linear_boolean, "linear engine", capsule, False),
-             (bvh_shape._local_linear_boolean, "linear engine", box, True),
-             (bvh_shape._local_convex_boolean, "convex engine", tc.Cylinder(0.2, 0.5), False),
-             (bvh_shape._local_convex_boolean, "convex engine", box, True),
-             (bvh_shape._local_convex_boolean, "convex engine", capsule, True)]
+    cases = [(bvh_shape_boolean._local_box_boolean, "box engine", box, False),
+             (bvh_shape_boolean._local_box_boolean, "box engine", sphere, True),
+             (bvh_shape_boolean._local_point_boolean, "point engine", sphere, False),
+             (bvh_shape_boolean._local_point_boolean, "point engine", capsule, True),
+             (bvh_shape_boolean._local_linear_boolean, "linear engine", capsule, False),
+             (bvh_shape_boolean._local_linear_boolean, "linear engine", box, True),
+             (bvh_shape_boolean._local_convex_boolean, "convex engine", tc.Cylinder(0.2, 0.5), False),
+             (bvh_shape_boolean._local_convex_boolean, "convex engine", box, True),
+             (bvh_shape_boolean._local_convex_boolean, "convex engine", capsule, True)]
     for engine, message, shape, boolean in cases:
         with pytest.raises(ValueError, match=message):
             engine(*shape._packed, np.eye(4), mp[2], mp[3], np.eye(4), *tree, mesh.scale, boolean, stack, stack_lb)

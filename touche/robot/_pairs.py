@@ -170,7 +170,7 @@ class PairTable:
         """Compile (or load) the narrow phases of the pairs ``missing`` of ``pairs`` (the boolean
         table's, or the distance table's when ``distances``) and note their addresses: only
         engines some pair has needed are ever compiled."""
-        from .._kernels import bvh_shape
+        from .._kernels import bvh_shape, bvh_shape_boolean
         from .._kernels import pairs as engines
 
         kernels = _kernels()
@@ -180,7 +180,7 @@ class PairTable:
                 address = (kernels.MESH_MESH_DISTANCE if distances else kernels.MESH_MESH).address()
             elif route == kernels.ROUTE_SHAPE_MESH:
                 address = (bvh_shape.MESH_ENGINE.address() if distances
-                           else bvh_shape.boolean_engine_address(self.shapes[a].kind))
+                           else bvh_shape_boolean.boolean_engine_address(self.shapes[a].kind))
             else:
                 sa, sb = self.shapes[a], self.shapes[b]
                 address = engines.engine_address(sa.kind, sa._packed[1], sb.kind, sb._packed[1], not distances)

@@ -46,7 +46,7 @@ from touche._kernels.trees.bvh_descent import obb_overlap  # noqa: E402
 from touche._kernels.narrow.pairs import relative_transform  # noqa: E402
 from touche._kernels.narrow.pair_closed import finish_core_distance, linear_core, nan3, core_radius  # noqa: E402
 from touche._kernels.narrow.pair_closed import apply_point, apply_vector, status_of  # noqa: E402
-from touche._kernels.narrow.pair_closed import box_center_half, box_frame, transform_shape  # noqa: E402
+from touche._kernels.narrow.pair_closed import box_frame, transform_shape  # noqa: E402
 from touche._kernels.primitives.overlap import test_triangle_obb  # noqa: E402
 from touche._kernels.primitives.tri_distance import edges_normal  # noqa: E402
 from touche._kernels.narrow.pair_mesh import degenerate_triangle_as_segment, mesh_vs_plane  # noqa: E402
@@ -70,7 +70,7 @@ CORE_SMOOTH = 3
 
 
 @njit(cache=True, nogil=True)
-def _core_of(kind):
+def core_of(kind):
     if kind <= kinds.SPHERE:
         return CORE_POINT
     if kind <= kinds.LINE:
@@ -86,7 +86,7 @@ def shape_bounds(kind, params, points, box, ball):
     (packed arrays, current frame). Rays / lines get infinite box sides; their ball is unused.
     Point / sphere cores: the box and ball of the CORE (radius 0; the caller compares with r).
     Returns the largest finite coordinate magnitude (for the rounding pad)."""
-    core = _core_of(kind)
+    core = core_of(kind)
     if core == CORE_POINT:
         for i in range(3):
             box[i] = points[0, i]
@@ -170,7 +170,7 @@ def node_gap(nb, node, core, box, ball, p, d, lo, hi, seg_radius):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _ball_box_gap(nb, node, obb):
+def ball_box_gap(nb, node, obb):
     """A lower bound of the distance between node ``node``'s triangles and the shape: the
     distance from the node's ball to the shape's own box (``obb (15,)``, which holds it).
     Tighter than node_gap's bounds for a flat or long shape turned in the mesh's frame (a shelf
@@ -186,7 +186,7 @@ def _ball_box_gap(nb, node, obb):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _box_axes_gap(a, b, c, obb):
+def box_axes_gap(a, b, c, obb):
     """The largest gap between triangle abc and the shape's own box (``obb (15,)``) along the
     box's three axes (separating axes; 0 or less when none separates them)."""
     gap = -np.inf
@@ -203,7 +203,7 @@ def _box_axes_gap(a, b, c, obb):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _unit_normal(a, b, c):
+def unit_normal(a, b, c):
     """(nx, ny, nz, length): triangle abc's unit normal and the length of ab x ac (0: no normal)."""
     _, _, _, _, _, _, nx, ny, nz = edges_normal((a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2]))
     length = np.sqrt(nx * nx + ny * ny + nz * nz)
@@ -213,7 +213,7 @@ def _unit_normal(a, b, c):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _triangle_segment_gap(a, b, c, p, d, lo, hi, seg_radius):
+def triangle_segment_gap(a, b, c, p, d, lo, hi, seg_radius):
     """A lower bound of the distance between triangle abc and the capsule of (p, d, lo, hi,
     ``seg_radius``) (see node_gap): the gap from the triangle's ball (about its centroid)."""
     cx = (a[0] + b[0] + c[0]) / 3.0
@@ -231,10 +231,10 @@ def _triangle_box_gap(a, b, c, obb, p, d, lo, hi, seg_radius):
     triangle's normal (separating axes; 0 or less when none separates them), and from the
     capsule holding the shape when ``seg_radius >= 0`` (node_gap). Skips the exact triangle term
     for triangles that cannot beat the best distance found so far."""
-    gap = _box_axes_gap(a, b, c, obb)
+    gap = box_axes_gap(a, b, c, obb)
     if seg_radius >= 0.0:
-        gap = max(gap, _triangle_segment_gap(a, b, c, p, d, lo, hi, seg_radius))
-    nx, ny, nz, length = _unit_normal(a, b, c)
+        gap = max(gap, triangle_segment_gap(a, b, c, p, d, lo, hi, seg_radius))
+    nx, ny, nz, length = unit_normal(a, b, c)
     if length > 0.0:
         reach = 0.0
         for k in range(3):
@@ -245,18 +245,18 @@ def _triangle_box_gap(a, b, c, obb, p, d, lo, hi, seg_radius):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _triangle_apart(kind, params, points, a, b, c, obb, hints, p, d, lo, hi, seg_radius, pad):
+def triangle_apart(kind, params, points, a, b, c, obb, hints, p, d, lo, hi, seg_radius, pad):
     """Whether triangle abc is proven apart from the (finite) shape by more than ``pad`` without
     its exact test (GJK, SAT): by the capsule holding the shape (``seg_radius >= 0``, node_gap),
     the shape's box axes (``obb``), or the triangle's normal, along which the shape's own extent
     is taken (its two support points, margin included: exact for every finite shape) instead of
     its box's, so that a long cylinder lying along a surface is apart from the triangles under
     it though its box, turned about its axis, may reach through them."""
-    if seg_radius >= 0.0 and _triangle_segment_gap(a, b, c, p, d, lo, hi, seg_radius) > pad:
+    if seg_radius >= 0.0 and triangle_segment_gap(a, b, c, p, d, lo, hi, seg_radius) > pad:
         return True
-    if _box_axes_gap(a, b, c, obb) > pad:
+    if box_axes_gap(a, b, c, obb) > pad:
         return True
-    nx, ny, nz, length = _unit_normal(a, b, c)
+    nx, ny, nz, length = unit_normal(a, b, c)
     if length > 0.0:
         low, high = _extent_along(kind, params, points, nx, ny, nz, hints)
         plane = nx * a[0] + ny * a[1] + nz * a[2]
@@ -285,7 +285,7 @@ def _box_reach(obb, direction):
 
 
 @njit(cache=True, nogil=True)
-def _obb_apart(nb, node, obb, pad):
+def obb_apart(nb, node, obb, pad):
     """The node's OBB and the shape's (``obb (15,)``: center, axis rows, half extents; grown by
     ``pad``) are disjoint (15-axis SAT): no triangle of the node meets the shape."""
     return not obb_overlap(nb[node, OBB_CENTER], nb[node, OBB_CENTER + 1], nb[node, OBB_CENTER + 2],
@@ -306,7 +306,7 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
     the shape, so it is pruned by a boolean query and, once some triangle overlaps (best key <
     0), by a distance query (its triangles cannot be the deepest). Returns (signed, point on the
     shape, point on the mesh, normal) in the mesh frame, bit-identical to the brute force."""
-    core = _core_of(kind)
+    core = core_of(kind)
     # every scratch array of the query in one allocation (there were ~20, ~5 % of a query that
     # the root prunes): box, ball, the separated direction, a 3 x 3 stand-in, then GJK's
     # (pair_mesh.triangle_scratch_views)
@@ -356,8 +356,8 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
     # a stacked node whose OBB misses the shape's is stored as -node - 1 (no array of flags)
     stack_lb[0] = node_gap(nb, 0, core, box, ball, p, d, lo, hi, seg_radius) - pad
     if use_obb:
-        stack_lb[0] = max(stack_lb[0], _ball_box_gap(nb, 0, obb) - pad)
-    stack[0] = -1 if use_obb and stack_lb[0] <= 0.0 and _obb_apart(nb, 0, obb, pad) else 0
+        stack_lb[0] = max(stack_lb[0], ball_box_gap(nb, 0, obb) - pad)
+    stack[0] = -1 if use_obb and stack_lb[0] <= 0.0 and obb_apart(nb, 0, obb, pad) else 0
     top = 1
     while top > 0:
         top -= 1
@@ -406,7 +406,7 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
                                                _dot(direction, tv[k, 2])) - far_side)
                     if bound - pad > 0.0 and bound - pad > best_key:
                         continue
-                if boolean and use_obb and _triangle_apart(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], obb,
+                if boolean and use_obb and triangle_apart(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], obb,
                                                            gjk_hints, p, d, lo, hi, seg_radius, pad):
                     continue  # cheaper than the exact test; gjk_hints serve only distances
                 if core == CORE_LINEAR:
@@ -461,15 +461,15 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
         lb_left = node_gap(nb, left, core, box, ball, p, d, lo, hi, seg_radius) - pad
         lb_right = node_gap(nb, right, core, box, ball, p, d, lo, hi, seg_radius) - pad
         if use_obb:
-            lb_left = max(lb_left, _ball_box_gap(nb, left, obb) - pad)
-            lb_right = max(lb_right, _ball_box_gap(nb, right, obb) - pad)
+            lb_left = max(lb_left, ball_box_gap(nb, left, obb) - pad)
+            lb_right = max(lb_right, ball_box_gap(nb, right, obb) - pad)
             if has_direction:
                 lb_left = max(lb_left, _dot(direction, nb[node + 1, SPHERE_CENTER:SPHERE_CENTER + 3])
                               - nb[node + 1, SPHERE_RADIUS] - far_side - pad)
                 lb_right = max(lb_right, _dot(direction, nb[ni[node, 2], SPHERE_CENTER:SPHERE_CENTER + 3])
                                - nb[ni[node, 2], SPHERE_RADIUS] - far_side - pad)
-        apart_left = use_obb and lb_left <= 0.0 and _obb_apart(nb, left, obb, pad)
-        apart_right = use_obb and lb_right <= 0.0 and _obb_apart(nb, right, obb, pad)
+        apart_left = use_obb and lb_left <= 0.0 and obb_apart(nb, left, obb, pad)
+        apart_right = use_obb and lb_right <= 0.0 and obb_apart(nb, right, obb, pad)
         if not lb_left <= lb_right:  # the nearer child is popped first: pushed last, as "left"
             left, right = right, left
             lb_left, lb_right = lb_right, lb_left
@@ -520,7 +520,7 @@ def shape_box_in_mesh(ks, ps, pts, t_rel, bounds):
 
 
 @njit(cache=True, nogil=True)
-def _root_apart(nb, obb, mesh_scale):
+def root_apart(nb, obb, mesh_scale):
     """The shape's own box (``obb``, in the mesh's frame) is farther from the root's ball than
     twice mesh_core's largest rounding pad: no triangle meets the shape, and mesh_core would
     prune the root. A boolean query on a far pair answers here, before the shape is moved into
@@ -529,17 +529,17 @@ def _root_apart(nb, obb, mesh_scale):
     # every point of the box has coordinates within reach: mesh_core's pad is
     # PAD_RELATIVE * max(mesh_scale, the shape's largest coordinate) <= PAD_RELATIVE * max(mesh_scale, reach)
     reach = abs(obb[0]) + abs(obb[1]) + abs(obb[2]) + obb[12] + obb[13] + obb[14]
-    return _ball_box_gap(nb, 0, obb) > 2.0 * PAD_RELATIVE * max(mesh_scale, reach)
+    return ball_box_gap(nb, 0, obb) > 2.0 * PAD_RELATIVE * max(mesh_scale, reach)
 
 
 @njit(cache=True, nogil=True)
 def shape_far_from_root(ks, ps, pts, ts, tm, nb, mesh_scale, placed):
-    """_root_apart for a shape at pose ``ts`` and a mesh at ``tm`` (``placed (41,)`` scratch):
+    """root_apart for a shape at pose ``ts`` and a mesh at ``tm`` (``placed (41,)`` scratch):
     the drivers answer a far pair with it before calling the engine (~14 array arguments through
     the boundary, and the shape moved into the mesh's frame: most of a far pair's cost)."""
     t_rel = placed[0:16].reshape((4, 4))
     relative_into(ts, tm, t_rel)
-    return shape_box_in_mesh(ks, ps, pts, t_rel, placed[16:41]) and _root_apart(nb, placed[16:31], mesh_scale)
+    return shape_box_in_mesh(ks, ps, pts, t_rel, placed[16:41]) and root_apart(nb, placed[16:31], mesh_scale)
 
 
 @njit(cache=True, nogil=True)
@@ -550,7 +550,7 @@ def _local(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, id
     bounds = np.empty(25)  # one allocation: the box in the mesh's frame, and the local box and ball
     use_obb = shape_box_in_mesh(ks, ps, pts, t_rel, bounds)
     obb = bounds[0:15]
-    if use_obb and boolean and _root_apart(nb, obb, mesh_scale):
+    if use_obb and boolean and root_apart(nb, obb, mesh_scale):
         missing = nan3()
         return np.inf, missing, missing, missing  # mesh_core's answer when every node is pruned
     ps, pts = transform_shape(ks, ps, pts, t_rel)
@@ -565,244 +565,6 @@ def _local(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, id
 
 
 
-@njit(cache=True, nogil=True)
-def _local_box_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean,
-                       stack, stack_lb):
-    """MESH_ENGINE for a box in a boolean query: mesh_core's box path alone (the root test, the
-    nodes' ball and OBB tests, ``test_triangle_obb`` on the triangles of the nodes left). A
-    first box-mesh ``intersects`` compiles this (seconds) instead of the whole engine, whose
-    GJK, EPA and per-kind terms took ~2 minutes on an empty cache. Same answer as ``_local``:
-    the same triangle test on the same box frame (transform_shape's arithmetic); the pruning
-    differs only in skipping bounds, each conservative by ``pad``."""
-    missing = nan3()
-    if ks != kinds.BOX or not boolean:
-        raise ValueError("the box engine answers a box's boolean query only")
-    t_rel = relative_transform(ts, tm)
-    frame = np.empty(24)  # obb (15: center, axis rows, half extents), then the axes as columns
-    obb = frame[0:15]
-    axes = frame[15:24].reshape((3, 3))
-    nv = int(ps[0])
-    center, half = box_center_half(ps)
-    for i in range(3):
-        obb[i] = t_rel[i, 0] * center[0] + t_rel[i, 1] * center[1] + t_rel[i, 2] * center[2] + t_rel[i, 3]
-        obb[12 + i] = half[i]
-        normal = pts[nv + i]  # the box's +x, +y, +z (box_frame), moved as transform_shape moves it
-        for r in range(3):
-            moved = t_rel[r, 0] * normal[0] + t_rel[r, 1] * normal[1] + t_rel[r, 2] * normal[2]
-            obb[3 + 3 * i + r] = moved
-            axes[r, i] = moved
-    if _root_apart(nb, obb, mesh_scale):
-        return np.inf, missing, missing, missing
-    box_center = obb[0:3]
-    # mesh_core's pad is PAD_RELATIVE * max(mesh_scale, the box's largest coordinate); reach bounds it
-    reach = abs(obb[0]) + abs(obb[1]) + abs(obb[2]) + obb[12] + obb[13] + obb[14]
-    pad = PAD_RELATIVE * max(mesh_scale, reach)
-    stack[0] = 0
-    top = 1
-    while top > 0:  # each node is tested when popped: the stack holds at most depth + 1 nodes
-        top -= 1
-        node = stack[top]
-        if _ball_box_gap(nb, node, obb) - pad > 0.0 or _obb_apart(nb, node, obb, pad):
-            continue
-        if ni[node, 2] < 0:
-            for k in range(ni[node, 0], ni[node, 0] + ni[node, 1]):
-                if test_triangle_obb(tv[k, 0], tv[k, 1], tv[k, 2], box_center, axes, half):
-                    return -1.0, missing, missing, missing
-            continue
-        stack[top] = ni[node, 2]
-        stack[top + 1] = node + 1
-        top += 2
-    return np.inf, missing, missing, missing
-
-
-@njit(cache=True, nogil=True)
-def _local_point_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean,
-                         stack, stack_lb):
-    """MESH_ENGINE for a sphere or a point in a boolean query: mesh_core's point-core path alone
-    (a node is pruned when its box or ball is farther than the radius, plus pad; a triangle
-    meets the shape when its closest point is within the radius). As ``_local_box_boolean``,
-    the same answer as ``_local`` from a kernel that compiles in about a second."""
-    missing = nan3()
-    if ks > kinds.SPHERE or not boolean:
-        raise ValueError("the point engine answers a sphere's or a point's boolean query only")
-    radius = core_radius(ks, ps)
-    center = np.empty(3)  # moved into the mesh's frame as transform_shape moves a point
-    t_rel = relative_transform(ts, tm)
-    size = 0.0
-    for i in range(3):
-        center[i] = t_rel[i, 0] * pts[0, 0] + t_rel[i, 1] * pts[0, 1] + t_rel[i, 2] * pts[0, 2] + t_rel[i, 3]
-        size = max(size, abs(center[i]))
-    cx, cy, cz = center[0], center[1], center[2]
-    pad = PAD_RELATIVE * max(mesh_scale, size)  # mesh_core's pad (shape_bounds' size of a point core)
-    stack[0] = 0
-    top = 1
-    while top > 0:
-        top -= 1
-        node = stack[top]
-        g2 = 0.0
-        for i in range(3):
-            gap = max(nb[node, AABB_MIN + i] - center[i], center[i] - nb[node, AABB_MAX + i])
-            if gap > 0.0:
-                g2 += gap * gap
-        qx = nb[node, SPHERE_CENTER] - cx
-        qy = nb[node, SPHERE_CENTER + 1] - cy
-        qz = nb[node, SPHERE_CENTER + 2] - cz
-        if max(np.sqrt(g2), np.sqrt(qx * qx + qy * qy + qz * qz) - nb[node, SPHERE_RADIUS]) - pad > radius:
-            continue
-        if ni[node, 2] < 0:
-            for k in range(ni[node, 0], ni[node, 0] + ni[node, 1]):
-                x, y, z = closest_point_triangle_xyz(cx, cy, cz, tv[k, 0, 0], tv[k, 0, 1], tv[k, 0, 2], tv[k, 1, 0],
-                                                     tv[k, 1, 1], tv[k, 1, 2], tv[k, 2, 0], tv[k, 2, 1], tv[k, 2, 2])
-                if np.sqrt((x - cx) ** 2 + (y - cy) ** 2 + (z - cz) ** 2) <= radius:
-                    return -1.0, missing, missing, missing
-            continue
-        stack[top] = ni[node, 2]
-        stack[top + 1] = node + 1
-        top += 2
-    return np.inf, missing, missing, missing
-
-
-@njit(cache=True, nogil=True)
-def _linear_boolean(ks, ps, pts, ni, nb, tv, mesh_scale, stack, obb, use_obb):
-    """mesh_core's boolean for a linear core (segment, capsule, ray, line) already in the mesh's
-    frame: nodes pruned by their box and ball against the capsule of the core and, for a finite
-    shape (``use_obb``), by its own box ``obb (15,)`` as mesh_core prunes them; triangles by
-    their ball, the box's axes and their normal (the capsule's extent along it, exact), then
-    ``linear_triangle_term``, whose NaN (a ray or line through a triangle) is a hit. True when
-    some triangle meets the shape."""
-    bounds = np.empty(10)  # the core's box (6) and ball (4; unused by a linear core)
-    box = bounds[0:6]
-    ball = bounds[6:10]
-    size = shape_bounds(ks, ps, pts, box, ball)
-    pad = PAD_RELATIVE * max(mesh_scale, size)  # mesh_core's
-    radius = core_radius(ks, ps)
-    p, d, lo, hi = linear_core(ks, pts)
-    stack[0] = 0
-    top = 1
-    while top > 0:  # each node is tested when popped: the stack holds at most depth + 1 nodes
-        top -= 1
-        node = stack[top]
-        gap = node_gap(nb, node, CORE_LINEAR, box, ball, p, d, lo, hi, radius)
-        if use_obb:
-            gap = max(gap, _ball_box_gap(nb, node, obb))
-        if gap - pad > 0.0 or use_obb and _obb_apart(nb, node, obb, pad):
-            continue
-        if ni[node, 2] < 0:
-            for k in range(ni[node, 0], ni[node, 0] + ni[node, 1]):
-                a, b, c = tv[k, 0], tv[k, 1], tv[k, 2]
-                if _triangle_segment_gap(a, b, c, p, d, lo, hi, radius) > pad:
-                    continue
-                if use_obb:
-                    if _box_axes_gap(a, b, c, obb) > pad:
-                        continue
-                    nx, ny, nz, length = _unit_normal(a, b, c)
-                    if length > 0.0:  # the capsule's extent along the normal: its two ends' +- radius
-                        plane = nx * a[0] + ny * a[1] + nz * a[2]
-                        end_lo = nx * (p[0] + lo * d[0]) + ny * (p[1] + lo * d[1]) + nz * (p[2] + lo * d[2])
-                        end_hi = nx * (p[0] + hi * d[0]) + ny * (p[1] + hi * d[1]) + nz * (p[2] + hi * d[2])
-                        if max(plane - max(end_lo, end_hi) - radius, min(end_lo, end_hi) - radius - plane) > pad:
-                            continue
-                if not (linear_triangle_term(ks, ps, pts, a, b, c, True)[0] > 0.0):
-                    return True
-            continue
-        stack[top] = ni[node, 2]
-        stack[top + 1] = node + 1
-        top += 2
-    return False
-
-
-@njit(cache=True, nogil=True)
-def _local_linear_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean,
-                          stack, stack_lb):
-    """MESH_ENGINE for a segment, capsule, ray or line in a boolean query (a robot's capsule
-    against a mesh part): ``_local``'s root test, then ``_linear_boolean``. As
-    ``_local_box_boolean``, the same answer as ``_local`` without its GJK, EPA and the other
-    kinds' terms."""
-    missing = nan3()
-    if not (kinds.SEGMENT <= ks <= kinds.LINE) or not boolean:
-        raise ValueError("the linear engine answers a segment's, capsule's, ray's or line's boolean query only")
-    t_rel = relative_transform(ts, tm)
-    bounds = np.empty(25)  # the shape's box in the mesh's frame (15), its local box and ball
-    use_obb = shape_box_in_mesh(ks, ps, pts, t_rel, bounds)  # False for rays and lines
-    obb = bounds[0:15]
-    if use_obb and _root_apart(nb, obb, mesh_scale):
-        return np.inf, missing, missing, missing
-    ps, pts = transform_shape(ks, ps, pts, t_rel)
-    if _linear_boolean(ks, ps, pts, ni, nb, tv, mesh_scale, stack, obb, use_obb):
-        return -1.0, missing, missing, missing
-    return np.inf, missing, missing, missing
-
-
-@njit(cache=True, nogil=True)
-def _local_convex_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean,
-                          stack, stack_lb):
-    """MESH_ENGINE for the other shapes in a boolean query -- triangles, polytopes, cylinders,
-    cones, ellipsoids, rounded and tapered shapes, planes and half-spaces: ``_local`` and
-    mesh_core's boolean branches (the root test, the nodes' bounds and OBB test, the
-    triangles' ``_triangle_apart``, then the SAT of ``polytope_triangle_term`` or GJK's
-    boolean), without the distance search's GJK and EPA."""
-    missing = nan3()
-    if ks <= kinds.LINE or ks == kinds.BOX or ks >= kinds.MESH or not boolean:
-        raise ValueError("the convex engine answers a boolean query of a shape the other engines do not take")
-    t_rel = relative_transform(ts, tm)
-    scratch = np.empty(35 + TRIANGLE_SCRATCH_FLOATS)  # the box in the mesh's frame (25), the bounds (10), GJK's
-    use_obb = shape_box_in_mesh(ks, ps, pts, t_rel, scratch[0:25])
-    obb = scratch[0:15]
-    if use_obb and _root_apart(nb, obb, mesh_scale):
-        return np.inf, missing, missing, missing
-    ps, pts = transform_shape(ks, ps, pts, t_rel)
-    ks, ps, pts = degenerate_triangle_as_segment(ks, ps, pts)
-    if ks == kinds.PLANE or ks == kinds.HALFSPACE:  # _local's scan of the mesh's vertices
-        normal = pts[1]
-        offset = normal[0] * pts[0, 0] + normal[1] * pts[0, 1] + normal[2] * pts[0, 2]
-        signed = mesh_vs_plane(mesh_points, mesh_tris, normal, offset, ks == kinds.HALFSPACE)[0]
-        return signed, missing, missing, missing
-    if ks == kinds.SEGMENT:  # a zero-area triangle, now its longest edge (inside the triangle's box)
-        if _linear_boolean(ks, ps, pts, ni, nb, tv, mesh_scale, stack, obb, use_obb):
-            return -1.0, missing, missing, missing
-        return np.inf, missing, missing, missing
-    core = _core_of(ks)
-    box = scratch[25:31]
-    ball = scratch[31:35]
-    size = shape_bounds(ks, ps, pts, box, ball)
-    pad = PAD_RELATIVE * max(mesh_scale, size)
-    seg_radius = -1.0  # >= 0: the shape lies within it of the segment p + t d (node_gap)
-    if ks == kinds.CYLINDER or ks == kinds.CONE:  # within its radius of its axis
-        p, d, lo, hi = linear_core(kinds.SEGMENT, pts)
-        seg_radius = ps[0]
-    else:
-        p = pts[0]
-        d = pts[0]
-        lo = 0.0
-        hi = 0.0
-    gjk_identity, gjk_triangle_params, gjk_triangle, _, _ = triangle_scratch_views(scratch[35:])
-    hints = np.zeros(2, dtype=np.int64)
-    stack[0] = 0
-    top = 1
-    while top > 0:  # each node is tested when popped: the stack holds at most depth + 1 nodes
-        top -= 1
-        node = stack[top]
-        gap = node_gap(nb, node, core, box, ball, p, d, lo, hi, seg_radius)
-        if use_obb:
-            gap = max(gap, _ball_box_gap(nb, node, obb))
-        if gap - pad > 0.0 or use_obb and _obb_apart(nb, node, obb, pad):
-            continue
-        if ni[node, 2] < 0:
-            for k in range(ni[node, 0], ni[node, 0] + ni[node, 1]):
-                a, b, c = tv[k, 0], tv[k, 1], tv[k, 2]
-                if use_obb and _triangle_apart(ks, ps, pts, a, b, c, obb, hints, p, d, lo, hi, seg_radius, pad):
-                    continue
-                if core == CORE_POLYTOPE:
-                    if polytope_triangle_term(ks, ps, pts, trs, eds, a, b, c, True)[0] <= 0.0:
-                        return -1.0, missing, missing, missing
-                elif smooth_triangle_overlaps(ks, ps, pts, a, b, c, gjk_identity, gjk_triangle_params, gjk_triangle):
-                    return -1.0, missing, missing, missing
-            continue
-        stack[top] = ni[node, 2]
-        stack[top + 1] = node + 1
-        top += 2
-    return np.inf, missing, missing, missing
-
 _F1, _F2, _F3 = _types.float64[::1], _types.float64[:, ::1], _types.float64[:, :, ::1]
 _I1, _I2 = _types.int64[::1], _types.int64[:, ::1]
 # the mesh-vs-shape core behind a boundary (jit.KernelInterface): compiled once, called through its
@@ -814,26 +576,9 @@ MESH_INTERFACE = KernelInterface(
     (_types.int64, _F1, _F2, _I2, _I2, _F2, _F2, _I2, _F2, _I2, _F2, _F3, _I1, _types.float64, _types.boolean, _I1, _F1),
     _types.Tuple((_types.float64, _F1, _F1, _F1)),
 )
-MESH_ENGINE = MESH_INTERFACE.implement(_local)  # every shape kind, distances and booleans
-MESH_BOX_BOOLEAN_ENGINE = MESH_INTERFACE.implement(_local_box_boolean)  # a box's intersects
-MESH_POINT_BOOLEAN_ENGINE = MESH_INTERFACE.implement(_local_point_boolean)  # a sphere's or a point's
-MESH_LINEAR_BOOLEAN_ENGINE = MESH_INTERFACE.implement(_local_linear_boolean)  # segments, capsules, rays, lines
-MESH_CONVEX_BOOLEAN_ENGINE = MESH_INTERFACE.implement(_local_convex_boolean)  # every other shape's intersects
+# every shape kind, distances and booleans (intersects takes the smaller engines of bvh_shape_boolean)
+MESH_ENGINE = MESH_INTERFACE.implement(_local)
 call_mesh_engine = MESH_INTERFACE.call  # kernels call the intrinsic by a global name
-
-
-def boolean_engine_address(kind):
-    """The engine address for an intersects query of a shape of ``kind`` against a mesh: a box,
-    a sphere or point, a linear shape each take a small engine, every other shape the convex
-    one; none holds the distance search (GJK, EPA), so a first query compiles its own engine
-    alone. ``MESH_ENGINE`` answers distances (and booleans too: the tests' second opinion)."""
-    if kind == kinds.BOX:
-        return MESH_BOX_BOOLEAN_ENGINE.address()
-    if kind <= kinds.SPHERE:
-        return MESH_POINT_BOOLEAN_ENGINE.address()
-    if kind <= kinds.LINE:
-        return MESH_LINEAR_BOOLEAN_ENGINE.address()
-    return MESH_CONVEX_BOOLEAN_ENGINE.address()
 
 
 @njit(cache=True, nogil=True)
