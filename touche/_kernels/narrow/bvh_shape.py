@@ -143,6 +143,20 @@ def _segment_ball_gap(cx, cy, cz, ball_radius, p, d, lo, hi, seg_radius):
     return np.sqrt(qx * qx + qy * qy + qz * qz) - ball_radius - seg_radius
 
 
+@njit(cache=True, nogil=True, inline="always")
+def bounding_segment(kind, params, points):
+    """(p, d, lo, hi, seg_radius): the shape lies within ``seg_radius`` of the segment p + t d,
+    t in [lo, hi] -- a linear core (its own radius), a cylinder or cone (its axis, its radius);
+    ``seg_radius`` -1 for the other shapes, which node_gap then bounds by their box and ball."""
+    if core_of(kind) == CORE_LINEAR:
+        p, d, lo, hi = linear_core(kind, points)
+        return p, d, lo, hi, core_radius(kind, params)
+    if kind == kinds.CYLINDER or kind == kinds.CONE:
+        p, d, lo, hi = linear_core(kinds.SEGMENT, points)
+        return p, d, lo, hi, params[0]
+    return points[0], points[0], 0.0, 0.0, -1.0
+
+
 @njit(cache=True, nogil=True)
 def node_gap(nb, node, core, box, ball, p, d, lo, hi, seg_radius):
     """A lower bound of the distance between node ``node``'s triangles (its AABB and ball in
@@ -317,18 +331,7 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
     pad = PAD_RELATIVE * max(mesh_scale, size)
     use_obb = use_obb and core != CORE_POINT
     radius = core_radius(kind, params)
-    seg_radius = -1.0  # >= 0: the shape lies within it of the segment p + t d (node_gap)
-    if core == CORE_LINEAR:
-        p, d, lo, hi = linear_core(kind, points)
-        seg_radius = radius
-    elif kind == kinds.CYLINDER or kind == kinds.CONE:  # within its radius of its axis
-        p, d, lo, hi = linear_core(kinds.SEGMENT, points)
-        seg_radius = params[0]
-    else:
-        p = points[0]
-        d = points[0]
-        lo = 0.0
-        hi = 0.0
+    p, d, lo, hi, seg_radius = bounding_segment(kind, params, points)
     # point cores: the key is the squared core distance; shapes: the signed distance
     best_key = np.inf
     best_id = NO_ID

@@ -38,7 +38,7 @@ from touche._kernels.narrow.pair_mesh import TRIANGLE_SCRATCH_FLOATS, smooth_tri
 from touche._kernels.narrow.pair_mesh import triangle_scratch_views  # noqa: E402
 from touche._kernels.narrow.bvh_shape import CORE_LINEAR, CORE_POLYTOPE, MESH_INTERFACE  # noqa: E402
 from touche._kernels.narrow.bvh_shape import PAD_RELATIVE, node_gap, shape_bounds, shape_box_in_mesh  # noqa: E402
-from touche._kernels.narrow.bvh_shape import ball_box_gap, box_axes_gap, core_of, obb_apart  # noqa: E402
+from touche._kernels.narrow.bvh_shape import ball_box_gap, bounding_segment, box_axes_gap, core_of, obb_apart  # noqa: E402
 from touche._kernels.narrow.bvh_shape import root_apart, triangle_apart, triangle_segment_gap  # noqa: E402
 from touche._kernels.narrow.bvh_shape import unit_normal  # noqa: E402
 
@@ -252,15 +252,7 @@ def _local_convex_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm,
     ball = scratch[31:35]
     size = shape_bounds(ks, ps, pts, box, ball)
     pad = PAD_RELATIVE * max(mesh_scale, size)
-    seg_radius = -1.0  # >= 0: the shape lies within it of the segment p + t d (node_gap)
-    if ks == kinds.CYLINDER or ks == kinds.CONE:  # within its radius of its axis
-        p, d, lo, hi = linear_core(kinds.SEGMENT, pts)
-        seg_radius = ps[0]
-    else:
-        p = pts[0]
-        d = pts[0]
-        lo = 0.0
-        hi = 0.0
+    p, d, lo, hi, seg_radius = bounding_segment(ks, ps, pts)  # a cylinder's or cone's axis
     gjk_identity, gjk_triangle_params, gjk_triangle, _, _ = triangle_scratch_views(scratch[35:])
     hints = np.zeros(2, dtype=np.int64)
     stack[0] = 0
