@@ -334,7 +334,7 @@ def _mesh_shape_plans(flip):
 def _new_mesh_shape_plans(flip):
     kernels = _mesh_shape_kernels()
     intersects_one, distance_into = kernels.checked_mesh_intersects_one, kernels.checked_mesh_distance_into
-    boolean_address, engine = _boolean_engine_address, kernels.MESH_ENGINE
+    boolean_address, distance_address = _boolean_engine_address, kernels.distance_engine_address
 
     def operands(a, ta, b, tb):
         """(shape, its pose, the mesh's kernel arguments with its pose), None for a solid mesh."""
@@ -357,7 +357,8 @@ def _new_mesh_shape_plans(flip):
         if found is None:
             return None
         out = np.empty(10)
-        return _single_result(out, distance_into(engine.address(), *found[0]._packed, found[0].scale, found[1], *found[2], out))
+        return _single_result(out, distance_into(distance_address(found[0].kind), *found[0]._packed, found[0].scale,
+                                                 found[1], *found[2], out))
 
     return intersects_plan, distance_plan
 
@@ -865,7 +866,7 @@ def _mesh_distance(a, pose_a, b, pose_b, route):
     kernels, ps, mp, tree = _mesh_shape_arrays(shape, mesh)
     if ts.ndim == 2 and tm.ndim == 2:
         buffer = np.empty(10)
-        status = kernels.checked_mesh_distance_into(kernels.MESH_ENGINE.address(), *ps, shape.scale, ts, mp[2], mp[3],
+        status = kernels.checked_mesh_distance_into(kernels.distance_engine_address(shape.kind), *ps, shape.scale, ts, mp[2], mp[3],
                                                     mesh.scale, tm, *tree, shape_is_a, buffer)
         if status < 0:
             _raise_invalid_pose(status, pose_a, pose_b)
@@ -884,7 +885,7 @@ def _mesh_distance(a, pose_a, b, pose_b, route):
     point_b = np.empty((count, 3))
     normal = np.empty((count, 3))
     status = np.empty(count, dtype=np.int8)
-    _parallel.run(kernels.mesh_distance_many, count, kernels.MESH_ENGINE.address(), *ps, shape.scale, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale,
+    _parallel.run(kernels.mesh_distance_many, count, kernels.distance_engine_address(shape.kind), *ps, shape.scale, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale,
                   tm.reshape(-1, 4, 4), *tree, shape_is_a, signed, point_a, point_b, normal, status,
                   grain=_GRAIN_MESH)
     if mesh.solid:

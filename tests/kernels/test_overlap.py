@@ -566,6 +566,24 @@ def test_sat_convex_vs_reference(kind):
     assert 0.2 * ncase <= hits <= 0.8 * ncase or kind == "tri-tri-coplanar", hits
 
 
+@pytest.mark.parametrize("kind", SAT_KINDS)
+def test_sat_convex_separated_is_the_sign_of_sat_convex(kind):
+    """The early-exit boolean (sat_convex_separated) answers ``sat_convex(...)[0] > 0`` exactly,
+    on random pairs and on the same pairs moved to touch along the returned axis (the gap 0
+    exactly or within a rounding: the sign must still match bit for bit)."""
+    rng = np.random.default_rng(sum(map(ord, kind)) + 7)
+    separated = 0
+    for _ in range(80):
+        (Va, Ea, Na), (Vb, Eb, Nb) = _sat_pair(rng, kind)
+        sep, axis = S.sat_convex(Va, Ea, Na, Vb, Eb, Nb)
+        assert S.sat_convex_separated(Va, Ea, Na, Vb, Eb, Nb) == (sep > 0.0)
+        separated += sep > 0.0
+        touching = f64(Vb - sep * axis)  # B moved along the axis until the gap is (about) 0
+        sep_t, _ = S.sat_convex(Va, Ea, Na, touching, Eb, Nb)
+        assert S.sat_convex_separated(Va, Ea, Na, touching, Eb, Nb) == (sep_t > 0.0)
+    assert 0 < separated < 80 or kind == "tri-tri-coplanar"
+
+
 def test_sat_hand_cases():
     # box-box, face touching and overlapping by 0.25 along x
     A = box_poly(Z, E3, v(0.5, 0.5, 0.5))

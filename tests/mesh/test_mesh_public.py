@@ -209,7 +209,7 @@ def _bore(inner_radius, length, sides=128, rings=48):
 def test_shapes_in_a_close_fitting_bore_equal_brute_force(name):
     """A link's cylinder inside a housing's bore, as robot models have them: thousands of
     triangles within a few percent of the radius, each proven apart by the capsule around the
-    shape's axis before GJK (bvh_shape.triangle_apart); tilted and shifted until the shape
+    shape's axis before GJK (bvh_shape_boolean._triangle_apart); tilted and shifted until the shape
     touches the wall. Every answer bit-identical to the brute force, hits and misses both."""
     radius, length = 0.2, 0.6
     shape = {"Cylinder": tc.Cylinder(radius, length), "Cone": tc.Cone(radius, length),
@@ -286,8 +286,8 @@ def _terrain(scale, cells=8):
 @pytest.mark.parametrize("scale", [1e-6, 1.0, 1e6])
 def test_box_intersects_takes_its_own_engine_and_agrees_with_brute_force(scale):
     """A box's intersects runs bvh_shape_boolean._local_box_boolean (the small engine a first box-mesh
-    query compiles instead of the whole one); it must answer as the brute force and the whole
-    engine do, on the cases its pruning could get wrong: a face resting on the flat part, lifted
+    query compiles instead of the whole one); it must answer as the brute force does, on the cases
+    its pruning could get wrong: a face resting on the flat part, lifted
     and sunk by a few ulps of the coordinates, edge down and corner down, and random poses over
     the patch with both answers common."""
     from touche._kernels import bvh_shape, bvh_shape_boolean
@@ -323,22 +323,20 @@ def test_box_intersects_takes_its_own_engine_and_agrees_with_brute_force(scale):
     assert hit[0]  # face down, resting exactly (representable: the face is at z = 0)
     assert not hit[6] and not hit[7] and hit[8] and hit[9]  # lifted / sunk by 1e-9 of the size
     assert 0.2 <= hit[len(poses):].mean() <= 0.8, hit[len(poses):].mean()
-    # the whole engine, called for the same booleans, answers the same
-    kernels, ps, mp, tree = bvh_shape, box._packed, mesh._packed, (mesh.bvh.node_index, mesh.bvh.node_bounds,
-                                                                    mesh.bvh.tri_vertices, mesh.bvh.tri_ids, mesh.bvh.depth)
-    for address in (bvh_shape.MESH_ENGINE.address(), bvh_shape_boolean.MESH_BOX_BOOLEAN_ENGINE.address()):
-        out = np.empty(len(ts), dtype=np.bool_)
-        kernels.mesh_intersects_many(address, *ps, ts, mp[2], mp[3], mesh.scale, tm, *tree, out, 0, len(ts))
-        assert np.array_equal(out, hit)
+    _check_engine_batch(bvh_shape_boolean.MESH_BOX_BOOLEAN_ENGINE, box, mesh, ts, tm, hit)
 
 
 @pytest.mark.parametrize("scale", [1e-6, 1.0, 1e6])
 def test_sphere_and_point_intersects_take_their_own_engine_and_agree_with_brute_force(scale):
     """Spheres and points against a mesh take bvh_shape_boolean._local_point_boolean: resting on the flat
     part (exactly, lifted and sunk by 1e-9 of the size), on a vertex and on an edge of the fold,
-    and at random poses over the patch; answers as the brute force's and the whole engine's."""
+    and at random poses over the patch; answers as the brute force's. Their distances take
+    bvh_shape._local_point_distance (_check_identical compares them with the brute force's too)."""
     from touche._kernels import bvh_shape, bvh_shape_boolean
 
+    point_distance = bvh_shape.MESH_POINT_DISTANCE_ENGINE.address()
+    assert bvh_shape.distance_engine_address(K.SPHERE) == point_distance == bvh_shape.distance_engine_address(K.POINT)
+    assert bvh_shape.distance_engine_address(K.CAPSULE) == bvh_shape.MESH_ENGINE.address() != point_distance
     mesh = _terrain(scale)
     point_engine = bvh_shape_boolean.MESH_POINT_BOOLEAN_ENGINE.address()
     assert bvh_shape_boolean.boolean_engine_address(K.SPHERE) == point_engine == bvh_shape_boolean.boolean_engine_address(K.POINT)
@@ -365,13 +363,7 @@ def test_sphere_and_point_intersects_take_their_own_engine_and_agree_with_brute_
     lifted = ts.copy()
     lifted[:len(spots), 2, 3] = [0.0, 1e-12 * scale, 0.0, 0.0, -1e-300]
     _check_identical(point, mesh, lifted[:40], tm)
-    kernels, tree = bvh_shape, (mesh.bvh.node_index, mesh.bvh.node_bounds, mesh.bvh.tri_vertices, mesh.bvh.tri_ids,
-                                mesh.bvh.depth)
-    for address in (bvh_shape.MESH_ENGINE.address(), point_engine):
-        out = np.empty(len(ts), dtype=np.bool_)
-        kernels.mesh_intersects_many(address, *sphere._packed, ts, *mesh._packed[2:4], mesh.scale, tm, *tree, out, 0,
-                                     len(ts))
-        assert np.array_equal(out, hit)
+    _check_engine_batch(bvh_shape_boolean.MESH_POINT_BOOLEAN_ENGINE, sphere, mesh, ts, tm, hit)
 
 
 @pytest.mark.parametrize("scale", [1e-6, 1.0, 1e6])
@@ -379,8 +371,8 @@ def test_linear_shapes_intersects_take_their_own_engine_and_agree_with_brute_for
     """Capsules, segments, rays and lines against a mesh take bvh_shape_boolean._local_linear_boolean: a
     capsule lying on the flat part (exactly, lifted and sunk by 1e-9 of the size), a segment
     along a mesh edge, rays and lines grazing the patch, and random poses; answers as the brute
-    force's and the whole engine's."""
-    from touche._kernels import bvh_shape, bvh_shape_boolean
+    force's."""
+    from touche._kernels import bvh_shape_boolean
 
     mesh = _terrain(scale)
     engine = bvh_shape_boolean.MESH_LINEAR_BOOLEAN_ENGINE.address()
@@ -407,27 +399,44 @@ def test_linear_shapes_intersects_take_their_own_engine_and_agree_with_brute_for
         for k, (_, expected) in enumerate(poses):
             if name in ("Capsule", "Segment") or k > 0:  # a ray or line in the patch's plane: no assertion
                 assert hit[k] == expected, (name, k)
-        tree = (mesh.bvh.node_index, mesh.bvh.node_bounds, mesh.bvh.tri_vertices, mesh.bvh.tri_ids, mesh.bvh.depth)
-        for address in (bvh_shape.MESH_ENGINE.address(), engine):
-            out = np.empty(len(ts), dtype=np.bool_)
-            bvh_shape.mesh_intersects_many(address, *shape._packed, ts, *mesh._packed[2:4], mesh.scale, tm, *tree, out,
-                                           0, len(ts))
-            assert np.array_equal(out, hit), name
+        _check_engine_batch(bvh_shape_boolean.MESH_LINEAR_BOOLEAN_ENGINE, shape, mesh, ts, tm, hit)
 
 
-@pytest.mark.parametrize("name", ["Triangle", "degenerate Triangle", "Tetrahedron", "ConvexPolygon", "ConvexPolyhedron",
-                                  "Cylinder", "Cone", "Ellipsoid", "Plane", "HalfSpace"])
-def test_other_shapes_intersects_take_the_convex_engine_and_agree_with_brute_force(name):
+_POLYTOPE_ENGINE_SHAPES = ["Triangle", "degenerate Triangle", "Tetrahedron", "ConvexPolygon", "ConvexPolyhedron", "Plane",
+                           "HalfSpace"]
+
+
+def _check_engine_batch(engine, shape, mesh, ts, tm, hit):
+    """The engine called through the batch driver by its address answers ``hit`` (the brute
+    force's), and the distance engine refuses the same boolean query."""
+    from touche._kernels import bvh_shape
+
+    tree = (mesh.bvh.node_index, mesh.bvh.node_bounds, mesh.bvh.tri_vertices, mesh.bvh.tri_ids, mesh.bvh.depth)
+    out = np.empty(len(ts), dtype=np.bool_)
+    bvh_shape.mesh_intersects_many(engine.address(), *shape._packed, np.ascontiguousarray(ts), *mesh._packed[2:4],
+                                   mesh.scale, tm, *tree, out, 0, len(ts))
+    assert np.array_equal(out, hit)
+    with pytest.raises(ValueError, match="distance engine answers distances"):
+        bvh_shape.mesh_intersects_many(bvh_shape.MESH_ENGINE.address(), *shape._packed, np.ascontiguousarray(ts[:1]),
+                                       *mesh._packed[2:4], mesh.scale, tm, *tree, out, 0, 1)
+
+
+@pytest.mark.parametrize("name", _POLYTOPE_ENGINE_SHAPES + ["Cylinder", "Cone", "Ellipsoid", "Rounded", "TaperedCapsule"])
+def test_other_shapes_intersects_take_the_polytope_or_curved_engine_and_agree_with_brute_force(name):
     """Every shape the small engines do not take answers intersects through
-    bvh_shape_boolean._local_convex_boolean (no GJK distance, no EPA): over the folded patch, lying on it
-    (shapes lowered until their lowest point is at height 0) and at random poses, as the brute
-    force's and the whole engine's answers."""
-    from touche._kernels import bvh_shape, bvh_shape_boolean
+    bvh_shape_boolean._local_polytope_boolean (polytopes, planes, half-spaces: the SAT) or
+    _local_curved_boolean (GJK's boolean; no GJK distance, no EPA in either): over the folded
+    patch, lying on it (shapes lowered until their lowest point is at height 0) and at random
+    poses, as the brute force's answers."""
+    from touche._kernels import bvh_shape_boolean
 
-    shape = _shapes()[name]
+    extra = {"Rounded": tc.Rounded(tc.ConvexPolyhedron(np.random.default_rng(3).normal(size=(9, 3)) * 0.15), 0.04),
+             "TaperedCapsule": tc.TaperedCapsule(0.12, 0.05, 0.3)}
+    shape = extra[name] if name in extra else _shapes()[name]
     mesh = _terrain(1.0)
-    engine = bvh_shape_boolean.MESH_CONVEX_BOOLEAN_ENGINE.address()
-    assert bvh_shape_boolean.boolean_engine_address(shape.kind) == engine
+    engine = (bvh_shape_boolean.MESH_POLYTOPE_BOOLEAN_ENGINE if name in _POLYTOPE_ENGINE_SHAPES
+              else bvh_shape_boolean.MESH_CURVED_BOOLEAN_ENGINE)
+    assert bvh_shape_boolean.boolean_engine_address(shape.kind) == engine.address()
     rng = np.random.default_rng(zlib.crc32(f"convex-{name}".encode()))
     ts = _poses_near(mesh, 60, rng, 0.6)
     ts[:, :3, 3] += [0.0, 0.0, 0.05]
@@ -435,16 +444,11 @@ def test_other_shapes_intersects_take_the_convex_engine_and_agree_with_brute_for
     hit = _check_identical(shape, mesh, np.ascontiguousarray(ts), tm)
     if name not in ("Plane", "HalfSpace"):
         assert 0.1 <= hit.mean() <= 0.9, hit.mean()
-    tree = (mesh.bvh.node_index, mesh.bvh.node_bounds, mesh.bvh.tri_vertices, mesh.bvh.tri_ids, mesh.bvh.depth)
-    for address in (bvh_shape.MESH_ENGINE.address(), engine):
-        out = np.empty(len(ts), dtype=np.bool_)
-        bvh_shape.mesh_intersects_many(address, *shape._packed, np.ascontiguousarray(ts), *mesh._packed[2:4],
-                                       mesh.scale, tm, *tree, out, 0, len(ts))
-        assert np.array_equal(out, hit)
+    _check_engine_batch(engine, shape, mesh, ts, tm, hit)
 
 
 def test_the_small_engines_refuse_what_they_do_not_answer():
-    from touche._kernels import bvh_shape_boolean
+    from touche._kernels import bvh_shape, bvh_shape_boolean
 
     mesh = _terrain(1.0)
     tree = (mesh.bvh.node_index, mesh.bvh.node_bounds, mesh.bvh.tri_vertices, mesh.bvh.tri_ids)
@@ -457,9 +461,15 @@ def test_the_small_engines_refuse_what_they_do_not_answer():
              (bvh_shape_boolean._local_point_boolean, "point engine", capsule, True),
              (bvh_shape_boolean._local_linear_boolean, "linear engine", capsule, False),
              (bvh_shape_boolean._local_linear_boolean, "linear engine", box, True),
-             (bvh_shape_boolean._local_convex_boolean, "convex engine", tc.Cylinder(0.2, 0.5), False),
-             (bvh_shape_boolean._local_convex_boolean, "convex engine", box, True),
-             (bvh_shape_boolean._local_convex_boolean, "convex engine", capsule, True)]
+             (bvh_shape_boolean._local_polytope_boolean, "polytope engine", tc.Tetrahedron(*np.eye(4)[:, :3]), False),
+             (bvh_shape_boolean._local_polytope_boolean, "polytope engine", box, True),
+             (bvh_shape_boolean._local_polytope_boolean, "polytope engine", tc.Cylinder(0.2, 0.5), True),
+             (bvh_shape_boolean._local_curved_boolean, "curved engine", tc.Cylinder(0.2, 0.5), False),
+             (bvh_shape_boolean._local_curved_boolean, "curved engine", tc.Tetrahedron(*np.eye(4)[:, :3]), True),
+             (bvh_shape_boolean._local_curved_boolean, "curved engine", capsule, True),
+             (bvh_shape._local_point_distance, "point distance engine", capsule, False),
+             (bvh_shape._local_point_distance, "point distance engine", sphere, True),
+             (bvh_shape._local, "distance engine answers distances", box, True)]
     for engine, message, shape, boolean in cases:
         with pytest.raises(ValueError, match=message):
             engine(*shape._packed, np.eye(4), mp[2], mp[3], np.eye(4), *tree, mesh.scale, boolean, stack, stack_lb)
@@ -568,3 +578,46 @@ def test_shape_mesh_pose_validation_names_the_argument():
             verb(a, bad, sphere, None)
         with pytest.raises(tc.GeometryError, match="pose_b"):
             verb(a, None, sphere, np.tile(bad, (2, 1, 1)))
+
+
+@pytest.mark.parametrize("name", ["Tetrahedron", "ConvexPolygon", "ConvexPolyhedron", "Triangle"])
+def test_polytope_triangle_overlaps_is_the_triangle_terms_boolean(name):
+    """pair_mesh.polytope_triangle_overlaps (the polytope engine's per-triangle test: the SAT
+    stopping at the first separating axis, the triangle written into scratch) answers
+    ``polytope_triangle_term(..., True)[0] <= 0`` -- the brute force's test -- on random
+    triangles around the shape, on triangles laid flat on the shape's support plane along a
+    random direction (touching, and moved off / into it by 4 ulps of the size), and on zero-area
+    triangles (a point, a segment)."""
+    from touche._kernels.narrow import pair_mesh
+
+    shape = _shapes()[name]
+    kind, params, points, tris, edges = shape._packed
+    rng = np.random.default_rng(zlib.crc32(f"overlaps-{name}".encode()))
+    scratch_params, scratch_points = np.empty(9), np.empty((11, 3))
+    size = shape.scale
+    eps = 4 * np.finfo(float).eps * size
+    answers = []
+    for k in range(300):
+        if k % 3 == 0:  # random triangle near the shape
+            a, b, c = rng.normal(size=(3, 3)) * size * 0.6
+        else:  # flat on the support plane along n, lifted by -eps / 0 / eps
+            n = rng.normal(size=3)
+            n /= np.linalg.norm(n)
+            height = float(np.max(np.asarray(shape.vertices) @ n))
+            u = np.cross(n, [1.0, 0.0, 0.0] if abs(n[0]) < 0.9 else [0.0, 1.0, 0.0])
+            u /= np.linalg.norm(u)
+            w = np.cross(n, u)
+            center = n * (height + rng.choice([-eps, 0.0, eps]))
+            a, b, c = (center + size * (rng.normal() * u + rng.normal() * w) for _ in range(3))
+        if k % 25 == 0:
+            c = b.copy()  # zero area: a segment
+        if k % 50 == 0:
+            b = a.copy()
+            c = a.copy()  # zero area: a point
+        a, b, c = (np.ascontiguousarray(x, dtype=float) for x in (a, b, c))
+        expected = pair_mesh.polytope_triangle_term(kind, params, points, tris, edges, a, b, c, True)[0] <= 0.0
+        got = pair_mesh.polytope_triangle_overlaps(kind, params, points, tris, edges, a, b, c, scratch_params,
+                                                   scratch_points)
+        assert got == expected, k
+        answers.append(got)
+    assert 0.1 <= np.mean(answers) <= 0.9, np.mean(answers)

@@ -179,8 +179,9 @@ class PairTable:
             if route == kernels.ROUTE_MESH_MESH:
                 address = (kernels.MESH_MESH_DISTANCE if distances else kernels.MESH_MESH).address()
             elif route == kernels.ROUTE_SHAPE_MESH:
-                address = (bvh_shape.MESH_ENGINE.address() if distances
-                           else bvh_shape_boolean.boolean_engine_address(self.shapes[a].kind))
+                kind = self.shapes[a].kind
+                address = (bvh_shape.distance_engine_address(kind) if distances
+                           else bvh_shape_boolean.boolean_engine_address(kind))
             else:
                 sa, sb = self.shapes[a], self.shapes[b]
                 address = engines.engine_address(sa.kind, sa._packed[1], sb.kind, sb._packed[1], not distances)

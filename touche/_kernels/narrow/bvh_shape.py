@@ -18,8 +18,9 @@ larger of the box-box gap and the ball-ball (or ball-element) gap, minus ``pad``
 - a node is pruned only when ``lb > 0`` (no triangle of it can overlap the shape: overlapping
   triangles have negative keys with no lower bound, or NaN for rays / lines through a triangle,
   which the brute force must see too) AND ``lb`` is STRICTLY above the best key so far (equal
-  keys must still be visited for the lowest-index rule). A boolean query prunes every node with
-  ``lb > 0`` and stops at the first overlapping triangle.
+  keys must still be visited for the lowest-index rule). Booleans (bvh_shape_boolean's engines,
+  behind the same interface) prune every node with ``lb > 0`` and stop at the first overlapping
+  triangle.
 
 Point / sphere cores compare squared core distances (the brute force's key), the other shapes
 the signed distance of the per-triangle result. Planes and half-spaces against a mesh stay with
@@ -46,18 +47,17 @@ from touche._kernels.trees.bvh_descent import obb_overlap  # noqa: E402
 from touche._kernels.narrow.pairs import relative_transform  # noqa: E402
 from touche._kernels.narrow.pair_closed import finish_core_distance, linear_core, nan3, core_radius  # noqa: E402
 from touche._kernels.narrow.pair_closed import apply_point, apply_vector, status_of  # noqa: E402
-from touche._kernels.narrow.pair_closed import box_frame, transform_shape  # noqa: E402
-from touche._kernels.primitives.overlap import test_triangle_obb  # noqa: E402
+from touche._kernels.narrow.pair_closed import transform_shape  # noqa: E402
 from touche._kernels.primitives.tri_distance import edges_normal  # noqa: E402
 from touche._kernels.narrow.pair_mesh import degenerate_triangle_as_segment, mesh_vs_plane  # noqa: E402
 from touche._kernels.narrow.pair_mesh import linear_triangle_term, point_triangle_term  # noqa: E402
 from touche._kernels.primitives.closest import closest_point_triangle_xyz  # noqa: E402
-from touche._kernels.narrow.pair_mesh import polytope_triangle_distance, polytope_triangle_term  # noqa: E402
+from touche._kernels.narrow.pair_mesh import polytope_triangle_distance  # noqa: E402
 from touche._kernels.narrow.pair_mesh import smooth_triangle_distance  # noqa: E402
-from touche._kernels.narrow.pair_mesh import TRIANGLE_SCRATCH_FLOATS, smooth_triangle_overlaps  # noqa: E402
+from touche._kernels.narrow.pair_mesh import TRIANGLE_SCRATCH_FLOATS  # noqa: E402
 from touche._kernels.narrow.pair_mesh import triangle_scratch_views  # noqa: E402
 from touche._kernels.narrow.pair_gjk import bounding_ball  # noqa: E402
-from touche._kernels.convex.support import local_box, margin_of, relative_into, support_local  # noqa: E402
+from touche._kernels.convex.support import local_box, relative_into  # noqa: E402
 from touche._kernels.base.posecheck import INVALID_POSE_A, INVALID_POSE_B, invalid_pose  # noqa: E402
 
 PAD_RELATIVE = 1e-9
@@ -259,36 +259,6 @@ def _triangle_box_gap(a, b, c, obb, p, d, lo, hi, seg_radius):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def triangle_apart(kind, params, points, a, b, c, obb, hints, p, d, lo, hi, seg_radius, pad):
-    """Whether triangle abc is proven apart from the (finite) shape by more than ``pad`` without
-    its exact test (GJK, SAT): by the capsule holding the shape (``seg_radius >= 0``, node_gap),
-    the shape's box axes (``obb``), or the triangle's normal, along which the shape's own extent
-    is taken (its two support points, margin included: exact for every finite shape) instead of
-    its box's, so that a long cylinder lying along a surface is apart from the triangles under
-    it though its box, turned about its axis, may reach through them."""
-    if seg_radius >= 0.0 and triangle_segment_gap(a, b, c, p, d, lo, hi, seg_radius) > pad:
-        return True
-    if box_axes_gap(a, b, c, obb) > pad:
-        return True
-    nx, ny, nz, length = unit_normal(a, b, c)
-    if length > 0.0:
-        low, high = _extent_along(kind, params, points, nx, ny, nz, hints)
-        plane = nx * a[0] + ny * a[1] + nz * a[2]
-        return max(plane - high, low - plane) > pad
-    return False
-
-
-# not inlined: support_local is large, and two inlined copies doubled the mesh engine's compile
-@njit(cache=True, nogil=True)
-def _extent_along(kind, params, points, nx, ny, nz, hints):
-    """(min, max) of n . y over the finite shape (its two support points, margin included)."""
-    margin = margin_of(kind, params)
-    hx, hy, hz = support_local(kind, params, points, nx, ny, nz, hints, 0)
-    lx, ly, lz = support_local(kind, params, points, -nx, -ny, -nz, hints, 1)
-    return nx * lx + ny * ly + nz * lz - margin, nx * hx + ny * hy + nz * hz + margin
-
-
-@njit(cache=True, nogil=True, inline="always")
 def _box_reach(obb, direction):
     """max over the shape's own box (``obb (15,)``) of direction . y."""
     reach = obb[0] * direction[0] + obb[1] * direction[1] + obb[2] * direction[2]
@@ -308,50 +278,97 @@ def obb_apart(nb, node, obb, pad):
                             obb[13] + pad, obb[14] + pad)
 
 
+@njit(cache=True, nogil=True)
+def point_core_distance(kind, params, points, ni, nb, tv, ids, mesh_scale, stack, stack_lb):
+    """mesh_core for a point or sphere already in the mesh's frame: the key is the squared
+    distance from the center to a triangle (the brute force's, point_vs_mesh); a node is pruned
+    when its bound's square exceeds the best, and the nearer child is opened first. Its own
+    kernel, so that a first sphere-mesh distance compiles this walk and not mesh_core's GJK and
+    SAT terms (``MESH_POINT_DISTANCE_ENGINE``). Same answer, bit for bit, as the brute force."""
+    bounds = np.empty(10)
+    box = bounds[0:6]
+    ball = bounds[6:10]
+    size = shape_bounds(kind, params, points, box, ball)
+    pad = PAD_RELATIVE * max(mesh_scale, size)
+    radius = core_radius(kind, params)
+    p, d, lo, hi, seg_radius = bounding_segment(kind, params, points)  # no segment: seg_radius -1
+    cx, cy, cz = points[0, 0], points[0, 1], points[0, 2]
+    best_id = NO_ID
+    best_d2 = np.inf
+    best_q = points[0]  # replaced by the first triangle's (every query that reaches a result tests one)
+    best_normal = nan3()
+    stack_lb[0] = node_gap(nb, 0, CORE_POINT, box, ball, p, d, lo, hi, seg_radius) - pad
+    stack[0] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        lb = stack_lb[top]
+        if lb > 0.0 and lb * lb > best_d2:
+            continue
+        if ni[node, 2] < 0:
+            for k in range(ni[node, 0], ni[node, 0] + ni[node, 1]):
+                tid = ids[k]
+                # the distance first, on coordinates (no arrays); point_triangle_term's point and
+                # normal only for a triangle that wins (the same arithmetic, the same d2)
+                x, y, z = closest_point_triangle_xyz(cx, cy, cz, tv[k, 0, 0], tv[k, 0, 1], tv[k, 0, 2], tv[k, 1, 0],
+                                                     tv[k, 1, 1], tv[k, 1, 2], tv[k, 2, 0], tv[k, 2, 1], tv[k, 2, 2])
+                d2 = (x - cx) ** 2 + (y - cy) ** 2 + (z - cz) ** 2
+                if d2 < best_d2 or (d2 == best_d2 and tid < best_id):
+                    d2, candidate, normal = point_triangle_term(points[0], tv[k, 0], tv[k, 1], tv[k, 2])
+                    best_d2 = d2
+                    best_id = tid
+                    best_q = candidate
+                    best_normal = normal
+            continue
+        left = node + 1
+        right = ni[node, 2]
+        lb_left = node_gap(nb, left, CORE_POINT, box, ball, p, d, lo, hi, seg_radius) - pad
+        lb_right = node_gap(nb, right, CORE_POINT, box, ball, p, d, lo, hi, seg_radius) - pad
+        if not lb_left <= lb_right:  # the nearer child is popped first: pushed last
+            left, right = right, left
+            lb_left, lb_right = lb_right, lb_left
+        stack[top] = right
+        stack_lb[top] = lb_right
+        stack[top + 1] = left
+        stack_lb[top + 1] = lb_left
+        top += 2
+    if best_d2 == np.inf:  # no triangle reached (the root is always opened: an empty tree)
+        return np.inf, nan3(), nan3(), nan3()
+    return finish_core_distance(points[0], radius, best_q, 0.0, best_normal, 0.0)
+
+
 # inline: called from _local only (the kernel behind MESH_ENGINE), which would otherwise link and
 # optimize its whole module once more
 @njit(cache=True, nogil=True, inline="always")
-def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, boolean, stack, stack_lb, obb,
-              use_obb):
-    """pairs._core's mesh branch for a non-plane shape already in the mesh's frame, through the
-    tree (``ni``, ``nb``, ``tv``, ``ids``: bvh_volumes layout). ``stack (>= depth + 2,) int64``,
-    ``stack_lb`` float64 scratch. ``obb (15,)``: the shape's own box in the mesh frame (center,
-    axis rows, half extents; ``use_obb``): a node whose OBB misses it holds no triangle that meets
-    the shape, so it is pruned by a boolean query and, once some triangle overlaps (best key <
-    0), by a distance query (its triangles cannot be the deepest). Returns (signed, point on the
-    shape, point on the mesh, normal) in the mesh frame, bit-identical to the brute force."""
+def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, stack, stack_lb, obb, use_obb):
+    """pairs._core's mesh branch, distances, for a non-plane shape already in the mesh's frame,
+    through the tree (``ni``, ``nb``, ``tv``, ``ids``: bvh_volumes layout). ``stack (>= depth +
+    2,) int64``, ``stack_lb`` float64 scratch. ``obb (15,)``: the shape's own box in the mesh
+    frame (center, axis rows, half extents; ``use_obb``): a node whose OBB misses it holds no
+    triangle that meets the shape, so once some triangle overlaps (best key < 0) it is pruned
+    (its triangles cannot be the deepest). Returns (signed, point on the shape, point on the
+    mesh, normal) in the mesh frame, bit-identical to the brute force. Booleans are
+    bvh_shape_boolean's engines: their branches here were compiled with every distance query
+    (~18 s of a warmup) though no public path took them."""
     core = core_of(kind)
+    if core == CORE_POINT:
+        return point_core_distance(kind, params, points, ni, nb, tv, ids, mesh_scale, stack, stack_lb)
     # every scratch array of the query in one allocation (there were ~20, ~5 % of a query that
-    # the root prunes): box, ball, the separated direction, a 3 x 3 stand-in, then GJK's
-    # (pair_mesh.triangle_scratch_views)
-    scratch = np.empty(22 + TRIANGLE_SCRATCH_FLOATS)
+    # the root prunes): box, ball, the separated direction, then GJK's (pair_mesh.triangle_scratch_views)
+    scratch = np.empty(13 + TRIANGLE_SCRATCH_FLOATS)
     box = scratch[0:6]
     ball = scratch[6:10]
     size = shape_bounds(kind, params, points, box, ball)
     pad = PAD_RELATIVE * max(mesh_scale, size)
-    use_obb = use_obb and core != CORE_POINT
-    radius = core_radius(kind, params)
     p, d, lo, hi, seg_radius = bounding_segment(kind, params, points)
-    # point cores: the key is the squared core distance; shapes: the signed distance
+    # the key: the signed distance of the per-triangle result
     best_key = np.inf
     best_id = NO_ID
     missing = nan3()  # the points and normal of no result (callers only read them)
     best = (np.inf, missing, missing, missing)
-    best_d2 = np.inf
-    # point cores: replaced by the first triangle's (every query that reaches a result tests one)
-    best_q = points[0]
-    best_normal = missing
     unknown_depth = False
-    # a boolean box query tests each triangle with the triangle-OBB SAT, as
-    # pair_mesh.polytope_triangle_term does, with the box's frame taken once here (per triangle,
-    # its arrays and the unused result points cost more allocations than the test itself)
-    box_test = boolean and kind == kinds.BOX
-    box_axes = scratch[13:22].reshape((3, 3))
-    box_center = params[0:0]
-    box_half = params[0:0]
-    if box_test:
-        box_center, box_axes, box_half = box_frame(params, points)
-    gjk_identity, gjk_triangle_params, gjk_triangle, gjk_placement, gjk_simplex = triangle_scratch_views(scratch[22:])
+    gjk_identity, gjk_triangle_params, gjk_triangle, gjk_placement, gjk_simplex = triangle_scratch_views(scratch[13:])
     gjk_hints = np.zeros(2, dtype=np.int64)
     direction = scratch[10:13]  # the best pair's normal while separated (has_direction)
     has_direction = False
@@ -369,36 +386,14 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
         if apart:
             node = -node - 1
         lb = stack_lb[top]
-        if core == CORE_POINT:
-            if boolean:
-                if lb > radius:
-                    continue
-            elif lb > 0.0 and lb * lb > best_d2:
-                continue
-        elif lb > 0.0 and (boolean or lb > best_key):
+        if lb > 0.0 and lb > best_key:
             continue
-        elif apart and (boolean or best_key < 0.0):
+        elif apart and best_key < 0.0:
             continue
         if ni[node, 2] < 0:
             for k in range(ni[node, 0], ni[node, 0] + ni[node, 1]):
                 tid = ids[k]
-                if core == CORE_POINT:
-                    # the distance first, on coordinates (no arrays); point_triangle_term's point
-                    # and normal only for a triangle that wins (the same arithmetic, same d2)
-                    x, y, z = closest_point_triangle_xyz(points[0, 0], points[0, 1], points[0, 2], tv[k, 0, 0],
-                                                         tv[k, 0, 1], tv[k, 0, 2], tv[k, 1, 0], tv[k, 1, 1],
-                                                         tv[k, 1, 2], tv[k, 2, 0], tv[k, 2, 1], tv[k, 2, 2])
-                    d2 = (x - points[0, 0]) ** 2 + (y - points[0, 1]) ** 2 + (z - points[0, 2]) ** 2
-                    if d2 < best_d2 or (d2 == best_d2 and tid < best_id):
-                        d2, candidate, normal = point_triangle_term(points[0], tv[k, 0], tv[k, 1], tv[k, 2])
-                        best_d2 = d2
-                        best_id = tid
-                        best_q = candidate
-                        best_normal = normal
-                        if boolean and np.sqrt(d2) <= radius:
-                            return finish_core_distance(points[0], radius, best_q, 0.0, best_normal, 0.0)
-                    continue
-                if use_obb and not boolean and best_key > 0.0:
+                if use_obb and best_key > 0.0:
                     # separated so far: the gap along the best pair's normal (from the shape to
                     # the mesh) bounds this triangle's distance from below, and so do the box's
                     # own separating axes; skip it when it cannot win (strictly: equal keys
@@ -409,28 +404,11 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
                                                _dot(direction, tv[k, 2])) - far_side)
                     if bound - pad > 0.0 and bound - pad > best_key:
                         continue
-                if boolean and use_obb and triangle_apart(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], obb,
-                                                           gjk_hints, p, d, lo, hi, seg_radius, pad):
-                    continue  # cheaper than the exact test; gjk_hints serve only distances
                 if core == CORE_LINEAR:
-                    result = linear_triangle_term(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], boolean)
+                    result = linear_triangle_term(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], False)
                     if result[0] != result[0]:  # NaN: overlapping, depth not computed
                         unknown_depth = True
-                        if boolean:
-                            return -1.0, nan3(), nan3(), nan3()
                         continue
-                elif boolean and box_test:
-                    if test_triangle_obb(tv[k, 0], tv[k, 1], tv[k, 2], box_center, box_axes, box_half):
-                        return -1.0, nan3(), nan3(), nan3()
-                    continue
-                elif boolean and core == CORE_POLYTOPE:
-                    result = polytope_triangle_term(kind, params, points, tris, edges, tv[k, 0], tv[k, 1], tv[k, 2],
-                                                    True)
-                elif boolean:  # smooth_triangle_term's boolean, its scratch made once per query
-                    if smooth_triangle_overlaps(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], gjk_identity,
-                                                gjk_triangle_params, gjk_triangle):
-                        return -1.0, nan3(), nan3(), nan3()
-                    continue
                 else:
                     # a triangle GJK proves farther than the best so far (padded as the bounds
                     # above: equal keys still compete on their ids) cannot win: GJK stops there
@@ -445,10 +423,6 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
                         result = smooth_triangle_distance(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], cutoff,
                                                           gjk_identity, gjk_triangle_params, gjk_triangle,
                                                           gjk_placement, gjk_simplex, gjk_hints)
-                if boolean:
-                    if result[0] <= 0.0:
-                        return result
-                    continue
                 if result[0] < best_key or (result[0] == best_key and tid < best_id):
                     best_key = result[0]
                     best_id = tid
@@ -482,10 +456,6 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, bo
         stack[top + 1] = -left - 1 if apart_left else left
         stack_lb[top + 1] = lb_left
         top += 2
-    if core == CORE_POINT:
-        if best_d2 == np.inf:  # boolean query, every node pruned: no triangle within reach
-            return np.inf, nan3(), nan3(), nan3()
-        return finish_core_distance(points[0], radius, best_q, 0.0, best_normal, 0.0)
     if unknown_depth:
         return np.nan, nan3(), nan3(), nan3()
     return best
@@ -548,14 +518,14 @@ def shape_far_from_root(ks, ps, pts, ts, tm, nb, mesh_scale, placed):
 @njit(cache=True, nogil=True)
 def _local(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean, stack,
            stack_lb):
-    """pairs._ordered_core(shape, mesh) with the tree: the shape moved into the mesh's frame."""
+    """pairs._ordered_core(shape, mesh) with the tree, distances: the shape moved into the mesh's
+    frame. Booleans take bvh_shape_boolean's engines (``boolean`` raises here)."""
+    if boolean:
+        raise ValueError("the mesh distance engine answers distances; intersects takes bvh_shape_boolean's engines")
     t_rel = relative_transform(ts, tm)
     bounds = np.empty(25)  # one allocation: the box in the mesh's frame, and the local box and ball
     use_obb = shape_box_in_mesh(ks, ps, pts, t_rel, bounds)
     obb = bounds[0:15]
-    if use_obb and boolean and root_apart(nb, obb, mesh_scale):
-        missing = nan3()
-        return np.inf, missing, missing, missing  # mesh_core's answer when every node is pruned
     ps, pts = transform_shape(ks, ps, pts, t_rel)
     ks, ps, pts = degenerate_triangle_as_segment(ks, ps, pts)
     if ks == kinds.PLANE or ks == kinds.HALFSPACE:  # brute force: a scan of the mesh's vertices
@@ -564,8 +534,19 @@ def _local(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, id
         signed, point_m, point_p, normal_mp = mesh_vs_plane(mesh_points, mesh_tris, normal, offset,
                                                              ks == kinds.HALFSPACE)
         return signed, point_p, point_m, -normal_mp
-    return mesh_core(ks, ps, pts, trs, eds, ni, nb, tv, ids, mesh_scale, boolean, stack, stack_lb, obb, use_obb)
+    return mesh_core(ks, ps, pts, trs, eds, ni, nb, tv, ids, mesh_scale, stack, stack_lb, obb, use_obb)
 
+
+@njit(cache=True, nogil=True)
+def _local_point_distance(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean,
+                          stack, stack_lb):
+    """``_local`` for a point or a sphere: its center moved into the mesh's frame (as
+    transform_shape moves it), then point_core_distance -- the same answer from a kernel that
+    compiles in seconds instead of the whole engine's minutes."""
+    if ks > kinds.SPHERE or boolean:
+        raise ValueError("the point distance engine answers a sphere's or a point's distance only")
+    ps, pts = transform_shape(ks, ps, pts, relative_transform(ts, tm))
+    return point_core_distance(ks, ps, pts, ni, nb, tv, ids, mesh_scale, stack, stack_lb)
 
 
 _F1, _F2, _F3 = _types.float64[::1], _types.float64[:, ::1], _types.float64[:, :, ::1]
@@ -579,9 +560,19 @@ MESH_INTERFACE = KernelInterface(
     (_types.int64, _F1, _F2, _I2, _I2, _F2, _F2, _I2, _F2, _I2, _F2, _F3, _I1, _types.float64, _types.boolean, _I1, _F1),
     _types.Tuple((_types.float64, _F1, _F1, _F1)),
 )
-# every shape kind, distances and booleans (intersects takes the smaller engines of bvh_shape_boolean)
+# every shape kind, distances (intersects takes the smaller engines of bvh_shape_boolean)
 MESH_ENGINE = MESH_INTERFACE.implement(_local)
+MESH_POINT_DISTANCE_ENGINE = MESH_INTERFACE.implement(_local_point_distance)  # a sphere's or a point's distance
 call_mesh_engine = MESH_INTERFACE.call  # kernels call the intrinsic by a global name
+
+
+def distance_engine_address(kind):
+    """The engine address for a distance query of a shape of ``kind`` against a mesh: a sphere's
+    or point's walk alone, or the whole engine (every other kind). Intersects takes
+    ``bvh_shape_boolean.boolean_engine_address``."""
+    if kind <= kinds.SPHERE:
+        return MESH_POINT_DISTANCE_ENGINE.address()
+    return MESH_ENGINE.address()
 
 
 @njit(cache=True, nogil=True)

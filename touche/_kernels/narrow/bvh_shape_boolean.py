@@ -1,21 +1,23 @@
 """Booleans of one shape against a mesh through the mesh's BVH: one small engine per shape family
 behind bvh_shape's mesh interface (``MESH_INTERFACE``, the same signature as ``MESH_ENGINE``).
 
-``bvh_shape._local`` answers every kind, distances and booleans, in one kernel that holds GJK's
-distance, EPA and every kind's triangle term: a first ``intersects`` compiled all of it (~2.5
-minutes on an empty cache on the 2-core machine). ``intersects`` takes the engine of its shape's
-family instead (``boolean_engine_address``), each the boolean branches of ``bvh_shape.mesh_core``
-for that family:
+``bvh_shape._local`` answers distances for every kind in one kernel that holds GJK's distance, EPA
+and every kind's triangle term; when it answered booleans too, a first ``intersects`` compiled
+all of it (~2.5 minutes on an empty cache on the 2-core machine). ``intersects`` takes the engine
+of its shape's family instead (``boolean_engine_address``), each the boolean branches that
+``bvh_shape.mesh_core`` had for that family (stop 48; mesh_core is distances only since):
 
 - a box: the triangle-OBB test (``_local_box_boolean``);
 - a sphere or a point: the closest point of each triangle within the radius (``_local_point_boolean``);
 - a segment, capsule, ray or line: ``linear_triangle_term`` (``_local_linear_boolean``);
-- every other kind: the polytope SAT or GJK's boolean, planes by the vertex scan
-  (``_local_convex_boolean``).
+- a triangle, tetrahedron, polygon or polyhedron: the polytope SAT; planes and half-spaces by
+  the vertex scan (``_local_polytope_boolean``);
+- a cylinder, cone, ellipsoid, rounded shape or tapered capsule: GJK's boolean
+  (``_local_curved_boolean``).
 
-Each gives ``_local``'s answer: the same triangle test on the same arithmetic (the shape moved as
-``transform_shape`` moves it); only prefilters are left out, and every pruning test is
-conservative by mesh_core's rounding pad. The traversal tests a node when it is popped, so the
+Each gives the brute force's answer (pair_mesh's per-triangle boolean on every triangle): the
+same triangle test on the same arithmetic (the shape moved as ``transform_shape`` moves it),
+and every pruning test is conservative by mesh_core's rounding pad. The traversal tests a node when it is popped, so the
 stack holds at most depth + 1 nodes (the drivers allocate depth + 2).
 """
 import numpy as np
@@ -33,14 +35,46 @@ from touche._kernels.narrow.pair_closed import transform_shape  # noqa: E402
 from touche._kernels.primitives.overlap import test_triangle_obb  # noqa: E402
 from touche._kernels.primitives.closest import closest_point_triangle_xyz  # noqa: E402
 from touche._kernels.narrow.pair_mesh import degenerate_triangle_as_segment, linear_triangle_term  # noqa: E402
-from touche._kernels.narrow.pair_mesh import mesh_vs_plane, polytope_triangle_term  # noqa: E402
+from touche._kernels.narrow.pair_mesh import mesh_vs_plane, polytope_triangle_overlaps  # noqa: E402
 from touche._kernels.narrow.pair_mesh import TRIANGLE_SCRATCH_FLOATS, smooth_triangle_overlaps  # noqa: E402
 from touche._kernels.narrow.pair_mesh import triangle_scratch_views  # noqa: E402
-from touche._kernels.narrow.bvh_shape import CORE_LINEAR, CORE_POLYTOPE, MESH_INTERFACE  # noqa: E402
+from touche._kernels.narrow.bvh_shape import CORE_LINEAR, MESH_INTERFACE  # noqa: E402
 from touche._kernels.narrow.bvh_shape import PAD_RELATIVE, node_gap, shape_bounds, shape_box_in_mesh  # noqa: E402
 from touche._kernels.narrow.bvh_shape import ball_box_gap, bounding_segment, box_axes_gap, core_of, obb_apart  # noqa: E402
-from touche._kernels.narrow.bvh_shape import root_apart, triangle_apart, triangle_segment_gap  # noqa: E402
+from touche._kernels.narrow.bvh_shape import root_apart, triangle_segment_gap  # noqa: E402
 from touche._kernels.narrow.bvh_shape import unit_normal  # noqa: E402
+from touche._kernels.convex.support import margin_of, support_local  # noqa: E402
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _triangle_apart(kind, params, points, a, b, c, obb, hints, p, d, lo, hi, seg_radius, pad):
+    """Whether triangle abc is proven apart from the (finite) shape by more than ``pad`` without
+    its exact test (GJK, SAT): by the capsule holding the shape (``seg_radius >= 0``, node_gap),
+    the shape's box axes (``obb``), or the triangle's normal, along which the shape's own extent
+    is taken (its two support points, margin included: exact for every finite shape) instead of
+    its box's, so that a long cylinder lying along a surface is apart from the triangles under
+    it though its box, turned about its axis, may reach through them."""
+    if seg_radius >= 0.0 and triangle_segment_gap(a, b, c, p, d, lo, hi, seg_radius) > pad:
+        return True
+    if box_axes_gap(a, b, c, obb) > pad:
+        return True
+    nx, ny, nz, length = unit_normal(a, b, c)
+    if length > 0.0:
+        low, high = _extent_along(kind, params, points, nx, ny, nz, hints)
+        plane = nx * a[0] + ny * a[1] + nz * a[2]
+        return max(plane - high, low - plane) > pad
+    return False
+
+
+# not inlined: support_local is large, and two inlined copies doubled the mesh engine's compile
+@njit(cache=True, nogil=True)
+def _extent_along(kind, params, points, nx, ny, nz, hints):
+    """(min, max) of n . y over the finite shape (its two support points, margin included)."""
+    margin = margin_of(kind, params)
+    hx, hy, hz = support_local(kind, params, points, nx, ny, nz, hints, 0)
+    lx, ly, lz = support_local(kind, params, points, -nx, -ny, -nz, hints, 1)
+    return nx * lx + ny * ly + nz * lz - margin, nx * hx + ny * hy + nz * hz + margin
+
 
 
 @njit(cache=True, nogil=True)
@@ -49,7 +83,7 @@ def _local_box_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni
     """MESH_ENGINE for a box in a boolean query: mesh_core's box path alone (the root test, the
     nodes' ball and OBB tests, ``test_triangle_obb`` on the triangles of the nodes left). A
     first box-mesh ``intersects`` compiles this (seconds) instead of the whole engine, whose
-    GJK, EPA and per-kind terms took ~2 minutes on an empty cache. Same answer as ``_local``:
+    GJK, EPA and per-kind terms took ~2 minutes on an empty cache. Same answer as the brute force:
     the same triangle test on the same box frame (transform_shape's arithmetic); the pruning
     differs only in skipping bounds, each conservative by ``pad``."""
     missing = nan3()
@@ -87,9 +121,7 @@ def _local_box_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni
                 if test_triangle_obb(tv[k, 0], tv[k, 1], tv[k, 2], box_center, axes, half):
                     return -1.0, missing, missing, missing
             continue
-        stack[top] = ni[node, 2]
-        stack[top + 1] = node + 1
-        top += 2
+        top = _push_children(ni, nb, stack, top, node, box_center[0], box_center[1], box_center[2])
     return np.inf, missing, missing, missing
 
 
@@ -99,7 +131,7 @@ def _local_point_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, 
     """MESH_ENGINE for a sphere or a point in a boolean query: mesh_core's point-core path alone
     (a node is pruned when its box or ball is farther than the radius, plus pad; a triangle
     meets the shape when its closest point is within the radius). As ``_local_box_boolean``,
-    the same answer as ``_local`` from a kernel that compiles in about a second."""
+    the brute force's answer from a kernel that compiles in about a second."""
     missing = nan3()
     if ks > kinds.SPHERE or not boolean:
         raise ValueError("the point engine answers a sphere's or a point's boolean query only")
@@ -134,10 +166,27 @@ def _local_point_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, 
                 if np.sqrt((x - cx) ** 2 + (y - cy) ** 2 + (z - cz) ** 2) <= radius:
                     return -1.0, missing, missing, missing
             continue
-        stack[top] = ni[node, 2]
-        stack[top + 1] = node + 1
-        top += 2
+        top = _push_children(ni, nb, stack, top, node, cx, cy, cz)
     return np.inf, missing, missing, missing
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _push_children(ni, nb, stack, top, node, x, y, z):
+    """Pushes the children of inner node ``node`` on ``stack`` (``top`` entries), the one whose
+    ball's center is nearer (x, y, z) -- the shape's center -- on top, and returns the new
+    top: an overlapping triangle is met sooner, and most queries of a shape resting on a surface
+    hit and end there (a 12-point polyhedron against diff_ring.stl: 96 -> 46 us a query)."""
+    left = node + 1
+    right = ni[node, 2]
+    left_d2 = ((nb[left, SPHERE_CENTER] - x) ** 2 + (nb[left, SPHERE_CENTER + 1] - y) ** 2
+               + (nb[left, SPHERE_CENTER + 2] - z) ** 2)
+    right_d2 = ((nb[right, SPHERE_CENTER] - x) ** 2 + (nb[right, SPHERE_CENTER + 1] - y) ** 2
+                + (nb[right, SPHERE_CENTER + 2] - z) ** 2)
+    if right_d2 < left_d2:
+        left, right = right, left
+    stack[top] = right
+    stack[top + 1] = left
+    return top + 2
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -166,6 +215,8 @@ def _linear_boolean(ks, ps, pts, ni, nb, tv, mesh_scale, stack, obb, use_obb):
     pad = PAD_RELATIVE * max(mesh_scale, size)  # mesh_core's
     radius = core_radius(ks, ps)
     p, d, lo, hi = linear_core(ks, pts)
+    middle = 0.5 * (lo + hi) if np.isfinite(lo) and np.isfinite(hi) else (lo if np.isfinite(lo) else 0.0)
+    mx, my, mz = p[0] + middle * d[0], p[1] + middle * d[1], p[2] + middle * d[2]  # the children's order
     stack[0] = 0
     top = 1
     while top > 0:  # each node is tested when popped: the stack holds at most depth + 1 nodes
@@ -191,9 +242,7 @@ def _linear_boolean(ks, ps, pts, ni, nb, tv, mesh_scale, stack, obb, use_obb):
                 if not (linear_triangle_term(ks, ps, pts, a, b, c, True)[0] > 0.0):
                     return True
             continue
-        stack[top] = ni[node, 2]
-        stack[top + 1] = node + 1
-        top += 2
+        top = _push_children(ni, nb, stack, top, node, mx, my, mz)
     return False
 
 
@@ -201,8 +250,8 @@ def _linear_boolean(ks, ps, pts, ni, nb, tv, mesh_scale, stack, obb, use_obb):
 def _local_linear_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean,
                           stack, stack_lb):
     """MESH_ENGINE for a segment, capsule, ray or line in a boolean query (a robot's capsule
-    against a mesh part): ``_local``'s root test, then ``_linear_boolean``. As
-    ``_local_box_boolean``, the same answer as ``_local`` without its GJK, EPA and the other
+    against a mesh part): the root test, then ``_linear_boolean``. As
+    ``_local_box_boolean``, the brute force's answer without its GJK, EPA and the other
     kinds' terms."""
     missing = nan3()
     if not (kinds.SEGMENT <= ks <= kinds.LINE) or not boolean:
@@ -220,25 +269,66 @@ def _local_linear_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm,
 
 
 @njit(cache=True, nogil=True)
-def _local_convex_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean,
-                          stack, stack_lb):
-    """MESH_ENGINE for the other shapes in a boolean query -- triangles, polytopes, cylinders,
-    cones, ellipsoids, rounded and tapered shapes, planes and half-spaces: ``_local`` and
-    mesh_core's boolean branches (the root test, the nodes' bounds and OBB test, the
-    triangles' ``triangle_apart``, then the SAT of ``polytope_triangle_term`` or GJK's
-    boolean), without the distance search's GJK and EPA."""
-    missing = nan3()
-    if ks <= kinds.LINE or ks == kinds.BOX or ks >= kinds.MESH or not boolean:
-        raise ValueError("the convex engine answers a boolean query of a shape the other engines do not take")
+def _next_leaf(ni, nb, stack, top, core, box, ball, p, d, lo, hi, seg_radius, obb, use_obb, pad):
+    """The walk of the convex engines: pops nodes off ``stack`` (``top`` entries), drops those
+    ``_boolean_prunes`` proves apart, opens the others, and returns (the next leaf kept, top);
+    (-1, 0) when the stack is empty. Each node is tested when popped: the stack holds at most
+    depth + 1 nodes."""
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        if _boolean_prunes(nb, node, core, box, ball, p, d, lo, hi, seg_radius, obb, use_obb, pad):
+            continue
+        if ni[node, 2] < 0:
+            return node, top
+        top = _push_children(ni, nb, stack, top, node, ball[0], ball[1], ball[2])
+    return -1, 0
+
+
+@njit(cache=True, nogil=True)
+def _convex_in_mesh_frame(ks, ps, pts, ts, tm, nb, mesh_scale, scratch):
+    """The convex engines' start: the shape's box in the mesh's frame (``scratch[0:25]``) and
+    the root test, then the shape moved into the mesh's frame (a zero-area triangle becomes its
+    longest edge, a segment). Returns (apart at the root, kind, params, points, use_obb)."""
     t_rel = relative_transform(ts, tm)
-    scratch = np.empty(35 + TRIANGLE_SCRATCH_FLOATS)  # the box in the mesh's frame (25), the bounds (10), GJK's
     use_obb = shape_box_in_mesh(ks, ps, pts, t_rel, scratch[0:25])
-    obb = scratch[0:15]
-    if use_obb and root_apart(nb, obb, mesh_scale):
-        return np.inf, missing, missing, missing
+    if use_obb and root_apart(nb, scratch[0:15], mesh_scale):
+        return True, ks, ps, pts, use_obb
     ps, pts = transform_shape(ks, ps, pts, t_rel)
     ks, ps, pts = degenerate_triangle_as_segment(ks, ps, pts)
-    if ks == kinds.PLANE or ks == kinds.HALFSPACE:  # _local's scan of the mesh's vertices
+    return False, ks, ps, pts, use_obb
+
+
+@njit(cache=True, nogil=True)
+def _walk_bounds(ks, ps, pts, mesh_scale, box, ball):
+    """The bounds the convex engines prune by: the shape's box and ball (written), (core, pad,
+    and the segment it lies near: p, d, lo, hi, seg_radius; -1 for none)."""
+    size = shape_bounds(ks, ps, pts, box, ball)
+    pad = PAD_RELATIVE * max(mesh_scale, size)
+    p, d, lo, hi, seg_radius = bounding_segment(ks, ps, pts)  # a cylinder's or cone's axis
+    return core_of(ks), pad, p, d, lo, hi, seg_radius
+
+
+@njit(cache=True, nogil=True)
+def _local_polytope_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean,
+                            stack, stack_lb):
+    """MESH_ENGINE for a triangle, tetrahedron, polygon or polyhedron in a boolean query (and a
+    plane or half-space: the scan of the mesh's vertices): the root test, the nodes' bounds and
+    OBB test, the triangles' ``_triangle_apart``, then the SAT of ``polytope_triangle_term``
+    (``polytope_triangle_overlaps``: the same axes, stopping at the first that separates).
+    Neither GJK nor the curved kinds' support functions: the curved shapes have their own
+    engine (``_local_curved_boolean``)."""
+    missing = nan3()
+    if not (kinds.TRIANGLE <= ks <= kinds.POLYHEDRON or ks == kinds.PLANE or ks == kinds.HALFSPACE) or ks == kinds.BOX \
+            or not boolean:
+        raise ValueError("the polytope engine answers a polytope's, plane's or half-space's boolean query only")
+    # the box in the mesh's frame (25), the shape's box and ball (10), a triangle's polytope (9 + 33)
+    scratch = np.empty(35 + 9 + 33)
+    apart, ks, ps, pts, use_obb = _convex_in_mesh_frame(ks, ps, pts, ts, tm, nb, mesh_scale, scratch)
+    obb = scratch[0:15]
+    if apart:
+        return np.inf, missing, missing, missing
+    if ks == kinds.PLANE or ks == kinds.HALFSPACE:  # the distance engine's scan of the mesh's vertices
         normal = pts[1]
         offset = normal[0] * pts[0, 0] + normal[1] * pts[0, 1] + normal[2] * pts[0, 2]
         signed = mesh_vs_plane(mesh_points, mesh_tris, normal, offset, ks == kinds.HALFSPACE)[0]
@@ -247,53 +337,77 @@ def _local_convex_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm,
         if _linear_boolean(ks, ps, pts, ni, nb, tv, mesh_scale, stack, obb, use_obb):
             return -1.0, missing, missing, missing
         return np.inf, missing, missing, missing
-    core = core_of(ks)
     box = scratch[25:31]
     ball = scratch[31:35]
-    size = shape_bounds(ks, ps, pts, box, ball)
-    pad = PAD_RELATIVE * max(mesh_scale, size)
-    p, d, lo, hi, seg_radius = bounding_segment(ks, ps, pts)  # a cylinder's or cone's axis
+    core, pad, p, d, lo, hi, seg_radius = _walk_bounds(ks, ps, pts, mesh_scale, box, ball)
+    triangle_params = scratch[35:44]
+    triangle_points = scratch[44:77].reshape((11, 3))
+    hints = np.zeros(2, dtype=np.int64)
+    stack[0] = 0
+    leaf, top = _next_leaf(ni, nb, stack, 1, core, box, ball, p, d, lo, hi, seg_radius, obb, use_obb, pad)
+    while leaf >= 0:
+        for k in range(ni[leaf, 0], ni[leaf, 0] + ni[leaf, 1]):
+            a, b, c = tv[k, 0], tv[k, 1], tv[k, 2]
+            if use_obb and _triangle_apart(ks, ps, pts, a, b, c, obb, hints, p, d, lo, hi, seg_radius, pad):
+                continue
+            if polytope_triangle_overlaps(ks, ps, pts, trs, eds, a, b, c, triangle_params, triangle_points):
+                return -1.0, missing, missing, missing
+        leaf, top = _next_leaf(ni, nb, stack, top, core, box, ball, p, d, lo, hi, seg_radius, obb, use_obb, pad)
+    return np.inf, missing, missing, missing
+
+
+@njit(cache=True, nogil=True)
+def _local_curved_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean,
+                          stack, stack_lb):
+    """MESH_ENGINE for a cylinder, cone, ellipsoid, rounded shape or tapered capsule in a
+    boolean query: the root test, the nodes' bounds and OBB test, the triangles'
+    ``_triangle_apart``, then GJK's boolean (``smooth_triangle_overlaps``), without the distance
+    search's GJK and EPA or the polytopes' SAT."""
+    missing = nan3()
+    if not (kinds.CYLINDER <= ks <= kinds.TAPERED_CAPSULE) or not boolean:
+        raise ValueError("the curved engine answers a cylinder's, cone's, ellipsoid's, rounded shape's or tapered "
+                         "capsule's boolean query only")
+    scratch = np.empty(35 + TRIANGLE_SCRATCH_FLOATS)  # the box in the mesh's frame (25), the bounds (10), GJK's
+    apart, ks, ps, pts, use_obb = _convex_in_mesh_frame(ks, ps, pts, ts, tm, nb, mesh_scale, scratch)
+    obb = scratch[0:15]
+    if apart:
+        return np.inf, missing, missing, missing
+    box = scratch[25:31]
+    ball = scratch[31:35]
+    core, pad, p, d, lo, hi, seg_radius = _walk_bounds(ks, ps, pts, mesh_scale, box, ball)
     gjk_identity, gjk_triangle_params, gjk_triangle, _, _ = triangle_scratch_views(scratch[35:])
     hints = np.zeros(2, dtype=np.int64)
     stack[0] = 0
-    top = 1
-    while top > 0:  # each node is tested when popped: the stack holds at most depth + 1 nodes
-        top -= 1
-        node = stack[top]
-        if _boolean_prunes(nb, node, core, box, ball, p, d, lo, hi, seg_radius, obb, use_obb, pad):
-            continue
-        if ni[node, 2] < 0:
-            for k in range(ni[node, 0], ni[node, 0] + ni[node, 1]):
-                a, b, c = tv[k, 0], tv[k, 1], tv[k, 2]
-                if use_obb and triangle_apart(ks, ps, pts, a, b, c, obb, hints, p, d, lo, hi, seg_radius, pad):
-                    continue
-                if core == CORE_POLYTOPE:
-                    if polytope_triangle_term(ks, ps, pts, trs, eds, a, b, c, True)[0] <= 0.0:
-                        return -1.0, missing, missing, missing
-                elif smooth_triangle_overlaps(ks, ps, pts, a, b, c, gjk_identity, gjk_triangle_params, gjk_triangle):
-                    return -1.0, missing, missing, missing
-            continue
-        stack[top] = ni[node, 2]
-        stack[top + 1] = node + 1
-        top += 2
+    leaf, top = _next_leaf(ni, nb, stack, 1, core, box, ball, p, d, lo, hi, seg_radius, obb, use_obb, pad)
+    while leaf >= 0:
+        for k in range(ni[leaf, 0], ni[leaf, 0] + ni[leaf, 1]):
+            a, b, c = tv[k, 0], tv[k, 1], tv[k, 2]
+            if use_obb and _triangle_apart(ks, ps, pts, a, b, c, obb, hints, p, d, lo, hi, seg_radius, pad):
+                continue
+            if smooth_triangle_overlaps(ks, ps, pts, a, b, c, gjk_identity, gjk_triangle_params, gjk_triangle):
+                return -1.0, missing, missing, missing
+        leaf, top = _next_leaf(ni, nb, stack, top, core, box, ball, p, d, lo, hi, seg_radius, obb, use_obb, pad)
     return np.inf, missing, missing, missing
 
 
 MESH_BOX_BOOLEAN_ENGINE = MESH_INTERFACE.implement(_local_box_boolean)  # a box's intersects
 MESH_POINT_BOOLEAN_ENGINE = MESH_INTERFACE.implement(_local_point_boolean)  # a sphere's or a point's
 MESH_LINEAR_BOOLEAN_ENGINE = MESH_INTERFACE.implement(_local_linear_boolean)  # segments, capsules, rays, lines
-MESH_CONVEX_BOOLEAN_ENGINE = MESH_INTERFACE.implement(_local_convex_boolean)  # every other shape's intersects
+MESH_POLYTOPE_BOOLEAN_ENGINE = MESH_INTERFACE.implement(_local_polytope_boolean)  # polytopes, planes, half-spaces
+MESH_CURVED_BOOLEAN_ENGINE = MESH_INTERFACE.implement(_local_curved_boolean)  # cylinders, cones, ellipsoids, ...
 
 
 def boolean_engine_address(kind):
     """The engine address for an intersects query of a shape of ``kind`` against a mesh: a box,
-    a sphere or point, a linear shape each take a small engine, every other shape the convex
-    one; none holds the distance search (GJK, EPA), so a first query compiles its own engine
-    alone. ``bvh_shape.MESH_ENGINE`` answers distances (and booleans too: the tests' second opinion)."""
+    a sphere or point, a linear shape, a polytope (planes and half-spaces with them), a curved
+    shape each take their own engine; none holds the distance search (GJK, EPA), so a first
+    query compiles its own engine alone. ``bvh_shape.MESH_ENGINE`` answers distances."""
     if kind == kinds.BOX:
         return MESH_BOX_BOOLEAN_ENGINE.address()
     if kind <= kinds.SPHERE:
         return MESH_POINT_BOOLEAN_ENGINE.address()
     if kind <= kinds.LINE:
         return MESH_LINEAR_BOOLEAN_ENGINE.address()
-    return MESH_CONVEX_BOOLEAN_ENGINE.address()
+    if kinds.CYLINDER <= kind <= kinds.TAPERED_CAPSULE:
+        return MESH_CURVED_BOOLEAN_ENGINE.address()
+    return MESH_POLYTOPE_BOOLEAN_ENGINE.address()

@@ -23,8 +23,9 @@ from touche._kernels.base.vec import cross as _cross
 from touche._kernels.base.vec import dot as _dot
 from touche._kernels.base.vec import norm as _norm
 from touche._kernels.narrow.pair_closed import any_perpendicular, box_frame, core_radius, finish_core_distance
-from touche._kernels.narrow.pair_closed import linear_core, linear_vs_polytope, nan3
+from touche._kernels.narrow.pair_closed import linear_core, linear_vs_polytope, nan3, polytope_counts
 from touche._kernels.narrow.pair_polytopes import polytope_vs_polytope
+from touche._kernels.primitives.sat import sat_convex_separated
 
 
 @njit(cache=True, nogil=True)
@@ -142,42 +143,79 @@ def linear_vs_mesh(kind_a, params_a, points_a, points, triangles, first_hit):
 
 
 @njit(cache=True, nogil=True)
+def triangle_polytope_into(a, b, c, params, points):
+    """The packed polytope of triangle abc written into ``params (9,)`` and ``points (11, 3)``
+    (vertices, unit normal, unit side normals, the normal negated, edge vectors; params: counts
+    3, 5, 3, 4, the planes' offsets). False, nothing written, for a zero-area triangle. Scalar
+    arithmetic, the same operations as base.vec's cross, norm and dot, in place: a boolean
+    engine fills one scratch per query instead of five arrays per triangle."""
+    ux = b[0] - a[0]
+    uy = b[1] - a[1]
+    uz = b[2] - a[2]
+    vx = c[0] - a[0]
+    vy = c[1] - a[1]
+    vz = c[2] - a[2]
+    nx = uy * vz - uz * vy
+    ny = uz * vx - ux * vz
+    nz = ux * vy - uy * vx
+    length = np.sqrt(nx * nx + ny * ny + nz * nz)
+    if length == 0.0:
+        return False
+    nx /= length
+    ny /= length
+    nz /= length
+    for j in range(3):
+        points[0, j] = a[j]
+        points[1, j] = b[j]
+        points[2, j] = c[j]
+    params[0] = 3.0
+    params[1] = 5.0
+    params[2] = 3.0
+    params[3] = 4.0
+    points[3, 0] = nx
+    points[3, 1] = ny
+    points[3, 2] = nz
+    params[4] = nx * a[0] + ny * a[1] + nz * a[2]
+    for i in range(3):
+        k = (i + 1) % 3
+        ex = points[k, 0] - points[i, 0]
+        ey = points[k, 1] - points[i, 1]
+        ez = points[k, 2] - points[i, 2]
+        sx = ey * nz - ez * ny
+        sy = ez * nx - ex * nz
+        sz = ex * ny - ey * nx
+        side_length = np.sqrt(sx * sx + sy * sy + sz * sz)
+        if side_length > 0.0:
+            sx /= side_length
+            sy /= side_length
+            sz /= side_length
+        points[4 + i, 0] = sx
+        points[4 + i, 1] = sy
+        points[4 + i, 2] = sz
+        params[5 + i] = sx * points[i, 0] + sy * points[i, 1] + sz * points[i, 2]
+        points[8 + i, 0] = ex
+        points[8 + i, 1] = ey
+        points[8 + i, 2] = ez
+    points[7, 0] = -nx
+    points[7, 1] = -ny
+    points[7, 2] = -nz
+    params[8] = -params[4]
+    return True
+
+
+@njit(cache=True, nogil=True)
 def _triangle_polytope_arrays(a, b, c):
     """Packed polytope (params, points, triangles, edges) of one mesh triangle."""
-    normal = _cross(b - a, c - a)
-    length = _norm(normal)
-    verts = np.empty((3, 3))
-    copy_into(verts[0], a)
-    copy_into(verts[1], b)
-    copy_into(verts[2], c)
-    if length == 0.0:
+    params = np.empty(4 + 5)
+    points = np.empty((3 + 5 + 3, 3))
+    if not triangle_polytope_into(a, b, c, params, points):
         params = np.array([3.0, 0.0, 3.0, 0.0])
         points = np.empty((6, 3))
-        copy_into(points[:3], verts)
+        copy_into(points[0], a)
+        copy_into(points[1], b)
+        copy_into(points[2], c)
         for i in range(3):
-            copy_into(points[3 + i], verts[(i + 1) % 3] - verts[i])
-    else:
-        normal = normal / length
-        params = np.empty(4 + 5)
-        params[0] = 3.0
-        params[1] = 5.0
-        params[2] = 3.0
-        params[3] = 4.0
-        points = np.empty((3 + 5 + 3, 3))
-        copy_into(points[:3], verts)
-        copy_into(points[3], normal)
-        params[4] = _dot(normal, a)
-        for i in range(3):
-            edge = verts[(i + 1) % 3] - verts[i]
-            side = _cross(edge, normal)
-            side_length = _norm(side)
-            if side_length > 0.0:
-                side = side / side_length
-            copy_into(points[4 + i], side)
-            params[5 + i] = _dot(side, verts[i])
-            copy_into(points[8 + i], edge)
-        copy_into(points[7], -normal)
-        params[8] = -params[4]
+            copy_into(points[3 + i], points[(i + 1) % 3] - points[i])
     triangles = np.zeros((1, 3), dtype=np.int64)
     triangles[0, 1] = 1
     triangles[0, 2] = 2
@@ -208,6 +246,21 @@ def polytope_triangle_term(kind_a, params_a, points_a, tris_a, edges_a, a, b, c,
     return polytope_vs_polytope(
         kind_a, params_a, points_a, tris_a, edges_a, kinds.TRIANGLE, params_t, points_t, tris_t, edges_t, boolean
     )
+
+
+@njit(cache=True, nogil=True)
+def polytope_triangle_overlaps(kind, params, points, tris, edges, a, b, c, triangle_params, triangle_points):
+    """``polytope_triangle_term(..., True)[0] <= 0.0`` for a polytope other than a box (the box
+    engine has the triangle-OBB test): the same SAT axes and arithmetic (sat.sat_convex_separated)
+    stopping at the first separating axis, the triangle's polytope written into the caller's
+    ``triangle_params (9,)``, ``triangle_points (11, 3)``. A triangle shape (the triangle-triangle
+    test) and a zero-area mesh triangle (a segment) take polytope_triangle_term."""
+    if kind == kinds.TRIANGLE or not triangle_polytope_into(a, b, c, triangle_params, triangle_points):
+        return polytope_triangle_term(kind, params, points, tris, edges, a, b, c, True)[0] <= 0.0
+    nv, npl, nd, ns = polytope_counts(params)
+    # the triangle's SAT rows (polytope_counts of its params): normals 3:7 (the normal, the sides), edges 8:11
+    return not sat_convex_separated(points[:nv], points[nv + npl:nv + npl + nd], points[nv:nv + ns],
+                                    triangle_points[:3], triangle_points[8:11], triangle_points[3:7])
 
 
 @njit(cache=True, nogil=True)

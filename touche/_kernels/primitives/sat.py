@@ -60,6 +60,23 @@ def sat_axes_flat(verts_poly, normal):
     return out
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _edge_pair_axis(edges_a, i, edges_b, j):
+    """(ea x eb, whether it is a candidate axis): not when the edges are parallel or nearly
+    (|ea x eb|^2 <= _PARALLEL |ea|^2 |eb|^2; see sat_convex)."""
+    ax = edges_a[i, 0]
+    ay = edges_a[i, 1]
+    az = edges_a[i, 2]
+    ex = edges_b[j, 0]
+    ey = edges_b[j, 1]
+    ez = edges_b[j, 2]
+    cx = ay * ez - az * ey
+    cy = az * ex - ax * ez
+    cz = ax * ey - ay * ex
+    cc = cx * cx + cy * cy + cz * cz
+    return cx, cy, cz, not cc <= _PARALLEL * (ax * ax + ay * ay + az * az) * (ex * ex + ey * ey + ez * ez)
+
+
 @njit(cache=True, nogil=True)
 def _test_axis(lx, ly, lz, verts_a, verts_b, best, bx, by, bz):
     """Normalise the axis, project both sets, update the running best (max gap)."""
@@ -133,22 +150,10 @@ def sat_convex(verts_a, edges_a, normals_a, verts_b, edges_b, normals_b):
         best, bx, by, bz = _test_axis(normals_b[i, 0], normals_b[i, 1], normals_b[i, 2],
                                       verts_a, verts_b, best, bx, by, bz)
     for i in range(edges_a.shape[0]):
-        ax = edges_a[i, 0]
-        ay = edges_a[i, 1]
-        az = edges_a[i, 2]
-        la = ax * ax + ay * ay + az * az
         for j in range(edges_b.shape[0]):
-            ex = edges_b[j, 0]
-            ey = edges_b[j, 1]
-            ez = edges_b[j, 2]
-            lb = ex * ex + ey * ey + ez * ez
-            cx = ay * ez - az * ey
-            cy = az * ex - ax * ez
-            cz = ax * ey - ay * ex
-            cc = cx * cx + cy * cy + cz * cz
-            if cc <= _PARALLEL * la * lb:
-                continue  # parallel edges: see docstring
-            best, bx, by, bz = _test_axis(cx, cy, cz, verts_a, verts_b, best, bx, by, bz)
+            cx, cy, cz, candidate = _edge_pair_axis(edges_a, i, edges_b, j)
+            if candidate:  # parallel edges are not: see docstring
+                best, bx, by, bz = _test_axis(cx, cy, cz, verts_a, verts_b, best, bx, by, bz)
     axis = np.empty(3)
     axis[0] = bx
     axis[1] = by
@@ -256,3 +261,36 @@ def obb_obb_depth_relative(t, R, a, b, early_out):
         best, bx, by, bz = _better_axis(t1 * r02 - t0 * r12, a0 * q12 + a1 * q02 + b0 * q21 + b1 * q20,
                                         np.sqrt(squared), -r12, r02, 0.0, best, bx, by, bz)
     return best, (bx, by, bz), False
+
+
+@njit(cache=True, nogil=True)
+def _axis_separates(lx, ly, lz, verts_a, verts_b):
+    """Whether _test_axis's gap along (lx, ly, lz) is > 0: the same normalisation and projections."""
+    ll = np.sqrt(lx * lx + ly * ly + lz * lz)
+    if not ll > 0.0:
+        return False
+    lx /= ll
+    ly /= ll
+    lz /= ll
+    mina, maxa = project_extent(verts_a, verts_a.shape[0], lx, ly, lz)
+    minb, maxb = project_extent(verts_b, verts_b.shape[0], lx, ly, lz)
+    return minb - maxa > 0.0 or mina - maxb > 0.0
+
+
+@njit(cache=True, nogil=True)
+def sat_convex_separated(verts_a, edges_a, normals_a, verts_b, edges_b, normals_b):
+    """Whether sat_convex's separation is > 0 (same inputs): the same candidate axes with the
+    same arithmetic, stopping at the first that separates -- a boolean needs no depth, and most
+    pairs a boolean query meets are apart along one of the first axes."""
+    for i in range(normals_b.shape[0]):  # a mesh triangle's normal and sides: few, and often decisive
+        if _axis_separates(normals_b[i, 0], normals_b[i, 1], normals_b[i, 2], verts_a, verts_b):
+            return True
+    for i in range(normals_a.shape[0]):
+        if _axis_separates(normals_a[i, 0], normals_a[i, 1], normals_a[i, 2], verts_a, verts_b):
+            return True
+    for i in range(edges_a.shape[0]):
+        for j in range(edges_b.shape[0]):
+            cx, cy, cz, candidate = _edge_pair_axis(edges_a, i, edges_b, j)
+            if candidate and _axis_separates(cx, cy, cz, verts_a, verts_b):
+                return True
+    return False
