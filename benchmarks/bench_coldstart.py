@@ -65,6 +65,16 @@ FIRST_QUERIES = {
     "capsule-mesh intersects": (
         "m = tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]); "
         "tc.intersects(tc.Capsule(0.2, 0.8), tc.Pose.from_translation([0.5, 0, 0]), m, None)"),
+    "sphere-mesh distance": (
+        "m = tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]); "
+        "tc.distance(tc.Sphere(0.2), tc.Pose.from_translation([0.5, 0.5, 0.8]), m, None)"),
+    "cylinder-mesh intersects": (
+        "m = tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]); "
+        "tc.intersects(tc.Cylinder(0.2, 0.8), tc.Pose.from_translation([0.5, 0, 0]), m, None)"),
+    "convex polyhedron-mesh intersects": (
+        "m = tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]); "
+        "tc.intersects(tc.ConvexPolyhedron(np.random.default_rng(0).normal(size=(12, 3)) * 0.3), "
+        "tc.Pose.from_translation([0.5, 0, 0]), m, None)"),
     "signed_distance_points": (
         "m = tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]); "
         "tc.signed_distance_points(m, None, [[0.1, 0.1, 0.1]])"),

@@ -10,8 +10,9 @@ runs the workload in a fresh process of each revision, alternating (base, this t
 with its own numba cache (a temporary folder for the run unless ``--base-cache`` / ``--cache``
 name kept ones; the first round compiles and is not counted unless ``--rounds 1``). Workload: pybullet_data meshes (diff_ring.stl 57,640
 triangles, duck.obj, teddy2_VHACD_CHs.obj), a box, sphere, capsule, cylinder and 12-point convex
-polyhedron of ~6 % of the mesh's size aimed at random points of its surface (600 poses, 66-93 %
-hits), one thread; per pose, best of 5: a batch call and a loop of single calls. Prints each
+polyhedron (and, asked for, a tetrahedron) of ~6 % of the mesh's size aimed at random points of its surface (600 poses, 66-93 %
+hits), one thread; per pose, best of 5: a batch call and a loop of single calls. ``--verb
+distance`` times ``distance`` on the same poses instead (answers compared bit for bit). Prints each
 tree's best over the rounds, the ratio this tree / base, and stops with an error if the two
 trees' answers differ anywhere.
 """
@@ -52,29 +53,36 @@ for name in sys.argv[1].split(","):
     r = 0.03 * size
     shapes = {"box": tc.Box([2 * r, 1.5 * r, r]), "sphere": tc.Sphere(r), "capsule": tc.Capsule(0.5 * r, 2 * r),
               "cylinder": tc.Cylinder(0.5 * r, 2 * r),
-              "polyhedron": tc.ConvexPolyhedron(np.random.default_rng(1).normal(size=(12, 3)) * r)}
+              "polyhedron": tc.ConvexPolyhedron(np.random.default_rng(1).normal(size=(12, 3)) * r),
+              "tetrahedron": tc.Tetrahedron(*(np.random.default_rng(2).normal(size=(4, 3)) * r))}
+    verb = getattr(tc, sys.argv[3])
     for shape_name in sys.argv[2].split(","):
         shape = shapes[shape_name]
-        tc.intersects(shape, poses[0], mesh, None)
-        hits = tc.intersects(shape, poses, mesh, None)
+        verb(shape, poses[0], mesh, None)
+        answers = verb(shape, poses, mesh, None)
         batch = single = np.inf
         for _ in range(5):
             start = time.perf_counter()
-            tc.intersects(shape, poses, mesh, None)
+            verb(shape, poses, mesh, None)
             batch = min(batch, (time.perf_counter() - start) / n)
             start = time.perf_counter()
             for k in range(n):
-                tc.intersects(shape, poses[k], mesh, None)
+                verb(shape, poses[k], mesh, None)
             single = min(single, (time.perf_counter() - start) / n)
-        key = f"{name.split('/')[-1]} {shape_name} ({hits.mean():.0%} hit)"
-        found[key] = dict(batch=batch * 1e6, single=single * 1e6, answers=np.packbits(hits).tobytes().hex())
+        if sys.argv[3] == "intersects":
+            key = f"{name.split('/')[-1]} {shape_name} ({answers.mean():.0%} hit)"
+            digest = np.packbits(answers).tobytes().hex()
+        else:  # the distances and points, bit for bit
+            key = f"{name.split('/')[-1]} {shape_name} ({(answers.signed_distance <= 0).mean():.0%} touching)"
+            digest = np.concatenate([answers.signed_distance, answers.point_a.ravel(), answers.point_b.ravel()]).tobytes().hex()
+        found[key] = dict(batch=batch * 1e6, single=single * 1e6, answers=digest)
 print(json.dumps(found))
 '''
 
 
-def _run(tree, cache, meshes, shapes):
+def _run(tree, cache, meshes, shapes, verb):
     env = dict(os.environ, PYTHONPATH=str(tree), NUMBA_CACHE_DIR=str(cache), TOUCHE_CACHE_DIR=str(cache) + "-touche")
-    out = subprocess.run([sys.executable, "-c", WORKLOAD, meshes, shapes], env=env, cwd=tree, capture_output=True,
+    out = subprocess.run([sys.executable, "-c", WORKLOAD, meshes, shapes, verb], env=env, cwd=tree, capture_output=True,
                          text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -87,6 +95,8 @@ def main():
     parser.add_argument("--shapes", default="box,sphere,capsule,cylinder,polyhedron")
     parser.add_argument("--base-cache", help="numba cache folder for the base (kept; default: a temporary one)")
     parser.add_argument("--cache", help="numba cache folder for this tree (kept; default: a temporary one)")
+    parser.add_argument("--verb", default="intersects", choices=["intersects", "distance"],
+                        help="the query timed (distance: the same poses through the distance engines)")
     args = parser.parse_args()
     runs = {"base": [], "this tree": []}
     with tempfile.TemporaryDirectory() as scratch:
@@ -94,7 +104,7 @@ def main():
         caches = {"base": args.base_cache or Path(scratch) / "base", "this tree": args.cache or Path(scratch) / "this"}
         for round_ in range(args.rounds + (1 if args.rounds > 1 else 0)):
             for label, tree in trees.items():
-                result = _run(tree, caches[label], args.meshes, args.shapes)
+                result = _run(tree, caches[label], args.meshes, args.shapes, args.verb)
                 if round_ > 0 or args.rounds == 1:
                     runs[label].append(result)
     reference = runs["base"][0]
@@ -103,7 +113,7 @@ def main():
             for key, row in result.items():
                 if row["answers"] != reference[key]["answers"]:
                     raise SystemExit(f"answers differ: {label}, {key}")
-    print(f"| intersects per pose (us), best of {args.rounds} rounds | base batch | this batch | ratio | "
+    print(f"| {args.verb} per pose (us), best of {args.rounds} rounds | base batch | this batch | ratio | "
           "base one call | this one call | ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for key in reference:
