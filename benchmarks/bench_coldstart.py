@@ -68,6 +68,12 @@ FIRST_QUERIES = {
     "sphere-mesh distance": (
         "m = tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]); "
         "tc.distance(tc.Sphere(0.2), tc.Pose.from_translation([0.5, 0.5, 0.8]), m, None)"),
+    "capsule-mesh distance": (
+        "m = tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]); "
+        "tc.distance(tc.Capsule(0.2, 0.8), tc.Pose.from_translation([0.5, 0.5, 0.8]), m, None)"),
+    "box-mesh distance": (
+        "m = tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]); "
+        "tc.distance(tc.Box([0.3, 0.3, 0.3]), tc.Pose.from_translation([0.5, 0.5, 0.8]), m, None)"),
     "cylinder-mesh intersects": (
         "m = tc.TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]); "
         "tc.intersects(tc.Cylinder(0.2, 0.8), tc.Pose.from_translation([0.5, 0, 0]), m, None)"),

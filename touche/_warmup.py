@@ -152,8 +152,10 @@ def _step_gjk_and_mesh_engines():
 
     # (pairs.MESH_BRUTE_ENGINE is the tests' reference for the mesh trees, not a public path)
     pairs.GJK_ENGINE.address()
-    bvh_shape.MESH_ENGINE.address()
     bvh_shape.MESH_POINT_DISTANCE_ENGINE.address()
+    bvh_shape.MESH_LINEAR_DISTANCE_ENGINE.address()
+    bvh_shape.MESH_POLYTOPE_DISTANCE_ENGINE.address()
+    bvh_shape.MESH_CURVED_DISTANCE_ENGINE.address()
     bvh_shape_boolean.MESH_BOX_BOOLEAN_ENGINE.address()
     bvh_shape_boolean.MESH_POINT_BOOLEAN_ENGINE.address()
     bvh_shape_boolean.MESH_LINEAR_BOOLEAN_ENGINE.address()

@@ -357,7 +357,8 @@ def _new_mesh_shape_plans(flip):
         if found is None:
             return None
         out = np.empty(10)
-        return _single_result(out, distance_into(distance_address(found[0].kind), *found[0]._packed, found[0].scale,
+        shape = found[0]
+        return _single_result(out, distance_into(distance_address(shape.kind, shape._packed[1]), *shape._packed, shape.scale,
                                                  found[1], *found[2], out))
 
     return intersects_plan, distance_plan
@@ -866,7 +867,7 @@ def _mesh_distance(a, pose_a, b, pose_b, route):
     kernels, ps, mp, tree = _mesh_shape_arrays(shape, mesh)
     if ts.ndim == 2 and tm.ndim == 2:
         buffer = np.empty(10)
-        status = kernels.checked_mesh_distance_into(kernels.distance_engine_address(shape.kind), *ps, shape.scale, ts, mp[2], mp[3],
+        status = kernels.checked_mesh_distance_into(kernels.distance_engine_address(shape.kind, ps[1]), *ps, shape.scale, ts, mp[2], mp[3],
                                                     mesh.scale, tm, *tree, shape_is_a, buffer)
         if status < 0:
             _raise_invalid_pose(status, pose_a, pose_b)
@@ -885,7 +886,7 @@ def _mesh_distance(a, pose_a, b, pose_b, route):
     point_b = np.empty((count, 3))
     normal = np.empty((count, 3))
     status = np.empty(count, dtype=np.int8)
-    _parallel.run(kernels.mesh_distance_many, count, kernels.distance_engine_address(shape.kind), *ps, shape.scale, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale,
+    _parallel.run(kernels.mesh_distance_many, count, kernels.distance_engine_address(shape.kind, ps[1]), *ps, shape.scale, ts.reshape(-1, 4, 4), mp[2], mp[3], mesh.scale,
                   tm.reshape(-1, 4, 4), *tree, shape_is_a, signed, point_a, point_b, normal, status,
                   grain=_GRAIN_MESH)
     if mesh.solid:

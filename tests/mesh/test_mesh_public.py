@@ -294,7 +294,7 @@ def test_box_intersects_takes_its_own_engine_and_agrees_with_brute_force(scale):
 
     mesh = _terrain(scale)
     assert bvh_shape_boolean.boolean_engine_address(K.BOX) == bvh_shape_boolean.MESH_BOX_BOOLEAN_ENGINE.address()
-    assert bvh_shape_boolean.boolean_engine_address(K.BOX) != bvh_shape.MESH_ENGINE.address()
+    assert bvh_shape_boolean.boolean_engine_address(K.BOX) != bvh_shape.MESH_POLYTOPE_DISTANCE_ENGINE.address()
     half = np.array([0.15, 0.1, 0.05]) * scale
     box = tc.Box(2 * half)
     eps = np.finfo(float).eps * scale
@@ -335,8 +335,8 @@ def test_sphere_and_point_intersects_take_their_own_engine_and_agree_with_brute_
     from touche._kernels import bvh_shape, bvh_shape_boolean
 
     point_distance = bvh_shape.MESH_POINT_DISTANCE_ENGINE.address()
-    assert bvh_shape.distance_engine_address(K.SPHERE) == point_distance == bvh_shape.distance_engine_address(K.POINT)
-    assert bvh_shape.distance_engine_address(K.CAPSULE) == bvh_shape.MESH_ENGINE.address() != point_distance
+    assert (bvh_shape.distance_engine_address(K.SPHERE, tc.Sphere(1.0)._packed[1]) == point_distance
+            == bvh_shape.distance_engine_address(K.POINT, tc.Point([0, 0, 0])._packed[1]))
     mesh = _terrain(scale)
     point_engine = bvh_shape_boolean.MESH_POINT_BOOLEAN_ENGINE.address()
     assert bvh_shape_boolean.boolean_engine_address(K.SPHERE) == point_engine == bvh_shape_boolean.boolean_engine_address(K.POINT)
@@ -416,9 +416,9 @@ def _check_engine_batch(engine, shape, mesh, ts, tm, hit):
     bvh_shape.mesh_intersects_many(engine.address(), *shape._packed, np.ascontiguousarray(ts), *mesh._packed[2:4],
                                    mesh.scale, tm, *tree, out, 0, len(ts))
     assert np.array_equal(out, hit)
-    with pytest.raises(ValueError, match="distance engine answers distances"):
-        bvh_shape.mesh_intersects_many(bvh_shape.MESH_ENGINE.address(), *shape._packed, np.ascontiguousarray(ts[:1]),
-                                       *mesh._packed[2:4], mesh.scale, tm, *tree, out, 0, 1)
+    with pytest.raises(ValueError, match="distance engine answers"):
+        bvh_shape.mesh_intersects_many(bvh_shape.distance_engine_address(shape.kind, shape._packed[1]), *shape._packed,
+                                       np.ascontiguousarray(ts[:1]), *mesh._packed[2:4], mesh.scale, tm, *tree, out, 0, 1)
 
 
 @pytest.mark.parametrize("name", _POLYTOPE_ENGINE_SHAPES + ["Cylinder", "Cone", "Ellipsoid", "Rounded", "TaperedCapsule"])
@@ -469,7 +469,12 @@ def test_the_small_engines_refuse_what_they_do_not_answer():
              (bvh_shape_boolean._local_curved_boolean, "curved engine", capsule, True),
              (bvh_shape._local_point_distance, "point distance engine", capsule, False),
              (bvh_shape._local_point_distance, "point distance engine", sphere, True),
-             (bvh_shape._local, "distance engine answers distances", box, True)]
+             (bvh_shape._local_polytope_distance, "polytope distance engine", box, True),
+             (bvh_shape._local_polytope_distance, "polytope distance engine", capsule, False),
+             (bvh_shape._local_linear_distance, "linear distance engine", capsule, True),
+             (bvh_shape._local_linear_distance, "linear distance engine", box, False),
+             (bvh_shape._local_curved_distance, "curved distance engine", tc.Cylinder(0.2, 0.5), True),
+             (bvh_shape._local_curved_distance, "curved distance engine", box, False)]
     for engine, message, shape, boolean in cases:
         with pytest.raises(ValueError, match=message):
             engine(*shape._packed, np.eye(4), mp[2], mp[3], np.eye(4), *tree, mesh.scale, boolean, stack, stack_lb)
@@ -621,3 +626,26 @@ def test_polytope_triangle_overlaps_is_the_triangle_terms_boolean(name):
         assert got == expected, k
         answers.append(got)
     assert 0.1 <= np.mean(answers) <= 0.9, np.mean(answers)
+
+
+def test_each_shape_family_takes_its_own_distance_engine():
+    """distance_engine_address: points and spheres, linear shapes (a zero-area triangle is its
+    longest edge), polytopes with planes and half-spaces, curved shapes -- each family's engine
+    compiles its own triangle term alone. (Their answers: the brute-force comparisons above,
+    every shape kind through the public distance.)"""
+    from touche._kernels import bvh_shape
+
+    families = {bvh_shape.MESH_POINT_DISTANCE_ENGINE: ["Point", "Sphere"],
+                bvh_shape.MESH_LINEAR_DISTANCE_ENGINE: ["Segment", "Capsule", "Ray", "Line", "degenerate Triangle",
+                                                        "zero Segment"],
+                bvh_shape.MESH_POLYTOPE_DISTANCE_ENGINE: ["Triangle", "Tetrahedron", "Box", "AABB", "ConvexPolygon",
+                                                          "ConvexPolyhedron", "Plane", "HalfSpace"],
+                bvh_shape.MESH_CURVED_DISTANCE_ENGINE: ["Cylinder", "Cone", "Ellipsoid"]}
+    shapes = _shapes()
+    assert sorted(sum(families.values(), [])) == sorted(shapes)
+    for engine, names in families.items():
+        for name in names:
+            assert bvh_shape.distance_engine_address(shapes[name].kind, shapes[name]._packed[1]) == engine.address(), name
+    for shape in (tc.TaperedCapsule(0.12, 0.05, 0.3), tc.RoundedBox([0.2, 0.3, 0.4], 0.05)):
+        assert (bvh_shape.distance_engine_address(shape.kind, shape._packed[1])
+                == bvh_shape.MESH_CURVED_DISTANCE_ENGINE.address())

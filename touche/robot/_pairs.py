@@ -179,9 +179,9 @@ class PairTable:
             if route == kernels.ROUTE_MESH_MESH:
                 address = (kernels.MESH_MESH_DISTANCE if distances else kernels.MESH_MESH).address()
             elif route == kernels.ROUTE_SHAPE_MESH:
-                kind = self.shapes[a].kind
-                address = (bvh_shape.distance_engine_address(kind) if distances
-                           else bvh_shape_boolean.boolean_engine_address(kind))
+                shape = self.shapes[a]
+                address = (bvh_shape.distance_engine_address(shape.kind, shape._packed[1]) if distances
+                           else bvh_shape_boolean.boolean_engine_address(shape.kind))
             else:
                 sa, sb = self.shapes[a], self.shapes[b]
                 address = engines.engine_address(sa.kind, sa._packed[1], sb.kind, sb._packed[1], not distances)

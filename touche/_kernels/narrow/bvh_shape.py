@@ -338,22 +338,52 @@ def point_core_distance(kind, params, points, ni, nb, tv, ids, mesh_scale, stack
     return finish_core_distance(points[0], radius, best_q, 0.0, best_normal, 0.0)
 
 
-# inline: called from _local only (the kernel behind MESH_ENGINE), which would otherwise link and
-# optimize its whole module once more
+# The per-triangle distance of each family, one signature (mesh_core calls the one its engine
+# passes): a triangle GJK proves farther than the best so far (padded as mesh_core's bounds:
+# equal keys still compete on their ids) cannot win, so GJK stops there (``cutoff``).
+@njit(cache=True, nogil=True)
+def _linear_distance_term(kind, params, points, tris, edges, a, b, c, best_key, pad, identity, triangle_params,
+                          triangle, placement, simplex, hints):
+    """A segment, capsule, ray or line: linear_triangle_term (NaN: a ray or line through the
+    triangle, depth not computed)."""
+    return linear_triangle_term(kind, params, points, a, b, c, False)
+
+
+@njit(cache=True, nogil=True)
+def _polytope_distance_term(kind, params, points, tris, edges, a, b, c, best_key, pad, identity, triangle_params,
+                            triangle, placement, simplex, hints):
+    """A triangle, tetrahedron, box, polygon or polyhedron: polytope_triangle_distance."""
+    cutoff = max(best_key, 0.0) + pad
+    if best_key < -pad:  # penetrating: only a deeper SAT depth can win
+        cutoff = best_key + pad
+    return polytope_triangle_distance(kind, params, points, tris, edges, a, b, c, cutoff, identity, triangle_params,
+                                      triangle, placement, simplex, hints)
+
+
+@njit(cache=True, nogil=True)
+def _curved_distance_term(kind, params, points, tris, edges, a, b, c, best_key, pad, identity, triangle_params,
+                          triangle, placement, simplex, hints):
+    """A cylinder, cone, ellipsoid, rounded shape or tapered capsule: smooth_triangle_distance."""
+    return smooth_triangle_distance(kind, params, points, a, b, c, max(best_key, 0.0) + pad, identity,
+                                    triangle_params, triangle, placement, simplex, hints)
+
+
+# inline: each family's engine inlines it with its own triangle term (a global function once
+# inlined: numba compiles that term alone), so a first capsule-mesh distance compiles neither
+# GJK nor EPA
 @njit(cache=True, nogil=True, inline="always")
-def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, stack, stack_lb, obb, use_obb):
-    """pairs._core's mesh branch, distances, for a non-plane shape already in the mesh's frame,
-    through the tree (``ni``, ``nb``, ``tv``, ``ids``: bvh_volumes layout). ``stack (>= depth +
-    2,) int64``, ``stack_lb`` float64 scratch. ``obb (15,)``: the shape's own box in the mesh
-    frame (center, axis rows, half extents; ``use_obb``): a node whose OBB misses it holds no
-    triangle that meets the shape, so once some triangle overlaps (best key < 0) it is pruned
-    (its triangles cannot be the deepest). Returns (signed, point on the shape, point on the
-    mesh, normal) in the mesh frame, bit-identical to the brute force. Booleans are
-    bvh_shape_boolean's engines: their branches here were compiled with every distance query
-    (~18 s of a warmup) though no public path took them."""
+def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, stack, stack_lb, obb, use_obb,
+              triangle_term):
+    """pairs._core's mesh branch, distances, for a shape (not a point or sphere: point_core_distance;
+    not a plane) already in the mesh's frame, through the tree (``ni``, ``nb``, ``tv``,
+    ``ids``: bvh_volumes layout), each triangle by ``triangle_term`` (its family's: the
+    ``_*_distance_term`` above). ``stack (>= depth + 2,) int64``, ``stack_lb`` float64 scratch.
+    ``obb (15,)``: the shape's own box in the mesh frame (center, axis rows, half extents;
+    ``use_obb``): a node whose OBB misses it holds no triangle that meets the shape, so once
+    some triangle overlaps (best key < 0) it is pruned (its triangles cannot be the deepest).
+    Returns (signed, point on the shape, point on the mesh, normal) in the mesh frame,
+    bit-identical to the brute force. Booleans are bvh_shape_boolean's engines."""
     core = core_of(kind)
-    if core == CORE_POINT:
-        return point_core_distance(kind, params, points, ni, nb, tv, ids, mesh_scale, stack, stack_lb)
     # every scratch array of the query in one allocation (there were ~20, ~5 % of a query that
     # the root prunes): box, ball, the separated direction, then GJK's (pair_mesh.triangle_scratch_views)
     scratch = np.empty(13 + TRIANGLE_SCRATCH_FLOATS)
@@ -404,25 +434,12 @@ def mesh_core(kind, params, points, tris, edges, ni, nb, tv, ids, mesh_scale, st
                                                _dot(direction, tv[k, 2])) - far_side)
                     if bound - pad > 0.0 and bound - pad > best_key:
                         continue
-                if core == CORE_LINEAR:
-                    result = linear_triangle_term(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], False)
-                    if result[0] != result[0]:  # NaN: overlapping, depth not computed
-                        unknown_depth = True
-                        continue
-                else:
-                    # a triangle GJK proves farther than the best so far (padded as the bounds
-                    # above: equal keys still compete on their ids) cannot win: GJK stops there
-                    cutoff = max(best_key, 0.0) + pad
-                    if core == CORE_POLYTOPE:
-                        if best_key < -pad:  # penetrating: only a deeper SAT depth can win
-                            cutoff = best_key + pad
-                        result = polytope_triangle_distance(kind, params, points, tris, edges, tv[k, 0], tv[k, 1],
-                                                            tv[k, 2], cutoff, gjk_identity, gjk_triangle_params,
-                                                            gjk_triangle, gjk_placement, gjk_simplex, gjk_hints)
-                    else:
-                        result = smooth_triangle_distance(kind, params, points, tv[k, 0], tv[k, 1], tv[k, 2], cutoff,
-                                                          gjk_identity, gjk_triangle_params, gjk_triangle,
-                                                          gjk_placement, gjk_simplex, gjk_hints)
+                result = triangle_term(kind, params, points, tris, edges, tv[k, 0], tv[k, 1], tv[k, 2], best_key, pad,
+                                       gjk_identity, gjk_triangle_params, gjk_triangle, gjk_placement, gjk_simplex,
+                                       gjk_hints)
+                if core == CORE_LINEAR and result[0] != result[0]:  # NaN: overlapping, depth not computed
+                    unknown_depth = True
+                    continue
                 if result[0] < best_key or (result[0] == best_key and tid < best_id):
                     best_key = result[0]
                     best_id = tid
@@ -516,33 +533,71 @@ def shape_far_from_root(ks, ps, pts, ts, tm, nb, mesh_scale, placed):
 
 
 @njit(cache=True, nogil=True)
-def _local(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean, stack,
-           stack_lb):
-    """pairs._ordered_core(shape, mesh) with the tree, distances: the shape moved into the mesh's
-    frame. Booleans take bvh_shape_boolean's engines (``boolean`` raises here)."""
-    if boolean:
-        raise ValueError("the mesh distance engine answers distances; intersects takes bvh_shape_boolean's engines")
+def _shape_into_mesh_frame(ks, ps, pts, ts, tm, bounds):
+    """The distance engines' start: the shape's own box in the mesh's frame (``bounds (25,)``,
+    shape_box_in_mesh), then the shape moved into that frame, a zero-area triangle as its
+    longest edge. Returns (kind, params, points, use_obb)."""
     t_rel = relative_transform(ts, tm)
-    bounds = np.empty(25)  # one allocation: the box in the mesh's frame, and the local box and ball
     use_obb = shape_box_in_mesh(ks, ps, pts, t_rel, bounds)
-    obb = bounds[0:15]
     ps, pts = transform_shape(ks, ps, pts, t_rel)
     ks, ps, pts = degenerate_triangle_as_segment(ks, ps, pts)
+    return ks, ps, pts, use_obb
+
+
+@njit(cache=True, nogil=True)
+def _local_linear_distance(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean,
+                           stack, stack_lb):
+    """pairs._ordered_core(shape, mesh) with the tree for a segment, capsule, ray or line (and a
+    zero-area triangle, its longest edge): mesh_core with linear_triangle_term."""
+    if not (kinds.SEGMENT <= ks <= kinds.LINE or ks == kinds.TRIANGLE and int(ps[1]) == 0) or boolean:
+        raise ValueError("the linear distance engine answers a segment's, capsule's, ray's or line's distance only")
+    bounds = np.empty(25)  # one allocation: the box in the mesh's frame, and the local box and ball
+    ks, ps, pts, use_obb = _shape_into_mesh_frame(ks, ps, pts, ts, tm, bounds)
+    return mesh_core(ks, ps, pts, trs, eds, ni, nb, tv, ids, mesh_scale, stack, stack_lb, bounds[0:15], use_obb,
+                     _linear_distance_term)
+
+
+@njit(cache=True, nogil=True)
+def _local_polytope_distance(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale,
+                             boolean, stack, stack_lb):
+    """pairs._ordered_core(shape, mesh) with the tree for a polytope (a triangle of nonzero area,
+    tetrahedron, box, polygon, polyhedron): mesh_core with polytope_triangle_distance (GJK for a
+    separated triangle, the SAT depth for an overlapping one); a plane or half-space by the
+    brute force's scan of the mesh's vertices."""
+    polytope = kinds.TRIANGLE <= ks <= kinds.POLYHEDRON and not (ks == kinds.TRIANGLE and int(ps[1]) == 0)
+    if not (polytope or ks == kinds.PLANE or ks == kinds.HALFSPACE) or boolean:
+        raise ValueError("the polytope distance engine answers a polytope's, plane's or half-space's distance only")
+    bounds = np.empty(25)
+    ks, ps, pts, use_obb = _shape_into_mesh_frame(ks, ps, pts, ts, tm, bounds)
     if ks == kinds.PLANE or ks == kinds.HALFSPACE:  # brute force: a scan of the mesh's vertices
         normal = pts[1]
         offset = normal[0] * pts[0, 0] + normal[1] * pts[0, 1] + normal[2] * pts[0, 2]
         signed, point_m, point_p, normal_mp = mesh_vs_plane(mesh_points, mesh_tris, normal, offset,
                                                              ks == kinds.HALFSPACE)
         return signed, point_p, point_m, -normal_mp
-    return mesh_core(ks, ps, pts, trs, eds, ni, nb, tv, ids, mesh_scale, stack, stack_lb, obb, use_obb)
+    return mesh_core(ks, ps, pts, trs, eds, ni, nb, tv, ids, mesh_scale, stack, stack_lb, bounds[0:15], use_obb,
+                     _polytope_distance_term)
+
+
+@njit(cache=True, nogil=True)
+def _local_curved_distance(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean,
+                           stack, stack_lb):
+    """pairs._ordered_core(shape, mesh) with the tree for a cylinder, cone, ellipsoid, rounded
+    shape or tapered capsule: mesh_core with smooth_triangle_distance (GJK, EPA)."""
+    if not (kinds.CYLINDER <= ks <= kinds.TAPERED_CAPSULE) or boolean:
+        raise ValueError("the curved distance engine answers a cylinder's, cone's, ellipsoid's, rounded shape's or "
+                         "tapered capsule's distance only")
+    bounds = np.empty(25)
+    ks, ps, pts, use_obb = _shape_into_mesh_frame(ks, ps, pts, ts, tm, bounds)
+    return mesh_core(ks, ps, pts, trs, eds, ni, nb, tv, ids, mesh_scale, stack, stack_lb, bounds[0:15], use_obb,
+                     _curved_distance_term)
 
 
 @njit(cache=True, nogil=True)
 def _local_point_distance(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean,
                           stack, stack_lb):
-    """``_local`` for a point or a sphere: its center moved into the mesh's frame (as
-    transform_shape moves it), then point_core_distance -- the same answer from a kernel that
-    compiles in seconds instead of the whole engine's minutes."""
+    """pairs._ordered_core(shape, mesh) with the tree for a point or a sphere: its center moved
+    into the mesh's frame (as transform_shape moves it), then point_core_distance."""
     if ks > kinds.SPHERE or boolean:
         raise ValueError("the point distance engine answers a sphere's or a point's distance only")
     ps, pts = transform_shape(ks, ps, pts, relative_transform(ts, tm))
@@ -552,7 +607,7 @@ def _local_point_distance(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm,
 _F1, _F2, _F3 = _types.float64[::1], _types.float64[:, ::1], _types.float64[:, :, ::1]
 _I1, _I2 = _types.int64[::1], _types.int64[:, ::1]
 # the mesh-vs-shape core behind a boundary (jit.KernelInterface): compiled once, called through its
-# address by the four drivers below (``engine`` = MESH_ENGINE.address()) and by the robot's pair
+# address by the four drivers below (``engine`` = distance_engine_address(...)) and by the robot's pair
 # table. The return type is declared, so typing a caller compiles nothing behind it: a kernel
 # that may call the engine (the pair table) stays cheap to compile when it never does.
 MESH_INTERFACE = KernelInterface(
@@ -560,19 +615,26 @@ MESH_INTERFACE = KernelInterface(
     (_types.int64, _F1, _F2, _I2, _I2, _F2, _F2, _I2, _F2, _I2, _F2, _F3, _I1, _types.float64, _types.boolean, _I1, _F1),
     _types.Tuple((_types.float64, _F1, _F1, _F1)),
 )
-# every shape kind, distances (intersects takes the smaller engines of bvh_shape_boolean)
-MESH_ENGINE = MESH_INTERFACE.implement(_local)
-MESH_POINT_DISTANCE_ENGINE = MESH_INTERFACE.implement(_local_point_distance)  # a sphere's or a point's distance
+# distances, one engine per shape family (intersects takes bvh_shape_boolean's engines)
+MESH_POINT_DISTANCE_ENGINE = MESH_INTERFACE.implement(_local_point_distance)  # spheres, points
+MESH_LINEAR_DISTANCE_ENGINE = MESH_INTERFACE.implement(_local_linear_distance)  # segments, capsules, rays, lines
+MESH_POLYTOPE_DISTANCE_ENGINE = MESH_INTERFACE.implement(_local_polytope_distance)  # polytopes, planes, half-spaces
+MESH_CURVED_DISTANCE_ENGINE = MESH_INTERFACE.implement(_local_curved_distance)  # cylinders, cones, ellipsoids, ...
 call_mesh_engine = MESH_INTERFACE.call  # kernels call the intrinsic by a global name
 
 
-def distance_engine_address(kind):
-    """The engine address for a distance query of a shape of ``kind`` against a mesh: a sphere's
-    or point's walk alone, or the whole engine (every other kind). Intersects takes
-    ``bvh_shape_boolean.boolean_engine_address``."""
+def distance_engine_address(kind, params):
+    """The engine address for a distance query of a shape of ``kind`` (packed ``params``)
+    against a mesh: one per family (points and spheres; linear shapes and zero-area triangles;
+    polytopes, planes and half-spaces; curved shapes), so a first query compiles its family's
+    alone. Intersects takes ``bvh_shape_boolean.boolean_engine_address``."""
     if kind <= kinds.SPHERE:
         return MESH_POINT_DISTANCE_ENGINE.address()
-    return MESH_ENGINE.address()
+    if kind <= kinds.LINE or kind == kinds.TRIANGLE and int(params[1]) == 0:
+        return MESH_LINEAR_DISTANCE_ENGINE.address()
+    if kinds.CYLINDER <= kind <= kinds.TAPERED_CAPSULE:
+        return MESH_CURVED_DISTANCE_ENGINE.address()
+    return MESH_POLYTOPE_DISTANCE_ENGINE.address()
 
 
 @njit(cache=True, nogil=True)

@@ -1,9 +1,9 @@
 """Booleans of one shape against a mesh through the mesh's BVH: one small engine per shape family
-behind bvh_shape's mesh interface (``MESH_INTERFACE``, the same signature as ``MESH_ENGINE``).
+behind bvh_shape's mesh interface (``MESH_INTERFACE``, the signature of its distance engines).
 
-``bvh_shape._local`` answers distances for every kind in one kernel that holds GJK's distance, EPA
-and every kind's triangle term; when it answered booleans too, a first ``intersects`` compiled
-all of it (~2.5 minutes on an empty cache on the 2-core machine). ``intersects`` takes the engine
+The mesh engine was one kernel for every kind, distances and booleans, holding GJK's distance,
+EPA and every kind's triangle term: a first ``intersects`` compiled all of it (~2.5 minutes on
+an empty cache on the 2-core machine). ``intersects`` takes the engine
 of its shape's family instead (``boolean_engine_address``), each the boolean branches that
 ``bvh_shape.mesh_core`` had for that family (stop 48; mesh_core is distances only since):
 
@@ -80,7 +80,7 @@ def _extent_along(kind, params, points, nx, ny, nz, hints):
 @njit(cache=True, nogil=True)
 def _local_box_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean,
                        stack, stack_lb):
-    """MESH_ENGINE for a box in a boolean query: mesh_core's box path alone (the root test, the
+    """The mesh engine for a box in a boolean query: mesh_core's box path alone (the root test, the
     nodes' ball and OBB tests, ``test_triangle_obb`` on the triangles of the nodes left). A
     first box-mesh ``intersects`` compiles this (seconds) instead of the whole engine, whose
     GJK, EPA and per-kind terms took ~2 minutes on an empty cache. Same answer as the brute force:
@@ -128,7 +128,7 @@ def _local_box_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni
 @njit(cache=True, nogil=True)
 def _local_point_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean,
                          stack, stack_lb):
-    """MESH_ENGINE for a sphere or a point in a boolean query: mesh_core's point-core path alone
+    """The mesh engine for a sphere or a point in a boolean query: mesh_core's point-core path alone
     (a node is pruned when its box or ball is farther than the radius, plus pad; a triangle
     meets the shape when its closest point is within the radius). As ``_local_box_boolean``,
     the brute force's answer from a kernel that compiles in about a second."""
@@ -249,7 +249,7 @@ def _linear_boolean(ks, ps, pts, ni, nb, tv, mesh_scale, stack, obb, use_obb):
 @njit(cache=True, nogil=True)
 def _local_linear_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean,
                           stack, stack_lb):
-    """MESH_ENGINE for a segment, capsule, ray or line in a boolean query (a robot's capsule
+    """The mesh engine for a segment, capsule, ray or line in a boolean query (a robot's capsule
     against a mesh part): the root test, then ``_linear_boolean``. As
     ``_local_box_boolean``, the brute force's answer without its GJK, EPA and the other
     kinds' terms."""
@@ -312,7 +312,7 @@ def _walk_bounds(ks, ps, pts, mesh_scale, box, ball):
 @njit(cache=True, nogil=True)
 def _local_polytope_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean,
                             stack, stack_lb):
-    """MESH_ENGINE for a triangle, tetrahedron, polygon or polyhedron in a boolean query (and a
+    """The mesh engine for a triangle, tetrahedron, polygon or polyhedron in a boolean query (and a
     plane or half-space: the scan of the mesh's vertices): the root test, the nodes' bounds and
     OBB test, the triangles' ``_triangle_apart``, then the SAT of ``polytope_triangle_term``
     (``polytope_triangle_overlaps``: the same axes, stopping at the first that separates).
@@ -359,7 +359,7 @@ def _local_polytope_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, t
 @njit(cache=True, nogil=True)
 def _local_curved_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean,
                           stack, stack_lb):
-    """MESH_ENGINE for a cylinder, cone, ellipsoid, rounded shape or tapered capsule in a
+    """The mesh engine for a cylinder, cone, ellipsoid, rounded shape or tapered capsule in a
     boolean query: the root test, the nodes' bounds and OBB test, the triangles'
     ``_triangle_apart``, then GJK's boolean (``smooth_triangle_overlaps``), without the distance
     search's GJK and EPA or the polytopes' SAT."""
@@ -401,7 +401,7 @@ def boolean_engine_address(kind):
     """The engine address for an intersects query of a shape of ``kind`` against a mesh: a box,
     a sphere or point, a linear shape, a polytope (planes and half-spaces with them), a curved
     shape each take their own engine; none holds the distance search (GJK, EPA), so a first
-    query compiles its own engine alone. ``bvh_shape.MESH_ENGINE`` answers distances."""
+    query compiles its own engine alone. Distances: ``bvh_shape.distance_engine_address``."""
     if kind == kinds.BOX:
         return MESH_BOX_BOOLEAN_ENGINE.address()
     if kind <= kinds.SPHERE:

@@ -27,7 +27,7 @@ Routes (``pairs[p, ROUTE]`` of pair p = (``pairs[p, FIRST]``, ``pairs[p, SECOND]
   ROUTE_SHAPE_MESH  a convex shape (first) against a surface mesh (second): the mesh engine
                     behind its boundary, as bvh_shape.mesh_pair_intersects (booleans: the
                     shape kind's boolean engine, bvh_shape_boolean.boolean_engine_address; distances:
-                    bvh_shape.MESH_ENGINE)
+                    the family's, bvh_shape.distance_engine_address)
   ROUTE_CONVEX      two convex shapes: the pair engine family whose address is ``pairs[p, ENGINE]``
                     (pairs.engine_address(..., intersects_only=True))
 
