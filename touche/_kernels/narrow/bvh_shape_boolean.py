@@ -310,6 +310,48 @@ def _walk_bounds(ks, ps, pts, mesh_scale, box, ball):
 
 
 @njit(cache=True, nogil=True)
+def _polytope_overlaps(ks, ps, pts, trs, eds, a, b, c, triangle_scratch):
+    """The polytope engine's triangle test: the SAT stopping at the first separating axis, the
+    triangle's polytope in ``triangle_scratch[0:42]`` (params 9, points 11 x 3)."""
+    return polytope_triangle_overlaps(ks, ps, pts, trs, eds, a, b, c, triangle_scratch[0:9],
+                                      triangle_scratch[9:42].reshape((11, 3)))
+
+
+@njit(cache=True, nogil=True)
+def _curved_overlaps(ks, ps, pts, trs, eds, a, b, c, triangle_scratch):
+    """The curved engine's triangle test: GJK's boolean on triangle_scratch_views' arrays."""
+    identity, triangle_params, triangle, _, _ = triangle_scratch_views(triangle_scratch)
+    return smooth_triangle_overlaps(ks, ps, pts, a, b, c, identity, triangle_params, triangle)
+
+
+# inline: each convex engine inlines it with its own triangle test (a known global once inlined:
+# numba compiles that test alone, as bvh_shape.mesh_core does with its triangle terms)
+@njit(cache=True, nogil=True, inline="always")
+def _convex_walk(ks, ps, pts, trs, eds, ni, nb, tv, mesh_scale, stack, scratch, use_obb, triangle_overlaps):
+    """The convex engines' search, the shape already in the mesh's frame (its box in
+    ``scratch[0:15]``; ``scratch[25:35]`` takes its box and ball, ``scratch[35:]`` is the
+    triangle test's): nodes by ``_next_leaf``, triangles by ``_triangle_apart``, then
+    ``triangle_overlaps``. True at the first triangle that meets the shape."""
+    obb = scratch[0:15]
+    box = scratch[25:31]
+    ball = scratch[31:35]
+    core, pad, p, d, lo, hi, seg_radius = _walk_bounds(ks, ps, pts, mesh_scale, box, ball)
+    triangle_scratch = scratch[35:]
+    hints = np.zeros(2, dtype=np.int64)
+    stack[0] = 0
+    leaf, top = _next_leaf(ni, nb, stack, 1, core, box, ball, p, d, lo, hi, seg_radius, obb, use_obb, pad)
+    while leaf >= 0:
+        for k in range(ni[leaf, 0], ni[leaf, 0] + ni[leaf, 1]):
+            a, b, c = tv[k, 0], tv[k, 1], tv[k, 2]
+            if use_obb and _triangle_apart(ks, ps, pts, a, b, c, obb, hints, p, d, lo, hi, seg_radius, pad):
+                continue
+            if triangle_overlaps(ks, ps, pts, trs, eds, a, b, c, triangle_scratch):
+                return True
+        leaf, top = _next_leaf(ni, nb, stack, top, core, box, ball, p, d, lo, hi, seg_radius, obb, use_obb, pad)
+    return False
+
+
+@njit(cache=True, nogil=True)
 def _local_polytope_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm, ni, nb, tv, ids, mesh_scale, boolean,
                             stack, stack_lb):
     """The mesh engine for a triangle, tetrahedron, polygon or polyhedron in a boolean query (and a
@@ -337,22 +379,8 @@ def _local_polytope_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, t
         if _linear_boolean(ks, ps, pts, ni, nb, tv, mesh_scale, stack, obb, use_obb):
             return -1.0, missing, missing, missing
         return np.inf, missing, missing, missing
-    box = scratch[25:31]
-    ball = scratch[31:35]
-    core, pad, p, d, lo, hi, seg_radius = _walk_bounds(ks, ps, pts, mesh_scale, box, ball)
-    triangle_params = scratch[35:44]
-    triangle_points = scratch[44:77].reshape((11, 3))
-    hints = np.zeros(2, dtype=np.int64)
-    stack[0] = 0
-    leaf, top = _next_leaf(ni, nb, stack, 1, core, box, ball, p, d, lo, hi, seg_radius, obb, use_obb, pad)
-    while leaf >= 0:
-        for k in range(ni[leaf, 0], ni[leaf, 0] + ni[leaf, 1]):
-            a, b, c = tv[k, 0], tv[k, 1], tv[k, 2]
-            if use_obb and _triangle_apart(ks, ps, pts, a, b, c, obb, hints, p, d, lo, hi, seg_radius, pad):
-                continue
-            if polytope_triangle_overlaps(ks, ps, pts, trs, eds, a, b, c, triangle_params, triangle_points):
-                return -1.0, missing, missing, missing
-        leaf, top = _next_leaf(ni, nb, stack, top, core, box, ball, p, d, lo, hi, seg_radius, obb, use_obb, pad)
+    if _convex_walk(ks, ps, pts, trs, eds, ni, nb, tv, mesh_scale, stack, scratch, use_obb, _polytope_overlaps):
+        return -1.0, missing, missing, missing
     return np.inf, missing, missing, missing
 
 
@@ -369,24 +397,10 @@ def _local_curved_boolean(ks, ps, pts, trs, eds, ts, mesh_points, mesh_tris, tm,
                          "capsule's boolean query only")
     scratch = np.empty(35 + TRIANGLE_SCRATCH_FLOATS)  # the box in the mesh's frame (25), the bounds (10), GJK's
     apart, ks, ps, pts, use_obb = _convex_in_mesh_frame(ks, ps, pts, ts, tm, nb, mesh_scale, scratch)
-    obb = scratch[0:15]
     if apart:
         return np.inf, missing, missing, missing
-    box = scratch[25:31]
-    ball = scratch[31:35]
-    core, pad, p, d, lo, hi, seg_radius = _walk_bounds(ks, ps, pts, mesh_scale, box, ball)
-    gjk_identity, gjk_triangle_params, gjk_triangle, _, _ = triangle_scratch_views(scratch[35:])
-    hints = np.zeros(2, dtype=np.int64)
-    stack[0] = 0
-    leaf, top = _next_leaf(ni, nb, stack, 1, core, box, ball, p, d, lo, hi, seg_radius, obb, use_obb, pad)
-    while leaf >= 0:
-        for k in range(ni[leaf, 0], ni[leaf, 0] + ni[leaf, 1]):
-            a, b, c = tv[k, 0], tv[k, 1], tv[k, 2]
-            if use_obb and _triangle_apart(ks, ps, pts, a, b, c, obb, hints, p, d, lo, hi, seg_radius, pad):
-                continue
-            if smooth_triangle_overlaps(ks, ps, pts, a, b, c, gjk_identity, gjk_triangle_params, gjk_triangle):
-                return -1.0, missing, missing, missing
-        leaf, top = _next_leaf(ni, nb, stack, top, core, box, ball, p, d, lo, hi, seg_radius, obb, use_obb, pad)
+    if _convex_walk(ks, ps, pts, trs, eds, ni, nb, tv, mesh_scale, stack, scratch, use_obb, _curved_overlaps):
+        return -1.0, missing, missing, missing
     return np.inf, missing, missing, missing
 
 
